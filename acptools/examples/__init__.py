@@ -1,0 +1,21 @@
+"""Bundled example tasks (from ACPBench Hard, IBM, CDLA-Permissive-2.0): one folder per domain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import AcpError
+
+ROOT = Path(__file__).parent
+
+
+def names() -> list[str]:
+    return sorted(p.name for p in ROOT.iterdir() if (p / "domain.pddl").is_file())
+
+
+def texts(name: str) -> tuple[str, str]:
+    """(domain text, problem text) of a bundled example."""
+    if name not in names():
+        raise AcpError(f"no bundled example {name!r}", "example", f"examples: {', '.join(names())}")
+    folder = ROOT / name
+    return (folder / "domain.pddl").read_text(), (folder / "problem.pddl").read_text()

@@ -1,0 +1,7 @@
+(define (problem bw-rand-5)
+    (:domain blocksworld-4ops)
+    (:requirements :strips)
+    (:objects block_1 block_2 block_3 block_4 block_5)
+    (:init (clear block_1) (clear block_4) (holding block_3) (on block_1 block_5) (on block_5 block_2) (ontable block_2) (ontable block_4))
+    (:goal (and (on block_1 block_3) (on block_2 block_4) (on block_4 block_5)))
+)

@@ -1,0 +1,7 @@
+(define (problem ferry-l3-c2)
+    (:domain ferry)
+    (:requirements :strips :typing)
+    (:objects c0 c1 - car l0 l1 l2 - location)
+    (:init (at c0 l0) (at c1 l1) (at-ferry l0) (empty-ferry) (not-eq l0 l1) (not-eq l0 l2) (not-eq l1 l0) (not-eq l1 l2) (not-eq l2 l0) (not-eq l2 l1))
+    (:goal (and (at c0 l0) (at c1 l2)))
+)

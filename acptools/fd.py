@@ -1,0 +1,182 @@
+"""Fast Downward as an exact engine for states too large for in-process search.
+
+We hand the search binary (shipped in the `up-fast-downward` wheel) our own grounded task as a
+SAS+ file with one binary variable per atom, so its Python translator (~100 ms) never runs and
+Fast Downward answers about exactly the task we grounded (negative preconditions, conditional
+effects and disjunctive goals included). Plan length is the cost: every action costs 1.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .grounding import Operator
+from .task import bits
+
+OPTIMAL = "astar(lmcut())"
+SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan
+_FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
+
+
+def downward_binary() -> str | None:
+    """Path of the Fast Downward search binary, or None when the wheel is not installed."""
+    try:
+        import up_fast_downward
+    except ImportError:
+        return None
+    path = Path(up_fast_downward.__file__).parent / "downward" / "builds" / "release" / "bin" / "downward"
+    return str(path) if path.exists() else None
+
+
+class Unsupported(Exception):
+    """A task feature our SAS+ encoding does not express; callers fall back to in-process search."""
+
+
+@dataclass
+class FdResult:
+    """solved: plan (operator indices); proven_none: no plan (within the bound); neither: budget ran out."""
+
+    plan: list[int] | None
+    proven_none: bool
+    timed_out: bool = False
+    detail: str = ""
+
+
+_op_text_cache: dict[int, tuple[list, str, str]] = {}
+
+
+def _static_parts(num_atoms: int, operators: list[Operator]) -> tuple[str, str]:
+    """Variables and operators do not depend on the state or goal: build their text once per list."""
+    hit = _op_text_cache.get(id(operators))
+    if hit is not None and hit[0] is operators:
+        return hit[1], hit[2]
+    var_lines = []
+    for a in range(num_atoms):
+        var_lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
+    ops_text = "\n".join(_sas_operator(f"o{i}", op, 1) for i, op in enumerate(operators))
+    if len(_op_text_cache) > 64:
+        _op_text_cache.clear()
+    _op_text_cache[id(operators)] = (operators, "\n".join(var_lines), ops_text)
+    return _op_text_cache[id(operators)][1:]
+
+
+def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]]) -> str:
+    """SAS+ text: atom i is binary variable i (value 0 = true); a disjunctive goal gets a 0-cost
+    helper action per disjunct that sets an extra goal variable."""
+    variables, ops_text = _static_parts(num_atoms, operators)
+    multi_goal = len(goal) > 1
+    out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(num_atoms + multi_goal),
+           variables]
+    if multi_goal:
+        out += ["begin_variable", "goal", "-1", "2", "Atom goal()", "NegatedAtom goal()", "end_variable"]
+    out += ["0", "begin_state"]
+    out += ["0" if state >> a & 1 else "1" for a in range(num_atoms)]
+    if multi_goal:
+        out.append("1")
+    out += ["end_state", "begin_goal"]
+    if multi_goal:
+        out += ["1", f"{num_atoms} 0"]
+    else:
+        p, n = goal[0]
+        conds = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
+        out += [str(len(conds))] + conds
+    out.append("end_goal")
+    goal_ops = []
+    if multi_goal:
+        for j, (p, n) in enumerate(goal):
+            pre = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
+            goal_ops.append("\n".join(["begin_operator", f"goal{j}", str(len(pre))] + pre +
+                                       ["1", f"0 {num_atoms} -1 0", "0", "end_operator"]))
+    out.append(str(len(operators) + len(goal_ops)))
+    if operators:
+        out.append(ops_text)
+    out += goal_ops
+    out.append("0")
+    return "\n".join(out) + "\n"
+
+
+def _sas_operator(name: str, op: Operator, cost: int) -> str:
+    pre_val = {a: 0 for a in bits(op.pre)}
+    pre_val.update({a: 1 for a in bits(op.neg)})
+    effects = []  # (conditions, var, post)
+    for a in bits(op.dele & ~op.add):
+        effects.append(((), a, 1))
+    for a in bits(op.add):
+        effects.append(((), a, 0))
+    for cp, cn, ca, cd in op.conds:
+        cond = tuple([(a, 0) for a in bits(cp)] + [(a, 1) for a in bits(cn)])
+        for a in bits(cd & ~ca):
+            effects.append((cond, a, 1))
+        for a in bits(ca):
+            effects.append((cond, a, 0))
+    affected = {v for _, v, _ in effects}
+    if len(affected) < len(effects):
+        raise Unsupported(f"operator {name} changes one atom in two (conditional) effects")
+    prevail = [(v, x) for v, x in pre_val.items() if v not in affected]
+    lines = ["begin_operator", name, str(len(prevail))] + [f"{v} {x}" for v, x in prevail]
+    lines.append(str(len(effects)))
+    for cond, v, post in effects:
+        lines.append(" ".join([str(len(cond))] + [f"{cv} {cx}" for cv, cx in cond] +
+                              [str(v), str(pre_val.get(v, -1)), str(post)]))
+    lines += [str(cost), "end_operator"]
+    return "\n".join(lines)
+
+
+def run_search(binary: str, config: str, sas: str, seconds: float, memory_mb: int = 4096
+               ) -> tuple[int | None, str | None, str]:
+    """Run a Fast Downward-style search binary on SAS+ text: (exit code or None on timeout,
+    plan text or None, tail of its output). Each run gets its own scratch folder."""
+    workdir = tempfile.mkdtemp(prefix="acptools-search-")
+    plan_file = os.path.join(workdir, "plan")
+
+    def limit_memory():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+
+    try:
+        proc = subprocess.run([binary, "--search", config, "--internal-plan-file", plan_file], input=sas,
+                              capture_output=True, text=True, timeout=max(seconds, 0.05), cwd=workdir,
+                              preexec_fn=limit_memory)
+        code, tail = proc.returncode, proc.stdout[-300:]
+    except subprocess.TimeoutExpired:
+        code, tail = None, f"ran out of {seconds:.1f} s"
+    finally:
+        plan_text = Path(plan_file).read_text() if os.path.exists(plan_file) else None
+        shutil.rmtree(workdir, ignore_errors=True)
+    return code, plan_text, tail
+
+
+def plan_lines(plan_text: str) -> list[str]:
+    """Action lines of a plan file, without the cost comment."""
+    return [line.strip() for line in plan_text.splitlines() if line.strip().startswith("(")]
+
+
+def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
+          seconds: float, bound: int | None = None, memory_mb: int = 4096, optimal: bool = True) -> FdResult:
+    """Optimal plan with A*/LM-cut (or any plan with greedy search when not `optimal`);
+    with `bound`, only plans of length < bound count."""
+    binary = downward_binary()
+    if binary is None:
+        return FdResult(None, False, detail="Fast Downward is not installed (pip install up-fast-downward)")
+    if not goal:
+        return FdResult(None, True)
+    config = OPTIMAL if optimal else SATISFICING
+    if bound is not None:
+        config = config[:-1] + f", bound={bound})"
+    try:
+        sas = write_sas(num_atoms, operators, state, goal)
+    except Unsupported as e:
+        return FdResult(None, False, detail=str(e))
+    code, plan_text, tail = run_search(binary, config, sas, seconds, memory_mb)
+    if code is None:
+        return FdResult(None, False, timed_out=True, detail=f"Fast Downward {tail}")
+    if code == _FOUND and plan_text is not None:
+        return FdResult([int(line[2:-1].split()[0]) for line in plan_lines(plan_text)], False)
+    if code in (_UNSOLVABLE, _NOT_WITHIN_BOUND):
+        return FdResult(None, True)
+    return FdResult(None, False, detail=f"Fast Downward exit code {code}: {tail}")

@@ -1,0 +1,66 @@
+"""h^2 reachability: which *pairs* of atoms can ever hold together (Haslum & Geffner's h^m, m=2).
+
+Sound over-approximation, strictly stronger than the delete relaxation: it proves, e.g., that a
+block can never be on itself because holding it and it being clear never hold together. Negative
+preconditions are ignored and conditional effects are folded in optimistically (all their adds,
+none of their deletes), which only makes more pairs reachable, so "unreachable" stays a proof.
+"""
+
+from __future__ import annotations
+
+from .grounding import Operator
+from .task import bits
+
+
+def h2_pairs(num_atoms: int, operators: list[Operator], state: int) -> list[int]:
+    """R[p] = mask of atoms q such that {p, q} may hold together (p itself iff p is reachable)."""
+    reach = [0] * num_atoms
+    for p in bits(state):
+        reach[p] = state
+    ops = []
+    for op in operators:
+        add = op.add
+        for _, _, ca, _ in op.conds:
+            add |= ca
+        ops.append((list(bits(op.pre)), op.pre, add, list(bits(add)), op.dele & ~add))
+    changed = True
+    last_keep = [None] * len(ops)
+    while changed:
+        changed = False
+        for i, (pre_list, pre, add, add_list, dele) in enumerate(ops):
+            # applicable in the h^2 sense: every pair of preconditions may hold together
+            compatible = -1
+            ok = True
+            for p in pre_list:
+                r = reach[p]
+                if r & pre != pre:
+                    ok = False
+                    break
+                compatible &= r
+            if not ok:
+                continue
+            if not pre_list:
+                compatible = 0
+                for p in range(num_atoms):
+                    if reach[p] >> p & 1:
+                        compatible |= 1 << p
+            # atoms that may hold with all preconditions and survive the deletes stay true with the adds
+            keep = compatible & ~dele
+            new_mask = add | keep
+            if last_keep[i] == keep:
+                continue  # same effect as last time: its pairs are in already (reach only grows)
+            last_keep[i] = keep
+            for p in add_list:
+                if reach[p] | new_mask != reach[p]:
+                    reach[p] |= new_mask
+                    changed = True
+            for q in bits(keep):
+                if reach[q] & add != add:
+                    reach[q] |= add
+                    changed = True
+    return reach
+
+
+def pair_reachable(reach: list[int], mask: int) -> bool:
+    """May all atoms of `mask` hold together, as far as h^2 can tell?"""
+    return all(reach[p] & mask == mask for p in bits(mask))

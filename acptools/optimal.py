@@ -1,0 +1,157 @@
+"""Optimal planning: h*(s), an optimal plan, and which next actions are optimal.
+
+A portfolio of exact engines, cheapest first, each on a slice of the budget:
+  1. in-process A* (h^max, object symmetries): tiny tasks, no process start;
+  2. Fast Downward A*/LM-cut on our SAS+ encoding: most states in tens of milliseconds;
+  3. in-process A* again, longer, when the task has object symmetries (many interchangeable
+     objects make the state space collapse, which the outside planners do not exploit);
+  4. SymK bidirectional symbolic search: proves large lower bounds (non-optimal next actions).
+Every answer is exact; if all engines run out of budget the answer is `unknown`.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from . import fd, symk
+from .errors import BudgetExceeded
+from .search import Budget, optimal_first_actions, satisfies
+from .symmetry import Symmetry, goal_targets
+
+FIRST_TRY_SECONDS = 0.25   # in-process A* before anything else
+FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
+FD_CHECK_SECONDS = 1.0     # ... and for one bounded successor check
+SYMMETRY_SECONDS = 10.0    # the longer in-process try when symmetries exist
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
+
+
+@dataclass
+class HStar:
+    """h*(s) with an optimal plan (action ids); cost None and known: no plan exists."""
+
+    cost: int | None
+    plan: list[int] | None
+    how: str            # which engine proved it
+    known: bool = True
+
+
+@dataclass
+class NextActions:
+    cost: int | None                 # h*(s); None when the goal is unreachable
+    optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
+    plan: list[int] | None
+    how: str
+
+
+def _slice(budget: Budget, cap: float) -> Budget:
+    left = budget.left()
+    return Budget(cap if left is None else min(cap, left), None)
+
+
+class Optimizer:
+    def __init__(self, engine):
+        self.engine = engine
+        self.task = engine.task
+        self.sym = Symmetry(self.task, goal_targets(self.task.goal))
+
+    # ---- engines ----------------------------------------------------------------------------
+    def _astar(self, state: int, budget: Budget):
+        goal = self.task.goal
+        relax = self.engine.relax
+        return optimal_first_actions(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal), budget,
+                                     canon=self.sym.canonical)
+
+    def _astar_h(self, state: int, budget: Budget) -> HStar | None:
+        try:
+            r = self._astar(state, budget)
+        except BudgetExceeded:
+            return None
+        return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax")
+
+    def _fd(self, state: int, seconds: float, bound: int | None = None) -> fd.FdResult:
+        res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, seconds, bound)
+        if res.plan is not None:
+            res.plan = [self.task.operators[i].action for i in res.plan]
+        return res
+
+    def _symk(self, state: int, seconds: float) -> HStar | None:
+        res = symk.optimal_plan(self.task.domain_text, self.task.problem_for(state), seconds)
+        if res.plan is not None:
+            return HStar(len(res.plan), [self.task.parse_action(a) for a in res.plan], "symk-bidirectional")
+        if res.proven_none:
+            return HStar(None, None, "symk-bidirectional")
+        return None
+
+    # ---- questions --------------------------------------------------------------------------
+    def h_star(self, state: int, budget: Budget) -> HStar:
+        """Exact h*(state) or, when every engine ran out of budget, known=False."""
+        if satisfies(state, self.task.goal):
+            return HStar(0, [], "holds-in-state")
+        h = self._astar_h(state, _slice(budget, FIRST_TRY_SECONDS))
+        if h:
+            return h
+        res = self._fd(state, _slice(budget, FD_SECONDS).seconds)
+        if res.plan is not None:
+            return HStar(len(res.plan), res.plan, "fast-downward-lmcut")
+        if res.proven_none:
+            return HStar(None, None, "fast-downward-lmcut")
+        if self.sym.active:
+            h = self._astar_h(state, _slice(budget, SYMMETRY_SECONDS))
+            if h:
+                return h
+        if budget.left() is None or budget.left() > 0:
+            h = self._symk(state, budget.left() or 3600)
+            if h:
+                return h
+        h = self._astar_h(state, budget)
+        return h or HStar(None, None, "unknown", known=False)
+
+    def _is_closer(self, t: int, d: int, budget: Budget) -> bool | None:
+        """Is h*(t) = d - 1 for a successor t of a state with h* = d? None: unknown."""
+        if satisfies(t, self.task.goal):
+            return d == 1
+        res = self._fd(t, _slice(budget, FD_CHECK_SECONDS).seconds, bound=d)
+        if res.plan is not None:
+            return True
+        if res.proven_none:
+            return False
+        h = self.h_star(t, budget)
+        return None if not h.known else h.cost == d - 1
+
+    def next_actions(self, state: int, budget: Budget) -> NextActions | None:
+        """All optimal next actions of `state`, or None when the budget ran out."""
+        task = self.task
+        if satisfies(state, task.goal):
+            return NextActions(0, frozenset(), [], "holds-in-state")
+        try:
+            r = self._astar(state, _slice(budget, FIRST_TRY_SECONDS))
+            return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
+        except BudgetExceeded:
+            pass
+        root = self.h_star(state, budget)
+        if not root.known:
+            return None
+        if root.cost is None:
+            return NextActions(None, frozenset(), None, root.how)
+        d = root.cost
+        # one check per symmetry class of successors (symmetric states share h*)
+        classes: dict[int, tuple[int, list[int]]] = {}
+        for op, t in self.engine.gen.successors(state):
+            classes.setdefault(self.sym.canonical(t), (t, []))[1].append(op.action)
+        optimal: set[int] = set(root.plan[:1])
+        todo = [(t, acts) for t, acts in classes.values() if not optimal & set(acts)]
+        verdicts = list(_pool.map(lambda item: self._is_closer(item[0], d, budget), todo))
+        for (t, acts), ok in zip(todo, verdicts):
+            if ok is None:
+                return None
+            if ok:
+                optimal.update(acts)
+        return NextActions(d, frozenset(optimal), root.plan, root.how)
+
+    def action_value(self, state: int, action: int, budget: Budget) -> HStar | None:
+        """h*(s[a]) for one applicable action (None if `action` is not applicable)."""
+        op = self.task.op_for(action, state)
+        if op is None:
+            return None
+        return self.h_star(self.task.apply_op(op, state), budget)

@@ -1,0 +1,355 @@
+"""PDDL text -> lifted model, with line/column errors and explicit 'unsupported' messages."""
+
+from __future__ import annotations
+
+from ..errors import PddlError
+from .model import ActionSchema, Domain, Param, Predicate, Problem
+from .sexpr import SList, Token, read_sexpr, where
+
+_UNSUPPORTED_SECTIONS = {":derived": "derived predicates", ":durative-action": "durative actions",
+                         ":process": "processes", ":event": "events", ":constraints": "constraints"}
+_COST_WORDS = {"increase", "decrease", "assign", "scale-up", "scale-down"}
+
+
+class _Reader:
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, node, what: str, suggestion: str = "") -> PddlError:
+        return PddlError(what, where(node, self.source), suggestion)
+
+    def expect_list(self, node, what: str) -> SList:
+        if not isinstance(node, SList):
+            raise self.fail(node, f"expected {what} in parentheses, found {node!r}")
+        return node
+
+    def expect_word(self, node, what: str) -> Token:
+        if not isinstance(node, Token):
+            raise self.fail(node, f"expected {what}, found a parenthesised list")
+        return node
+
+    def typed_list(self, items, variables: bool) -> list[Param]:
+        """`a b - t c - (either t1 t2) d` -> [(a,(t,)), (b,(t,)), (c,(t1,t2)), (d,('object',))]."""
+        out: list[Param] = []
+        pending: list[Token] = []
+        i = 0
+        while i < len(items):
+            item = items[i]
+            if isinstance(item, Token) and item == "-":
+                if i + 1 >= len(items) or not pending:
+                    raise self.fail(item, "'-' must stand between names and a type", "write 'a b - type'")
+                types = self.type_spec(items[i + 1])
+                out.extend((p, types) for p in pending)
+                pending = []
+                i += 2
+                continue
+            word = self.expect_word(item, "a name")
+            if variables and not word.startswith("?"):
+                raise self.fail(word, f"expected a variable starting with '?', found {word!r}")
+            if not variables and word.startswith("?"):
+                raise self.fail(word, f"unexpected variable {word!r} in an object list")
+            pending.append(word)
+            i += 1
+        out.extend((p, ("object",)) for p in pending)
+        return out
+
+    def type_spec(self, node) -> tuple[str, ...]:
+        if isinstance(node, Token):
+            return (str(node),)
+        if node and node[0] == "either":
+            return tuple(str(self.expect_word(t, "a type name")) for t in node[1:])
+        raise self.fail(node, "expected a type name or (either ...)")
+
+    # ---- formulas ---------------------------------------------------------------------------
+    def formula(self, node, ctx: str) -> tuple:
+        lst = self.expect_list(node, "a formula")
+        if not lst:
+            return ("true",)
+        head = lst[0]
+        if isinstance(head, SList):
+            raise self.fail(head, f"a formula cannot start with a list ({ctx})")
+        args = lst[1:]
+        if head == "and":
+            return ("and", tuple(self.formula(a, ctx) for a in args))
+        if head == "or":
+            return ("or", tuple(self.formula(a, ctx) for a in args))
+        if head == "not":
+            if len(args) != 1:
+                raise self.fail(lst, f"(not ...) takes one formula ({ctx})")
+            return ("not", self.formula(args[0], ctx))
+        if head == "imply":
+            if len(args) != 2:
+                raise self.fail(lst, f"(imply ...) takes two formulas ({ctx})")
+            return ("imply", self.formula(args[0], ctx), self.formula(args[1], ctx))
+        if head in ("forall", "exists"):
+            if len(args) != 2:
+                raise self.fail(lst, f"({head} (vars) formula) expected ({ctx})")
+            params = tuple(self.typed_list(self.expect_list(args[0], "variables"), True))
+            return (str(head), params, self.formula(args[1], ctx))
+        if head == "=":
+            if len(args) != 2 or not all(isinstance(a, Token) for a in args):
+                raise self.fail(lst, f"(= a b) compares two names ({ctx})",
+                                "numeric fluents are unsupported")
+            return ("=", str(args[0]), str(args[1]))
+        if head in ("<", ">", "<=", ">="):
+            raise self.fail(lst, f"unsupported: numeric comparison in {ctx}")
+        return ("atom", str(head), tuple(str(self.expect_word(a, "an argument")) for a in args))
+
+    def effect(self, node, ctx: str) -> tuple:
+        lst = self.expect_list(node, "an effect")
+        if not lst:
+            return ("and", ())
+        head = lst[0]
+        args = lst[1:]
+        if head == "and":
+            return ("and", tuple(self.effect(a, ctx) for a in args))
+        if head == "not":
+            inner = self.formula(args[0], ctx) if len(args) == 1 else None
+            if inner is None or inner[0] != "atom":
+                raise self.fail(lst, f"(not ...) in an effect must wrap one atom ({ctx})")
+            return ("del", inner[1], inner[2])
+        if head == "forall":
+            params = tuple(self.typed_list(self.expect_list(args[0], "variables"), True))
+            return ("forall", params, self.effect(args[1], ctx))
+        if head == "when":
+            if len(args) != 2:
+                raise self.fail(lst, f"(when condition effect) expected ({ctx})")
+            return ("when", self.formula(args[0], ctx), self.effect(args[1], ctx))
+        if head in _COST_WORDS:
+            return ("and", ())  # action costs are accepted and ignored: cost is plan length
+        if isinstance(head, SList) or head in ("or", "exists", "imply", "="):
+            raise self.fail(lst, f"unsupported: {head if isinstance(head, Token) else 'list'} in the effect of {ctx}")
+        atom = self.formula(lst, ctx)
+        return ("add", atom[1], atom[2])
+
+
+def _sections(r: _Reader, root: SList, kind: str):
+    if not root or root[0] != "define" or len(root) < 2:
+        raise r.fail(root, "expected (define ...)")
+    header = r.expect_list(root[1], f"({kind} name)")
+    if len(header) != 2 or header[0] != kind:
+        other = "problem" if kind == "domain" else "domain"
+        hint = f"this looks like a {other}: swap the two texts" if header and header[0] == other else ""
+        raise r.fail(header, f"expected ({kind} <name>)", hint)
+    return str(header[1]), root[2:]
+
+
+def parse_domain(text: str) -> Domain:
+    r = _Reader("domain")
+    name, sections = _sections(r, read_sexpr(text, "domain"), "domain")
+    requirements: tuple[str, ...] = ()
+    supertypes: dict[str, tuple[str, ...]] = {"object": ()}
+    constants: dict[str, tuple[str, ...]] = {}
+    predicates: dict[str, Predicate] = {}
+    actions: dict[str, ActionSchema] = {}
+    for sec in sections:
+        sec = r.expect_list(sec, "a domain section")
+        if not sec:
+            raise r.fail(sec, "empty section")
+        head = sec[0]
+        if head == ":requirements":
+            requirements = tuple(str(x) for x in sec[1:])
+        elif head == ":types":
+            for t, parents in r.typed_list(sec[1:], False):
+                supertypes[t] = tuple(p for p in parents if p != t)
+                for p in parents:
+                    supertypes.setdefault(p, ("object",) if p != "object" else ())
+        elif head == ":constants":
+            constants.update(r.typed_list(sec[1:], False))
+        elif head == ":predicates":
+            for p in sec[1:]:
+                p = r.expect_list(p, "a predicate declaration")
+                pname = str(r.expect_word(p[0], "a predicate name"))
+                predicates[pname] = Predicate(pname, tuple(r.typed_list(p[1:], True)))
+        elif head == ":functions":
+            continue  # only total-cost style functions are used, and costs are ignored
+        elif head == ":action":
+            act = _action(r, sec)
+            actions[act.name] = act
+        elif head in _UNSUPPORTED_SECTIONS:
+            raise r.fail(sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
+                         "acptools handles STRIPS/ADL actions only")
+        else:
+            raise r.fail(sec, f"unknown domain section {head!r}")
+    for t in list(supertypes):
+        supertypes.setdefault(t, ("object",))
+    dom = Domain(name, requirements, supertypes, constants, predicates, actions)
+    _check_domain(r, dom)
+    return dom
+
+
+def _action(r: _Reader, sec: SList) -> ActionSchema:
+    name = str(r.expect_word(sec[1], "an action name")) if len(sec) > 1 else ""
+    if not name:
+        raise r.fail(sec, "action without a name")
+    params: tuple[Param, ...] = ()
+    pre: tuple = ("true",)
+    eff: tuple = ("and", ())
+    i = 2
+    while i < len(sec):
+        key = sec[i]
+        if i + 1 >= len(sec):
+            raise r.fail(key, f"{key} has no value in action {name}")
+        val = sec[i + 1]
+        if key == ":parameters":
+            params = tuple(r.typed_list(r.expect_list(val, "parameters"), True))
+        elif key == ":precondition":
+            pre = r.formula(val, f"action {name}")
+        elif key == ":effect":
+            eff = r.effect(val, f"action {name}")
+        else:
+            raise r.fail(key, f"unknown action field {key!r} in action {name}",
+                         "expected :parameters, :precondition or :effect")
+        i += 2
+    return ActionSchema(name, params, pre, eff)
+
+
+def _check_domain(r: _Reader, dom: Domain) -> None:
+    """Catch undeclared predicates, types and variables now, so grounding cannot mis-answer."""
+    for t, parents in dom.supertypes.items():
+        for p in parents:
+            if p not in dom.supertypes:
+                raise PddlError(f"type {t!r} has undeclared parent {p!r}", "domain")
+    for p in dom.predicates.values():
+        for v, types in p.params:
+            for t in types:
+                if t not in dom.supertypes:
+                    raise PddlError(f"predicate {p.name} uses undeclared type {t!r}", "domain")
+    for a in dom.actions.values():
+        ctx = f"domain, action {a.name}"
+        for v, types in a.params:
+            for t in types:
+                if t not in dom.supertypes:
+                    raise PddlError(f"undeclared type {t!r} for {v}", ctx)
+        bound = {v for v, _ in a.params}
+        _check_formula(dom, a.precondition, bound, ctx)
+        _check_effect(dom, a.effect, bound, ctx)
+
+
+def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
+    if pred not in dom.predicates:
+        from difflib import get_close_matches
+        close = get_close_matches(pred, list(dom.predicates), 1)
+        raise PddlError(f"undeclared predicate {pred!r}", ctx, f"did you mean {close[0]!r}?" if close else
+                        "declare it in (:predicates ...)")
+    if len(args) != len(dom.predicates[pred].params):
+        raise PddlError(f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx)
+    for a in args:
+        if a.startswith("?") and a not in bound:
+            raise PddlError(f"unbound variable {a} in ({pred} ...)", ctx, "declare it in :parameters or a quantifier")
+        if not a.startswith("?") and a not in dom.constants:
+            raise PddlError(f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)")
+
+
+def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
+    tag = f[0]
+    if tag == "atom":
+        _check_args(dom, f[1], f[2], bound, ctx)
+    elif tag == "=":
+        for a in f[1:]:
+            if a.startswith("?") and a not in bound:
+                raise PddlError(f"unbound variable {a} in (= ...)", ctx)
+    elif tag in ("and", "or"):
+        for g in f[1]:
+            _check_formula(dom, g, bound, ctx)
+    elif tag == "not":
+        _check_formula(dom, f[1], bound, ctx)
+    elif tag == "imply":
+        _check_formula(dom, f[1], bound, ctx)
+        _check_formula(dom, f[2], bound, ctx)
+    elif tag in ("forall", "exists"):
+        _check_formula(dom, f[2], bound | {v for v, _ in f[1]}, ctx)
+
+
+def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
+    tag = e[0]
+    if tag in ("add", "del"):
+        _check_args(dom, e[1], e[2], bound, ctx)
+    elif tag == "and":
+        for g in e[1]:
+            _check_effect(dom, g, bound, ctx)
+    elif tag == "forall":
+        _check_effect(dom, e[2], bound | {v for v, _ in e[1]}, ctx)
+    elif tag == "when":
+        _check_formula(dom, e[1], bound, ctx)
+        _check_effect(dom, e[2], bound, ctx)
+
+
+def parse_problem(text: str, domain: Domain) -> Problem:
+    r = _Reader("problem")
+    name, sections = _sections(r, read_sexpr(text, "problem"), "problem")
+    domain_name = ""
+    objects: dict[str, tuple[str, ...]] = {}
+    init: set[tuple[str, tuple[str, ...]]] = set()
+    goal: tuple | None = None
+    has_metric = False
+    for sec in sections:
+        sec = r.expect_list(sec, "a problem section")
+        head = sec[0] if sec else None
+        if head == ":domain":
+            domain_name = str(sec[1])
+        elif head == ":requirements":
+            continue
+        elif head == ":objects":
+            for o, types in r.typed_list(sec[1:], False):
+                for t in types:
+                    if t not in domain.supertypes:
+                        raise r.fail(sec, f"object {o!r} has undeclared type {t!r}",
+                                     "declare the type in the domain's (:types ...)")
+                objects[o] = types
+        elif head == ":init":
+            for fact in sec[1:]:
+                fact = r.expect_list(fact, "an initial fact")
+                if fact and fact[0] == "=":
+                    continue  # numeric initial values (total-cost) are ignored
+                if fact and fact[0] == "not":
+                    continue  # closed world: negative facts are the default
+                pred = str(r.expect_word(fact[0], "a predicate name"))
+                args = tuple(str(r.expect_word(a, "an object name")) for a in fact[1:])
+                init.add((pred, args))
+                _check_fact(r, fact, domain, objects, pred, args)
+        elif head == ":goal":
+            goal = r.formula(sec[1], "the goal")
+        elif head == ":metric":
+            has_metric = True
+        else:
+            raise r.fail(sec, f"unknown problem section {head!r}")
+    if domain_name and domain_name != domain.name:
+        raise PddlError(f"the problem is for domain {domain_name!r}, not {domain.name!r}", "problem",
+                        "pass the matching domain")
+    if goal is None:
+        raise PddlError("the problem has no (:goal ...)", "problem")
+    all_objects = dict(domain.constants)
+    all_objects.update(objects)
+    _check_goal(domain, goal, all_objects)
+    return Problem(name, domain_name, objects, init, goal, has_metric)
+
+
+def _check_fact(r: _Reader, node, domain: Domain, objects, pred: str, args) -> None:
+    if pred not in domain.predicates:
+        raise r.fail(node, f"undeclared predicate {pred!r} in :init")
+    if len(args) != len(domain.predicates[pred].params):
+        raise r.fail(node, f"({pred} ...) takes {len(domain.predicates[pred].params)} arguments, got {len(args)}")
+    for a in args:
+        if a not in objects and a not in domain.constants:
+            raise r.fail(node, f"unknown object {a!r} in :init", "declare it in (:objects ...)")
+
+
+def _check_goal(domain: Domain, f: tuple, objects) -> None:
+    tag = f[0]
+    if tag == "atom":
+        if f[1] not in domain.predicates:
+            raise PddlError(f"undeclared predicate {f[1]!r} in the goal", "problem")
+        for a in f[2]:
+            if not a.startswith("?") and a not in objects:
+                raise PddlError(f"unknown object {a!r} in the goal", "problem")
+    elif tag in ("and", "or"):
+        for g in f[1]:
+            _check_goal(domain, g, objects)
+    elif tag == "not":
+        _check_goal(domain, f[1], objects)
+    elif tag == "imply":
+        _check_goal(domain, f[1], objects)
+        _check_goal(domain, f[2], objects)
+    elif tag in ("forall", "exists"):
+        _check_goal(domain, f[2], objects)

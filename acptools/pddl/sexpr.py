@@ -1,0 +1,77 @@
+"""S-expression reader for PDDL text: nested lists of tokens that remember line and column."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import PddlError
+
+
+class Token(str):
+    """A lower-cased PDDL word that knows where it was written."""
+
+    line: int
+    col: int
+
+    def __new__(cls, text: str, line: int, col: int):
+        tok = super().__new__(cls, text.lower())
+        tok.line, tok.col = line, col
+        return tok
+
+
+class SList(list):
+    """A parenthesised list that knows where it opened."""
+
+    line: int = 0
+    col: int = 0
+
+
+_TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
+
+
+def read_sexpr(text: str, source: str) -> SList:
+    """Parse exactly one top-level list; `source` names the text in errors ('domain', 'problem')."""
+    stack: list[SList] = []
+    result: SList | None = None
+    line, line_start = 1, 0
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        col = m.start() - line_start + 1
+        if tok[0].isspace() or tok[0] == ";":
+            nl = tok.count("\n")
+            if nl:
+                line += nl
+                line_start = m.start() + tok.rindex("\n") + 1
+            continue
+        if tok == "(":
+            lst = SList()
+            lst.line, lst.col = line, col
+            if stack:
+                stack[-1].append(lst)
+            elif result is not None:
+                raise PddlError("text after the closing parenthesis of (define ...)", f"{source} line {line}, column {col}",
+                                "a file holds one domain or one problem")
+            stack.append(lst)
+        elif tok == ")":
+            if not stack:
+                raise PddlError("unbalanced ')'", f"{source} line {line}, column {col}", "remove it or add the matching '('")
+            done = stack.pop()
+            if not stack:
+                result = done
+        else:
+            if not stack:
+                raise PddlError(f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}",
+                                "PDDL text starts with (define ...)")
+            stack[-1].append(Token(tok, line, col))
+    if stack:
+        opened = stack[-1]
+        raise PddlError(f"{len(stack)} unclosed '('", f"{source} line {opened.line}, column {opened.col}",
+                        "add the missing ')'")
+    if result is None:
+        raise PddlError("empty text", source, "pass the PDDL text, not a file name, or load the file first")
+    return result
+
+
+def where(node, source: str) -> str:
+    line, col = getattr(node, "line", 0), getattr(node, "col", 0)
+    return f"{source} line {line}, column {col}" if line else source

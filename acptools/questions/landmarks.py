@@ -1,0 +1,79 @@
+"""land: fact landmarks of a state, decided on the compiled task of the ACPBench Hard paper.
+
+p is a landmark of s iff every plan from s makes p true at some point iff the goal is unreachable
+from s when no action may add p. So a proof of goal-unreachability in that compiled task proves p,
+and a plan of the compiled task (which never makes p true) refutes it.
+"""
+
+from __future__ import annotations
+
+from ..engine import Engine
+from ..search import Budget, greedy_plan
+from ..errors import BudgetExceeded
+from .. import verdict as V
+from .results import Item, ItemList
+
+
+def trivial_reason(engine: Engine, atom: int, state: int) -> str:
+    if state >> atom & 1:
+        return "it holds in the state"
+    if engine.task.goal_atoms >> atom & 1:
+        return "it is part of the goal"
+    return ""
+
+
+def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> V.Verdict:
+    """Verdict for a non-trivial landmark; trivial ones answer True with how='trivial'."""
+    reason = trivial_reason(engine, atom, state)
+    if reason:
+        return V.Verdict(True, V.TRIVIAL, detail=reason, extra={"trivial": True})
+    v = engine.reach(state, engine.task.goal, budget, banned_add=1 << atom)
+    if v.answer is None:
+        return V.Verdict(None, V.UNKNOWN, detail=v.detail, extra={"trivial": False})
+    if v.answer:  # a plan that never makes the atom true
+        return V.Verdict(False, v.how, v.witness, "a plan reaches the goal without it", {"trivial": False})
+    return V.Verdict(True, v.how, None, "the goal cannot be reached without it", {"trivial": False})
+
+
+def _trajectory_atoms(engine: Engine, state: int, plan: list[int]) -> int:
+    task = engine.task
+    seen = state
+    for a in plan:
+        state = task.apply_op(task.op_for(a, state), state)
+        seen |= state
+    return seen
+
+
+def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
+    """All non-trivial fact landmarks of the state (complete unless the budget ran out)."""
+    task = engine.task
+    candidates = ((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms
+    relax = engine.relax
+    try:
+        plan = greedy_plan(engine.gen, state, task.goal, lambda s: relax.hmax(s, task.goal, combine=sum), budget)
+    except BudgetExceeded:
+        plan = None
+        first = engine.reach(state, task.goal, budget)
+        if first.answer is None:
+            return ItemList([], False, 0, task.names(candidates), "no plan found within the budget")
+    if plan is None:
+        names = task.names(candidates)
+        return ItemList([Item(n, V.EXHAUSTIVE) for n in names], True, len(names), [],
+                        "the goal is unreachable, so every atom is (vacuously) a landmark")
+    # atoms that a plan never makes true are refuted by that plan
+    todo = candidates & _trajectory_atoms(engine, state, plan)
+    found: list[Item] = []
+    unknown: list[str] = []
+    while todo:
+        atom = (todo & -todo).bit_length() - 1
+        todo &= todo - 1
+        v = engine.reach(state, task.goal, budget, banned_add=1 << atom)
+        if v.answer is None:
+            unknown.append(task.atom_names[atom])
+        elif v.answer:
+            ids = [task.parse_action(a) for a in v.witness]
+            todo &= _trajectory_atoms(engine, state, ids)
+        else:
+            found.append(Item(task.atom_names[atom], v.how))
+    found.sort(key=lambda it: it.name)
+    return ItemList(found, not unknown, len(found), unknown)

@@ -1,0 +1,68 @@
+"""nexta and planning: h*, optimal next actions, per-action regret, plans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..optimal import Optimizer
+from ..search import Budget, greedy_plan
+from ..errors import BudgetExceeded
+
+
+@dataclass
+class ActionValue:
+    action: str
+    h_star_after: int | None   # None: the goal is unreachable after it (or unknown, see known)
+    regret: int | None         # h*(s[a]) + 1 - h*(s)
+    optimal: bool
+    known: bool = True
+
+
+@dataclass
+class NextActionReport:
+    h_star: int | None
+    optimal_actions: list[str]
+    plan: list[str] | None
+    how: str
+    known: bool
+    actions: list[ActionValue]
+
+
+def optimal_next(opt: Optimizer, state: int, budget: Budget, with_values: bool = True) -> NextActionReport:
+    task = opt.task
+    res = opt.next_actions(state, budget)
+    if res is None:
+        return NextActionReport(None, [], None, "unknown", False, [])
+    names = sorted(task.action_names[a] for a in res.optimal)
+    plan = [task.action_names[a] for a in res.plan] if res.plan is not None else None
+    values: list[ActionValue] = []
+    if with_values:
+        cache: dict[int, object] = {}
+        for a in task.applicable(state):
+            name = task.action_names[a]
+            if a in res.optimal:
+                values.append(ActionValue(name, res.cost - 1, 0, True))
+                continue
+            t = task.apply_op(task.op_for(a, state), state)
+            key = opt.sym.canonical(t)
+            if key not in cache:
+                cache[key] = opt.h_star(t, budget)
+            h = cache[key]
+            if not h.known:
+                values.append(ActionValue(name, None, None, False, known=False))
+            elif h.cost is None or res.cost is None:
+                values.append(ActionValue(name, None, None, False))
+            else:
+                values.append(ActionValue(name, h.cost, h.cost + 1 - res.cost, False))
+    return NextActionReport(res.cost, names, plan, res.how, True, values)
+
+
+def satisficing_plan(opt: Optimizer, state: int, budget: Budget) -> list[int] | None | bool:
+    """A fast plan (greedy best-first with h^add); None: proven unsolvable; False: budget ran out."""
+    task = opt.task
+    relax = opt.engine.relax
+    try:
+        return greedy_plan(opt.engine.gen, state, task.goal, lambda s: relax.hmax(s, task.goal, combine=sum), budget,
+                           canon=opt.sym.canonical)
+    except BudgetExceeded:
+        return False

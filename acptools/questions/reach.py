@@ -1,0 +1,214 @@
+"""reach and areach: which atoms can never hold and which actions can never become applicable."""
+
+from __future__ import annotations
+
+import random
+
+from .. import fd
+from ..engine import Engine
+from ..h2 import pair_reachable
+from ..search import Budget
+from ..task import bits
+from .. import verdict as V
+from .results import Item, ItemList
+
+SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable items show up at once
+WALK_SECONDS = 0.2
+WALK_LENGTH = 200
+BATCH_SECONDS = 1.0
+
+
+def is_reachable(engine: Engine, atom: int, state: int, budget: Budget) -> V.Verdict:
+    return engine.reach(state, [(1 << atom, 0)], budget)
+
+
+def action_goal(engine: Engine, action: int) -> list[tuple[int, int]]:
+    """The action's precondition as a goal DNF (one disjunct per operator)."""
+    return [(op.pre, op.neg) for op in engine.task.ops_of_action[action]]
+
+
+def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget) -> V.Verdict:
+    goal = action_goal(engine, action)
+    if not goal:
+        return V.Verdict(False, V.STATIC, detail="its static preconditions are false in this problem")
+    return engine.reach(state, goal, budget)
+
+
+def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget):
+    """Cover wanted atoms/actions cheaply: a breadth-first sweep, then seeded random walks.
+
+    Every state visited is reachable, so whatever shows up is proven reachable (applicable). Returns
+    (atoms seen, actions seen, exhausted) where exhausted means the whole state space was visited.
+    """
+    seen_atoms = state
+    seen_actions: set[int] = set()
+    seen = {state}
+    layer = [state]
+    gen, apply = engine.gen, engine.task.apply_op
+
+    def covered() -> bool:
+        return want_atoms & ~seen_atoms == 0 and want_actions <= seen_actions
+
+    stop = budget.elapsed() + SWEEP_SECONDS
+    while layer and not covered():
+        nxt = []
+        for s in layer:
+            if len(seen) & 63 == 0 and budget.elapsed() > stop:
+                break
+            for op in gen.applicable(s):
+                seen_actions.add(op.action)
+                t = apply(op, s)
+                if t not in seen:
+                    seen.add(t)
+                    seen_atoms |= t
+                    nxt.append(t)
+        else:
+            layer = nxt
+            continue
+        break
+    if not layer:
+        return seen_atoms, seen_actions, True
+    rng = random.Random(0)
+    stop = budget.elapsed() + WALK_SECONDS
+    cur, steps = state, 0
+    while not covered() and budget.elapsed() < stop:
+        for _ in range(64):
+            ops = gen.applicable(cur)
+            if not ops or steps >= WALK_LENGTH:
+                cur, steps = state, 0
+                continue
+            seen_actions.update(op.action for op in ops)
+            cur = apply(rng.choice(ops), cur)
+            seen_atoms |= cur
+            steps += 1
+    return seen_atoms, seen_actions, False
+
+
+def _compatible_batch(engine: Engine, state: int, atoms: int, actions: set[int]) -> tuple[int, int]:
+    """A conjunction of many wanted items that h^2 does not rule out holding together: one plan for
+    it usually covers them all at once."""
+    pairs = engine.h2(state)
+    pos = neg = 0
+    for a in bits(atoms):
+        if pairs[a] & pos == pos and not neg >> a & 1:
+            pos |= 1 << a
+    for act in sorted(actions):
+        for op in engine.task.ops_of_action[act]:
+            p2, n2 = pos | op.pre, neg | op.neg
+            if not p2 & n2 and all(pairs[x] & p2 == p2 for x in bits(op.pre)):
+                pos, neg = p2, n2
+                break
+    return pos, neg
+
+
+def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget):
+    """Ask Fast Downward for plans that show the wanted atoms/actions, marking everything a plan's
+    trajectory shows: first for a large compatible conjunction of them, then for whichever one is
+    nearest. Its greedy search is complete, so 'no plan' for the disjunction of all wanted items
+    proves them all unreachable. Returns (atoms still missing, actions still missing, exhausted)."""
+    task, gen = engine.task, engine.gen
+    conjunctive = True
+    while atoms or actions:
+        if conjunctive:
+            goal = [_compatible_batch(engine, state, atoms, actions)]
+        else:
+            goal = [(1 << a, 0) for a in bits(atoms)]
+            for a in actions:
+                goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
+        left = budget.left()
+        seconds = left if left is not None else 3600
+        res = fd.solve(len(task.atoms), task.operators, state, goal,
+                       min(seconds, BATCH_SECONDS) if conjunctive else seconds, optimal=False)
+        if res.plan is None:
+            if not conjunctive and res.proven_none:
+                return atoms, actions, True
+            if not conjunctive:
+                return atoms, actions, False
+            conjunctive = False
+            continue
+        before = (atoms, len(actions))
+        s = state
+        for i in res.plan + [None]:
+            atoms &= ~s
+            for op in gen.applicable(s):
+                actions.discard(op.action)
+            if i is not None:
+                s = task.apply_op(task.operators[i], s)
+        conjunctive = before != (atoms, len(actions)) and conjunctive
+    return atoms, actions, False
+
+
+def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
+    task = engine.task
+    relaxed, _ = engine.relax.reachable(state)
+    pairs = engine.h2(state)
+    found: list[Item] = []
+    todo = 0
+    for i in range(len(task.atoms)):
+        if not relaxed >> i & 1:
+            found.append(Item(task.atom_names[i], V.RELAXED))
+        elif not pairs[i] >> i & 1:
+            found.append(Item(task.atom_names[i], V.H2))
+        elif not state >> i & 1:
+            todo |= 1 << i
+    unknown = []
+    if todo:
+        seen, _, exhausted = _sweep(engine, state, todo, set(), budget)
+        todo &= ~seen
+        if todo and not exhausted:
+            todo, _, exhausted = _cover(engine, state, todo, set(), budget)
+        for i in bits(todo):
+            if exhausted:
+                found.append(Item(task.atom_names[i], V.EXHAUSTIVE))
+                continue
+            v = is_reachable(engine, i, state, budget)
+            if v.answer is False:
+                found.append(Item(task.atom_names[i], v.how))
+            elif v.answer is None:
+                unknown.append(task.atom_names[i])
+    found.sort(key=lambda it: it.name)
+    return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown)
+
+
+def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
+    """Never-applicable ground actions; those ruled out by static facts first, then the rest."""
+    task = engine.task
+    found: list[Item] = []
+    static_count = task.num_actions - task.num_possible_actions
+    if static_count:
+        for name in task.all_ground_actions():
+            if name not in task.action_index or not task.ops_of_action[task.action_index[name]]:
+                found.append(Item(name, V.STATIC))
+                if limit and len(found) >= limit:
+                    break
+    relaxed, _ = engine.relax.reachable(state)
+    pairs = engine.h2(state)
+    todo: set[int] = set()
+    proven: list[Item] = []
+    for a in range(task.num_possible_actions):
+        ops = task.ops_of_action[a]
+        if not any(op.pre & relaxed == op.pre for op in ops):
+            proven.append(Item(task.action_names[a], V.RELAXED))
+        elif not any(pair_reachable(pairs, op.pre) for op in ops):
+            proven.append(Item(task.action_names[a], V.H2))
+        else:
+            todo.add(a)
+    unknown = []
+    if todo:
+        _, seen, exhausted = _sweep(engine, state, 0, todo, budget)
+        todo -= seen
+        if todo and not exhausted:
+            _, todo, exhausted = _cover(engine, state, 0, todo, budget)
+        for a in sorted(todo):
+            if exhausted:
+                proven.append(Item(task.action_names[a], V.EXHAUSTIVE))
+                continue
+            v = is_action_reachable(engine, a, state, budget)
+            if v.answer is False:
+                proven.append(Item(task.action_names[a], v.how))
+            elif v.answer is None:
+                unknown.append(task.action_names[a])
+    proven.sort(key=lambda it: it.name)
+    total = static_count + len(proven)
+    items = sorted(found + proven, key=lambda it: it.name)
+    return ItemList(items[:limit] if limit else items, not unknown, total, unknown)

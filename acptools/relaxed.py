@@ -1,0 +1,130 @@
+"""Delete relaxation: cheap, sound over-approximations of what can ever become true.
+
+If an atom is not relaxed-reachable from a state it is unreachable (negative preconditions are
+treated as satisfiable, which only over-approximates). The same fixpoint with weights gives h^max
+(admissible, for A*) and h^add (informative, for greedy search).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .grounding import Operator
+from .task import bits
+
+
+class Relaxation:
+    """Relaxed operators (conditional effects become extra operators), indexed by precondition."""
+
+    def __init__(self, num_atoms: int, operators: list[Operator]):
+        pres, adds, actions = [], [], []
+        for op in operators:
+            pres.append(list(bits(op.pre)))
+            adds.append(op.add)
+            actions.append(op.action)
+            for cp, _, ca, _ in op.conds:
+                if ca:
+                    pres.append(list(bits(op.pre | cp)))
+                    adds.append(ca)
+                    actions.append(op.action)
+        self.pres = pres
+        self.adds = [list(bits(a)) for a in adds]
+        self.add_masks = adds
+        self.actions = actions
+        self.by_pre: list[list[int]] = [[] for _ in range(num_atoms)]
+        for i, pre in enumerate(pres):
+            for p in pre:
+                self.by_pre[p].append(i)
+        self.no_pre = [i for i, pre in enumerate(pres) if not pre]
+        self.pre_len = [len(p) for p in pres]
+        self.num_atoms = num_atoms
+
+    def reachable(self, state: int, banned: int = 0, banned_ops: frozenset = frozenset()) -> tuple[int, list[bool]]:
+        """(relaxed-reachable atom mask, which relaxed ops become applicable), never adding `banned` atoms."""
+        n = len(self.pres)
+        missing = [len(p) for p in self.pres]
+        fired = [False] * n
+        reached = state
+        queue = list(bits(state))
+        ready = [i for i in self.no_pre]
+        adds, by_pre = self.adds, self.by_pre
+        while True:
+            for i in ready:
+                if fired[i] or i in banned_ops:
+                    continue
+                fired[i] = True
+                for a in adds[i]:
+                    bit = 1 << a
+                    if not reached & bit and not banned & bit:
+                        reached |= bit
+                        queue.append(a)
+            if not queue:
+                break
+            ready = []
+            for a in queue:
+                for i in by_pre[a]:
+                    missing[i] -= 1
+                    if missing[i] == 0:
+                        ready.append(i)
+            queue = []
+        return reached, fired
+
+    def hmax(self, state: int, goal: list[tuple[int, int]], combine=max) -> float:
+        """h^max (combine=max, admissible and consistent) or h^add (combine=sum) of a DNF goal, the
+        cheapest disjunct; inf if the goal is relaxed-unreachable. Dijkstra that stops as soon as one
+        disjunct is complete (exact for h^max, a good estimate for h^add)."""
+        INF = float("inf")
+        additive = combine is not max
+        n = len(self.pre_len)
+        cost = [INF] * self.num_atoms
+        missing = list(self.pre_len)
+        opcost = [0] * n
+        waiting: dict[int, list[int]] = {}
+        left = []
+        for j, (p, _) in enumerate(goal):
+            atoms = list(bits(p))
+            if not atoms:
+                return 0
+            left.append(len(atoms))
+            for a in atoms:
+                waiting.setdefault(a, []).append(j)
+        heap = [(0, a) for a in bits(state)]
+        for a in bits(state):
+            cost[a] = 0
+        for i in self.no_pre:
+            for a in self.adds[i]:
+                if cost[a] > 1:
+                    cost[a] = 1
+                    heap.append((1, a))
+        heapq.heapify(heap)
+        done = bytearray(self.num_atoms)
+        best = INF
+        by_pre, adds = self.by_pre, self.adds
+        while heap:
+            c, a = heapq.heappop(heap)
+            if done[a]:
+                continue
+            done[a] = 1
+            js = waiting.get(a)
+            if js:
+                for j in js:
+                    left[j] -= 1
+                    if left[j] == 0:
+                        atoms = list(bits(goal[j][0]))
+                        v = sum(cost[x] for x in atoms) if additive else c
+                        if not additive:
+                            return v
+                        best = min(best, v)
+                if best < INF:
+                    return best
+            for i in by_pre[a]:
+                oc = opcost[i] + c if additive else (c if c > opcost[i] else opcost[i])
+                opcost[i] = oc
+                missing[i] -= 1
+                if missing[i] == 0:
+                    nc = oc + 1
+                    for b in adds[i]:
+                        if cost[b] > nc:
+                            cost[b] = nc
+                            heapq.heappush(heap, (nc, b))
+        return best

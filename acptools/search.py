@@ -1,0 +1,224 @@
+"""Exact search over a grounded task: one engine that every question is expressed on.
+
+All searches take a `Budget` and raise `BudgetExceeded` instead of running on; callers turn that
+into an `unknown` verdict. A search that empties its open list without a solution is a proof.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field
+from itertools import count
+
+from .errors import BudgetExceeded
+from .grounding import Operator
+from .successors import SuccessorGenerator
+
+
+@dataclass
+class Budget:
+    """Wall seconds and expanded states a search may use; `None` means no limit."""
+
+    seconds: float | None = 5.0
+    states: int | None = 2_000_000
+    started: float = field(default_factory=time.perf_counter)
+    expanded: int = 0
+
+    def spend(self, n: int = 1) -> None:
+        self.expanded += n
+        if self.states is not None and self.expanded > self.states:
+            raise BudgetExceeded(f"state budget of {self.states} spent")
+        if self.expanded & 255 == 0 and self.seconds is not None and self.elapsed() > self.seconds:
+            raise BudgetExceeded(f"time budget of {self.seconds} s spent")
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def left(self) -> float | None:
+        return None if self.seconds is None else max(0.0, self.seconds - self.elapsed())
+
+
+def satisfies(state: int, dnf: list[tuple[int, int]]) -> bool:
+    return any(state & p == p and not state & n for p, n in dnf)
+
+
+def _path(parents: dict, key: int) -> list[int]:
+    """Actions from the root to `key`; parents map a state key to (parent key, action id)."""
+    plan = []
+    while True:
+        prev = parents[key]
+        if prev is None:
+            return plan[::-1]
+        key, action = prev
+        plan.append(action)
+
+
+def _identity(state: int) -> int:
+    return state
+
+
+def bfs_plan(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], budget: Budget,
+             canon=_identity) -> list[int] | None:
+    """Shortest plan (action ids) from `start` to a goal state, or None when proven impossible.
+
+    `canon` maps a state to the key used for duplicate detection (a symmetry canonical form, whose
+    symmetries must preserve the goal); states themselves stay real, so the plan is real.
+    """
+    if satisfies(start, goal):
+        return []
+    parents: dict[int, tuple[int, int] | None] = {canon(start): None}
+    layer = [(start, canon(start))]
+    while layer:
+        nxt = []
+        for s, ks in layer:
+            budget.spend()
+            for op, t in gen.successors(s):
+                kt = canon(t)
+                if kt not in parents:
+                    parents[kt] = (ks, op.action)
+                    if satisfies(t, goal):
+                        return _path(parents, kt)
+                    nxt.append((t, kt))
+        layer = nxt
+    return None
+
+
+def greedy_plan(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic, budget: Budget,
+                canon=_identity) -> list[int] | None:
+    """Greedy best-first search; a plan (not necessarily shortest), or None when proven impossible.
+
+    `heuristic(state)` may return inf to prune a state that provably cannot reach the goal.
+    """
+    if satisfies(start, goal):
+        return []
+    k0 = canon(start)
+    parents: dict[int, tuple[int, int] | None] = {k0: None}
+    tie = count()
+    h0 = heuristic(start)
+    if h0 == float("inf"):
+        return None
+    open_ = [(h0, next(tie), start, k0)]
+    while open_:
+        _, _, s, ks = heapq.heappop(open_)
+        budget.spend()
+        for op, t in gen.successors(s):
+            kt = canon(t)
+            if kt in parents:
+                continue
+            parents[kt] = (ks, op.action)
+            if satisfies(t, goal):
+                return _path(parents, kt)
+            h = heuristic(t)
+            if h != float("inf"):
+                heapq.heappush(open_, (h, next(tie), t, kt))
+    return None
+
+
+@dataclass
+class OptimalResult:
+    """h*(start), the actions that start an optimal plan, and one optimal plan (None: no plan exists)."""
+
+    cost: int | None
+    first_actions: frozenset[int]
+    plan: list[int] | None
+
+
+def optimal_first_actions(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic,
+                          budget: Budget, canon=_identity) -> OptimalResult:
+    """A* ordered by (f, g) that keeps, per state, the first actions of all its cheapest paths.
+
+    With an admissible, consistent heuristic and ties broken towards lower g, every parent on a
+    cheapest path to t is expanded before t, so first-action sets are complete when t is expanded.
+    Expanding every state with f <= h* then yields *all* optimal first actions in one search:
+    a is optimal iff h*(s[a]) = h*(s) - 1 iff a starts some cheapest path to a goal state.
+    With symmetry keys, a state stands for its whole orbit; orbits share h*, so this stays exact.
+    """
+    INF = float("inf")
+    if satisfies(start, goal):
+        return OptimalResult(0, frozenset(), [])
+    h0 = heuristic(start)
+    if h0 == INF:
+        return OptimalResult(None, frozenset(), None)
+    k0 = canon(start)
+    g = {k0: 0}
+    first: dict[int, set[int]] = {k0: set()}
+    parents: dict[int, tuple[int, int] | None] = {k0: None}
+    closed: set[int] = set()
+    tie = count()
+    open_ = [(h0, 0, next(tie), start, k0)]
+    best: int | None = None
+    best_key = None
+    optimal: set[int] = set()
+    while open_:
+        f, gs, _, s, ks = heapq.heappop(open_)
+        if best is not None and f > best:
+            break
+        if ks in closed or gs != g[ks]:
+            continue
+        closed.add(ks)
+        if satisfies(s, goal):
+            if best is None:
+                best, best_key = gs, ks
+            optimal |= first[ks]
+            continue
+        budget.spend()
+        fs = first[ks]
+        for op, t in gen.successors(s):
+            kt = canon(t)
+            gt = gs + 1
+            old = g.get(kt)
+            if old is not None and old < gt:
+                continue
+            fa = fs if ks != k0 else {op.action}
+            if old == gt:
+                if kt not in closed:
+                    first[kt] |= fa
+                continue
+            h = heuristic(t)
+            g[kt] = gt
+            if h == INF:
+                closed.add(kt)
+                continue
+            first[kt] = set(fa)
+            parents[kt] = (ks, op.action)
+            heapq.heappush(open_, (gt + h, gt, next(tie), t, kt))
+    if best is None:
+        return OptimalResult(None, frozenset(), None)
+    return OptimalResult(best, frozenset(optimal), _path(parents, best_key))
+
+
+def restrict(operators: list[Operator], banned_add: int = 0) -> list[Operator]:
+    """Operators that never add an atom of `banned_add` (conditional adds are dropped only if they
+    could fire; an operator whose unconditional effect adds a banned atom is removed)."""
+    if not banned_add:
+        return operators
+    kept = []
+    for op in operators:
+        if op.add & banned_add:
+            continue
+        if any(ca & banned_add for _, _, ca, _ in op.conds):
+            # split the operator: forbid the conditions that would add the banned atom
+            kept.extend(_forbid_conditions(op, banned_add))
+            continue
+        kept.append(op)
+    return kept
+
+
+def _forbid_conditions(op: Operator, banned_add: int) -> list[Operator]:
+    """Versions of `op` in which no condition that adds a banned atom holds (a DNF of negations)."""
+    bad = [(cp, cn) for cp, cn, ca, _ in op.conds if ca & banned_add]
+    variants = [(op.pre, op.neg)]
+    for cp, cn in bad:
+        # not (cp and not cn) = some atom of cp is false, or some atom of cn is true
+        new = []
+        for p, n in variants:
+            for i in range(max(cp.bit_length(), cn.bit_length())):
+                bit = 1 << i
+                if cp & bit and not p & bit:
+                    new.append((p, n | bit))
+                elif cn & bit and not n & bit:
+                    new.append((p | bit, n))
+        variants = [(p, n) for p, n in set(new) if not p & n]
+    conds = tuple(c for c in op.conds if not c[2] & banned_add)
+    return [Operator(op.action, p, n, op.add, op.dele, conds) for p, n in variants]

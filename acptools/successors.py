@@ -1,0 +1,49 @@
+"""Fast successor generation: operators indexed by their rarest precondition atom.
+
+A state only needs to check operators whose key atom it contains (plus the few with no positive
+precondition), instead of scanning every ground operator.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .grounding import Operator
+from .task import bits
+
+
+class SuccessorGenerator:
+    def __init__(self, operators: list[Operator]):
+        self.operators = operators
+        count: Counter = Counter()
+        for op in operators:
+            count.update(bits(op.pre))
+        self.groups: dict[int, list[Operator]] = {}
+        self.always: list[Operator] = []
+        for op in operators:
+            pre = list(bits(op.pre))
+            if not pre:
+                self.always.append(op)
+            else:
+                key = min(pre, key=count.__getitem__)
+                self.groups.setdefault(key, []).append(op)
+        self.keys = sum(1 << k for k in self.groups)
+
+    def applicable(self, state: int) -> list[Operator]:
+        found = [op for op in self.always if not state & op.neg]
+        groups = self.groups
+        for k in bits(state & self.keys):
+            for op in groups[k]:
+                if state & op.pre == op.pre and not state & op.neg:
+                    found.append(op)
+        return found
+
+    def successors(self, state: int):
+        """(operator, next state) for every applicable operator."""
+        for op in self.applicable(state):
+            add, dele = op.add, op.dele
+            for cp, cn, ca, cd in op.conds:
+                if state & cp == cp and not state & cn:
+                    add |= ca
+                    dele |= cd
+            yield op, (state & ~dele) | add

@@ -1,0 +1,124 @@
+"""Object symmetries: interchangeable objects make many states equivalent for a question.
+
+Two objects are interchangeable when swapping them maps the static facts, the goal (or whatever
+target the question has) and the domain constants to themselves; the operators then map to
+operators, so symmetric states have the same distance to the target. Searches use `canonical`
+only as a duplicate-detection key (states themselves stay real, so plans stay real), which is
+sound for any choice of representative and exact when states are canonicalised consistently.
+"""
+
+from __future__ import annotations
+
+from .task import Task, bits
+
+
+class Symmetry:
+    """Classes of interchangeable objects for a task and a set of target masks."""
+
+    def __init__(self, task: Task, targets: tuple[frozenset[tuple[int, ...]], ...] = ()):
+        self.task = task
+        base = _static_classes(task)
+        classes: list[list[str]] = []
+        for cls in base:
+            for sub in _split(task, cls, targets):
+                if len(sub) > 1:
+                    classes.append(sub)
+        self.classes = classes
+        self.active = bool(classes)
+        self.class_of = {o: i for i, c in enumerate(classes) for o in c}
+        # per atom: (pattern key, [(object, position)]) for atoms mentioning symmetric objects
+        self.patterns: dict[int, tuple] = {}
+        for i, (pred, args) in enumerate(task.atoms):
+            occ = [(o, k) for k, o in enumerate(args) if o in self.class_of]
+            if occ:
+                key = (pred,) + tuple(f"#{self.class_of[o]}" if o in self.class_of else o for o in args)
+                self.patterns[i] = (key, occ)
+
+    def canonical(self, state: int) -> int:
+        if not self.active:
+            return state
+        sigs: dict[str, list] = {}
+        patterns = self.patterns
+        for i in bits(state):
+            p = patterns.get(i)
+            if p is not None:
+                key, occ = p
+                for o, k in occ:
+                    sigs.setdefault(o, []).append((key, k))
+        perm: dict[str, str] = {}
+        for cls in self.classes:
+            ranked = sorted(cls, key=lambda o: sorted(sigs.get(o, ())))
+            for src, dst in zip(ranked, cls):
+                if src != dst:
+                    perm[src] = dst
+        if not perm:
+            return state
+        atoms, index = self.task.atoms, self.task.atom_index
+        out = 0
+        for i in bits(state):
+            if i in patterns:
+                pred, args = atoms[i]
+                i = index[(pred, tuple(perm.get(a, a) for a in args))]
+            out |= 1 << i
+        return out
+
+
+def _static_classes(task: Task) -> list[list[str]]:
+    """Objects grouped by type, minus domain constants, split by the static facts."""
+    by_types: dict[tuple, list[str]] = {}
+    for o, types in sorted(task.types.objects.items()):
+        if o in task.domain.constants:
+            continue
+        by_types.setdefault(tuple(sorted(types)), []).append(o)
+    statics = task.static_true
+    result = []
+    for group in by_types.values():
+        result.extend(_partition(group, lambda a, b: _swap_facts(statics, a, b) == statics))
+    return result
+
+
+def _split(task: Task, cls: list[str], targets) -> list[list[str]]:
+    if not targets:
+        return [cls]
+
+    def same(a: str, b: str) -> bool:
+        return all(frozenset(tuple(_swap_mask(task, m, a, b) for m in item) for item in t) == t for t in targets)
+
+    return _partition(cls, same)
+
+
+def _partition(objs: list[str], same) -> list[list[str]]:
+    """Equivalence classes of 'swapping a and b is a symmetry' (it is an equivalence relation)."""
+    classes: list[list[str]] = []
+    for o in objs:
+        for c in classes:
+            if same(c[0], o):
+                c.append(o)
+                break
+        else:
+            classes.append([o])
+    return classes
+
+
+def _swap_facts(facts, a: str, b: str):
+    sw = {a: b, b: a}
+    return {(p, tuple(sw.get(x, x) for x in args)) for p, args in facts}
+
+
+def _swap_mask(task: Task, mask: int, a: str, b: str) -> int:
+    sw = {a: b, b: a}
+    out = 0
+    for i in bits(mask):
+        pred, args = task.atoms[i]
+        if a in args or b in args:
+            j = task.atom_index.get((pred, tuple(sw.get(x, x) for x in args)))
+            if j is None:
+                return -1  # the swapped atom is not even an atom of the task: no symmetry
+            i = j
+        out |= 1 << i
+    return out
+
+
+def goal_targets(goal: list[tuple[int, int]], *masks: int) -> tuple[frozenset[tuple[int, ...]], ...]:
+    """What a symmetry must preserve: the goal (as a set of disjuncts) and each extra mask."""
+    return (frozenset(goal),) + tuple(frozenset([(m,)]) for m in masks if m)

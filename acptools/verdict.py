@@ -1,0 +1,28 @@
+"""How every answer is known: a Verdict carries the answer, the kind of proof, and the witness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# proof kinds, so callers can tell a proof from a witness from a shrug
+WITNESS = "witness-plan"            # a plan the caller can replay
+STATIC = "static-facts"             # false static facts (or an atom nothing adds)
+RELAXED = "delete-relaxation"       # not reachable even ignoring deletes
+H2 = "h2-mutex"                     # two needed atoms can never hold together
+EXHAUSTIVE = "exhaustive-search"    # every reachable state was visited
+HOLDS = "holds-in-state"            # already true: no search needed
+TRIVIAL = "trivial"                 # a landmark that holds in the state or goal
+UNKNOWN = "unknown"                 # the budget ran out before a proof or witness
+
+
+@dataclass
+class Verdict:
+    answer: bool | None                 # None: unknown within the budget
+    how: str
+    witness: list[str] | None = None    # action names, replayable from the question's state
+    detail: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def known(self) -> bool:
+        return self.answer is not None

@@ -1,0 +1,123 @@
+"""An independent oracle for tests: unified-planning parses the PDDL and its simulator applies
+actions; everything else is brute force over explicit states. Shares no code with acptools."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from unified_planning.io import PDDLReader
+from unified_planning.model.state import UPState
+from unified_planning.shortcuts import SequentialSimulator, get_environment
+
+get_environment().credits_stream = None
+get_environment().error_used_name = False
+
+MAX_STATES = 50_000
+
+
+def _name(fnode) -> str:
+    if fnode.is_fluent_exp():
+        args = [str(a).lower() for a in fnode.args]
+        return "(" + " ".join([fnode.fluent().name.lower()] + args) + ")"
+    raise ValueError(fnode)
+
+
+class Oracle:
+    def __init__(self, domain_text: str, problem_text: str):
+        self.problem = PDDLReader().parse_problem_string(domain_text, problem_text)
+        self.sim = SequentialSimulator(self.problem)
+        self.fluents = {_name(f): f for f in self.problem.initial_values}
+        em = get_environment().expression_manager
+        self.true, self.false = em.TRUE(), em.FALSE()
+
+    def state(self, atoms) -> UPState:
+        atoms = set(atoms)
+        return UPState({f: (self.true if n in atoms else self.false) for n, f in self.fluents.items()}, self.problem)
+
+    def init_atoms(self) -> frozenset[str]:
+        return self.atoms(self.sim.get_initial_state())
+
+    def atoms(self, st: UPState) -> frozenset[str]:
+        return frozenset(n for n, f in self.fluents.items() if st.get_value(f).bool_constant_value())
+
+    def moves(self, st: UPState):
+        for action, params in self.sim.get_applicable_actions(st):
+            name = "(" + " ".join([action.name.lower()] + [str(p).lower() for p in params]) + ")"
+            yield name, self.sim.apply(st, action, params)
+
+    def applicable(self, atoms) -> list[str]:
+        return sorted({n for n, _ in self.moves(self.state(atoms))})
+
+    def successor(self, atoms, action: str) -> frozenset[str] | None:
+        for n, t in self.moves(self.state(atoms)):
+            if n == action:
+                return self.atoms(t)
+        return None
+
+    def is_goal(self, atoms) -> bool:
+        return self.sim.is_goal(self.state(atoms))
+
+    def graph(self, atoms, forbidden: str | None = None):
+        """Explicit reachable graph {state atoms: [(action, next atoms)]}, never entering a state
+        that holds `forbidden`."""
+        start = frozenset(atoms)
+        edges: dict[frozenset, list] = {}
+        queue = deque([start])
+        edges[start] = None
+        while queue:
+            s = queue.popleft()
+            out = []
+            for n, t in self.moves(self.state(s)):
+                ta = self.atoms(t)
+                if forbidden is not None and forbidden in ta:
+                    continue
+                out.append((n, ta))
+                if ta not in edges:
+                    edges[ta] = None
+                    queue.append(ta)
+                    if len(edges) > MAX_STATES:
+                        raise RuntimeError("state space too large for the oracle")
+            edges[s] = out
+        return edges
+
+    def distances(self, atoms, forbidden: str | None = None) -> dict[frozenset, int]:
+        """h* of every reachable state (absent: goal unreachable), by backward BFS on the graph."""
+        edges = self.graph(atoms, forbidden)
+        back: dict[frozenset, list] = {s: [] for s in edges}
+        for s, out in edges.items():
+            for _, t in out:
+                back[t].append(s)
+        dist = {s: 0 for s in edges if self.is_goal(s)}
+        queue = deque(dist)
+        while queue:
+            t = queue.popleft()
+            for s in back[t]:
+                if s not in dist:
+                    dist[s] = dist[t] + 1
+                    queue.append(s)
+        return dist
+
+    @staticmethod
+    def goal_reachable_avoiding(graph, goals: set, init, atom: str) -> bool:
+        """Is a goal state reachable from init through states that never hold `atom`?"""
+        if atom in init:
+            return False
+        seen, queue = {init}, deque([init])
+        while queue:
+            s = queue.popleft()
+            if s in goals:
+                return True
+            for _, t in graph[s]:
+                if atom not in t and t not in seen:
+                    seen.add(t)
+                    queue.append(t)
+        return False
+
+    def run(self, atoms, plan: list[str]) -> frozenset[str] | None:
+        """Replay a plan; None if some action is not applicable."""
+        s = frozenset(atoms)
+        for a in plan:
+            s = self.successor(s, a.lower())
+            if s is None:
+                return None
+        return s

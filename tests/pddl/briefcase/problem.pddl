@@ -1,0 +1,5 @@
+(define (problem briefcase-2)
+  (:domain briefcase)
+  (:objects office park - location p1 p2 - portable)
+  (:init (at-b home) (at p1 home) (at p2 office))
+  (:goal (and (at p1 office) (at p2 home) (not (in p1)) (not (in p2)) (at-b park))))

@@ -1,0 +1,7 @@
+(define (problem doors-3)
+  (:domain doors)
+  (:objects r1 r2 r3 - room k1 k2 - key)
+  (:init (robot-at r1) (connected r1 r2) (connected r2 r1) (connected r2 r3) (connected r3 r2)
+         (door-open r1 r2) (door-open r2 r1) (key-at k1 r2) (key-at k2 r3)
+         (opens k1 r2 r3) (opens k1 r3 r2))
+  (:goal (and (robot-at r3) (has k2))))
