@@ -25,6 +25,11 @@ QUICK_SECONDS = 0.05   # in-process greedy search first: most witnesses are a fe
 QUICK_STATES = 2000
 
 
+def _quick(budget: Budget) -> Budget:
+    left = budget.left()
+    return Budget(QUICK_SECONDS if left is None else min(QUICK_SECONDS, left), QUICK_STATES)
+
+
 class Engine:
     """Caches per task: the successor index and relaxation over all operators."""
 
@@ -34,6 +39,7 @@ class Engine:
         self.relax = Relaxation(len(task.atoms), task.operators)
         self._h2 = lru_cache(maxsize=32)(lambda state: h2_pairs(len(task.atoms), task.operators, state))
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
+        self._plans: dict[int, list[int] | None] = {}
 
     def h2(self, state: int) -> list[int]:
         return self._h2(state)
@@ -50,39 +56,57 @@ class Engine:
     def names(self, plan: list[int]) -> list[str]:
         return [self.task.action_names[a] for a in plan]
 
-    def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0,
-              h2: bool = True) -> V.Verdict:
-        """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?"""
+    def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0) -> V.Verdict:
+        """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
+
+        Order: the delete relaxation (a proof, microseconds), a short in-process greedy search (most
+        witnesses are a few steps away), h^2 (a stronger proof, milliseconds to a second), then
+        Fast Downward's complete greedy search, then in-process search on the rest of the budget.
+        """
         if satisfies(state, goal):
             return V.Verdict(True, V.HOLDS, [])
         ops, gen, relax = self.parts(banned_add)
         reached, _ = relax.reachable(state)
         if not any(p & reached == p for p, _ in goal):
             return V.Verdict(False, V.RELAXED)
-        if h2:
-            pairs = self.h2(state) if not banned_add else h2_pairs(len(self.task.atoms), ops, state)
-            if not any(pair_reachable(pairs, p) for p, _ in goal):
-                return V.Verdict(False, V.H2)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add)).canonical
-        quick = Budget(min(QUICK_SECONDS, budget.left() or QUICK_SECONDS), QUICK_STATES)
-        for stage in ("python", "fast-downward", "python"):
-            if stage == "fast-downward":
-                res = fd.solve(len(self.task.atoms), ops, state, goal, budget.left() or 3600, optimal=False)
-                if res.plan is not None:
-                    return V.Verdict(True, V.WITNESS, self.names([ops[i].action for i in res.plan]))
-                if res.proven_none:
-                    return V.Verdict(False, V.EXHAUSTIVE)
-                continue
-            try:
-                plan = greedy_plan(gen, state, goal, hadd, quick, canon=canon)
-            except BudgetExceeded as e:
-                quick = budget
-                continue
+        try:
+            plan = greedy_plan(gen, state, goal, hadd, _quick(budget), canon=canon)
             if plan is None:
                 return V.Verdict(False, V.EXHAUSTIVE)
             return V.Verdict(True, V.WITNESS, self.names(plan))
-        return V.Verdict(None, V.UNKNOWN, detail="the search budget ran out")
+        except BudgetExceeded:
+            pass
+        pairs = self.h2(state) if not banned_add else h2_pairs(len(self.task.atoms), ops, state)
+        if not any(pair_reachable(pairs, p) for p, _ in goal):
+            return V.Verdict(False, V.H2)
+        res = fd.solve(len(self.task.atoms), ops, state, goal, budget.left() or 3600, optimal=False)
+        if res.plan is not None:
+            return V.Verdict(True, V.WITNESS, self.names([ops[i].action for i in res.plan]))
+        if res.proven_none:
+            return V.Verdict(False, V.EXHAUSTIVE)
+        try:
+            plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
+        except BudgetExceeded as e:
+            return V.Verdict(None, V.UNKNOWN, detail=str(e))
+        if plan is None:
+            return V.Verdict(False, V.EXHAUSTIVE)
+        return V.Verdict(True, V.WITNESS, self.names(plan))
+
+    def some_plan(self, state: int, budget: Budget) -> list[int] | None:
+        """Any plan from `state` (cached per state): one plan refutes every landmark candidate it
+        never makes true. None when no plan was found (or none exists)."""
+        hit = self._plans.get(state, False)
+        if hit is not False:
+            return hit
+        v = self.reach(state, self.task.goal, budget)
+        plan = [self.task.parse_action(a) for a in v.witness] if v.answer else None
+        if v.known:
+            if len(self._plans) > 256:
+                self._plans.clear()
+            self._plans[state] = plan
+        return plan
 
     def optimal(self, state: int, budget: Budget, goal=None):
         """h*, all optimal first actions and one optimal plan (A* with h^max); raises BudgetExceeded."""

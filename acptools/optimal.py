@@ -139,8 +139,13 @@ class Optimizer:
         classes: dict[int, tuple[int, list[int]]] = {}
         for op, t in self.engine.gen.successors(state):
             classes.setdefault(self.sym.canonical(t), (t, []))[1].append(op.action)
-        optimal: set[int] = set(root.plan[:1])
-        todo = [(t, acts) for t, acts in classes.values() if not optimal & set(acts)]
+        optimal: set[int] = set()
+        todo = []
+        for t, acts in classes.values():
+            if root.plan[0] in acts:  # the optimal plan's first action proves its whole class
+                optimal.update(acts)
+            else:
+                todo.append((t, acts))
         verdicts = list(_pool.map(lambda item: self._is_closer(item[0], d, budget), todo))
         for (t, acts), ok in zip(todo, verdicts):
             if ok is None:

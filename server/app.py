@@ -68,6 +68,25 @@ class Limits(BaseModel):
     max_episodes: int = Field(default=64, ge=1, description="Maximum number of live episodes kept in memory.")
     max_pddl_bytes: int = Field(default=1_000_000, ge=1, description="Maximum size of one PDDL text, in bytes.")
     max_plan_length: int = Field(default=10_000, ge=1, description="Maximum number of actions in a plan.")
+    max_ground_actions: int = Field(
+        default=500_000, ge=1, description="Maximum number of ground actions a loaded task may have (after grounding)."
+    )
+    default_budget: float = Field(
+        default=30.0, gt=0, description="Search budget in seconds used when a tool call gives no budget."
+    )
+    max_budget: float = Field(default=600.0, gt=0, description="Largest search budget in seconds a tool call may ask for.")
+    max_concurrent_searches: int = Field(
+        default=2, ge=1, description="How many long searches may run at once (others wait their turn)."
+    )
+
+    @model_validator(mode="after")
+    def _default_budget_within_max(self) -> Limits:
+        if self.default_budget > self.max_budget:
+            raise ValueError(
+                f"the default budget ({self.default_budget} s, --default-budget) must not exceed the maximum budget "
+                f"({self.max_budget} s, --max-budget)"
+            )
+        return self
 
 
 class ServerConfig(BaseModel):
@@ -191,8 +210,12 @@ def build_server(config: ServerConfig | None = None) -> MCPServer:
         title="acptools planning server",
         version=__version__,
         instructions=(
-            "Tools for PDDL planning tasks. Call server_info to see the configured limits and whether "
-            "filesystem paths are accepted."
+            "Proven answers about PDDL planning tasks. Start with load_task (PDDL text, or example=<name> from "
+            "list_examples); it returns a task_id that every other tool takes. States are lists of ground fluent "
+            "atoms like \"(at c1 l0)\" under the closed-world assumption (unlisted atoms are false); omit a state "
+            "to use the task's initial state. Every verdict says how it is known (a witness plan you can replay "
+            "with validate_plan, or a proof kind) or says 'unknown' when its budget (seconds) ran out. "
+            "server_info shows the limits."
         ),
         log_level=config.log_level,
     )
@@ -325,6 +348,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-episodes", type=int, default=d.max_episodes)
     p.add_argument("--max-pddl-bytes", type=int, default=d.max_pddl_bytes)
     p.add_argument("--max-plan-length", type=int, default=d.max_plan_length)
+    p.add_argument("--max-ground-actions", type=int, default=d.max_ground_actions)
+    p.add_argument("--default-budget", type=float, default=d.default_budget, help="seconds (default %(default)s)")
+    p.add_argument("--max-budget", type=float, default=d.max_budget, help="seconds (default %(default)s)")
+    p.add_argument("--max-concurrent-searches", type=int, default=d.max_concurrent_searches)
     p.add_argument(
         "--log-level",
         type=str.upper,
@@ -365,6 +392,10 @@ def parse_args(argv: Sequence[str] | None = None, environ: dict[str, str] | None
                 max_episodes=ns.max_episodes,
                 max_pddl_bytes=ns.max_pddl_bytes,
                 max_plan_length=ns.max_plan_length,
+                max_ground_actions=ns.max_ground_actions,
+                default_budget=ns.default_budget,
+                max_budget=ns.max_budget,
+                max_concurrent_searches=ns.max_concurrent_searches,
             ),
         )
     except ValidationError as exc:

@@ -85,7 +85,9 @@ async def test_inprocess_server_info_and_tool_listing(mode: str, tmp_path: Path)
     assert info["transport"] == "stdio"
     assert info["filesystem_access"] is True
     assert info["root"] == str(tmp_path.resolve())
-    assert info["limits"] == {"max_tasks": 3, "max_episodes": 4, "max_pddl_bytes": 5, "max_plan_length": 6}
+    assert {k: info["limits"][k] for k in ("max_tasks", "max_episodes", "max_pddl_bytes", "max_plan_length")} == {
+        "max_tasks": 3, "max_episodes": 4, "max_pddl_bytes": 5, "max_plan_length": 6}
+    assert info["limits"] == config.limits.model_dump()
     assert info["version"]
     # unstructured content mirrors the structured result as JSON text
     assert json.loads(result.content[0].text) == info

@@ -8,8 +8,7 @@ and a plan of the compiled task (which never makes p true) refutes it.
 from __future__ import annotations
 
 from ..engine import Engine
-from ..search import Budget, greedy_plan
-from ..errors import BudgetExceeded
+from ..search import Budget
 from .. import verdict as V
 from .results import Item, ItemList
 
@@ -27,6 +26,10 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> V.Verd
     reason = trivial_reason(engine, atom, state)
     if reason:
         return V.Verdict(True, V.TRIVIAL, detail=reason, extra={"trivial": True})
+    plan = engine.some_plan(state, budget)
+    if plan is not None and not _trajectory_atoms(engine, state, plan) >> atom & 1:
+        return V.Verdict(False, V.WITNESS, engine.names(plan), "a plan reaches the goal without it",
+                         {"trivial": False})
     v = engine.reach(state, engine.task.goal, budget, banned_add=1 << atom)
     if v.answer is None:
         return V.Verdict(None, V.UNKNOWN, detail=v.detail, extra={"trivial": False})
@@ -48,17 +51,13 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     """All non-trivial fact landmarks of the state (complete unless the budget ran out)."""
     task = engine.task
     candidates = ((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms
-    relax = engine.relax
-    try:
-        plan = greedy_plan(engine.gen, state, task.goal, lambda s: relax.hmax(s, task.goal, combine=sum), budget)
-    except BudgetExceeded:
-        plan = None
+    plan = engine.some_plan(state, budget)
+    if plan is None:
         first = engine.reach(state, task.goal, budget)
         if first.answer is None:
             return ItemList([], False, 0, task.names(candidates), "no plan found within the budget")
-    if plan is None:
         names = task.names(candidates)
-        return ItemList([Item(n, V.EXHAUSTIVE) for n in names], True, len(names), [],
+        return ItemList([Item(n, first.how) for n in names], True, len(names), [],
                         "the goal is unreachable, so every atom is (vacuously) a landmark")
     # atoms that a plan never makes true are refuted by that plan
     todo = candidates & _trajectory_atoms(engine, state, plan)
