@@ -25,11 +25,6 @@ QUICK_SECONDS = 0.05   # in-process greedy search first: most witnesses are a fe
 QUICK_STATES = 2000
 
 
-def _quick(budget: Budget) -> Budget:
-    left = budget.left()
-    return Budget(QUICK_SECONDS if left is None else min(QUICK_SECONDS, left), QUICK_STATES)
-
-
 class Engine:
     """Caches per task: the successor index and relaxation over all operators."""
 
@@ -72,7 +67,7 @@ class Engine:
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add)).canonical
         try:
-            plan = greedy_plan(gen, state, goal, hadd, _quick(budget), canon=canon)
+            plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
             if plan is None:
                 return V.Verdict(False, V.EXHAUSTIVE)
             return V.Verdict(True, V.WITNESS, self.names(plan))
@@ -81,7 +76,8 @@ class Engine:
         pairs = self.h2(state) if not banned_add else h2_pairs(len(self.task.atoms), ops, state)
         if not any(pair_reachable(pairs, p) for p, _ in goal):
             return V.Verdict(False, V.H2)
-        res = fd.solve(len(self.task.atoms), ops, state, goal, budget.left() or 3600, optimal=False)
+        res = fd.solve(len(self.task.atoms), ops, state, goal, budget.wall(), optimal=False,
+                       cancelled=budget.cancelled)
         if res.plan is not None:
             return V.Verdict(True, V.WITNESS, self.names([ops[i].action for i in res.plan]))
         if res.proven_none:

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,40 +48,54 @@ class FdResult:
     detail: str = ""
 
 
-_op_text_cache: dict[int, tuple[list, str, str]] = {}
+_op_text_cache: dict[tuple, tuple[list, str, list[str]]] = {}
 
 
-def _static_parts(num_atoms: int, operators: list[Operator]) -> tuple[str, str]:
+def _static_parts(num_atoms: int, operators: list[Operator], started: int | None) -> tuple[str, list[str]]:
     """Variables and operators do not depend on the state or goal: build their text once per list."""
-    hit = _op_text_cache.get(id(operators))
+    key = (id(operators), started)
+    hit = _op_text_cache.get(key)
     if hit is not None and hit[0] is operators:
         return hit[1], hit[2]
     var_lines = []
     for a in range(num_atoms):
         var_lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
-    ops_text = "\n".join(_sas_operator(f"o{i}", op, 1) for i, op in enumerate(operators))
+    if started is not None:
+        var_lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
+                      "end_variable"]
+    ops_text = [_sas_operator(f"o{i}", op, started) for i, op in enumerate(operators)]
     if len(_op_text_cache) > 64:
         _op_text_cache.clear()
-    _op_text_cache[id(operators)] = (operators, "\n".join(var_lines), ops_text)
-    return _op_text_cache[id(operators)][1:]
+    _op_text_cache[key] = (operators, "\n".join(var_lines), ops_text)
+    return _op_text_cache[key][1:]
 
 
-def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]]) -> str:
+def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
+              not_first: frozenset[int] = frozenset()) -> str:
     """SAS+ text: atom i is binary variable i (value 0 = true); a disjunctive goal gets a 0-cost
-    helper action per disjunct that sets an extra goal variable."""
-    variables, ops_text = _static_parts(num_atoms, operators)
+    helper action per disjunct that sets an extra goal variable. Operators in `not_first` may not
+    start the plan: every operator sets a 'started' variable, and those require it."""
+    started = num_atoms if not_first else None
+    variables, ops_text = _static_parts(num_atoms, operators, started)
+    if not_first:
+        ops_text = list(ops_text)
+        for i in not_first:
+            ops_text[i] = _sas_operator(f"o{i}", operators[i], started, gated=True)
+    goal_var = num_atoms + (started is not None)
     multi_goal = len(goal) > 1
-    out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(num_atoms + multi_goal),
+    out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(goal_var + multi_goal),
            variables]
     if multi_goal:
         out += ["begin_variable", "goal", "-1", "2", "Atom goal()", "NegatedAtom goal()", "end_variable"]
     out += ["0", "begin_state"]
     out += ["0" if state >> a & 1 else "1" for a in range(num_atoms)]
+    if started is not None:
+        out.append("1")
     if multi_goal:
         out.append("1")
     out += ["end_state", "begin_goal"]
     if multi_goal:
-        out += ["1", f"{num_atoms} 0"]
+        out += ["1", f"{goal_var} 0"]
     else:
         p, n = goal[0]
         conds = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
@@ -91,19 +106,22 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
         for j, (p, n) in enumerate(goal):
             pre = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
             goal_ops.append("\n".join(["begin_operator", f"goal{j}", str(len(pre))] + pre +
-                                       ["1", f"0 {num_atoms} -1 0", "0", "end_operator"]))
+                                       ["1", f"0 {goal_var} -1 0", "0", "end_operator"]))
     out.append(str(len(operators) + len(goal_ops)))
-    if operators:
-        out.append(ops_text)
+    out += ops_text
     out += goal_ops
     out.append("0")
     return "\n".join(out) + "\n"
 
 
-def _sas_operator(name: str, op: Operator, cost: int) -> str:
+def _sas_operator(name: str, op: Operator, started: int | None = None, gated: bool = False) -> str:
     pre_val = {a: 0 for a in bits(op.pre)}
     pre_val.update({a: 1 for a in bits(op.neg)})
     effects = []  # (conditions, var, post)
+    if started is not None:
+        effects.append(((), started, 0))
+        if gated:
+            pre_val[started] = 0
     for a in bits(op.dele & ~op.add):
         effects.append(((), a, 1))
     for a in bits(op.add):
@@ -123,14 +141,14 @@ def _sas_operator(name: str, op: Operator, cost: int) -> str:
     for cond, v, post in effects:
         lines.append(" ".join([str(len(cond))] + [f"{cv} {cx}" for cv, cx in cond] +
                               [str(v), str(pre_val.get(v, -1)), str(post)]))
-    lines += [str(cost), "end_operator"]
+    lines += ["1", "end_operator"]
     return "\n".join(lines)
 
 
-def run_search(binary: str, config: str, sas: str, seconds: float, memory_mb: int = 4096
-               ) -> tuple[int | None, str | None, str]:
-    """Run a Fast Downward-style search binary on SAS+ text: (exit code or None on timeout,
-    plan text or None, tail of its output). Each run gets its own scratch folder."""
+def run_search(binary: str, config: str, sas: str, seconds: float, memory_mb: int = 4096,
+               cancelled=None) -> tuple[int | None, str | None, str]:
+    """Run a Fast Downward-style search binary on SAS+ text: (exit code or None when stopped by
+    time or `cancelled()`, plan text or None, tail of its output). Each run gets its own folder."""
     workdir = tempfile.mkdtemp(prefix="acptools-search-")
     plan_file = os.path.join(workdir, "plan")
 
@@ -138,15 +156,30 @@ def run_search(binary: str, config: str, sas: str, seconds: float, memory_mb: in
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
 
+    deadline = time.perf_counter() + max(seconds, 0.05)
+    proc = subprocess.Popen([binary, "--search", config, "--internal-plan-file", plan_file], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=workdir,
+                            preexec_fn=limit_memory)
+    pending = sas
+    code, tail = None, f"ran out of {seconds:.1f} s"
     try:
-        proc = subprocess.run([binary, "--search", config, "--internal-plan-file", plan_file], input=sas,
-                              capture_output=True, text=True, timeout=max(seconds, 0.05), cwd=workdir,
-                              preexec_fn=limit_memory)
-        code, tail = proc.returncode, proc.stdout[-300:]
-    except subprocess.TimeoutExpired:
-        code, tail = None, f"ran out of {seconds:.1f} s"
+        while True:
+            try:
+                out, _ = proc.communicate(pending, timeout=0.05)
+                code, tail = proc.returncode, (out or "")[-300:]
+                break
+            except subprocess.TimeoutExpired:
+                pending = None
+                if cancelled is not None and cancelled():
+                    tail = "was cancelled"
+                    break
+                if time.perf_counter() > deadline:
+                    break
     finally:
-        plan_text = Path(plan_file).read_text() if os.path.exists(plan_file) else None
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        plan_text = Path(plan_file).read_text() if code is not None and os.path.exists(plan_file) else None
         shutil.rmtree(workdir, ignore_errors=True)
     return code, plan_text, tail
 
@@ -157,7 +190,8 @@ def plan_lines(plan_text: str) -> list[str]:
 
 
 def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-          seconds: float, bound: int | None = None, memory_mb: int = 4096, optimal: bool = True) -> FdResult:
+          seconds: float, bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
+          not_first: frozenset[int] = frozenset(), cancelled=None) -> FdResult:
     """Optimal plan with A*/LM-cut (or any plan with greedy search when not `optimal`);
     with `bound`, only plans of length < bound count."""
     binary = downward_binary()
@@ -169,10 +203,10 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
     try:
-        sas = write_sas(num_atoms, operators, state, goal)
+        sas = write_sas(num_atoms, operators, state, goal, not_first)
     except Unsupported as e:
         return FdResult(None, False, detail=str(e))
-    code, plan_text, tail = run_search(binary, config, sas, seconds, memory_mb)
+    code, plan_text, tail = run_search(binary, config, sas, seconds, memory_mb, cancelled)
     if code is None:
         return FdResult(None, False, timed_out=True, detail=f"Fast Downward {tail}")
     if code == _FOUND and plan_text is not None:

@@ -11,7 +11,8 @@ Every answer is exact; if all engines run out of budget the answer is `unknown`.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from . import fd, symk
@@ -21,9 +22,9 @@ from .symmetry import Symmetry, goal_targets
 
 FIRST_TRY_SECONDS = 0.25   # in-process A* before anything else
 FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
-FD_CHECK_SECONDS = 1.0     # ... and for one bounded successor check
 SYMMETRY_SECONDS = 10.0    # the longer in-process try when symmetries exist
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
+_race_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="acptools-race")
 
 
 @dataclass
@@ -42,11 +43,6 @@ class NextActions:
     optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
     how: str
-
-
-def _slice(budget: Budget, cap: float) -> Budget:
-    left = budget.left()
-    return Budget(cap if left is None else min(cap, left), None)
 
 
 class Optimizer:
@@ -69,14 +65,16 @@ class Optimizer:
             return None
         return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax")
 
-    def _fd(self, state: int, seconds: float, bound: int | None = None) -> fd.FdResult:
-        res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, seconds, bound)
+    def _fd(self, state: int, budget: Budget) -> fd.FdResult:
+        res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, budget.wall(),
+                       cancelled=budget.cancelled)
         if res.plan is not None:
             res.plan = [self.task.operators[i].action for i in res.plan]
         return res
 
-    def _symk(self, state: int, seconds: float) -> HStar | None:
-        res = symk.optimal_plan(self.task.domain_text, self.task.problem_for(state), seconds)
+    def _symk(self, state: int, budget: Budget) -> HStar | None:
+        res = symk.optimal_plan(self.task.domain_text, self.task.problem_for(state), budget.wall(),
+                                cancelled=budget.cancelled)
         if res.plan is not None:
             return HStar(len(res.plan), [self.task.parse_action(a) for a in res.plan], "symk-bidirectional")
         if res.proven_none:
@@ -88,34 +86,99 @@ class Optimizer:
         """Exact h*(state) or, when every engine ran out of budget, known=False."""
         if satisfies(state, self.task.goal):
             return HStar(0, [], "holds-in-state")
-        h = self._astar_h(state, _slice(budget, FIRST_TRY_SECONDS))
+        h = self._astar_h(state, budget.child(FIRST_TRY_SECONDS))
         if h:
             return h
-        res = self._fd(state, _slice(budget, FD_SECONDS).seconds)
+        res = self._fd(state, budget.child(FD_SECONDS))
         if res.plan is not None:
             return HStar(len(res.plan), res.plan, "fast-downward-lmcut")
         if res.proven_none:
             return HStar(None, None, "fast-downward-lmcut")
         if self.sym.active:
-            h = self._astar_h(state, _slice(budget, SYMMETRY_SECONDS))
+            h = self._astar_h(state, budget.child(SYMMETRY_SECONDS))
             if h:
                 return h
-        if budget.left() is None or budget.left() > 0:
-            h = self._symk(state, budget.left() or 3600)
+        if budget.wall() > 0:
+            h = self._symk(state, budget)
             if h:
                 return h
         h = self._astar_h(state, budget)
         return h or HStar(None, None, "unknown", known=False)
 
+    def _first_action_classes(self, state: int) -> dict[int, tuple[int, list[int], list[int]]]:
+        """Applicable operators of `state` grouped by symmetry class of their successor:
+        canonical key -> (a successor state, action ids, operator indices)."""
+        index = {id(op): i for i, op in enumerate(self.task.operators)}
+        classes: dict[int, tuple[int, list[int], list[int]]] = {}
+        for op, t in self.engine.gen.successors(state):
+            entry = classes.setdefault(self.sym.canonical(t), (t, [], []))
+            entry[1].append(op.action)
+            entry[2].append(index[id(op)])
+        return classes
+
+    def _optimal_by_exclusion(self, state: int, d: int, first: int, budget: Budget) -> set[int] | None:
+        """All optimal first actions, given h*(state) = d and one optimal first action: ask Fast
+        Downward again with every known-optimal first action forbidden as a first step; a plan of
+        length d reveals another, a longer plan (or none) proves there is no other."""
+        classes = self._first_action_classes(state)
+        optimal: set[int] = set()
+        banned: set[int] = set()
+
+        def take(action: int) -> None:
+            for _, acts, ops in classes.values():
+                if action in acts:
+                    optimal.update(acts)
+                    banned.update(ops)
+
+        take(first)
+        while len(banned) < sum(len(c[2]) for c in classes.values()):
+            res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, budget.wall(),
+                           not_first=frozenset(banned), cancelled=budget.cancelled)
+            if res.plan is None:
+                return optimal if res.proven_none else None
+            if len(res.plan) > d:
+                return optimal
+            take(self.task.operators[res.plan[0]].action)
+        return optimal
+
+    def _fd_next(self, state: int, budget: Budget) -> NextActions | None:
+        res = self._fd(state, budget)
+        if res.proven_none:
+            return NextActions(None, frozenset(), None, "fast-downward-lmcut")
+        if res.plan is None:
+            return None
+        d = len(res.plan)
+        optimal = self._optimal_by_exclusion(state, d, res.plan[0], budget)
+        return None if optimal is None else NextActions(d, frozenset(optimal), res.plan, "fast-downward-lmcut")
+
+    def _symmetric_next(self, state: int, budget: Budget) -> NextActions | None:
+        try:
+            r = self._astar(state, budget)
+        except BudgetExceeded:
+            return None
+        return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry")
+
+    def _race(self, state: int, budget: Budget) -> NextActions | None:
+        """Fast Downward (+ exclusion) and, when objects are interchangeable, the symmetry-reduced
+        in-process A*, run side by side (a subprocess and a thread): the first exact answer wins
+        and the other is cancelled."""
+        stop = threading.Event()
+        jobs = [self._fd_next]
+        if self.sym.active:
+            jobs.append(self._symmetric_next)
+        futures = [_race_pool.submit(job, state, budget.child(cancel=stop)) for job in jobs]
+        result = None
+        try:
+            for f in as_completed(futures):
+                result = f.result()
+                if result is not None:
+                    break
+        finally:
+            stop.set()
+        return result
+
     def _is_closer(self, t: int, d: int, budget: Budget) -> bool | None:
         """Is h*(t) = d - 1 for a successor t of a state with h* = d? None: unknown."""
-        if satisfies(t, self.task.goal):
-            return d == 1
-        res = self._fd(t, _slice(budget, FD_CHECK_SECONDS).seconds, bound=d)
-        if res.plan is not None:
-            return True
-        if res.proven_none:
-            return False
         h = self.h_star(t, budget)
         return None if not h.known else h.cost == d - 1
 
@@ -125,23 +188,23 @@ class Optimizer:
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], "holds-in-state")
         try:
-            r = self._astar(state, _slice(budget, FIRST_TRY_SECONDS))
+            r = self._astar(state, budget.child(FIRST_TRY_SECONDS))
             return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
         except BudgetExceeded:
             pass
+        result = self._race(state, budget)
+        if result is not None:
+            return result
+        # last resort: exact h* of the state and of one successor per symmetry class
         root = self.h_star(state, budget)
         if not root.known:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
         d = root.cost
-        # one check per symmetry class of successors (symmetric states share h*)
-        classes: dict[int, tuple[int, list[int]]] = {}
-        for op, t in self.engine.gen.successors(state):
-            classes.setdefault(self.sym.canonical(t), (t, []))[1].append(op.action)
         optimal: set[int] = set()
         todo = []
-        for t, acts in classes.values():
+        for t, acts, _ in self._first_action_classes(state).values():
             if root.plan[0] in acts:  # the optimal plan's first action proves its whole class
                 optimal.update(acts)
             else:

@@ -7,6 +7,7 @@ into an `unknown` verdict. A search that empties its open list without a solutio
 from __future__ import annotations
 
 import heapq
+import threading
 import time
 from dataclasses import dataclass, field
 from itertools import count
@@ -18,15 +19,24 @@ from .successors import SuccessorGenerator
 
 @dataclass
 class Budget:
-    """Wall seconds and expanded states a search may use; `None` means no limit."""
+    """Wall seconds and expanded states a search may use; `None` means no limit. Setting `cancel`
+    (a threading.Event, shared with every child budget) stops searches and outside planners."""
 
     seconds: float | None = 5.0
     states: int | None = 2_000_000
     started: float = field(default_factory=time.perf_counter)
     expanded: int = 0
+    cancel: threading.Event | None = None
+    parent: "Budget | None" = None
+
+    def cancelled(self) -> bool:
+        return (self.cancel is not None and self.cancel.is_set()) or (
+            self.parent is not None and self.parent.cancelled())
 
     def spend(self, n: int = 1) -> None:
         self.expanded += n
+        if self.cancelled():
+            raise BudgetExceeded("the search was cancelled")
         if self.states is not None and self.expanded > self.states:
             raise BudgetExceeded(f"state budget of {self.states} spent")
         if self.expanded & 255 == 0 and self.seconds is not None and self.elapsed() > self.seconds:
@@ -36,7 +46,21 @@ class Budget:
         return time.perf_counter() - self.started
 
     def left(self) -> float | None:
+        if self.cancelled():
+            return 0.0
         return None if self.seconds is None else max(0.0, self.seconds - self.elapsed())
+
+    def wall(self, default: float = 3600.0) -> float:
+        """Seconds an outside planner may run: what is left, or `default` when unlimited."""
+        left = self.left()
+        return default if left is None else left
+
+    def child(self, cap: float | None = None, states: int | None = None,
+              cancel: threading.Event | None = None) -> "Budget":
+        """A slice of at most `cap` seconds of what is left; cancelling this budget cancels it."""
+        left = self.left()
+        seconds = left if cap is None else (cap if left is None else min(cap, left))
+        return Budget(seconds, states, cancel=cancel, parent=self)
 
 
 def satisfies(state: int, dnf: list[tuple[int, int]]) -> bool:

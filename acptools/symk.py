@@ -7,6 +7,7 @@ finds mutex groups and builds multi-valued variables: on a 14-step blocksworld s
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -39,7 +40,8 @@ class SymkResult:
     detail: str = ""
 
 
-def optimal_plan(domain_text: str, problem_text: str, seconds: float, memory_mb: int = 8192) -> SymkResult:
+def optimal_plan(domain_text: str, problem_text: str, seconds: float, memory_mb: int = 8192,
+                 cancelled=None) -> SymkResult:
     """An optimal (unit-cost) plan, or a proof that none exists, or neither within `seconds`."""
     root = _root()
     if root is None:
@@ -51,9 +53,9 @@ def optimal_plan(domain_text: str, problem_text: str, seconds: float, memory_mb:
         d.write_text(domain_text)
         p.write_text(problem_text)
         try:
-            tr = subprocess.run([sys.executable, str(root / "translate" / "translate.py"), str(d), str(p),
-                                 "--sas-file", str(out)], capture_output=True, text=True, cwd=tmp,
-                                timeout=max(seconds, 0.05))
+            env = dict(os.environ, PYTHONPATH=str(root))  # the planner's own translator package
+            tr = subprocess.run([sys.executable, "-m", "translate", str(d), str(p), "--sas-file", str(out)],
+                                capture_output=True, text=True, cwd=tmp, env=env, timeout=max(seconds, 0.05))
         except subprocess.TimeoutExpired:
             return SymkResult(None, False, "the translator ran out of time")
         if tr.returncode == _TRANSLATE_UNSOLVABLE:
@@ -62,7 +64,9 @@ def optimal_plan(domain_text: str, problem_text: str, seconds: float, memory_mb:
             return SymkResult(None, False, f"translator exit code {tr.returncode}: {tr.stdout[-300:]}")
         sas = out.read_text()
     left = seconds - (time.perf_counter() - started)
-    code, plan_text, tail = run_search(str(root / "downward"), "sym_bd()", sas, left, memory_mb)
+    if cancelled is not None and cancelled():
+        return SymkResult(None, False, "cancelled")
+    code, plan_text, tail = run_search(str(root / "downward"), "sym_bd()", sas, left, memory_mb, cancelled)
     if code == _FOUND and plan_text is not None:
         return SymkResult(plan_lines(plan_text), False)
     if code in (_UNSOLVABLE, _UNSOLVED):

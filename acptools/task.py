@@ -40,7 +40,7 @@ class Unsatisfied:
 class Task:
     """A PDDL task grounded once; every question about it reuses this object."""
 
-    def __init__(self, domain_text: str, problem_text: str):
+    def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS):
         self.domain_text, self.problem_text = domain_text, problem_text
         self.domain = parse_domain(domain_text)
         self.problem = parse_problem(problem_text, self.domain)
@@ -56,8 +56,8 @@ class Task:
         for schema in self.domain.actions.values():
             for ops in ground_schema(schema, g, self._new_action):
                 self.operators.extend(ops)
-                if len(self.operators) > MAX_GROUND_OPERATORS:
-                    raise AcpError(f"the task has more than {MAX_GROUND_OPERATORS} ground operators", "grounding",
+                if len(self.operators) > max_operators:
+                    raise AcpError(f"the task has more than {max_operators} ground operators", "grounding",
                                    "use a smaller problem")
         self.num_possible_actions = len(self.action_names)
         self.ops_of_action: list[list[Operator]] = [[] for _ in self.action_names]
@@ -246,10 +246,11 @@ def split_atoms(text: str) -> list[str]:
     return re.findall(r"\([^()]*\)", text)
 
 
-def load_task(domain: str, problem: str) -> Task:
-    """Load from PDDL text, or from file paths when the arguments name existing files."""
-    if "(" not in domain and Path(domain).is_file():
-        domain = Path(domain).read_text()
-    if "(" not in problem and Path(problem).is_file():
-        problem = Path(problem).read_text()
-    return Task(domain, problem)
+def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS) -> Task:
+    """Load from PDDL text, or from files when given `pathlib.Path` objects (strings are always text,
+    so a server can never be tricked into reading a file)."""
+    if isinstance(domain, Path):
+        domain = domain.read_text()
+    if isinstance(problem, Path):
+        problem = problem.read_text()
+    return Task(domain, problem, max_operators)

@@ -82,7 +82,8 @@ async def timed(client: Client, name: str, args: dict, n: int, warmup: int = 20)
 def pick_task(records: list[dict]) -> tuple[dict, list[str]]:
     """A mid-sized logistics nexta record and its optimal plan (a realistic plan to validate)."""
     for r in records:
-        if domain_name(r) == "logistics-strips" and r.get("group") == "goal_closer_gen" and int(r["answer"]["opt"]) >= 8:
+        nexta = r.get("group") == "goal_closer_gen"
+        if nexta and domain_name(r) == "logistics-strips" and int(r["answer"]["opt"]) >= 8:
             task = load_task(r["PDDL_domain"], r["PDDL_problem"])
             plan = task.questions.plan(budget=60).witness
             if plan:

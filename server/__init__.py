@@ -1,4 +1,8 @@
-"""MCP server for acptools (infrastructure: config, transports, auth, caches).
+"""MCP server for acptools: the MCP layer only (all planning logic lives in ``acptools``).
+
+Modules: :mod:`server.app` (config, CLI, transports, bearer auth, path guard), :mod:`server.tools` (the tools
+and resources), :mod:`server.models` (pydantic results), :mod:`server.registry` (task cache, episodes, input
+checks), :mod:`server.runner` (searches off the event loop, budgets, cancellation), :mod:`server.cache`.
 
 Entry points:
 

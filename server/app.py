@@ -74,7 +74,9 @@ class Limits(BaseModel):
     default_budget: float = Field(
         default=30.0, gt=0, description="Search budget in seconds used when a tool call gives no budget."
     )
-    max_budget: float = Field(default=600.0, gt=0, description="Largest search budget in seconds a tool call may ask for.")
+    max_budget: float = Field(
+        default=600.0, gt=0, description="Largest search budget in seconds a tool call may ask for."
+    )
     max_concurrent_searches: int = Field(
         default=2, ge=1, description="How many long searches may run at once (others wait their turn)."
     )

@@ -206,12 +206,18 @@ class PlanResult(BaseModel):
 
 
 class ScoreResult(BaseModel):
-    task: str = Field(description="The question kind that was graded (app, prog, reach, areach, val, just, land, nexta).")
+    task: str = Field(description="The question kind graded: app, prog, reach, areach, val, just, land or nexta.")
     score: int | None = Field(description="1 correct, 0 wrong, null when correctness could not be decided.")
     verdict: str
     reason: str
-    witness: Any = Field(default=None, description="Evidence for the grade (e.g. a plan), or null.")
+    witness: list[str] | None = Field(
+        default=None,
+        description="A plan from the question's state backing the reason (e.g. the plan that reaches an atom the "
+        "answer claimed unreachable, or an optimal plan); replay it with validate_plan. Null if none.",
+    )
     metrics: dict[str, Any] = Field(default_factory=dict, description="Partial-credit metrics (IoU, regret, ...).")
+    parsed: dict[str, Any] = Field(default_factory=dict, description="What was read from the response.")
+    semantics: str = Field(default="exact", description="The scoring semantics used.")
 
 
 # ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from acptools import AcpError, Task, load_task
 from acptools.names import split_plan
 from acptools.task import split_atoms
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from server.app import Limits, PathAccessError, ServerConfig
 from server.cache import BoundedCache, CacheKeyError
@@ -56,6 +57,10 @@ def tool_errors(tool: str) -> Iterator[None]:
         yield
     except ToolError:
         raise
+    except ValidationError:  # a result model rejected what we built: our bug, not the caller's input
+        log.exception("tool %s built an invalid result", tool)
+        raise ToolError(f"internal error in {tool} (invalid result); the server is still running. "
+                        "Please report this together with the arguments that caused it.") from None
     except (AcpError, ValueError) as exc:  # AcpError is a ValueError; so are the library's own checks
         raise ToolError(describe(exc)) from None
     except RecursionError:

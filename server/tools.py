@@ -15,14 +15,12 @@ from the configuration inside :func:`register` and must be real objects, not str
 import dataclasses
 import importlib
 import importlib.metadata
-import inspect
 import json
 import logging
 import math
 import threading
 from typing import Annotated, Any
 
-import anyio
 from acptools import AcpError, Task, examples as bundled
 from acptools import load_task as acp_load_task
 from acptools.answers import canonical_task
@@ -79,6 +77,8 @@ STATE = (
     "from the problem. Omit it to use the task's initial state."
 )
 TASK_ID = "`task_id`: the id load_task returned."
+STATE_SHORT = "`state` (optional): a list of atoms, closed world (unlisted atoms are false); default the initial state."
+NAMES_SHORT = "Unknown names get a did-you-mean error."
 
 
 def _budget_text(limits: Limits) -> str:
@@ -253,6 +253,13 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
 
     def seconds_of(budget: float | None) -> float:
         return float(limits.default_budget if budget is None else budget)
+
+    async def search(task: Task, seconds: float, ask):
+        """``ask(questions)`` in a worker thread; every search inside spends one cancellable budget.
+
+        (The seconds are also passed to the library call itself, so the budget holds even without the hook.)
+        """
+        return await runner.run(lambda budget: ask(budgeted_questions(task, budget)), seconds)
 
     # ---- info ---------------------------------------------------------------------------------
 
@@ -439,7 +446,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "Replay a sequence of ground actions from a state. `first_inapplicable` is the 0-based index of the "
             "first action whose preconditions do not hold (null if all apply), with the unsatisfied "
             "preconditions; `goal_reached` says whether the final state satisfies the goal; `valid` means both. "
-            f"{TASK_ID} `plan`: a list of actions or one string. {STATE} {NAMES}\n"
+            f"{TASK_ID} `plan`: a list of actions or one string. {STATE_SHORT} {NAMES_SHORT}\n"
             "Example: validate_plan(task_id=..., plan=[\"(sail l0 l1)\", \"(board c1 l1)\", \"(sail l1 l2)\", "
             "\"(debark c1 l2)\"]) -> {\"first_inapplicable\": null, \"goal_reached\": true, \"valid\": true, ...}; "
             "plan=\"(sail l0 l1) (sail l0 l2)\" -> {\"first_inapplicable\": 1, \"unsatisfied_preconditions\": "
@@ -474,7 +481,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "Find which single actions, and which pairs of consecutive actions, can be removed from a plan so that "
             "what remains is still a valid plan. Each entry of `removable` gives the 0-based `indices` removed and "
             "the shorter `plan`. An empty list means the plan has no such redundancy. "
-            f"{TASK_ID} `plan`: a list of actions or one string. {STATE} {NAMES}\n"
+            f"{TASK_ID} `plan`: a list of actions or one string. {STATE_SHORT} {NAMES_SHORT}\n"
             "Example: simplify_plan(task_id=..., plan=[\"(sail l0 l1)\", \"(sail l1 l0)\", \"(board c0 l0)\", ...]) "
             "-> {\"removable\": [{\"indices\": [0, 1], \"plan\": [\"(board c0 l0)\", ...]}], ...}"
         ),
@@ -510,7 +517,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "with a `witness` plan that reaches a state where the atom holds (how='witness-plan', or "
             "'holds-in-state' with an empty witness); answer=false with a proof kind in `how`: 'static-facts', "
             "'delete-relaxation', 'h2-mutex' or 'exhaustive-search'; null with how='unknown' if the budget ran out. "
-            f"{TASK_ID} `atom`: one fluent atom. {STATE} {BUDGET} {NAMES}\n"
+            f"{TASK_ID} `atom`: one fluent atom. {STATE_SHORT} {BUDGET} {NAMES_SHORT}\n"
             "Example: is_reachable(task_id=..., atom=\"(at c0 l1)\") -> {\"answer\": true, \"how\": "
             "\"witness-plan\", \"witness\": [\"(board c0 l0)\", \"(sail l0 l1)\", \"(debark c0 l1)\"]}"
         ),
@@ -524,7 +531,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             s = parse_state(task, state)
             name = atom_name(task, atom)
             seconds = seconds_of(budget)
-            v = await runner.run(lambda b: budgeted_questions(task, b).is_reachable(name, s), seconds)
+            v = await search(task, seconds, lambda q: q.is_reachable(name, s, budget=seconds))
             return M.VerdictResult(**_verdict(name, v, seconds))
 
     @mcp.tool(
@@ -534,7 +541,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "List the fluent atoms that no sequence of actions from the state can make true, each with its proof "
             "kind ('delete-relaxation', 'h2-mutex', 'exhaustive-search'). `complete`=true means every other atom "
             "was shown reachable, so the list is exact; otherwise `unknown` holds the undecided ones. "
-            f"{TASK_ID} {STATE} `limit` (optional, default {DEFAULT_LIST_LIMIT}): cap on items returned (`total` "
+            f"{TASK_ID} {STATE_SHORT} `limit` (optional, default {DEFAULT_LIST_LIMIT}): cap on items returned (`total` "
             f"counts all). {BUDGET}\n"
             "Example (logistics: trucks stay in their city): unreachable_atoms(task_id=..., limit=1) -> {\"items\": "
             "[{\"name\": \"(at a0 l0-1)\", \"how\": \"delete-relaxation\"}], \"complete\": true, \"total\": 6, "
@@ -550,7 +557,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             s = parse_state(task, state)
             seconds = seconds_of(budget)
             lim = limit or DEFAULT_LIST_LIMIT
-            r = await runner.run(lambda b: budgeted_questions(task, b).unreachable_atoms(s), seconds)
+            r = await search(task, seconds, lambda q: q.unreachable_atoms(s, budget=seconds))
             return _items(r, lim, seconds)
 
     @mcp.tool(
@@ -561,7 +568,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "is applicable. answer=true comes with a `witness` plan after which the action applies; false with a "
             "proof kind in `how` ('static-facts' when its static preconditions are false in the problem, "
             "'delete-relaxation', 'h2-mutex', 'exhaustive-search'); null with how='unknown' if the budget ran out. "
-            f"{TASK_ID} `action`: one ground action. {STATE} {BUDGET} {NAMES}\n"
+            f"{TASK_ID} `action`: one ground action. {STATE_SHORT} {BUDGET} {NAMES_SHORT}\n"
             "Example: is_action_reachable(task_id=..., action=\"(sail l0 l0)\") -> {\"answer\": false, \"how\": "
             "\"static-facts\", \"witness\": null}"
         ),
@@ -575,7 +582,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             s = parse_state(task, state)
             name = action_name(task, action)
             seconds = seconds_of(budget)
-            v = await runner.run(lambda b: budgeted_questions(task, b).is_action_reachable(name, s), seconds)
+            v = await search(task, seconds, lambda q: q.is_action_reachable(name, s, budget=seconds))
             return M.VerdictResult(**_verdict(name, v, seconds))
 
     @mcp.tool(
@@ -585,7 +592,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "List the ground actions that can never become applicable from the state, each with its proof kind "
             "('static-facts' for actions whose static preconditions are false, 'delete-relaxation', 'h2-mutex', "
             "'exhaustive-search'). `complete`=true means the list is exact; `unknown` holds undecided ones. "
-            f"{TASK_ID} {STATE} `limit` (optional, default {DEFAULT_LIST_LIMIT}): cap on items returned (`total` "
+            f"{TASK_ID} {STATE_SHORT} `limit` (optional, default {DEFAULT_LIST_LIMIT}): cap on items returned (`total` "
             f"counts all). {BUDGET}\n"
             "Example: unreachable_actions(task_id=..., limit=2) -> {\"items\": [{\"name\": \"(sail l0 l0)\", "
             "\"how\": \"static-facts\"}, ...], \"complete\": true, \"total\": 3, \"truncated\": true}"
@@ -600,7 +607,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             s = parse_state(task, state)
             seconds = seconds_of(budget)
             lim = limit or DEFAULT_LIST_LIMIT
-            r = await runner.run(lambda b: budgeted_questions(task, b).unreachable_actions(s, limit=lim), seconds)
+            r = await search(task, seconds, lambda q: q.unreachable_actions(s, budget=seconds, limit=lim))
             return _items(r, lim, seconds)
 
     # ---- land ---------------------------------------------------------------------------------
@@ -614,7 +621,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "how 'trivial'). answer=false comes with a `witness`: a plan reaching the goal that never makes the atom "
             "true. answer=true (non-trivial) is proven by 'delete-relaxation', 'h2-mutex' or 'exhaustive-search' on "
             "the task where no action may add the atom; null/'unknown' if the budget ran out. "
-            f"{TASK_ID} `atom`: one fluent atom. {STATE} {BUDGET} {NAMES}\n"
+            f"{TASK_ID} `atom`: one fluent atom. {STATE_SHORT} {BUDGET} {NAMES_SHORT}\n"
             "Example: is_landmark(task_id=..., atom=\"(on c1)\") -> {\"answer\": true, \"how\": "
             "\"delete-relaxation\", \"trivial\": false, \"witness\": null}; atom=\"(on c0)\" -> {\"answer\": false, "
             "\"how\": \"witness-plan\", \"witness\": [\"(sail l0 l1)\", \"(board c1 l1)\", ...]}"
@@ -629,7 +636,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             s = parse_state(task, state)
             name = atom_name(task, atom)
             seconds = seconds_of(budget)
-            v = await runner.run(lambda b: budgeted_questions(task, b).is_landmark(name, s), seconds)
+            v = await search(task, seconds, lambda q: q.is_landmark(name, s, budget=seconds))
             return M.LandmarkResult(**_verdict(name, v, seconds), trivial=v.extra.get("trivial"))
 
     @mcp.tool(
@@ -639,7 +646,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "List every non-trivial fact landmark of the state: fluent atoms false in the state and not in the goal "
             "that every plan must make true at some point, each with its proof kind. `complete`=true means every "
             "other candidate was refuted by a plan that avoids it. If the goal is unreachable every atom is "
-            f"(vacuously) a landmark; `detail` says so. {TASK_ID} {STATE} {BUDGET}\n"
+            f"(vacuously) a landmark; `detail` says so. {TASK_ID} {STATE_SHORT} {BUDGET}\n"
             "Example: landmarks(task_id=...) -> {\"items\": [{\"name\": \"(at-ferry l1)\", \"how\": "
             "\"delete-relaxation\"}, {\"name\": \"(at-ferry l2)\", ...}, {\"name\": \"(on c1)\", ...}], "
             "\"complete\": true, \"total\": 3}"
@@ -651,7 +658,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             task = tasks.get(task_id)
             s = parse_state(task, state)
             seconds = seconds_of(budget)
-            r = await runner.run(lambda b: budgeted_questions(task, b).landmarks(s), seconds)
+            r = await search(task, seconds, lambda q: q.landmarks(s, budget=seconds))
             return _items(r, None, seconds)
 
     # ---- nexta, plan ----------------------------------------------------------------------------
@@ -663,7 +670,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "Compute h* (the length of a shortest plan from the state), every applicable action that starts an "
             "optimal plan, every applicable action with h* after it and its regret (h*(after) + 1 - h*(state); 0 "
             "means optimal), and one optimal plan. All exact; `known`=false (how 'unknown') if the budget ran out. "
-            f"h_star is null with known=true when the goal is unreachable. {TASK_ID} {STATE} {BUDGET}\n"
+            f"h_star is null with known=true when the goal is unreachable. {TASK_ID} {STATE_SHORT} {BUDGET}\n"
             "Example: optimal_next_action(task_id=...) -> {\"h_star\": 4, \"optimal_actions\": [\"(sail l0 l1)\"], "
             "\"actions\": [{\"action\": \"(board c0 l0)\", \"h_star_after\": 5, \"regret\": 2, ...}, "
             "{\"action\": \"(sail l0 l1)\", \"h_star_after\": 3, \"regret\": 0, ...}, ...], \"plan\": "
@@ -678,7 +685,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             task = tasks.get(task_id)
             s = parse_state(task, state)
             seconds = seconds_of(budget)
-            r = await runner.run(lambda b: budgeted_questions(task, b).optimal_next(s), seconds)
+            r = await search(task, seconds, lambda q: q.optimal_next(s, budget=seconds))
             return M.OptimalNextResult(
                 h_star=r.h_star,
                 optimal_actions=r.optimal_actions,
@@ -701,7 +708,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "Find a plan from the state to the goal. optimal=true (default) returns a shortest plan and h_star; "
             "optimal=false returns the first plan a fast greedy search finds (usually much quicker, not shortest). "
             "answer=false means the goal is proven unreachable; null (how 'unknown') means the budget ran out. "
-            f"{TASK_ID} {STATE} `optimal` (optional, default true). {BUDGET}\n"
+            f"{TASK_ID} {STATE_SHORT} `optimal` (optional, default true). {BUDGET}\n"
             "Example: plan(task_id=..., optimal=false) -> {\"answer\": true, \"how\": \"witness-plan\", \"plan\": "
             "[\"(sail l0 l1)\", \"(board c1 l1)\", \"(sail l1 l2)\", \"(debark c1 l2)\"], \"length\": 4}"
         ),
@@ -717,7 +724,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             task = tasks.get(task_id)
             s = parse_state(task, state)
             seconds = seconds_of(budget)
-            v = await runner.run(lambda b: budgeted_questions(task, b).plan(s, optimal=optimal), seconds)
+            v = await search(task, seconds, lambda q: q.plan(s, optimal=optimal, budget=seconds))
             return M.PlanResult(
                 answer=v.answer,
                 how=v.how,
@@ -744,7 +751,9 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "Either pass `record` (an ACPBench Hard record: a JSON object with group, PDDL_domain, PDDL_problem, "
             "question, answer, ...), or `task_id` of a loaded task plus what the question is about: `state` "
             "(default init), `action` (for prog), `plan` (for val and just). `task` is the question kind. "
-            f"`semantics` (optional): 'exact' (default) or another mode the scorer supports. {BUDGET}\n"
+            "`semantics` (optional, records only): 'exact' (default: graded by proof from the PDDL) or "
+            "'reference' (the published lm-eval ACPBench scorer's rules). "
+            f"{BUDGET}\n"
             "Example: score_answer(task=\"nexta\", response=\"Answer: (sail l0 l1)\", task_id=...) -> "
             "{\"score\": 1, \"verdict\": \"correct\", ...}"
         ),
@@ -794,9 +803,11 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                     if record_kind != kind:
                         raise ToolError(f"task is {kind!r} but the record is a {record_kind!r} question "
                                         f"(group {group!r}); pass task={record_kind!r}")
-                call = lambda _b: _call_scorer(scoring.score_response, record, response, semantics=semantics,
-                                               budget=seconds)
+                call = lambda _b: scoring.score_response(record, response, semantics=semantics, budget=seconds)
             elif task_id is not None:
+                if semantics != "exact":
+                    raise ToolError(f"semantics {semantics!r} applies only to ACPBench Hard records (pass "
+                                    "record=...); a question on a loaded task is graded with semantics 'exact'")
                 loaded = tasks.get(task_id)
                 if state is not None:
                     parse_state(loaded, state)  # clear errors before the scorer runs
@@ -809,18 +820,20 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                         loaded.questions.validate(actions)
                     except AcpError as exc:
                         raise locate_plan_error(loaded, actions, exc) from None
-                call = lambda _b: _call_scorer(scoring.score_answer, kind, response, task=loaded, state=state,
-                                               action=action, plan=actions, semantics=semantics, budget=seconds)
+                call = lambda _b: scoring.score_answer(kind, response, task=loaded, state=state, action=action,
+                                                       plan=actions, budget=seconds)
             else:
                 raise ToolError("pass record=... (an ACPBench Hard record) or task_id=... (a task from load_task)")
             result = await runner.run(call, seconds)
             return M.ScoreResult(
                 task=kind,
-                score=_int(getattr(result, "score", None)),
-                verdict=str(getattr(result, "verdict", "")),
-                reason=str(getattr(result, "reason", "")),
-                witness=_jsonable(getattr(result, "witness", None)),
-                metrics=_jsonable(getattr(result, "metrics", None) or {}),
+                score=_int(result.score),
+                verdict=str(result.verdict),
+                reason=str(result.reason),
+                witness=_jsonable(result.witness),
+                metrics=_jsonable(result.metrics or {}),
+                parsed=_jsonable(getattr(result, "parsed", None) or {}),
+                semantics=str(getattr(result, "semantics", semantics)),
             )
 
     # ---- episodes -----------------------------------------------------------------------------
@@ -833,7 +846,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "at a time; each step is checked (applicable? optimal? regret?) and episode_summary reports the whole "
             "run. Returns the episode_id, the state, whether the goal already holds, h* of the state (optimal plan "
             "length; null if unsolvable or unknown within the budget) and the applicable actions. "
-            f"{TASK_ID} {STATE} {BUDGET} Episodes live in a bounded store; the oldest unused are dropped.\n"
+            f"{TASK_ID} {STATE_SHORT} {BUDGET} Episodes live in a bounded store; the oldest unused are dropped.\n"
             "Example: start_episode(task_id=...) -> {\"episode_id\": \"ep-1f2e...\", \"h_star\": 4, ...}"
         ),
         annotations=MUTATES,
@@ -845,7 +858,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             task = tasks.get(task_id)
             s = parse_state(task, state)
             seconds = seconds_of(budget)
-            h = await runner.run(lambda b: budgeted_questions(task, b).h_star(s), seconds)
+            h = await search(task, seconds, lambda q: q.h_star(s, budget=seconds))
             cost = h.cost if h.known else None
             ep = Episode(episode_id=episodes.new_id(), task=task, start=s, state=s, h_start=cost,
                          h_start_known=h.known, h_current=cost, h_current_known=h.known)
@@ -871,7 +884,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             "the goal is reached. If not (unknown name or unsatisfied preconditions), `applied` is false, `reason` "
             "says why, the state stays, and it counts as an invalid action. After the goal is reached the episode "
             f"accepts no more steps. `episode_id`: from start_episode. `action`: one ground action. {BUDGET} "
-            f"{NAMES}\n"
+            f"{NAMES_SHORT}\n"
             "Example: step_episode(episode_id=\"ep-1f2e...\", action=\"(sail l0 l1)\") -> {\"applied\": true, "
             "\"optimal\": true, \"regret\": 0, \"goal_reached\": false, ...}; action=\"(board c0 l0)\" from the "
             "start -> {\"optimal\": false, \"regret\": 2, ...}"
@@ -914,7 +927,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                     return rejected(name, "not applicable here; unsatisfied preconditions: " +
                                     ", ".join(p.unsatisfied_preconditions))
                 nxt = task.parse_state(p.state)
-                h = await runner.run(lambda b: budgeted_questions(task, b).h_star(nxt), seconds)
+                h = await search(task, seconds, lambda q: q.h_star(nxt, budget=seconds))
                 h_after = h.cost if h.known else None
                 regret: int | None = None
                 optimal: bool | None = None
@@ -985,17 +998,6 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
     _register_resources(mcp, tasks, example_infos)
 
 
-def _call_scorer(fn, *args, **kwargs):
-    """Call a scorer entry point with the keyword arguments it accepts (budget/semantics are optional)."""
-    try:
-        accepted = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        accepted = {}
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
-        kwargs = {k: v for k, v in kwargs.items() if k in accepted}
-    return fn(*args, **kwargs)
-
-
 _scorer_state: dict[str, Any] = {}
 _scorer_lock = threading.Lock()
 
@@ -1005,7 +1007,12 @@ def _scorer():
     with _scorer_lock:
         if "module" not in _scorer_state:
             try:
-                _scorer_state["module"] = importlib.import_module(SCORER_MODULE)
+                module = importlib.import_module(SCORER_MODULE)
+                missing = [f for f in ("score_answer", "score_response") if not callable(getattr(module, f, None))]
+                if missing:  # e.g. a half-installed package: report it as unavailable, not as a crash
+                    log.warning("%s lacks %s; score_answer is unavailable", SCORER_MODULE, ", ".join(missing))
+                    module = None
+                _scorer_state["module"] = module
             except ImportError:
                 _scorer_state["module"] = None
             except Exception:  # a broken scorer must not break the other tools

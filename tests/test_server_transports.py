@@ -4,7 +4,6 @@ loopback (with and without a bearer token), and the official MCP Inspector CLI. 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

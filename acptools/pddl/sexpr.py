@@ -60,8 +60,9 @@ def read_sexpr(text: str, source: str) -> SList:
                 result = done
         else:
             if not stack:
-                raise PddlError(f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}",
-                                "PDDL text starts with (define ...)")
+                hint = ("this looks like a file name: pass pathlib.Path(...) or the file's text"
+                        if "/" in tok or tok.endswith(".pddl") else "PDDL text starts with (define ...)")
+                raise PddlError(f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}", hint)
             stack[-1].append(Token(tok, line, col))
     if stack:
         opened = stack[-1]

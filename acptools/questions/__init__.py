@@ -55,8 +55,11 @@ class Questions:
             return state
         return self.task.parse_state(state)
 
-    def _budget(self, seconds: float | None) -> Budget:
-        return Budget(DEFAULT_SECONDS if seconds is None else seconds, None)
+    def _budget(self, budget: "float | Budget | None") -> Budget:
+        """Seconds (default DEFAULT_SECONDS), or a Budget the caller holds (to cancel it)."""
+        if isinstance(budget, Budget):
+            return budget
+        return Budget(DEFAULT_SECONDS if budget is None else budget, None)
 
     def _action(self, action) -> int:
         return action if isinstance(action, int) else self.task.parse_action(action)

@@ -83,12 +83,20 @@ def is_plan(task: Task, actions: list[int], state: int) -> bool:
 
 
 def simplify(task: Task, actions: list[int], state: int) -> list[Removal]:
-    """Every single action and every pair of consecutive actions whose removal leaves a plan."""
+    """Every single action and every pair of consecutive actions whose removal leaves a plan.
+
+    The states before each step are computed once, so each removal replays only the suffix."""
+    prefix = [state]
+    for a in actions:
+        op = task.op_for(a, prefix[-1])
+        if op is None:
+            break
+        prefix.append(task.apply_op(op, prefix[-1]))
     out = []
     n = len(actions)
     for width in (1, 2):
-        for i in range(n - width + 1):
-            rest = actions[:i] + actions[i + width:]
-            if is_plan(task, rest, state):
+        for i in range(min(n - width + 1, len(prefix))):
+            if is_plan(task, actions[i + width:], prefix[i]):
+                rest = actions[:i] + actions[i + width:]
                 out.append(Removal(tuple(range(i, i + width)), [task.action_names[a] for a in rest]))
     return out

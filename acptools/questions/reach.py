@@ -115,10 +115,10 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             goal = [(1 << a, 0) for a in bits(atoms)]
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
-        left = budget.left()
-        seconds = left if left is not None else 3600
+        seconds = budget.wall()
         res = fd.solve(len(task.atoms), task.operators, state, goal,
-                       min(seconds, BATCH_SECONDS) if conjunctive else seconds, optimal=False)
+                       min(seconds, BATCH_SECONDS) if conjunctive else seconds, optimal=False,
+                       cancelled=budget.cancelled)
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True

@@ -1,0 +1,204 @@
+"""The `acptools` command line: score model answers, run the demo, list the bundled examples.
+
+    acptools score --data PATH... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
+                   [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS]
+    acptools score --data PATH... --gold           # the stored answers, written as text
+    acptools demo [--example NAME] [--budget S]
+    acptools examples
+
+Exit codes: 0 done; 1 --gold found a stored answer that is neither correct nor a proven data error,
+or some item ended unknown or in error; 2 bad input (the message says what, where, and what to do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .errors import AcpError
+
+EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's usage errors: exit 2 with a clear line, as ours do
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"acptools: error: {message}\n")
+        raise SystemExit(EXIT_INPUT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="acptools", description="Proven answers about PDDL planning tasks; a scorer for model answers.")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    s = sub.add_parser("score", help="grade free-text answers to ACPBench Hard records",
+                       description="Grade free-text answers to the 8 ACPBench Hard tasks (exactly, with partial "
+                                   "credit and reasons); prints accuracy, mean IoU and unknowns per task x domain.")
+    s.add_argument("--data", nargs="+", action="extend", required=True, metavar="PATH",
+                   help="ACPBench Hard files or folders (JSON arrays, JSONL, .json.gz)")
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--responses", metavar="R.jsonl",
+                     help="JSONL rows {id, group (optional), response, model (optional), ...}")
+    src.add_argument("--gold", action="store_true", help="score each record's stored answer written as text")
+    s.add_argument("--semantics", choices=("exact", "reference"), default="exact",
+                   help="exact: computed from the PDDL (default); reference: the published lm-eval scorer")
+    s.add_argument("--out", metavar="items.jsonl", help="one JSON row per response")
+    s.add_argument("--report", metavar="report.json", help="summary per model x task x domain")
+    s.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
+    s.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    s.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="seconds per proof (default 60); a proof not found in time is 'unknown'")
+    s.add_argument("--no-until", action="store_true",
+                   help="reference semantics: do not cut responses at lm-eval's stop strings")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
+    d.add_argument("--example", default="ferry", metavar="NAME", help="a bundled example (see `acptools examples`)")
+    d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
+    sub.add_parser("examples", help="list the bundled example tasks")
+    return p
+
+
+def _fail(e: AcpError) -> int:
+    sys.stderr.write(f"acptools: error: {e}\n")
+    return EXIT_INPUT
+
+
+def _check_outputs(args) -> None:
+    for flag in ("out", "report"):
+        path = getattr(args, flag)
+        if path:
+            parent = Path(path).resolve().parent
+            if not parent.is_dir():
+                raise AcpError(f"folder {parent} does not exist", f"--{flag} {path}", "create it first")
+            if Path(path).is_dir():
+                raise AcpError("is a folder", f"--{flag} {path}", "give a file name")
+    if args.plots:
+        from .scoring.runner import have_matplotlib
+        if not have_matplotlib():
+            raise AcpError("matplotlib is not installed", "--plots",
+                           "pip install matplotlib (or pip install 'acptools[plots]'), or drop --plots")
+        if Path(args.plots).exists() and not Path(args.plots).is_dir():
+            raise AcpError("exists and is not a folder", f"--plots {args.plots}")
+    if args.jobs < 1:
+        raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
+    if args.budget is not None and not args.budget > 0:
+        raise AcpError(f"--budget must be a positive number of seconds, got {args.budget}", "--budget")
+
+
+def cmd_score(args) -> int:
+    from .dataset import load_records
+    from .scoring import runner
+
+    t0 = time.perf_counter()
+    try:
+        _check_outputs(args)
+        records = load_records(*args.data)
+        if not records:
+            raise AcpError("no records found", "--data " + " ".join(args.data),
+                           "pass ACPBench Hard .json/.jsonl/.json.gz files or folders holding them")
+        rows = runner.gold_rows(records) if args.gold else runner.read_responses(args.responses)
+        pairs = runner.match(records, rows)
+    except AcpError as e:
+        return _fail(e)
+    except OSError as e:
+        return _fail(AcpError(f"{e.strerror or e}", str(e.filename or "input")))
+    progress = runner.Progress(enabled=not args.quiet)
+    items = runner.score_pairs(pairs, args.semantics, args.budget, args.jobs, until=not args.no_until,
+                               progress=progress)
+    wall = time.perf_counter() - t0
+    summary = runner.summarize(items)
+    print(runner.table(summary))
+    unknown = sum(1 for it in items if it["verdict"] == "unknown")
+    errors = [it for it in items if it["verdict"] == runner.ERROR]
+    print(f"\n{len(items)} responses to {len({(it['task'], str(it['id'])) for it in items})} records scored with "
+          f"{args.semantics} semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}")
+    for it in errors[:10]:
+        print(f"  error: {it['task']}/{it['id']} ({it.get('model')}): {it['reason']}")
+    if len(errors) > 10:
+        print(f"  ... and {len(errors) - 10} more errors (see --out)")
+    status = EXIT_CHECK if unknown or errors else EXIT_OK
+    gold = None
+    if args.gold:
+        gold = _gold_check(items, args.semantics)
+        if gold["unexplained"]:
+            status = EXIT_CHECK
+    try:
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                for it in items:
+                    fh.write(json.dumps(it, default=str) + "\n")
+            print(f"items -> {args.out}")
+        if args.report:
+            report = {"semantics": args.semantics, "budget": args.budget, "jobs": args.jobs, "data": args.data,
+                      "responses": "gold" if args.gold else args.responses, "items": len(items),
+                      "records": len({(it["task"], str(it["id"])) for it in items}), "seconds": round(wall, 3),
+                      "unknown": unknown, "errors": len(errors), "models": summary}
+            if gold is not None:
+                report["gold_check"] = gold
+            with open(args.report, "w", encoding="utf-8") as fh:
+                json.dump(report, fh, indent=1, default=str)
+            print(f"report -> {args.report}")
+        if args.plots:
+            from .scoring.runner import write_plots
+            written = write_plots(summary, items, args.plots)
+            print(f"plots -> {', '.join(written)}")
+    except OSError as e:
+        return _fail(AcpError(f"cannot write: {e.strerror or e}", str(e.filename or "output")))
+    return status
+
+
+def _gold_check(items: list[dict], semantics: str) -> dict:
+    """Every stored answer must score 1, unless the library refutes it with a proof (a data error)."""
+    ok = [it for it in items if it["score"] == 1]
+    refuted = [it for it in items if it["score"] == 0 and it["verdict"] not in ("unparsed", "hallucinated")]
+    other = [it for it in items if not it["score"] == 1 and
+             not (it["score"] == 0 and it["verdict"] not in ("unparsed", "hallucinated"))]
+    if semantics != "exact":  # the reference reads the stored answer as the truth: nothing can refute it
+        other, refuted = other + refuted, []
+    n = len(items)
+    print(f"\ngold check: {len(ok)}/{n} stored answers score 1 ({100 * len(ok) / n:.1f}%)")
+    if refuted:
+        print(f"{len(refuted)} stored answer(s) are refuted by proof (data errors in the records, not scorer "
+              f"failures); {len(ok)}/{n - len(refuted)} = 100% of the rest score 1" if not other else
+              f"{len(refuted)} stored answer(s) are refuted by proof (data errors):")
+        for it in refuted:
+            print(f"  data error: {it['task']}/{it['id']} ({it['domain']}): stored {json.dumps(it['parsed'])[:80]}"
+                  f" -> {it['verdict']}: {it['reason'][:160]}")
+    for it in other:
+        print(f"  NOT OK: {it['task']}/{it['id']} ({it['domain']}): {it['verdict']}: {it['reason'][:200]}")
+    return {"n": n, "correct": len(ok), "data_errors": [
+        {"task": it["task"], "id": it["id"], "domain": it["domain"], "verdict": it["verdict"], "reason": it["reason"]}
+        for it in refuted], "unexplained": len(other)}
+
+
+def cmd_demo(args) -> int:
+    from . import demo
+    try:
+        return int(demo.run(args.example, args.budget) or 0)
+    except AcpError as e:
+        return _fail(e)
+
+
+def cmd_examples(args) -> int:
+    from . import examples
+    for name in examples.names():
+        print(name)
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        _parser().print_help()
+        return EXIT_INPUT
+    try:
+        return {"score": cmd_score, "demo": cmd_demo, "examples": cmd_examples}[args.command](args)
+    except KeyboardInterrupt:
+        sys.stderr.write("acptools: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""Grade free-text answers to the eight ACPBench Hard questions: exactly, with partial credit and reasons.
+
+    from acptools.scoring import score_response, score_answer
+    item = score_response(record, "[(board c1 l0), (sail l0 l1)]")        # exact semantics (the default)
+    item.score, item.verdict, item.reason, item.metrics, item.witness
+    score_response(record, text, semantics="reference")                    # the published lm-eval scorer's rules
+    score_answer("nexta", "(sail l0 l1)", task=load_task(d, p), state=[...])  # any loaded task
+
+Exact semantics computes the truth from the record's PDDL (docs/scoring.md); per-state truths are
+cached (bounded LRU), so many responses to one question cost one computation.
+"""
+
+from .api import SEMANTICS, gold_response, score_answer, score_response
+from .items import VERDICTS, ItemScore
+from .truth import cache_sizes, clear_caches
+
+__all__ = ["ItemScore", "score_response", "score_answer", "gold_response", "SEMANTICS", "VERDICTS",
+           "clear_caches", "cache_sizes"]

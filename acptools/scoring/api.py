@@ -1,0 +1,136 @@
+"""Grading one answer: `score_response` for ACPBench Hard records, `score_answer` for any loaded task."""
+
+from __future__ import annotations
+
+import time
+
+from ..answers import parse_answer
+from ..errors import AcpError
+from ..task import Task
+from . import exact, reference
+from .items import ItemScore, Outcome, parsed_dict
+from .question import Question, plan_of_question, question_of_record, record_where
+
+SEMANTICS = ("exact", "reference")
+
+# the shape each task's stored answer must have (reference semantics reads it as the truth)
+_STORED = {
+    "app": (list, "a list of actions"), "prog": (dict, "{'pos': [...], 'neg': [...]}"),
+    "reach": (list, "a list of atoms"), "areach": (list, "a list of actions"), "val": (int, "an integer index"),
+    "just": (list, "a list of removals"), "land": (dict, "{'yes': [...], 'no': [...]}"),
+    "nexta": (dict, "{'yes': [...], 'no': [...], 'maybe': [...], 'opt': '...'}"),
+}
+_KEYS = {"prog": ("pos", "neg"), "land": ("yes",), "nexta": ("yes", "no", "maybe")}
+
+
+def _check_semantics(semantics: str) -> None:
+    if semantics not in SEMANTICS:
+        raise AcpError(f"unknown semantics {semantics!r}", "semantics", "use 'exact' or 'reference'")
+
+
+def _check_stored(q: Question, where: str) -> None:
+    typ, shape = _STORED[q.kind]
+    st = q.stored
+    ok = isinstance(st, typ) and not isinstance(st, bool)
+    if ok and q.kind in _KEYS:
+        ok = all(isinstance(st.get(k), list) for k in _KEYS[q.kind])
+    if not ok:
+        raise AcpError(f"the stored answer is not {shape} (got {st!r:.80})", where,
+                       "reference semantics scores against the stored answer; use --semantics exact")
+
+
+def grade(q: Question, response, semantics: str = "exact", budget: float | None = None,
+          until: bool = True) -> tuple[Outcome, dict]:
+    """(Outcome, parsed-as-JSON) for a response to a question."""
+    if semantics == "reference":
+        text = "" if response is None else str(response)
+        parsed = reference.extract(q.kind, text, until)
+        return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
+    parsed = parse_answer(q.kind, response)
+    return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
+
+
+def score_response(record: dict, response: str, semantics: str = "exact", budget: float | None = None,
+                   model: str | None = None, until: bool = True) -> ItemScore:
+    """Grade a free-text `response` to an ACPBench Hard `record` (a dict with its PDDL).
+
+    semantics: 'exact' (computed from the PDDL; the default) or 'reference' (the published lm-eval
+    scorer's rules). budget: seconds per proof (None: the library default of 60 s). until: in reference
+    semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does.
+    Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load)."""
+    _check_semantics(semantics)
+    t0 = time.perf_counter()
+    q = question_of_record(record)
+    if semantics == "reference":
+        _check_stored(q, record_where(record))
+    out, parsed = grade(q, response, semantics, budget, until)
+    return ItemScore(id=record.get("id"), group=record.get("group"), task=q.kind, domain=q.domain, model=model,
+                     score=out.score, verdict=out.verdict, reason=out.reason, witness=out.witness,
+                     metrics=out.metrics, parsed=parsed, seconds=round(time.perf_counter() - t0, 6),
+                     semantics=semantics)
+
+
+def score_answer(task_kind: str, response: str, task: Task, state=None, action=None, plan=None,
+                 effects=None, budget: float | None = None) -> ItemScore:
+    """Grade a response to a question about a loaded task that is not an ACPBench record (exact semantics).
+
+    task_kind: app, prog, reach, areach, val, just, land or nexta (or a group name). state: None for the
+    problem's init, an int state, or a list of atom strings. prog: `action` (the effects are computed)
+    or `effects={'pos': [...], 'neg': [...]}`. val and just: `plan` (list of action strings or one string).
+    """
+    t0 = time.perf_counter()
+    q = Question.build(task_kind, task, state, action, plan, effects)
+    out, parsed = grade(q, response, "exact", budget)
+    return ItemScore(task=q.kind, domain=q.domain, score=out.score, verdict=out.verdict, reason=out.reason,
+                     witness=out.witness, metrics=out.metrics, parsed=parsed,
+                     seconds=round(time.perf_counter() - t0, 6))
+
+
+# ---- the stored answer written as text (what --gold scores) -----------------------------------------
+
+def _fmt(actions) -> str:
+    return "[" + ", ".join(actions) + "]"
+
+
+def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
+    """["(a)", "k"] drops the k-th occurrence (1-based) of (a); ["(a)", "(b)", "-1"] drops that pair."""
+    if len(removal) == 3 and str(removal[-1]) == "-1":
+        a, b = removal[0], removal[1]
+        for i in range(len(plan) - 1):
+            if plan[i] == a and plan[i + 1] == b:
+                return plan[:i] + plan[i + 2:]
+        raise ValueError(f"the pair {a} {b} is not in the plan")
+    act, k = removal[0], int(removal[1])
+    seen = 0
+    for i, x in enumerate(plan):
+        if x == act:
+            seen += 1
+            if seen == k:
+                return plan[:i] + plan[i + 1:]
+    raise ValueError(f"the plan has no occurrence {k} of {act}")
+
+
+def gold_response(record: dict) -> str:
+    """The record's stored answer written the way the ACPBench Hard prompts ask for it."""
+    from ..dataset import task_of
+    kind = task_of(record)
+    a = record.get("answer")
+    where = record_where(record)
+    try:
+        if kind == "app":
+            return _fmt(a)
+        if kind == "prog":
+            return _fmt(a["pos"]) + " " + _fmt(a["neg"])
+        if kind == "reach":
+            return f"({a[0]})" if a else "None"
+        if kind == "areach":
+            return a[0] if a else "None"
+        if kind == "val":
+            return str(int(a))
+        if kind == "just":
+            return _fmt(_apply_removal(plan_of_question(record.get("question", "")), a[0]))
+        if kind == "land":
+            return a["yes"][0] if a["yes"] else "None"
+        return a["yes"][0]
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise AcpError(f"the stored answer cannot be written as text ({type(e).__name__}: {e})", where) from None

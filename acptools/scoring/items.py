@@ -1,0 +1,136 @@
+"""What the scorer returns for one answer: a score, a verdict category, a reason and metrics."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# ---- verdict categories (the `verdict` field) --------------------------------------------------
+CORRECT = "correct"                  # score 1
+INCORRECT = "incorrect"              # a wrong set / index / plan, see the metrics
+UNPARSED = "unparsed"                # no answer of the task's shape could be read from the text
+HALLUCINATED = "hallucinated"        # an atom/action that is not a proposition/ground action of the task
+UNKNOWN = "unknown"                  # the budget ran out before a proof (score null)
+REACHABLE = "reachable"              # reach: the atom can hold; areach: the action can become applicable
+MISSED = "missed"                    # 'None' answered, but such atoms/actions/landmarks exist
+TRIVIAL = "trivial"                  # land: the atom holds in the state or is part of the goal
+NOT_LANDMARK = "not-landmark"        # land: a plan avoids the atom
+INAPPLICABLE = "inapplicable"        # nexta: the action cannot be applied in the state
+SUBOPTIMAL = "suboptimal"            # nexta: applicable, but h*(s[a]) >= h*(s)
+NOT_SUBSEQUENCE = "not-subsequence"  # just: not a proper subsequence of the question's plan
+NOT_PLAN = "not-a-plan"              # just: a proper subsequence, but it does not reach the goal
+DATA_ERROR = "data-error"            # the stored answer itself is refuted (only used by --gold reports)
+
+VERDICTS = (CORRECT, INCORRECT, UNPARSED, HALLUCINATED, UNKNOWN, REACHABLE, MISSED, TRIVIAL, NOT_LANDMARK,
+            INAPPLICABLE, SUBOPTIMAL, NOT_SUBSEQUENCE, NOT_PLAN)
+
+
+@dataclass
+class ItemScore:
+    """The grade of one response.
+
+    score: 1, 0, or None when the verdict could not be proven within the budget (verdict 'unknown').
+    witness: a replayable plan from the question's state backing the reason, when one exists (the plan
+    that reaches an atom claimed unreachable, the plan that avoids a claimed landmark, an optimal plan).
+    metrics: partial credit (IoU, precision, recall, index error, regret, ...), see docs/scoring.md.
+    parsed: what was read from the response.
+    """
+
+    id: object = None
+    group: str | None = None
+    task: str = ""
+    domain: str | None = None
+    model: str | None = None
+    score: int | None = None
+    verdict: str = UNKNOWN
+    reason: str = ""
+    witness: list[str] | None = None
+    metrics: dict = field(default_factory=dict)
+    parsed: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    semantics: str = "exact"
+    extra: dict = field(default_factory=dict)  # fields of the response row passed through unchanged
+
+    @property
+    def known(self) -> bool:
+        return self.score is not None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        extra = d.pop("extra")
+        out = {k: v for k, v in extra.items() if k not in d}
+        out.update(d)
+        return out
+
+
+@dataclass
+class Outcome:
+    """The semantic part of a grade (what the task-specific scorers produce)."""
+
+    score: int | None
+    verdict: str
+    reason: str
+    witness: list[str] | None = None
+    metrics: dict = field(default_factory=dict)
+
+
+def parsed_dict(p) -> dict:
+    """A ParsedAnswer as plain JSON."""
+    if p is None:
+        return {}
+    out: dict = {"ok": p.ok}
+    if p.items:
+        out["items"] = [x.text for x in p.items]
+    if p.negative:
+        out["negative"] = [x.text for x in p.negative]
+    if p.index is not None:
+        out["index"] = p.index
+    if p.none:
+        out["none"] = True
+    if p.error:
+        out["error"] = p.error
+    return out
+
+
+# ---- partial credit ----------------------------------------------------------------------------
+
+def set_metrics(answer: set, truth: set, hallucinated: int = 0, prefix: str = "") -> dict:
+    """IoU, precision, recall and counts. `answer` holds every distinct answered item (hallucinated
+    ones too, as written); `hallucinated` says how many of them name nothing in the task.
+    Conventions: an empty answer has precision 1 only if the truth is empty too; an empty truth has
+    recall 1 only if the answer is empty too; two empty sets have IoU 1."""
+    inter = len(answer & truth)
+    union = len(answer | truth)
+    m = {
+        "iou": round(inter / union, 6) if union else 1.0,
+        "precision": round(inter / len(answer), 6) if answer else (1.0 if not truth else 0.0),
+        "recall": round(inter / len(truth), 6) if truth else (1.0 if not answer else 0.0),
+        "missing": len(truth - answer),
+        "extra": len(answer - truth) - hallucinated,
+        "hallucinated": hallucinated,
+        "answered": len(answer),
+        "expected": len(truth),
+    }
+    return {prefix + k: v for k, v in m.items()}
+
+
+def nh_jaccard(answer: set, truth: set) -> float:
+    """'No hallucination Jaccard': |A|/|G| when A is a subset of G, else 0 (1 when both are empty)."""
+    if not answer <= truth:
+        return 0.0
+    return round(len(answer) / len(truth), 6) if truth else 1.0
+
+
+def show(names, limit: int = 6) -> str:
+    names = list(names)
+    if not names:
+        return "none"
+    text = ", ".join(names[:limit])
+    return text + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def plan_text(plan, limit: int = 40) -> str:
+    plan = list(plan or [])
+    if not plan:
+        return "[] (empty plan)"
+    body = " ".join(plan[:limit])
+    return f"[{body}{' ...' if len(plan) > limit else ''}] ({len(plan)} steps)"

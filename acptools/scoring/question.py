@@ -1,0 +1,127 @@
+"""A question to grade answers against: task kind, grounded task, state, and what the kind needs.
+
+Built from an ACPBench Hard record (`question_of_record`) or from a loaded task plus the kind's
+inputs (`Question.build`): prog needs the action (or the expected effects), val and just the plan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..answers import canonical_task
+from ..dataset import domain_name, task_of
+from ..errors import AcpError, UnknownNameError
+from ..names import split_plan
+from ..task import Task
+from .truth import StateTruth, task_for, truth_for
+
+_QUOTED_PLAN = re.compile(r'"\s*(\(.*\))\s*"', re.S)
+_ACTION = re.compile(r"\([^()]*\)")
+REQUIRED_FIELDS = ("id", "group", "PDDL_domain", "PDDL_problem")
+
+
+@dataclass
+class Question:
+    kind: str                          # app, prog, reach, areach, val, just, land, nexta
+    task: Task
+    state: int
+    truth: StateTruth
+    plan: list[str] | None = None      # val, just: the question's plan as written
+    action: str | None = None          # prog: the action whose effects are asked for
+    stored: object = None              # the record's stored answer (a cache/hint; the reference's truth)
+    question_text: str | None = None   # the record's question (the reference's just reads its plan from it)
+    record_id: object = None
+    group: str | None = None
+    domain: str | None = None
+
+    @classmethod
+    def build(cls, kind: str, task: Task, state=None, action=None, plan=None, effects=None) -> "Question":
+        """A question on a loaded task that is not a record. `state`: None (the problem's init), an int
+        state or atom strings; prog: `action` (its effects are computed) or `effects={"pos":..,"neg":..}`;
+        val and just: `plan` (a list of action strings, or one string '(a x) (b y)')."""
+        try:
+            kind = canonical_task(kind)
+        except ValueError as e:
+            raise AcpError(str(e), "task kind") from None
+        s = task.questions.state(state)
+        q = cls(kind, task, s, truth_for(task, s), domain=task.domain.name)
+        if kind == "prog":
+            if action is None and effects is None:
+                raise AcpError("a prog question needs the action whose effects are asked for", "score_answer",
+                               "pass action='(name arg1 arg2)'")
+            if action is not None:
+                aid = task.parse_action(action)
+                if q.truth.effects(aid) is None:
+                    raise AcpError(f"{task.action_names[aid]} is not applicable in the state, so it has no effects",
+                                   "score_answer", "ask about an applicable action: " +
+                                   ", ".join(q.truth.applicable()[:8]))
+                q.action = task.action_names[aid]
+            else:
+                q.stored = _check_effects(effects)
+        if kind in ("val", "just"):
+            if plan is None:
+                raise AcpError(f"a {kind} question needs the plan it is about", "score_answer",
+                               "pass plan=['(a x)', '(b y)'] or plan='(a x) (b y)'")
+            q.plan = split_plan(plan)
+            if not q.plan:
+                raise AcpError("the plan is empty", "score_answer", "pass at least one action")
+            for a in q.plan:
+                task.parse_action(a)
+        return q
+
+
+def _check_effects(effects) -> dict:
+    if not isinstance(effects, dict) or not isinstance(effects.get("pos"), list) or \
+            not isinstance(effects.get("neg"), list):
+        raise AcpError("effects must be a dict with 'pos' and 'neg' lists of atoms", "score_answer",
+                       "e.g. effects={'pos': ['(on c1)'], 'neg': ['(at c1 l0)']}")
+    return effects
+
+
+def record_where(record: dict) -> str:
+    return f"record {record.get('group', '?')}/{record.get('id', '?')}"
+
+
+def plan_of_question(question: str) -> list[str]:
+    """The quoted plan of a val/just question: ... "(a x) (b y)" ..."""
+    m = _QUOTED_PLAN.search(question or "")
+    return _ACTION.findall(m.group(1)) if m else []
+
+
+def check_record(record) -> None:
+    if not isinstance(record, dict):
+        raise AcpError(f"a record must be a JSON object, got {type(record).__name__}", "data")
+    missing = [f for f in REQUIRED_FIELDS if f not in record]
+    if missing:
+        raise AcpError(f"missing field(s) {', '.join(missing)}", record_where(record),
+                       "ACPBench Hard records carry id, group, question, answer, PDDL_domain, PDDL_problem")
+    for f in ("PDDL_domain", "PDDL_problem"):
+        if not isinstance(record[f], str) or "(" not in record[f]:
+            raise AcpError(f"{f} is not PDDL text", record_where(record))
+
+
+def question_of_record(record: dict) -> Question:
+    """The question of an ACPBench Hard record; its problem's init is the question's state."""
+    check_record(record)
+    kind = task_of(record)
+    where = record_where(record)
+    try:
+        task = task_for(record["PDDL_domain"], record["PDDL_problem"])
+    except AcpError as e:
+        raise AcpError(f"its PDDL does not load: {e}", where) from None
+    q = Question(kind, task, task.init, truth_for(task, task.init), stored=record.get("answer"),
+                 question_text=record.get("question"), record_id=record.get("id"), group=record.get("group"),
+                 domain=domain_name(record))
+    if kind in ("val", "just"):
+        plan = plan_of_question(record.get("question", ""))
+        if not plan:
+            raise AcpError("the question quotes no plan", where,
+                           'val/just questions quote the plan as "(a x) (b y) ..."')
+        try:
+            for a in plan:
+                task.parse_action(a)
+        except UnknownNameError as e:
+            raise AcpError(f"the question's plan names something the PDDL does not define: {e}", where) from None
+        q.plan = plan
+    return q

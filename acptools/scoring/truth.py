@@ -1,0 +1,227 @@
+"""Per-state truth, computed once and shared by every response about the same task and state.
+
+`truth_for(task, state)` returns a `StateTruth` from a bounded LRU cache keyed by (task.id, state).
+Each fact is computed lazily, the first time a response needs it: the applicable actions, the
+effects of an action, the reachability verdict of an atom or action, the landmark verdict of an
+atom, the complete lists (only when an answer says 'None'), h*(s) and h*(s[a]) per successor.
+Verdicts that ran out of budget (unknown) are not cached, so a later call with a larger budget can
+still decide them. Tasks are cached the same way, keyed by a hash of their PDDL text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+
+from .. import load_task
+from ..optimal import HStar
+from ..task import Task
+from ..verdict import Verdict
+from . import hstar
+
+MAX_TASKS = 64
+MAX_TRUTHS = 256
+
+
+class _LRU:
+    def __init__(self, size: int):
+        self.size = size
+        self.data: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key, make):
+        with self.lock:
+            hit = self.data.get(key)
+            if hit is not None:
+                self.data.move_to_end(key)
+                return hit
+        value = make()
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
+
+
+_tasks = _LRU(MAX_TASKS)
+_truths = _LRU(MAX_TRUTHS)
+
+
+def task_for(domain_text: str, problem_text: str) -> Task:
+    """A grounded task, loaded once per distinct (domain, problem) text."""
+    key = hashlib.sha1(f"{domain_text}\0{problem_text}".encode()).hexdigest()
+    return _tasks.get(key, lambda: load_task(domain_text, problem_text))
+
+
+def truth_for(task: Task, state: int) -> "StateTruth":
+    # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
+    # object (with its own name tables), and its truths must not be mixed with the old one's
+    return _truths.get((task.id, id(task), state), lambda: StateTruth(task, state))
+
+
+def clear_caches() -> None:
+    _tasks.clear()
+    _truths.clear()
+
+
+def cache_sizes() -> dict:
+    return {"tasks": len(_tasks.data), "truths": len(_truths.data)}
+
+
+class StateTruth:
+    """Lazily computed facts about one state of one task (see the module docstring)."""
+
+    def __init__(self, task: Task, state: int):
+        self.task = task
+        self.state = state
+        self.q = task.questions
+        self.lock = threading.RLock()
+        self._applicable: list[str] | None = None
+        self._effects: dict[int, tuple[frozenset, frozenset] | None] = {}
+        self._atom_reach: dict[int, Verdict] = {}
+        self._action_reach: dict[int, Verdict] = {}
+        self._landmark: dict[int, Verdict] = {}
+        self._lists: dict[str, object] = {}
+        self._h: HStar | None = None
+        self._after: dict[int, HStar] = {}
+        self._plans: dict[tuple, object] = {}
+
+    # ---- app, prog ---------------------------------------------------------------------------
+    def applicable(self) -> list[str]:
+        if self._applicable is None:
+            self._applicable = self.q.applicable(self.state)
+        return self._applicable
+
+    def effects(self, action: int) -> tuple[frozenset, frozenset] | None:
+        """(positive, negative) effects of an action in the state; None when it is not applicable."""
+        if action not in self._effects:
+            p = self.q.progress(action, self.state)
+            self._effects[action] = (frozenset(p.positive_effects), frozenset(p.negative_effects)) \
+                if p.applicable else None
+        return self._effects[action]
+
+    def actions_with_effects(self, pos: frozenset, neg: frozenset) -> list[str]:
+        """Applicable actions whose effects are exactly (pos, neg)."""
+        key = ("effects", pos, neg)
+        if key not in self._plans:
+            hits = []
+            for name in self.applicable():
+                if self.effects(self.task.action_index[name]) == (pos, neg):
+                    hits.append(name)
+            self._plans[key] = hits
+        return self._plans[key]
+
+    # ---- plans (val, just) ---------------------------------------------------------------------
+    def validate(self, plan: tuple[str, ...]):
+        key = ("validate", plan)
+        if key not in self._plans:
+            self._plans[key] = self.q.validate(list(plan), self.state)
+            if len(self._plans) > 512:
+                self._plans.pop(next(iter(self._plans)))
+        return self._plans[key]
+
+    # ---- reach, areach, land --------------------------------------------------------------------
+    def _cached(self, table: dict, key, compute) -> Verdict:
+        v = table.get(key)
+        if v is None:
+            with self.lock:
+                v = table.get(key)
+                if v is None:
+                    v = compute()
+                    if v.answer is not None:
+                        table[key] = v
+        return v
+
+    def atom_reach(self, atom: int, budget: float | None) -> Verdict:
+        return self._cached(self._atom_reach, atom, lambda: self.q.is_reachable(atom, self.state, budget))
+
+    def action_reach(self, action: int, budget: float | None) -> Verdict:
+        return self._cached(self._action_reach, action,
+                            lambda: self.q.is_action_reachable(action, self.state, budget))
+
+    def landmark(self, atom: int, budget: float | None) -> Verdict:
+        return self._cached(self._landmark, atom, lambda: self.q.is_landmark(atom, self.state, budget))
+
+    def _list(self, name: str, compute):
+        res = self._lists.get(name)
+        if res is None:
+            with self.lock:
+                res = self._lists.get(name)
+                if res is None:
+                    res = compute()
+                    if res.complete:
+                        self._lists[name] = res
+        return res
+
+    def unreachable_atoms(self, budget: float | None):
+        return self._list("atoms", lambda: self.q.unreachable_atoms(self.state, budget))
+
+    def unreachable_actions(self, budget: float | None):
+        return self._list("actions", lambda: self.q.unreachable_actions(self.state, budget))
+
+    def landmarks(self, budget: float | None):
+        return self._list("landmarks", lambda: self.q.landmarks(self.state, budget))
+
+    def static_impossible_action(self) -> str | None:
+        """A type-correct ground action whose static preconditions are false (never applicable), if any."""
+        if "static" not in self._lists:
+            found = None
+            task = self.task
+            if task.num_actions > task.num_possible_actions:
+                for name in task.all_ground_actions():
+                    i = task.action_index.get(name)
+                    if i is None or not task.ops_of_action[i]:
+                        found = name
+                        break
+            self._lists["static"] = found
+        return self._lists["static"]
+
+    # ---- nexta ----------------------------------------------------------------------------------
+    def h_star(self, budget: float | None) -> HStar:
+        if self._h is None or not self._h.known:
+            with self.lock:
+                if self._h is None or not self._h.known:
+                    self._h = hstar.optimum(self.task, self.state, budget)
+        return self._h
+
+    def successor(self, action: int) -> int | None:
+        op = self.task.op_for(action, self.state)
+        return None if op is None else self.task.apply_op(op, self.state)
+
+    def h_after(self, action: int, budget: float | None) -> HStar | None:
+        """h*(s[a]); None when `action` is not applicable. Successors that are symmetric to each other
+        (interchangeable objects) share one computation; the successor along the optimal plan found
+        for h*(s) needs none."""
+        t = self.successor(action)
+        if t is None:
+            return None
+        canon = self.q.optimizer.sym.canonical
+        key = canon(t)
+        hit = self._after.get(key)
+        if hit is not None:
+            return hit
+        with self.lock:
+            hit = self._after.get(key)
+            if hit is not None:
+                return hit
+            root = self._h  # the optimal plan found for h*(s), if it was computed already
+            if root is not None and root.known and root.plan:
+                first = self.successor(root.plan[0])
+                if first is not None:
+                    self._after.setdefault(canon(first), HStar(root.cost - 1, root.plan[1:], root.how))
+            hit = self._after.get(key)
+            if hit is None and root is not None and root.known and root.cost and \
+                    action in (getattr(root, "first_actions", None) or ()):
+                # the in-process A* found every optimal first action: h*(s[a]) = h*(s) - 1, no search
+                hit = HStar(root.cost - 1, None, root.how)
+            if hit is None:
+                hit = hstar.optimum(self.task, t, budget)
+                if hit.known:
+                    self._after[key] = hit
+        return hit

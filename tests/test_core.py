@@ -1,0 +1,147 @@
+"""Parsing, names, states, errors and engines of the core library, on real PDDL."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from acptools import AcpError, PddlError, UnknownNameError, examples, fd, load_task, symk
+from acptools.search import Budget
+from conftest import DATA, PDDL
+
+FERRY = examples.texts("ferry")
+BRIEFCASE = ((PDDL / "briefcase" / "domain.pddl").read_text(), (PDDL / "briefcase" / "problem.pddl").read_text())
+
+
+def test_load_from_paths_and_text_give_the_same_task():
+    folder = Path(examples.ROOT) / "ferry"
+    a = load_task(folder / "domain.pddl", folder / "problem.pddl")
+    b = load_task(*FERRY)
+    assert a.id == b.id and a.atom_names == b.atom_names
+
+
+def test_a_path_given_as_a_string_is_text_and_the_error_says_so():
+    with pytest.raises(PddlError, match="pathlib.Path"):
+        load_task("/tmp/domain.pddl", FERRY[1])
+
+
+@pytest.mark.parametrize("text, where, what", [
+    ("(define (domain d)\n  (:predicates (p))\n  (:action a :parameters () :precondition (p) :effect (q)))",
+     "domain", "undeclared predicate 'q'"),
+    ("(define (domain d)\n (:predicates (p))\n (:acton a))", "domain line 3, column 2", "unknown domain section"),
+    ("(define (domain d)\n (:predicates (p)", "domain line 2, column 2", "unclosed"),
+    ("(define (domain d) (:predicates (p)))\n)", "domain line 2, column 1", "unbalanced"),
+    ("(define (domain d) (:derived (p) (p)))", "domain line 1, column 20", "unsupported: derived predicates"),
+])
+def test_malformed_domains_are_located(text, where, what):
+    with pytest.raises(PddlError) as e:
+        load_task(text, "(define (problem p) (:domain d) (:init) (:goal (and)))")
+    assert where in str(e.value) and what in str(e.value)
+
+
+def test_problem_for_another_domain_is_rejected():
+    with pytest.raises(PddlError, match="not 'ferry'"):
+        load_task(FERRY[0], FERRY[1].replace("(:domain ferry)", "(:domain logistics)"))
+
+
+def test_numeric_conditions_are_rejected_as_unsupported():
+    dom = FERRY[0].replace("(not-eq ?from ?to)", "(not-eq ?from ?to) (> (fuel) 0)")
+    with pytest.raises(PddlError, match="unsupported: numeric comparison in action sail"):
+        load_task(dom, FERRY[1])
+
+
+def test_names_are_lenient_and_errors_suggest():
+    t = load_task(*FERRY)
+    assert t.action_names[t.parse_action("(Sail L0, l1)")] == "(sail l0 l1)"
+    assert t.action_names[t.parse_action("sail  l0 l1")] == "(sail l0 l1)"
+    with pytest.raises(UnknownNameError, match="did you mean 'sail'"):
+        t.parse_action("(sial l0 l1)")
+    with pytest.raises(UnknownNameError, match="unknown object 'l9'.*did you mean"):
+        t.parse_action("(sail l0 l9)")
+    with pytest.raises(UnknownNameError, match="takes 2 arguments, got 1"):
+        t.parse_action("(sail l0)")
+    with pytest.raises(UnknownNameError, match="must be a location"):
+        t.parse_action("(sail c0 l1)")
+    with pytest.raises(UnknownNameError, match="static fact"):
+        t.parse_atom("(not-eq l0 l1)")
+
+
+def test_statically_impossible_actions_are_ground_actions_that_never_apply():
+    q = load_task(*FERRY).questions
+    v = q.is_action_reachable("(sail l1 l1)")
+    assert v.answer is False and v.how == "static-facts"
+    assert not q.progress("(sail l1 l1)").applicable
+
+
+def test_states_are_closed_world_and_checked():
+    t = load_task(*FERRY)
+    q = t.questions
+    state = ["(at c0 l1)", "(at c1 l0)", "(at-ferry l1)", "(empty-ferry)"]
+    assert q.applicable(state) == ["(board c0 l1)", "(sail l1 l0)", "(sail l1 l2)"]
+    assert q.applicable(state + ["(not-eq l0 l1)"]) == q.applicable(state)  # true static facts are fine
+    with pytest.raises(AcpError, match="static fact that is false"):
+        q.applicable(state + ["(not-eq l0 l0)"])
+
+
+def test_adl_features_ground_and_apply():
+    t = load_task(*BRIEFCASE)
+    q = t.questions
+    p = q.progress("(put-in p1 home)")
+    assert p.positive_effects == ["(in p1)"] and p.negative_effects == []
+    moved = q.progress("(move home office)", p.state)  # conditional effect carries p1 along
+    assert "(at p1 office)" in moved.positive_effects and "(at p1 home)" in moved.negative_effects
+    v = q.validate(["(put-in p1 home)", "(move home home)"])
+    assert v.first_inapplicable == 1 and v.unsatisfied_preconditions  # (not (= ?from ?to))
+    assert q.validate(q.plan().witness).goal_reached
+
+
+def test_validation_reports_unmet_goals():
+    q = load_task(*FERRY).questions
+    v = q.validate(["(sail l0 l1)"])
+    assert v.first_inapplicable is None and not v.goal_reached and v.unmet_goals
+
+
+def test_fast_downward_and_symk_agree_with_in_process_h_star():
+    t = load_task(*examples.texts("blocksworld-4ops"))
+    h = t.questions.h_star()
+    res = fd.solve(len(t.atoms), t.operators, t.init, t.goal, 30)
+    assert len(res.plan) == h.cost
+    sk = symk.optimal_plan(t.domain_text, t.problem_for(t.init), 60)
+    assert len(sk.plan) == h.cost
+    assert t.questions.validate(sk.plan).goal_reached
+
+
+def test_exclusion_finds_every_optimal_first_action():
+    t = load_task(*examples.texts("gripper-strips"))
+    opt = t.questions.optimizer
+    rep = opt._astar(t.init, Budget(30, None))
+    res = fd.solve(len(t.atoms), t.operators, t.init, t.goal, 30)
+    first = t.operators[res.plan[0]].action
+    assert opt._optimal_by_exclusion(t.init, len(res.plan), first, Budget(30, None)) == set(rep.first_actions)
+
+
+def test_a_cancelled_budget_stops_an_outside_planner_quickly():
+    t = load_task(*examples.texts("grid"))
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    budget = Budget(60, None, cancel=stop)
+    started = time.perf_counter()
+    symk_res = symk.optimal_plan(t.domain_text, t.problem_for(t.init), budget.wall(), cancelled=budget.cancelled)
+    assert time.perf_counter() - started < 5
+    assert symk_res.plan is not None or "cancel" in symk_res.detail or symk_res.detail == ""
+
+
+def test_budgets_say_unknown_instead_of_running_on():
+    path = DATA / "test" / "nexta.json"
+    if not path.exists():
+        pytest.skip("ACPBench Hard data not found")
+    hard = max(json.loads(path.read_text()), key=lambda r: int(r["answer"]["opt"]))
+    q = load_task(hard["PDDL_domain"], hard["PDDL_problem"]).questions
+    started = time.perf_counter()
+    rep = q.optimal_next(budget=0.5, with_values=False)
+    assert rep.known is False and rep.how == "unknown"
+    assert time.perf_counter() - started < 5
