@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from . import fd, symk
+from .questions import basic
 from .errors import BudgetExceeded
 from .search import Budget, optimal_first_actions, satisfies
 from .symmetry import Symmetry, goal_targets
@@ -116,11 +117,12 @@ class Optimizer:
             entry[2].append(index[id(op)])
         return classes
 
-    def _optimal_by_exclusion(self, state: int, d: int, first: int, budget: Budget) -> set[int] | None:
+    def _optimal_by_exclusion(self, state: int, plan: list[int], budget: Budget) -> set[int] | None:
         """All optimal first actions, given h*(state) = d and one optimal first action: ask Fast
         Downward again with every known-optimal first action forbidden as a first step; a plan of
         length d reveals another, a longer plan (or none) proves there is no other."""
         classes = self._first_action_classes(state)
+        d, first = len(plan), plan[0]
         optimal: set[int] = set()
         banned: set[int] = set()
 
@@ -130,7 +132,19 @@ class Optimizer:
                     optimal.update(acts)
                     banned.update(ops)
 
+        def promote(plan: list[int]) -> None:
+            """Moving a later step of an optimal plan to the front, when the result is still a
+            plan, proves that step an optimal first action too (commuting actions are common)."""
+            for _, acts, _ in list(classes.values()):
+                if optimal & set(acts):
+                    continue
+                for k, a in enumerate(plan[1:], 1):
+                    if a in acts and basic.is_plan(self.task, [a] + plan[:k] + plan[k + 1:], state):
+                        take(a)
+                        break
+
         take(first)
+        promote(plan)
         while len(banned) < sum(len(c[2]) for c in classes.values()):
             res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, budget.wall(),
                            not_first=frozenset(banned), cancelled=budget.cancelled)
@@ -138,7 +152,9 @@ class Optimizer:
                 return optimal if res.proven_none else None
             if len(res.plan) > d:
                 return optimal
-            take(self.task.operators[res.plan[0]].action)
+            found = [self.task.operators[i].action for i in res.plan]
+            take(found[0])
+            promote(found)
         return optimal
 
     def _fd_next(self, state: int, budget: Budget) -> NextActions | None:
@@ -148,7 +164,7 @@ class Optimizer:
         if res.plan is None:
             return None
         d = len(res.plan)
-        optimal = self._optimal_by_exclusion(state, d, res.plan[0], budget)
+        optimal = self._optimal_by_exclusion(state, res.plan, budget)
         return None if optimal is None else NextActions(d, frozenset(optimal), res.plan, "fast-downward-lmcut")
 
     def _symmetric_next(self, state: int, budget: Budget) -> NextActions | None:

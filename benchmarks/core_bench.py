@@ -8,6 +8,7 @@ Prints p50/p95/max per operation and per domain, and the number of unknown verdi
 from __future__ import annotations
 
 import argparse
+import re
 import collections
 import statistics
 import sys
@@ -53,7 +54,21 @@ def main() -> int:
             "areach": lambda: q.unreachable_actions(),
             "land": lambda: q.landmarks(),
             "nexta": lambda: q.optimal_next(with_values=False),
+            "just": lambda: q.simplify(re.findall(r"\([^()]*\)", r["question"])),
         }
+        # one verdict per stored item, on a fresh task (no warm caches): what a scorer or an agent asks
+        fresh = load_task(r["PDDL_domain"], r["PDDL_problem"]).questions
+        singles = {
+            "reach": lambda: [fresh.is_reachable(a) for a in r["answer"]],
+            "areach": lambda: [fresh.is_action_reachable(a) for a in r["answer"]],
+            "land": lambda: [fresh.is_landmark(a) for a in r["answer"]["yes"] + r["answer"]["no"]],
+        }
+        if kind in singles:
+            t0 = time.perf_counter()
+            verdicts = singles[kind]()
+            if verdicts:
+                times[kind + " (1 item)"].extend([(time.perf_counter() - t0) / len(verdicts)] * len(verdicts))
+                unknown[kind + " (1 item)"] += sum(v.answer is None for v in verdicts)
         if kind not in ops:
             continue
         t0 = time.perf_counter()
@@ -63,9 +78,9 @@ def main() -> int:
         by_domain[(kind, dom)].append(dt)
         if getattr(res, "complete", True) is False or getattr(res, "known", True) is False:
             unknown[kind] += 1
-    print(f"{'operation':<10}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
+    print(f"{'operation':<18}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
     for k, xs in times.items():
-        print(f"{k:<10}{len(xs):>6}{pct(xs, .5)*1e3:>10.2f}{pct(xs, .95)*1e3:>10.2f}{max(xs)*1e3:>10.1f}")
+        print(f"{k:<18}{len(xs):>6}{pct(xs, .5)*1e3:>10.2f}{pct(xs, .95)*1e3:>10.2f}{max(xs)*1e3:>10.1f}")
     print("\nper task and domain (p50 / p95 / max ms)")
     for (k, d), xs in sorted(by_domain.items()):
         print(f"  {k:<7}{d:<20}{pct(xs, .5)*1e3:>9.1f}{pct(xs, .95)*1e3:>9.1f}{max(xs)*1e3:>9.1f}")

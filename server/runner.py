@@ -18,38 +18,17 @@ from typing import TypeVar
 
 import anyio
 import anyio.to_thread
-from acptools.errors import BudgetExceeded
 from acptools.questions import Questions
 from acptools.search import Budget
 
 T = TypeVar("T")
 
-#: The smallest time a budget ever reports as left.  Some library code reads ``budget.left() or 3600``,
-#: which would turn an exhausted (0.0) budget into an hour; a tiny positive number keeps it bounded.
-MIN_LEFT_SECONDS = 1e-3
-
-
 @dataclass
 class CancellableBudget(Budget):
-    """A library :class:`~acptools.search.Budget` that also stops when ``cancel`` is set."""
+    """A library :class:`~acptools.search.Budget` with its own cancel event: setting it stops the
+    library's searches at their next expansion and kills any planner subprocess they started."""
 
     cancel: threading.Event = field(default_factory=threading.Event)
-
-    def spend(self, n: int = 1) -> None:
-        if self.cancel.is_set():
-            raise BudgetExceeded("the tool call was cancelled")
-        super().spend(n)
-
-    def elapsed(self) -> float:
-        if self.cancel.is_set():
-            return float("inf")
-        return super().elapsed()
-
-    def left(self) -> float | None:
-        if self.seconds is None and not self.cancel.is_set():
-            return None
-        seconds = self.seconds if self.seconds is not None else 0.0
-        return max(MIN_LEFT_SECONDS, seconds - self.elapsed())
 
     def restart(self) -> None:
         self.started = time.perf_counter()

@@ -120,8 +120,8 @@ def test_exclusion_finds_every_optimal_first_action():
     opt = t.questions.optimizer
     rep = opt._astar(t.init, Budget(30, None))
     res = fd.solve(len(t.atoms), t.operators, t.init, t.goal, 30)
-    first = t.operators[res.plan[0]].action
-    assert opt._optimal_by_exclusion(t.init, len(res.plan), first, Budget(30, None)) == set(rep.first_actions)
+    plan = [t.operators[i].action for i in res.plan]
+    assert opt._optimal_by_exclusion(t.init, plan, Budget(30, None)) == set(rep.first_actions)
 
 
 def test_a_cancelled_budget_stops_an_outside_planner_quickly():

@@ -19,7 +19,7 @@ from mcp import Client
 
 from server import ServerConfig, build_server
 from server.app import Limits
-from server.runner import MIN_LEFT_SECONDS, CancellableBudget
+from server.runner import CancellableBudget
 
 from conftest import data_files
 
@@ -708,9 +708,10 @@ def test_cancellable_budget() -> None:
     b.cancel.set()
     with pytest.raises(BudgetExceeded, match="cancelled"):
         b.spend()
-    assert b.left() == MIN_LEFT_SECONDS  # never 0.0: library code reads `budget.left() or 3600`
-    spent = CancellableBudget(0.0, None)
-    assert spent.left() == MIN_LEFT_SECONDS
+    assert b.left() == 0.0 and b.wall() == 0.0  # a cancelled budget leaves outside planners no time
+    child = b.child(5.0)  # slices the library takes share the cancellation
+    with pytest.raises(BudgetExceeded, match="cancelled"):
+        child.spend()
 
 
 # ---------------------------------------------------------------------------

@@ -138,6 +138,31 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     return atoms, actions, False
 
 
+def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget):
+    """Decide the atoms/actions no cheap proof settled: a sweep and batched plans show most of
+    them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names)."""
+    task = engine.task
+    if not atoms and not actions:
+        return [], []
+    seen_atoms, seen_actions, exhausted = _sweep(engine, state, atoms, actions, budget)
+    atoms &= ~seen_atoms
+    actions = actions - seen_actions
+    if (atoms or actions) and not exhausted:
+        atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget)
+    leftovers = [(task.atom_names[i], lambda i=i: is_reachable(engine, i, state, budget)) for i in bits(atoms)]
+    leftovers += [(task.action_names[a], lambda a=a: is_action_reachable(engine, a, state, budget))
+                  for a in sorted(actions)]
+    proven: list[Item] = []
+    unknown: list[str] = []
+    for name, decide in leftovers:
+        v = V.Verdict(False, V.EXHAUSTIVE) if exhausted else decide()
+        if v.answer is False:
+            proven.append(Item(name, v.how))
+        elif v.answer is None:
+            unknown.append(name)
+    return proven, unknown
+
+
 def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
     task = engine.task
     relaxed, _ = engine.relax.reachable(state)
@@ -151,21 +176,8 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
             found.append(Item(task.atom_names[i], V.H2))
         elif not state >> i & 1:
             todo |= 1 << i
-    unknown = []
-    if todo:
-        seen, _, exhausted = _sweep(engine, state, todo, set(), budget)
-        todo &= ~seen
-        if todo and not exhausted:
-            todo, _, exhausted = _cover(engine, state, todo, set(), budget)
-        for i in bits(todo):
-            if exhausted:
-                found.append(Item(task.atom_names[i], V.EXHAUSTIVE))
-                continue
-            v = is_reachable(engine, i, state, budget)
-            if v.answer is False:
-                found.append(Item(task.atom_names[i], v.how))
-            elif v.answer is None:
-                unknown.append(task.atom_names[i])
+    proven, unknown = _settle(engine, state, todo, set(), budget)
+    found += proven
     found.sort(key=lambda it: it.name)
     return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown)
 
@@ -193,21 +205,8 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
             proven.append(Item(task.action_names[a], V.H2))
         else:
             todo.add(a)
-    unknown = []
-    if todo:
-        _, seen, exhausted = _sweep(engine, state, 0, todo, budget)
-        todo -= seen
-        if todo and not exhausted:
-            _, todo, exhausted = _cover(engine, state, 0, todo, budget)
-        for a in sorted(todo):
-            if exhausted:
-                proven.append(Item(task.action_names[a], V.EXHAUSTIVE))
-                continue
-            v = is_action_reachable(engine, a, state, budget)
-            if v.answer is False:
-                proven.append(Item(task.action_names[a], v.how))
-            elif v.answer is None:
-                unknown.append(task.action_names[a])
+    settled, unknown = _settle(engine, state, 0, todo, budget)
+    proven += settled
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
     items = sorted(found + proven, key=lambda it: it.name)

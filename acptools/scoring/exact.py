@@ -367,7 +367,7 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     if root.cost == 0:
         return Outcome(0, I.SUBOPTIMAL, "the goal already holds: no action takes us closer",
                        metrics={"h_star": 0, "regret": None})
-    after = q.truth.h_after(aid, budget)
+    after = q.truth.regret(aid, budget)
     m = {"h_star": root.cost}
     if not after.known:
         m.update(h_star_after=None, regret=None)

@@ -229,8 +229,13 @@ def _planner_unsolvable_atom(q: Question, atom: str, budget) -> tuple[bool, str]
     name, args = _words(atom)
     pred = task.domain.predicates.get(name)
     if pred is None:
-        if name in getattr(task.domain, "types", {}) or name == "object":
-            return False, f"{atom}: a type predicate, true or not by typing; treated as a planner error: 0"
+        if name in task.domain.supertypes or name == "object":  # the translator's type predicates
+            if len(args) != 1:
+                return False, f"the planner reports a wrong arity for the type predicate {name}: 0"
+            obj = args[0]
+            if obj in task.types.objects and name in task.types.ancestors(task.types.objects[obj]):
+                return False, f"{atom} holds by typing (a static fact): solvable: 0"
+            return True, f"{atom} is false by typing (a static fact): unsolvable: 1"
         return False, f"the planner reports 'Undeclared predicate {name}': 0"
     if len(pred.params) != len(args):
         return False, f"the planner reports a wrong arity for {name}: 0"

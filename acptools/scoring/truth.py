@@ -194,6 +194,51 @@ class StateTruth:
         op = self.task.op_for(action, self.state)
         return None if op is None else self.task.apply_op(op, self.state)
 
+    def _replay(self, state: int, plan) -> bool:
+        """Is `plan` (action ids) a plan from `state`?"""
+        task = self.task
+        for a in plan:
+            op = task.op_for(a, state)
+            if op is None:
+                return False
+            state = task.apply_op(op, state)
+        return task.is_goal(state)
+
+    def regret(self, action: int, budget: float | None) -> HStar | None:
+        """h*(s[a]) for grading nexta, given h*(s) = d is known: exact, but settled without a search
+        whenever a bound argument suffices. Always h*(s[a]) >= d - 1. Upper bounds come from replaying
+        the optimal plan pi found for s from s[a]: pi without its first occurrence of a (then
+        h*(s[a]) = d - 1: a is optimal), or pi itself (h*(s[a]) <= d). When the in-process A* found the
+        set of all optimal first actions, a not in it means h*(s[a]) >= d, so with pi replayable the
+        value is exactly d. Anything else is a search (`h_after`). None: a is not applicable."""
+        root = self._h
+        t = self.successor(action)
+        if t is None:
+            return None
+        if root is None or not root.known or not root.cost or root.plan is None:
+            return self.h_after(action, budget)
+        canon = self.q.optimizer.sym.canonical
+        key = canon(t)
+        hit = self._after.get(key)
+        if hit is not None:
+            return hit
+        d, plan = root.cost, list(root.plan)
+        if action in plan:
+            i = plan.index(action)
+            rest = plan[:i] + plan[i + 1:]
+            if self._replay(t, rest):
+                hit = HStar(d - 1, rest, "plan-repair")
+        first = getattr(root, "first_actions", None)
+        if hit is None and first is not None:
+            if action in first:
+                hit = HStar(d - 1, None, root.how)
+            elif self._replay(t, plan):
+                hit = HStar(d, plan, "plan-replay+" + root.how)
+        if hit is None:
+            return self.h_after(action, budget)
+        self._after[key] = hit
+        return hit
+
     def h_after(self, action: int, budget: float | None) -> HStar | None:
         """h*(s[a]); None when `action` is not applicable. Successors that are symmetric to each other
         (interchangeable objects) share one computation; the successor along the optimal plan found
