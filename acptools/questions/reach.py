@@ -16,6 +16,7 @@ SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable it
 WALK_SECONDS = 0.2
 WALK_LENGTH = 200
 BATCH_SECONDS = 1.0
+PLAN_WALK_SECONDS = 0.03
 
 
 def is_reachable(engine: Engine, atom: int, state: int, budget: Budget) -> V.Verdict:
@@ -68,20 +69,30 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
         break
     if not layer:
         return seen_atoms, seen_actions, True
-    rng = random.Random(0)
-    stop = budget.elapsed() + WALK_SECONDS
-    cur, steps = state, 0
-    while not covered() and budget.elapsed() < stop:
+    atoms, actions = _walk(engine, state, want_atoms & ~seen_atoms, want_actions - seen_actions,
+                           budget.elapsed() + WALK_SECONDS, budget)
+    return (want_atoms & ~atoms) | seen_atoms, (want_actions - actions) | seen_actions, False
+
+
+def _walk(engine: Engine, start: int, atoms: int, actions: set[int], stop: float, budget: Budget,
+          seed: int = 0) -> tuple[int, set[int]]:
+    """Seeded random walks from `start` (a reachable state) until `stop` (budget seconds): returns
+    the wanted atoms and actions they did not show."""
+    gen, apply = engine.gen, engine.task.apply_op
+    rng = random.Random(seed)
+    cur, steps = start, 0
+    while (atoms or actions) and budget.elapsed() < stop:
         for _ in range(64):
             ops = gen.applicable(cur)
             if not ops or steps >= WALK_LENGTH:
-                cur, steps = state, 0
+                cur, steps = start, 0
                 continue
-            seen_actions.update(op.action for op in ops)
+            if actions:
+                actions = actions - {op.action for op in ops}
             cur = apply(rng.choice(ops), cur)
-            seen_atoms |= cur
+            atoms &= ~cur
             steps += 1
-    return seen_atoms, seen_actions, False
+    return atoms, actions
 
 
 def _compatible_batch(engine: Engine, state: int, atoms: int, actions: set[int]) -> tuple[int, int]:
@@ -134,6 +145,9 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 actions.discard(op.action)
             if i is not None:
                 s = task.apply_op(task.operators[i], s)
+        # the plan's end is a new reachable region: a short walk there shows its neighbours too
+        atoms, actions = _walk(engine, s, atoms, set(actions), budget.elapsed() + PLAN_WALK_SECONDS, budget,
+                               seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
 
