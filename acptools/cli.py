@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -198,6 +199,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")
         return 130
+    except BrokenPipeError:  # e.g. `acptools demo | head`: the reader left, nothing more to say
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
 
 
 if __name__ == "__main__":

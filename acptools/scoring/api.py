@@ -55,12 +55,14 @@ def score_response(record: dict, response: str, semantics: str = "exact", budget
     """Grade a free-text `response` to an ACPBench Hard `record` (a dict with its PDDL).
 
     semantics: 'exact' (computed from the PDDL; the default) or 'reference' (the published lm-eval
-    scorer's rules). budget: seconds per proof (None: the library default of 60 s). until: in reference
+    scorer's rules). budget: seconds per proof (None: the library default of 60 s), or an
+    `acptools.search.Budget` shared by every proof of this call (set its `cancel` event to stop
+    them; a verdict cut short is 'unknown'). until: in reference
     semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does.
     Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load)."""
     _check_semantics(semantics)
     t0 = time.perf_counter()
-    q = question_of_record(record)
+    q = question_of_record(record, lazy=semantics == "reference")
     if semantics == "reference":
         _check_stored(q, record_where(record))
     out, parsed = grade(q, response, semantics, budget, until)

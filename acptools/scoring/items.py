@@ -18,10 +18,10 @@ INAPPLICABLE = "inapplicable"        # nexta: the action cannot be applied in th
 SUBOPTIMAL = "suboptimal"            # nexta: applicable, but h*(s[a]) >= h*(s)
 NOT_SUBSEQUENCE = "not-subsequence"  # just: not a proper subsequence of the question's plan
 NOT_PLAN = "not-a-plan"              # just: a proper subsequence, but it does not reach the goal
-DATA_ERROR = "data-error"            # the stored answer itself is refuted (only used by --gold reports)
+ERROR = "error"                      # batch runs only: the item could not be scored (bad record); score null
 
 VERDICTS = (CORRECT, INCORRECT, UNPARSED, HALLUCINATED, UNKNOWN, REACHABLE, MISSED, TRIVIAL, NOT_LANDMARK,
-            INAPPLICABLE, SUBOPTIMAL, NOT_SUBSEQUENCE, NOT_PLAN)
+            INAPPLICABLE, SUBOPTIMAL, NOT_SUBSEQUENCE, NOT_PLAN, ERROR)
 
 
 @dataclass

@@ -7,7 +7,6 @@ inputs (`Question.build`): prog needs the action (or the expected effects), val 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..answers import canonical_task
 from ..dataset import domain_name, task_of
@@ -21,19 +20,38 @@ _ACTION = re.compile(r"\([^()]*\)")
 REQUIRED_FIELDS = ("id", "group", "PDDL_domain", "PDDL_problem")
 
 
-@dataclass
 class Question:
-    kind: str                          # app, prog, reach, areach, val, just, land, nexta
-    task: Task
-    state: int
-    truth: StateTruth
-    plan: list[str] | None = None      # val, just: the question's plan as written
-    action: str | None = None          # prog: the action whose effects are asked for
-    stored: object = None              # the record's stored answer (a cache/hint; the reference's truth)
-    question_text: str | None = None   # the record's question (the reference's just reads its plan from it)
-    record_id: object = None
-    group: str | None = None
-    domain: str | None = None
+    """kind, task, state, truth, plan (val/just), action (prog), stored answer, record fields.
+
+    `task`, `state` and `truth` may be loaded lazily (reference semantics compares most answers with
+    the stored lists and never needs the grounded task)."""
+
+    def __init__(self, kind: str, task: Task | None = None, state: int | None = None, *, loader=None,
+                 plan: list[str] | None = None, action: str | None = None, stored=None,
+                 question_text: str | None = None, record_id=None, group: str | None = None,
+                 domain: str | None = None):
+        self.kind = kind
+        self._task, self._state, self._truth, self._loader = task, state, None, loader
+        self.plan, self.action, self.stored = plan, action, stored
+        self.question_text, self.record_id, self.group, self.domain = question_text, record_id, group, domain
+
+    @property
+    def task(self) -> Task:
+        if self._task is None:
+            self._task = self._loader()
+        return self._task
+
+    @property
+    def state(self) -> int:
+        if self._state is None:
+            self._state = self.task.init
+        return self._state
+
+    @property
+    def truth(self) -> StateTruth:
+        if self._truth is None:
+            self._truth = truth_for(self.task, self.state)
+        return self._truth
 
     @classmethod
     def build(cls, kind: str, task: Task, state=None, action=None, plan=None, effects=None) -> "Question":
@@ -45,7 +63,7 @@ class Question:
         except ValueError as e:
             raise AcpError(str(e), "task kind") from None
         s = task.questions.state(state)
-        q = cls(kind, task, s, truth_for(task, s), domain=task.domain.name)
+        q = cls(kind, task, s, domain=task.domain.name)
         if kind == "prog":
             if action is None and effects is None:
                 raise AcpError("a prog question needs the action whose effects are asked for", "score_answer",
@@ -101,27 +119,32 @@ def check_record(record) -> None:
             raise AcpError(f"{f} is not PDDL text", record_where(record))
 
 
-def question_of_record(record: dict) -> Question:
-    """The question of an ACPBench Hard record; its problem's init is the question's state."""
+def question_of_record(record: dict, lazy: bool = False) -> Question:
+    """The question of an ACPBench Hard record; its problem's init is the question's state.
+    lazy: load (parse and ground) the PDDL only when something asks for the task."""
     check_record(record)
     kind = task_of(record)
     where = record_where(record)
-    try:
-        task = task_for(record["PDDL_domain"], record["PDDL_problem"])
-    except AcpError as e:
-        raise AcpError(f"its PDDL does not load: {e}", where) from None
-    q = Question(kind, task, task.init, truth_for(task, task.init), stored=record.get("answer"),
-                 question_text=record.get("question"), record_id=record.get("id"), group=record.get("group"),
-                 domain=domain_name(record))
+
+    def load() -> Task:
+        try:
+            return task_for(record["PDDL_domain"], record["PDDL_problem"])
+        except AcpError as e:
+            raise AcpError(f"its PDDL does not load: {e}", where) from None
+
+    q = Question(kind, loader=load, stored=record.get("answer"), question_text=record.get("question"),
+                 record_id=record.get("id"), group=record.get("group"), domain=domain_name(record))
     if kind in ("val", "just"):
         plan = plan_of_question(record.get("question", ""))
-        if not plan:
+        if not plan and not lazy:
             raise AcpError("the question quotes no plan", where,
                            'val/just questions quote the plan as "(a x) (b y) ..."')
+        q.plan = plan
+    if not lazy:
+        task = q.task
         try:
-            for a in plan:
+            for a in q.plan or ():
                 task.parse_action(a)
         except UnknownNameError as e:
             raise AcpError(f"the question's plan names something the PDDL does not define: {e}", where) from None
-        q.plan = plan
     return q

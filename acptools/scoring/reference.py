@@ -17,6 +17,7 @@ from lark.lexer import Token
 from lark.visitors import Visitor
 
 from ..errors import UnknownNameError
+from ..search import Budget
 from . import items as I
 from .items import Outcome, set_metrics
 from .question import Question
@@ -201,23 +202,17 @@ def _grounded_op(q: Question, action_text: str):
     aid = q.task.action_index.get("(" + _fix_name(name).lower() + ")")
     if aid is None:
         return None
-    reached = _relaxed(q)
+    reached = q.truth.relaxed_reachable()
     for op in q.task.ops_of_action[aid]:
         if op.pre & reached == op.pre:
             return op
     return None
 
 
-def _relaxed(q: Question) -> int:
-    key = ("reference-relaxed", q.state)
-    hit = q.truth._plans.get(key)
-    if hit is None:
-        hit = q.task.questions.engine.relax.reachable(q.state)[0]
-        q.truth._plans[key] = hit
-    return hit
-
-
-def _budget(budget, cap: float) -> float:
+def _budget(budget, cap: float):
+    """The reference planner's time limit, within the caller's budget (seconds or a core Budget)."""
+    if isinstance(budget, Budget):
+        return budget.child(cap, None)
     return cap if budget is None else min(budget, cap)
 
 
@@ -287,6 +282,8 @@ def prog(q: Question, parsed, budget) -> Outcome:
     m = {}
     m.update(set_metrics(set(p), set(real_pos), prefix="pos_"))
     m.update(set_metrics(set(n), set(real_neg), prefix="neg_"))
+    m.update(set_metrics({("+", a) for a in p} | {("-", a) for a in n},
+                         {("+", a) for a in real_pos} | {("-", a) for a in real_neg}))
     if set(real_pos) == set(p) and set(real_neg) == set(n):
         return Outcome(1, I.CORRECT, "both lists equal the stored effects: 1", metrics=m)
     return Outcome(0, I.INCORRECT, "the lists differ from the stored positive/negative effects: 0", metrics=m)
@@ -329,7 +326,7 @@ def areach(q: Question, parsed, budget) -> Outcome:
     if not op.pre:
         return Outcome(0, I.INCORRECT, f"{action} has no fluent precondition: the goal '(and )' is never "
                        "unsolvable: 0")
-    v = q.truth.action_reach(q.task.action_index[q.task.action_names[op.action]], _budget(budget, REACH_SECONDS))
+    v = q.truth.action_reach(op.action, _budget(budget, REACH_SECONDS))
     if v.answer is False:
         return Outcome(1, I.CORRECT, f"{action} is not stored; planner: its preconditions are unreachable "
                        f"(proven by {v.how}): 1")

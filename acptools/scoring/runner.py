@@ -22,10 +22,9 @@ from ..answers import TASK_ALIASES, TASKS
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
 from .api import gold_response, grade
-from .items import ItemScore
+from .items import ERROR, ItemScore
 from .question import question_of_record, record_where
 
-ERROR = "error"
 _RESERVED = {"id", "group", "response", "model"}
 
 
@@ -150,7 +149,7 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
     """Score every response to one record (its question is built once)."""
     out = []
     try:
-        q = question_of_record(record)
+        q = question_of_record(record, lazy=semantics == "reference")
         if semantics == "reference":
             from .api import _check_stored
             _check_stored(q, record_where(record))
@@ -282,9 +281,23 @@ def _cell(st: dict | None) -> str:
     return f"{acc} {iou} {unk:>3}{'!' if st['errors'] else ' '}"
 
 
-def table(summary: dict) -> str:
-    """Accuracy, mean IoU and unknown count per task x domain, models side by side."""
+def table(summary: dict, per_table: int = 4) -> str:
+    """Accuracy, mean IoU and unknown count per task x domain, models side by side (`per_table`
+    models per table; more models give more tables, one after the other)."""
     models = sorted(summary, key=lambda m: (m != "gold", m))
+    chunks = [models[i:i + per_table] for i in range(0, len(models), per_table)] or [[]]
+    out = []
+    for k, chunk in enumerate(chunks):
+        if len(chunks) > 1:
+            out.append(f"models {k * per_table + 1}-{k * per_table + len(chunk)} of {len(models)}")
+        out.append(_table(summary, chunk))
+        out.append("")
+    out.append("acc: accuracy over decided items; IoU: mean IoU (set answers: app, prog); unk: unknown "
+               "(+ errors, marked !)")
+    return "\n".join(out)
+
+
+def _table(summary: dict, models: list[str]) -> str:
     rows: list[tuple[str, str, list]] = []
     tasks = [t for t in TASKS if any(t in summary[m]["tasks"] for m in models)]
     tasks += sorted({t for m in models for t in summary[m]["tasks"]} - set(tasks), key=str)
@@ -303,9 +316,7 @@ def table(summary: dict) -> str:
         if last is not None and t != last:
             lines.append("")
         last = t
-        lines.append(f"{t:7} {d[:18]:18} " + " ".join(f"{_cell(c):>{w}}" for c in cells))
-    lines.append("acc: accuracy over decided items; IoU: mean IoU (set answers: app, prog); unk: unknown "
-                 "(+ errors, marked !)")
+        lines.append((f"{t:7} {d[:18]:18} " + " ".join(f"{_cell(c):>{w}}" for c in cells)).rstrip())
     return "\n".join(lines)
 
 
@@ -349,7 +360,8 @@ def have_matplotlib() -> bool:
 
 
 def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
-    """accuracy.png (accuracy per task, models side by side) and iou_<task>.png histograms."""
+    """accuracy.png (accuracy per task: grouped bars, or a heat map when there are many models) and
+    iou_<task>.png (IoU histograms of the set tasks, one outline per model)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -359,18 +371,39 @@ def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
     written = []
     models = sorted(summary, key=lambda m: (m != "gold", m))
     tasks = [t for t in TASKS if any(t in summary[m]["tasks"] for m in models)]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(tasks) * max(1, len(models)) / 2), 4))
-    width = 0.8 / max(1, len(models))
-    for k, m in enumerate(models):
-        vals = [100 * (summary[m]["tasks"].get(t, {}).get("accuracy") or 0) for t in tasks]
-        ax.bar([i + k * width for i in range(len(tasks))], vals, width, label=m)
-    ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(tasks))])
-    ax.set_xticklabels(tasks)
-    ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(0, 100)
+
+    def acc(m, t):
+        st = summary[m]["tasks"].get(t)
+        return None if not st or st["accuracy"] is None else 100 * st["accuracy"]
+
+    if len(models) <= 8:
+        fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4))
+        width = 0.8 / max(1, len(models))
+        for k, m in enumerate(models):
+            xs = [i + k * width for i, t in enumerate(tasks) if acc(m, t) is not None]
+            ax.bar(xs, [acc(m, t) for t in tasks if acc(m, t) is not None], width, label=m)
+        ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(tasks))])
+        ax.set_xticklabels(tasks)
+        ax.set_ylabel("accuracy (%)")
+        ax.set_ylim(0, 100)
+        if len(models) > 1:
+            ax.legend(fontsize="small", ncol=2)
+    else:
+        import numpy as np
+        grid = np.array([[np.nan if acc(m, t) is None else acc(m, t) for t in tasks] for m in models])
+        fig, ax = plt.subplots(figsize=(min(16, 2 + 1.1 * len(tasks)), min(40, 1 + 0.32 * len(models))))
+        im = ax.imshow(grid, vmin=0, vmax=100, cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(tasks)))
+        ax.set_xticklabels(tasks)
+        ax.set_yticks(range(len(models)))
+        ax.set_yticklabels([m[:40] for m in models], fontsize="small")
+        for i in range(len(models)):
+            for j in range(len(tasks)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize="x-small",
+                            color="white" if grid[i, j] < 60 else "black")
+        fig.colorbar(im, ax=ax, label="accuracy (%)")
     ax.set_title("Accuracy per task")
-    if len(models) > 1:
-        ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
     path = folder / "accuracy.png"
     fig.savefig(path, dpi=110)
@@ -385,13 +418,16 @@ def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
                 series[m] = vals
         if not series:
             continue
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.hist(list(series.values()), bins=[i / 10 for i in range(11)], label=list(series))
+        shown = sorted(series, key=lambda m: -len(series[m]))[:8]
+        fig, ax = plt.subplots(figsize=(6.5, 3.8))
+        bins = [i / 10 for i in range(11)]
+        for m in shown:
+            ax.hist(series[m], bins=bins, histtype="step", linewidth=1.6, label=f"{m[:30]} (n={len(series[m])})")
         ax.set_xlabel("IoU with the true set")
         ax.set_ylabel("responses")
-        ax.set_title(f"{t}: IoU histogram")
-        if len(series) > 1:
-            ax.legend(fontsize="small")
+        more = f" (8 of {len(series)} models)" if len(series) > 8 else ""
+        ax.set_title(f"{t}: IoU histogram{more}")
+        ax.legend(fontsize="x-small")
         fig.tight_layout()
         path = folder / f"iou_{t}.png"
         fig.savefig(path, dpi=110)

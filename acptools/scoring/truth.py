@@ -22,6 +22,7 @@ from . import hstar
 
 MAX_TASKS = 64
 MAX_TRUTHS = 256
+MAX_MEMO = 512
 
 
 class _LRU:
@@ -90,7 +91,7 @@ class StateTruth:
         self._lists: dict[str, object] = {}
         self._h: HStar | None = None
         self._after: dict[int, HStar] = {}
-        self._plans: dict[tuple, object] = {}
+        self._memo: dict[tuple, object] = {}
 
     # ---- app, prog ---------------------------------------------------------------------------
     def applicable(self) -> list[str]:
@@ -106,25 +107,27 @@ class StateTruth:
                 if p.applicable else None
         return self._effects[action]
 
+    def memo(self, key: tuple, compute):
+        """compute(), remembered under `key` (at most MAX_MEMO entries per state, oldest dropped)."""
+        if key not in self._memo:
+            value = compute()
+            if len(self._memo) >= MAX_MEMO:
+                self._memo.pop(next(iter(self._memo)))
+            self._memo[key] = value
+        return self._memo[key]
+
     def actions_with_effects(self, pos: frozenset, neg: frozenset) -> list[str]:
         """Applicable actions whose effects are exactly (pos, neg)."""
-        key = ("effects", pos, neg)
-        if key not in self._plans:
-            hits = []
-            for name in self.applicable():
-                if self.effects(self.task.action_index[name]) == (pos, neg):
-                    hits.append(name)
-            self._plans[key] = hits
-        return self._plans[key]
+        return self.memo(("effects", pos, neg), lambda: [
+            name for name in self.applicable() if self.effects(self.task.action_index[name]) == (pos, neg)])
+
+    def relaxed_reachable(self) -> int:
+        """Atoms reachable from the state in the delete relaxation (a mask)."""
+        return self.memo(("relaxed",), lambda: self.q.engine.relax.reachable(self.state)[0])
 
     # ---- plans (val, just) ---------------------------------------------------------------------
     def validate(self, plan: tuple[str, ...]):
-        key = ("validate", plan)
-        if key not in self._plans:
-            self._plans[key] = self.q.validate(list(plan), self.state)
-            if len(self._plans) > 512:
-                self._plans.pop(next(iter(self._plans)))
-        return self._plans[key]
+        return self.memo(("validate", plan), lambda: self.q.validate(list(plan), self.state))
 
     # ---- reach, areach, land --------------------------------------------------------------------
     def _cached(self, table: dict, key, compute) -> Verdict:
