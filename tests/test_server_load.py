@@ -98,12 +98,12 @@ async def test_budget_runs_out_as_unknown(hard_record: dict) -> None:
             t = Tools(client)
             tid = await t.load_record(hard_record)
             t0 = time.perf_counter()
-            result = await t.ok("optimal_next_action", task_id=tid, budget=2)
+            result = await t.ok("optimal_next_action", task_id=tid, budget=1)  # exact takes ~3 s
             elapsed = time.perf_counter() - t0
-            h = await t.ok("start_episode", task_id=tid, budget=1)
-    print(f"\noptimal_next_action with budget=2 s returned unknown after {elapsed:.1f} s")
+            h = await t.ok("start_episode", task_id=tid, budget=0.5)
+    print(f"\noptimal_next_action with budget=1 s returned unknown after {elapsed:.1f} s")
     assert result["known"] is False and result["how"] == "unknown" and result["h_star"] is None
-    assert result["plan"] is None and result["budget_seconds"] == 2
+    assert result["plan"] is None and result["budget_seconds"] == 1
     assert elapsed < 15, elapsed  # the budget, plus the library's check granularity
     assert h["h_star"] is None and h["h_star_known"] is False and h["how"] == "unknown"
 
@@ -130,4 +130,8 @@ async def test_searches_beyond_the_cap_wait_their_turn(hard_record: dict) -> Non
                         await anyio.sleep(0.02)
                 # cheap tools do not queue behind searches
                 assert (await t.ok("list_applicable", task_id=easy))["total"] == 3
-    assert results["hard"]["known"] is False and results["easy"]["answer"] is True
+    assert results["easy"]["answer"] is True
+    # within 3 s the hard search may or may not finish (the symmetry-reduced A* takes ~3 s); either
+    # way it is never wrong: unknown, or the record's h*
+    hard_result = results["hard"]
+    assert hard_result["known"] is False or hard_result["h_star"] == int(hard_record["answer"]["opt"])

@@ -36,7 +36,7 @@ _winner: dict[str, tuple[str, float]] = {}
 # Many interchangeable objects collapse the state space for the in-process A* (it searches orbits),
 # which the outside planners do not exploit: then A* goes first, with a longer slice.
 BIG_SYMMETRY = 16
-BIG_SYMMETRY_SECONDS = 3.0
+BIG_SYMMETRY_SECONDS = 6.0
 MAX_WINNERS = 512
 
 
