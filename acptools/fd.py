@@ -157,29 +157,35 @@ def run_search(binary: str, config: str, sas: str, seconds: float, memory_mb: in
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
 
     deadline = time.perf_counter() + max(seconds, 0.05)
-    proc = subprocess.Popen([binary, "--search", config, "--internal-plan-file", plan_file], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=workdir,
-                            preexec_fn=limit_memory)
-    pending = sas
+    # input and output go through files, so the planner never waits for a Python thread (another
+    # search thread may hold the GIL for long stretches)
+    sas_file, out_file = os.path.join(workdir, "input.sas"), os.path.join(workdir, "output.txt")
+    with open(sas_file, "w") as f:
+        f.write(sas)
     code, tail = None, f"ran out of {seconds:.1f} s"
+    with open(sas_file) as stdin, open(out_file, "w") as stdout:
+        proc = subprocess.Popen([binary, "--search", config, "--internal-plan-file", plan_file], stdin=stdin,
+                                stdout=stdout, stderr=subprocess.DEVNULL, cwd=workdir, preexec_fn=limit_memory)
+        try:
+            while True:
+                try:
+                    code = proc.wait(timeout=0.05)
+                    break
+                except subprocess.TimeoutExpired:
+                    if cancelled is not None and cancelled():
+                        tail = "was cancelled"
+                        break
+                    if time.perf_counter() > deadline:
+                        break
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     try:
-        while True:
-            try:
-                out, _ = proc.communicate(pending, timeout=0.05)
-                code, tail = proc.returncode, (out or "")[-300:]
-                break
-            except subprocess.TimeoutExpired:
-                pending = None
-                if cancelled is not None and cancelled():
-                    tail = "was cancelled"
-                    break
-                if time.perf_counter() > deadline:
-                    break
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        if code is not None:
+            tail = Path(out_file).read_text()[-300:]
         plan_text = Path(plan_file).read_text() if code is not None and os.path.exists(plan_file) else None
+    finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return code, plan_text, tail
 
