@@ -17,20 +17,17 @@ class Relaxation:
     """Relaxed operators (conditional effects become extra operators), indexed by precondition."""
 
     def __init__(self, num_atoms: int, operators: list[Operator]):
-        pres, adds, actions = [], [], []
+        pres, adds = [], []
         for op in operators:
             pres.append(list(bits(op.pre)))
             adds.append(op.add)
-            actions.append(op.action)
             for cp, _, ca, _ in op.conds:
                 if ca:
                     pres.append(list(bits(op.pre | cp)))
                     adds.append(ca)
-                    actions.append(op.action)
         self.pres = pres
         self.adds = [list(bits(a)) for a in adds]
         self.add_masks = adds
-        self.actions = actions
         self.by_pre: list[list[int]] = [[] for _ in range(num_atoms)]
         for i, pre in enumerate(pres):
             for p in pre:
@@ -39,8 +36,8 @@ class Relaxation:
         self.pre_len = [len(p) for p in pres]
         self.num_atoms = num_atoms
 
-    def reachable(self, state: int, banned: int = 0, banned_ops: frozenset = frozenset()) -> tuple[int, list[bool]]:
-        """(relaxed-reachable atom mask, which relaxed ops become applicable), never adding `banned` atoms."""
+    def reachable(self, state: int) -> tuple[int, list[bool]]:
+        """(relaxed-reachable atom mask, which relaxed ops become applicable)."""
         n = len(self.pres)
         missing = [len(p) for p in self.pres]
         fired = [False] * n
@@ -50,12 +47,12 @@ class Relaxation:
         adds, by_pre = self.adds, self.by_pre
         while True:
             for i in ready:
-                if fired[i] or i in banned_ops:
+                if fired[i]:
                     continue
                 fired[i] = True
                 for a in adds[i]:
                     bit = 1 << a
-                    if not reached & bit and not banned & bit:
+                    if not reached & bit:
                         reached |= bit
                         queue.append(a)
             if not queue:

@@ -82,32 +82,6 @@ def _identity(state: int) -> int:
     return state
 
 
-def bfs_plan(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], budget: Budget,
-             canon=_identity) -> list[int] | None:
-    """Shortest plan (action ids) from `start` to a goal state, or None when proven impossible.
-
-    `canon` maps a state to the key used for duplicate detection (a symmetry canonical form, whose
-    symmetries must preserve the goal); states themselves stay real, so the plan is real.
-    """
-    if satisfies(start, goal):
-        return []
-    parents: dict[int, tuple[int, int] | None] = {canon(start): None}
-    layer = [(start, canon(start))]
-    while layer:
-        nxt = []
-        for s, ks in layer:
-            budget.spend()
-            for op, t in gen.successors(s):
-                kt = canon(t)
-                if kt not in parents:
-                    parents[kt] = (ks, op.action)
-                    if satisfies(t, goal):
-                        return _path(parents, kt)
-                    nxt.append((t, kt))
-        layer = nxt
-    return None
-
-
 def greedy_plan(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic, budget: Budget,
                 canon=_identity) -> list[int] | None:
     """Greedy best-first search; a plan (not necessarily shortest), or None when proven impossible.

@@ -197,9 +197,6 @@ class Task:
             for args in itertools.product(*(self.types.of(t) for _, t in schema.params)):
                 yield render(name, args)
 
-    def propositions(self) -> range:
-        return range(len(self.atoms))
-
     # ---- semantics --------------------------------------------------------------------------
     def is_goal(self, state: int) -> bool:
         return any(state & p == p and not state & n for p, n in self.goal)
@@ -233,12 +230,6 @@ class Task:
                 add |= ca
                 dele |= cd
         return (state & ~dele) | add
-
-    def successors(self, state: int):
-        """(action id, next state) for every applicable operator."""
-        for op in self.operators:
-            if state & op.pre == op.pre and not state & op.neg:
-                yield op.action, self.apply_op(op, state)
 
 
 def split_atoms(text: str) -> list[str]:
