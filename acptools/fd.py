@@ -8,6 +8,8 @@ effects and disjunctive goals included). Plan length is the cost: every action c
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -24,14 +26,24 @@ SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pr
 _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
 
 
+def package_dir(name: str) -> Path | None:
+    """Folder of an installed package, found without importing it: the planner wheels import
+    unified_planning (~1 s, far longer while a search thread holds the GIL)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@functools.cache
 def downward_binary() -> str | None:
     """Path of the Fast Downward search binary, or None when the wheel is not installed."""
-    try:
-        import up_fast_downward
-    except ImportError:
-        return None
-    path = Path(up_fast_downward.__file__).parent / "downward" / "builds" / "release" / "bin" / "downward"
-    return str(path) if path.exists() else None
+    root = package_dir("up_fast_downward")
+    path = root and root / "downward" / "builds" / "release" / "bin" / "downward"
+    return str(path) if path and path.exists() else None
 
 
 class Unsupported(Exception):

@@ -1,11 +1,12 @@
 """Optimal planning: h*(s), an optimal plan, and which next actions are optimal.
 
-A portfolio of exact engines, cheapest first, each on a slice of the budget:
-  1. in-process A* (h^max, object symmetries): tiny tasks, no process start;
-  2. Fast Downward A*/LM-cut on our SAS+ encoding: most states in tens of milliseconds;
-  3. in-process A* again, longer, when the task has object symmetries (many interchangeable
-     objects make the state space collapse, which the outside planners do not exploit);
-  4. SymK bidirectional symbolic search: proves large lower bounds (non-optimal next actions).
+A portfolio of exact engines, cheapest first:
+  1. in-process A* (h^max, object symmetries) alone for a few hundredths of a second: most small
+     states end here, with no process start;
+  2. a race between Fast Downward A*/LM-cut on our SAS+ encoding (a subprocess) and the in-process
+     A* (a thread; given longer when the task has object symmetries, which collapse its state
+     space and which the outside planners do not exploit): the first exact answer wins;
+  3. SymK bidirectional symbolic search: proves large lower bounds (non-optimal next actions).
 Every answer is exact; if all engines run out of budget the answer is `unknown`.
 """
 
@@ -18,14 +19,35 @@ from dataclasses import dataclass
 from . import fd, symk
 from .questions import basic
 from .errors import BudgetExceeded
+from .relaxed import Relaxation
+from .relevance import relevant_operators
 from .search import Budget, optimal_first_actions, satisfies
+from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets
 
-FIRST_TRY_SECONDS = 0.25   # in-process A* before anything else
+QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
+QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
 FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
-SYMMETRY_SECONDS = 10.0    # the longer in-process try when symmetries exist
+RACE_ASTAR_SECONDS = 0.5   # the in-process A* beside Fast Downward, without object symmetries
+SYMMETRY_SECONDS = 10.0    # ... and with them
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
 _race_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="acptools-race")
+SYMK_DELAY = 3.0          # SymK joins the race this late: Fast Downward settles most states sooner
+
+
+def race(jobs, budget: Budget):
+    """Run `jobs` (callables taking a Budget, returning a result or None) side by side; the first
+    non-None result wins and the others are cancelled through their shared cancel event."""
+    stop = threading.Event()
+    futures = [_race_pool.submit(job, budget.child(cancel=stop)) for job in jobs]
+    try:
+        for f in as_completed(futures):
+            result = f.result()
+            if result is not None:
+                return result
+    finally:
+        stop.set()
+    return None
 
 
 @dataclass
@@ -36,6 +58,7 @@ class HStar:
     plan: list[int] | None
     how: str            # which engine proved it
     known: bool = True
+    first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
 
 
 @dataclass
@@ -51,12 +74,15 @@ class Optimizer:
         self.engine = engine
         self.task = engine.task
         self.sym = Symmetry(self.task, goal_targets(self.task.goal))
+        # only goal-relevant operators: same h* and optimal first actions, often far less search
+        self.ops = [self.task.operators[i] for i in relevant_operators(self.task.operators, self.task.goal)]
+        self.gen = SuccessorGenerator(self.ops)
+        self.relax = Relaxation(len(self.task.atoms), self.ops)
 
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
         goal = self.task.goal
-        relax = self.engine.relax
-        return optimal_first_actions(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal), budget,
+        return optimal_first_actions(self.gen, state, goal, lambda s: self.relax.hmax(s, goal), budget,
                                      canon=self.sym.canonical)
 
     def _astar_h(self, state: int, budget: Budget) -> HStar | None:
@@ -64,13 +90,14 @@ class Optimizer:
             r = self._astar(state, budget)
         except BudgetExceeded:
             return None
-        return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax")
+        return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax",
+                     first_actions=frozenset(r.first_actions))
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
-        res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, budget.wall(),
+        res = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget.wall(),
                        cancelled=budget.cancelled)
         if res.plan is not None:
-            res.plan = [self.task.operators[i].action for i in res.plan]
+            res.plan = [self.ops[i].action for i in res.plan]
         return res
 
     def _symk(self, state: int, budget: Budget) -> HStar | None:
@@ -83,22 +110,31 @@ class Optimizer:
         return None
 
     # ---- questions --------------------------------------------------------------------------
-    def h_star(self, state: int, budget: Budget) -> HStar:
-        """Exact h*(state) or, when every engine ran out of budget, known=False."""
-        if satisfies(state, self.task.goal):
-            return HStar(0, [], "holds-in-state")
-        h = self._astar_h(state, budget.child(FIRST_TRY_SECONDS))
-        if h:
-            return h
-        res = self._fd(state, budget.child(FD_SECONDS))
+    def _quick(self, budget: Budget) -> Budget:
+        return budget.child(QUICK_SECONDS, max(10, QUICK_WORK // max(1, len(self.task.operators))))
+
+    def _astar_cap(self) -> float:
+        return SYMMETRY_SECONDS if self.sym.active else RACE_ASTAR_SECONDS
+
+    def _fd_h(self, state: int, budget: Budget) -> HStar | None:
+        res = self._fd(state, budget)
         if res.plan is not None:
             return HStar(len(res.plan), res.plan, "fast-downward-lmcut")
         if res.proven_none:
             return HStar(None, None, "fast-downward-lmcut")
-        if self.sym.active:
-            h = self._astar_h(state, budget.child(SYMMETRY_SECONDS))
-            if h:
-                return h
+        return None
+
+    def h_star(self, state: int, budget: Budget) -> HStar:
+        """Exact h*(state) or, when every engine ran out of budget, known=False."""
+        if satisfies(state, self.task.goal):
+            return HStar(0, [], "holds-in-state")
+        h = self._astar_h(state, self._quick(budget))
+        if h:
+            return h
+        h = race([lambda b: self._fd_h(state, b.child(FD_SECONDS)),
+                  lambda b: self._astar_h(state, b.child(self._astar_cap()))], budget)
+        if h:
+            return h
         if budget.wall() > 0:
             h = self._symk(state, budget)
             if h:
@@ -107,35 +143,35 @@ class Optimizer:
         return h or HStar(None, None, "unknown", known=False)
 
     def _first_action_classes(self, state: int) -> dict[int, tuple[int, list[int], list[int]]]:
-        """Applicable operators of `state` grouped by symmetry class of their successor:
-        canonical key -> (a successor state, action ids, operator indices)."""
-        index = {id(op): i for i, op in enumerate(self.task.operators)}
+        """Applicable relevant operators of `state` grouped by symmetry class of their successor:
+        canonical key -> (a successor state, action ids, indices into self.ops). Irrelevant
+        operators never start an optimal plan (see relevance.py)."""
+        index = {id(op): i for i, op in enumerate(self.ops)}
         classes: dict[int, tuple[int, list[int], list[int]]] = {}
-        for op, t in self.engine.gen.successors(state):
+        for op, t in self.gen.successors(state):
             entry = classes.setdefault(self.sym.canonical(t), (t, [], []))
             entry[1].append(op.action)
             entry[2].append(index[id(op)])
         return classes
 
-    def _optimal_by_exclusion(self, state: int, plan: list[int], budget: Budget) -> set[int] | None:
-        """All optimal first actions, given h*(state) = d and one optimal first action: ask Fast
-        Downward again with every known-optimal first action forbidden as a first step; a plan of
-        length d reveals another, a longer plan (or none) proves there is no other."""
-        classes = self._first_action_classes(state)
-        d, first = len(plan), plan[0]
+    def _optimal_by_exclusion(self, state: int, plan: list[int], solve) -> set[int] | None:
+        """All optimal first actions, given h*(state) = d and one optimal plan: re-solve with only
+        the open candidate first actions allowed (`solve(actions, operators)` -> (plan as action ids
+        or None, proven_none)); a plan of length d reveals another optimal one, a longer plan (or
+        none) proves the rest non-optimal. None: the budget ran out."""
+        classes = list(self._first_action_classes(state).values())
+        d = len(plan)
         optimal: set[int] = set()
-        banned: set[int] = set()
 
         def take(action: int) -> None:
-            for _, acts, ops in classes.values():
+            for _, acts, _ in classes:
                 if action in acts:
                     optimal.update(acts)
-                    banned.update(ops)
 
         def promote(plan: list[int]) -> None:
             """Moving a later step of an optimal plan to the front, when the result is still a
             plan, proves that step an optimal first action too (commuting actions are common)."""
-            for _, acts, _ in list(classes.values()):
+            for _, acts, _ in classes:
                 if optimal & set(acts):
                     continue
                 for k, a in enumerate(plan[1:], 1):
@@ -143,19 +179,19 @@ class Optimizer:
                         take(a)
                         break
 
-        take(first)
+        take(plan[0])
         promote(plan)
-        while len(banned) < sum(len(c[2]) for c in classes.values()):
-            res = fd.solve(len(self.task.atoms), self.task.operators, state, self.task.goal, budget.wall(),
-                           not_first=frozenset(banned), cancelled=budget.cancelled)
-            if res.plan is None:
-                return optimal if res.proven_none else None
-            if len(res.plan) > d:
+        while True:
+            open_ = [c for c in classes if not optimal & set(c[1])]
+            if not open_:
                 return optimal
-            found = [self.task.operators[i].action for i in res.plan]
+            found, proven_none = solve({a for c in open_ for a in c[1]}, {i for c in open_ for i in c[2]})
+            if found is None:
+                return optimal if proven_none else None
+            if len(found) > d:
+                return optimal
             take(found[0])
             promote(found)
-        return optimal
 
     def _fd_next(self, state: int, budget: Budget) -> NextActions | None:
         res = self._fd(state, budget)
@@ -163,35 +199,41 @@ class Optimizer:
             return NextActions(None, frozenset(), None, "fast-downward-lmcut")
         if res.plan is None:
             return None
-        d = len(res.plan)
-        optimal = self._optimal_by_exclusion(state, res.plan, budget)
-        return None if optimal is None else NextActions(d, frozenset(optimal), res.plan, "fast-downward-lmcut")
+        every_op = range(len(self.ops))
 
-    def _symmetric_next(self, state: int, budget: Budget) -> NextActions | None:
+        def solve(actions, ops):
+            r = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget.wall(),
+                         not_first=frozenset(set(every_op) - ops), cancelled=budget.cancelled)
+            plan = None if r.plan is None else [self.ops[i].action for i in r.plan]
+            return plan, r.proven_none
+
+        optimal = self._optimal_by_exclusion(state, res.plan, solve)
+        return None if optimal is None else NextActions(len(res.plan), frozenset(optimal), res.plan,
+                                                        "fast-downward-lmcut")
+
+    def _symk_next(self, state: int, budget: Budget) -> NextActions | None:
+        """SymK, then exclusion re-solves on the domain compiled with a first-action gate."""
+        root = self._symk(state, budget)
+        if root is None:
+            return None
+        if root.cost is None:
+            return NextActions(None, frozenset(), None, root.how)
+
+        def solve(actions, ops):
+            res = symk.optimal_plan(self.task.gated_domain_text, self.task.problem_for(state, actions),
+                                    budget.wall(), cancelled=budget.cancelled)
+            plan = None if res.plan is None else [self.task.parse_action(a) for a in res.plan]
+            return plan, res.proven_none
+
+        optimal = self._optimal_by_exclusion(state, root.plan, solve)
+        return None if optimal is None else NextActions(root.cost, frozenset(optimal), root.plan, root.how)
+
+    def _astar_next(self, state: int, budget: Budget) -> NextActions | None:
         try:
             r = self._astar(state, budget)
         except BudgetExceeded:
             return None
-        return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry")
-
-    def _race(self, state: int, budget: Budget) -> NextActions | None:
-        """Fast Downward (+ exclusion) and, when objects are interchangeable, the symmetry-reduced
-        in-process A*, run side by side (a subprocess and a thread): the first exact answer wins
-        and the other is cancelled."""
-        stop = threading.Event()
-        jobs = [self._fd_next]
-        if self.sym.active:
-            jobs.append(self._symmetric_next)
-        futures = [_race_pool.submit(job, state, budget.child(cancel=stop)) for job in jobs]
-        result = None
-        try:
-            for f in as_completed(futures):
-                result = f.result()
-                if result is not None:
-                    break
-        finally:
-            stop.set()
-        return result
+        return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
 
     def _is_closer(self, t: int, d: int, budget: Budget) -> bool | None:
         """Is h*(t) = d - 1 for a successor t of a state with h* = d? None: unknown."""
@@ -204,11 +246,13 @@ class Optimizer:
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], "holds-in-state")
         try:
-            r = self._astar(state, budget.child(FIRST_TRY_SECONDS))
+            r = self._astar(state, self._quick(budget))
             return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
         except BudgetExceeded:
             pass
-        result = self._race(state, budget)
+        result = race([lambda b: self._fd_next(state, b),
+                       lambda b: None if b.pause(SYMK_DELAY) else self._symk_next(state, b),
+                       lambda b: self._astar_next(state, b.child(self._astar_cap()))], budget)
         if result is not None:
             return result
         # last resort: exact h* of the state and of one successor per symmetry class

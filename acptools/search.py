@@ -42,6 +42,15 @@ class Budget:
         if self.expanded & 255 == 0 and self.seconds is not None and self.elapsed() > self.seconds:
             raise BudgetExceeded(f"time budget of {self.seconds} s spent")
 
+    def pause(self, seconds: float) -> bool:
+        """Wait up to `seconds` unless cancelled first; True when cancelled (or out of time)."""
+        end = time.perf_counter() + min(seconds, self.wall())
+        while time.perf_counter() < end:
+            if self.cancelled():
+                return True
+            time.sleep(0.01)
+        return self.cancelled() or self.wall() <= 0
+
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
 

@@ -7,6 +7,7 @@ finds mutex groups and builds multi-valued variables: on a 14-step blocksworld s
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -14,19 +15,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fd import plan_lines, run_search
+from .fd import package_dir, plan_lines, run_search
 
 _FOUND, _UNSOLVABLE, _UNSOLVED = 0, 11, 12
 _TRANSLATE_UNSOLVABLE = 10
 
 
+@functools.cache
 def _root() -> Path | None:
-    try:
-        import up_symk
-    except ImportError:
-        return None
-    root = Path(up_symk.__file__).parent / "symk" / "builds" / "release" / "bin"
-    return root if (root / "downward").exists() else None
+    package = package_dir("up_symk")
+    root = package and package / "symk" / "builds" / "release" / "bin"
+    return root if root and (root / "downward").exists() else None
 
 
 def available() -> bool:

@@ -6,6 +6,7 @@ task, not in states). This keeps hashing, copying and subset tests to single big
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import threading
@@ -168,11 +169,21 @@ class Task:
             state |= 1 << i
         return state
 
-    def problem_for(self, state: int) -> str:
-        """PDDL problem text with `state` (plus the static facts) as its initial state."""
-        from .pddl.writer import write_problem
+    def problem_for(self, state: int, first_actions=None) -> str:
+        """PDDL problem text with `state` (plus the static facts) as its initial state. With
+        `first_actions` (action ids), for the domain of `gated_domain_text`: only those may come first."""
+        from .pddl.writer import allowed_predicate, write_problem
         facts = set(self.static_true) | {self.atoms[i] for i in bits(state)}
+        for a in first_actions or ():
+            schema, args = split_name(self.action_names[a])
+            facts.add((allowed_predicate(schema), args))
         return write_problem(self.problem, self.domain.name, facts)
+
+    @functools.cached_property
+    def gated_domain_text(self) -> str:
+        """The domain compiled so that a plan may start only with an allowed ground action."""
+        from .pddl.writer import write_domain
+        return write_domain(self.domain, first_action_gate=True)
 
     def state_atoms(self, state: int) -> list[str]:
         return sorted(self.atom_names[i] for i in bits(state))

@@ -52,7 +52,7 @@ class _BudgetedQuestions(Questions):
     def optimizer(self):  # type: ignore[override]
         return self._shared.optimizer
 
-    def _budget(self, seconds: float | None) -> Budget:
+    def as_budget(self, seconds: float | None) -> Budget:
         return self._fixed_budget
 
 

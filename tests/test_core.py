@@ -11,6 +11,7 @@ import pytest
 
 from acptools import AcpError, PddlError, UnknownNameError, examples, fd, load_task, symk
 from acptools.search import Budget
+import simulator
 from conftest import DATA, PDDL
 
 FERRY = examples.texts("ferry")
@@ -115,13 +116,21 @@ def test_fast_downward_and_symk_agree_with_in_process_h_star():
     assert t.questions.validate(sk.plan).goal_reached
 
 
-def test_exclusion_finds_every_optimal_first_action():
-    t = load_task(*examples.texts("gripper-strips"))
+@pytest.mark.parametrize("name", ["gripper-strips", "floor-tile", "logistics-strips", "grid"])
+def test_exclusion_finds_every_optimal_first_action(name):
+    """Fast Downward and SymK exclusion re-solves (SymK on the first-action-gated PDDL domain)
+    find exactly the optimal first actions of the one-search in-process A*."""
+    t = load_task(*examples.texts(name))
     opt = t.questions.optimizer
     rep = opt._astar(t.init, Budget(30, None))
-    res = fd.solve(len(t.atoms), t.operators, t.init, t.goal, 30)
-    plan = [t.operators[i].action for i in res.plan]
-    assert opt._optimal_by_exclusion(t.init, plan, Budget(30, None)) == set(rep.first_actions)
+    by_fd = opt._fd_next(t.init, Budget(30, None))
+    by_symk = opt._symk_next(t.init, Budget(30, None))
+    assert rep.cost == by_fd.cost == by_symk.cost
+    assert set(rep.first_actions) == by_fd.optimal == by_symk.optimal
+    dom, prob = examples.texts(name)
+    for plan in (by_fd.plan, by_symk.plan):
+        states = simulator.trajectory(dom, prob, [t.action_names[a] for a in plan])
+        assert states is not None and simulator.goal_reached(dom, prob, states[-1])
 
 
 def test_a_cancelled_budget_stops_an_outside_planner_quickly():
@@ -145,3 +154,37 @@ def test_budgets_say_unknown_instead_of_running_on():
     rep = q.optimal_next(budget=0.5, with_values=False)
     assert rep.known is False and rep.how == "unknown"
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("name", ["doors", "briefcase"])
+def test_symk_exclusion_on_adl_domains(name):
+    """The first-action gate compiles ADL domains (negative preconditions, equality, conditional
+    effects, quantifiers) correctly: SymK's optimal first actions match the in-process A*'s."""
+    dom, prob = (PDDL / name / "domain.pddl").read_text(), (PDDL / name / "problem.pddl").read_text()
+    t = load_task(dom, prob)
+    opt = t.questions.optimizer
+    rep = opt._astar(t.init, Budget(30, None))
+    by_symk = opt._symk_next(t.init, Budget(30, None))
+    assert rep.cost == by_symk.cost and set(rep.first_actions) == by_symk.optimal
+    assert t.questions.validate([t.action_names[a] for a in by_symk.plan]).goal_reached
+
+
+@pytest.mark.parametrize("name", ["floor-tile", "grid", "doors"])
+def test_goal_relevance_keeps_h_star_and_optimal_first_actions(name):
+    """Searching only goal-relevant operators changes neither h* nor the optimal first actions:
+    checked against the in-process A* over *every* operator (doors has negative preconditions)."""
+    from acptools.optimal import Optimizer
+    from acptools.relevance import relevant_operators
+    from acptools.search import optimal_first_actions
+
+    if name in examples.names():
+        dom, prob = examples.texts(name)
+    else:
+        dom, prob = (PDDL / name / "domain.pddl").read_text(), (PDDL / name / "problem.pddl").read_text()
+    t = load_task(dom, prob)
+    eng = t.questions.engine
+    full = optimal_first_actions(eng.gen, t.init, t.goal, lambda s: eng.relax.hmax(s, t.goal), Budget(60, None))
+    pruned = Optimizer(eng)._astar(t.init, Budget(60, None))
+    assert full.cost == pruned.cost and full.first_actions == pruned.first_actions
+    if name == "floor-tile":  # painting tiles the goal does not ask for is irrelevant
+        assert len(relevant_operators(t.operators, t.goal)) < len(t.operators)

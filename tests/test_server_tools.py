@@ -694,12 +694,12 @@ def test_cancellable_budget() -> None:
 
     from server.runner import budgeted_questions
 
-    # the hook the runner relies on (a private method of the library: this test catches a rename)
-    assert callable(getattr(Questions, "_budget", None))
+    # the hook the runner relies on (this test catches a rename)
+    assert callable(getattr(Questions, "as_budget", None))
     task = load_task(*examples.texts("ferry"))
     hooked = CancellableBudget(3.0, None)
     view = budgeted_questions(task, hooked)
-    assert view._budget(60.0) is hooked and view.engine is task.questions.engine
+    assert view.as_budget(60.0) is hooked and view.engine is task.questions.engine
     assert view.optimizer is task.questions.optimizer
 
     b = CancellableBudget(10.0, None)

@@ -1,4 +1,5 @@
-"""Lifted model -> PDDL problem text, so outside planners can be asked about any state."""
+"""Lifted model -> PDDL text, so outside planners can be asked about any state (and about the
+task compiled so that only some ground actions may come first)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,55 @@ def formula(f: tuple) -> str:
     if tag in ("forall", "exists"):
         return f"({tag} ({_params(f[1])}) {formula(f[2])})"
     raise ValueError(f"cannot write formula {tag!r}")
+
+
+def effect(e: tuple) -> str:
+    tag = e[0]
+    if tag == "add":
+        return "(" + " ".join((e[1],) + tuple(e[2])) + ")"
+    if tag == "del":
+        return "(not (" + " ".join((e[1],) + tuple(e[2])) + "))"
+    if tag == "and":
+        return f"(and {' '.join(effect(x) for x in e[1])})"
+    if tag == "forall":
+        return f"(forall ({_params(e[1])}) {effect(e[2])})"
+    if tag == "when":
+        return f"(when {formula(e[1])} {effect(e[2])})"
+    raise ValueError(f"cannot write effect {tag!r}")
+
+
+STARTED = "acptools-started"
+
+
+def allowed_predicate(schema: str) -> str:
+    return f"acptools-allowed-{schema}"
+
+
+def write_domain(domain, first_action_gate: bool = False) -> str:
+    """The domain as PDDL (costs dropped: plan length is the cost). With `first_action_gate`, a plan
+    may start only with a ground action listed as an `acptools-allowed-<schema>` fact: every action
+    marks the plan started, and an unstarted plan needs the allowed fact."""
+    types = " ".join(f"{t} - {parents[0]}" for t, parents in sorted(domain.supertypes.items())
+                     if t != "object" and parents)
+    constants = " ".join(f"{o} - {t[0]}" if len(t) == 1 else f"{o} - (either {' '.join(t)})"
+                         for o, t in sorted(domain.constants.items()))
+    predicates = [f"({p.name} {_params(p.params)})" for p in domain.predicates.values()]
+    actions = []
+    for a in domain.actions.values():
+        pre, eff = formula(a.precondition), effect(a.effect)
+        if first_action_gate:
+            variables = " ".join(v for v, _ in a.params)
+            predicates.append(f"({allowed_predicate(a.name)} {_params(a.params)})")
+            pre = f"(and {pre} (or ({STARTED}) ({allowed_predicate(a.name)} {variables})))"
+            eff = f"(and {eff} ({STARTED}))"
+        actions.append(f" (:action {a.name}\n  :parameters ({_params(a.params)})\n  :precondition {pre}\n"
+                       f"  :effect {eff})")
+    if first_action_gate:
+        predicates.append(f"({STARTED})")
+    return (f"(define (domain {domain.name})\n (:requirements :typing :negative-preconditions :equality "
+            f":disjunctive-preconditions :existential-preconditions :universal-preconditions "
+            f":conditional-effects)\n (:types {types})\n (:constants {constants})\n"
+            f" (:predicates {' '.join(predicates)})\n" + "\n".join(actions) + ")\n")
 
 
 def write_problem(problem, domain_name: str, true_atoms) -> str:

@@ -55,7 +55,7 @@ class Questions:
             return state
         return self.task.parse_state(state)
 
-    def _budget(self, budget: "float | Budget | None") -> Budget:
+    def as_budget(self, budget: "float | Budget | None") -> Budget:
         """Seconds (default DEFAULT_SECONDS), or a Budget the caller holds (to cancel it)."""
         if isinstance(budget, Budget):
             return budget
@@ -85,39 +85,39 @@ class Questions:
 
     # ---- reach, areach ------------------------------------------------------------------------
     def is_reachable(self, atom, state=None, budget: float | None = None) -> V.Verdict:
-        return reach.is_reachable(self.engine, self._atom(atom), self.state(state), self._budget(budget))
+        return reach.is_reachable(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
 
     def unreachable_atoms(self, state=None, budget: float | None = None, limit: int | None = None) -> ItemList:
-        return reach.unreachable_atoms(self.engine, self.state(state), self._budget(budget), limit)
+        return reach.unreachable_atoms(self.engine, self.state(state), self.as_budget(budget), limit)
 
     def is_action_reachable(self, action, state=None, budget: float | None = None) -> V.Verdict:
-        return reach.is_action_reachable(self.engine, self._action(action), self.state(state), self._budget(budget))
+        return reach.is_action_reachable(self.engine, self._action(action), self.state(state), self.as_budget(budget))
 
     def unreachable_actions(self, state=None, budget: float | None = None, limit: int | None = None) -> ItemList:
-        return reach.unreachable_actions(self.engine, self.state(state), self._budget(budget), limit)
+        return reach.unreachable_actions(self.engine, self.state(state), self.as_budget(budget), limit)
 
     # ---- land --------------------------------------------------------------------------------
     def is_landmark(self, atom, state=None, budget: float | None = None) -> V.Verdict:
-        return land.is_landmark(self.engine, self._atom(atom), self.state(state), self._budget(budget))
+        return land.is_landmark(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
 
     def landmarks(self, state=None, budget: float | None = None) -> ItemList:
-        return land.landmarks(self.engine, self.state(state), self._budget(budget))
+        return land.landmarks(self.engine, self.state(state), self.as_budget(budget))
 
     # ---- nexta, planning ---------------------------------------------------------------------
     def optimal_next(self, state=None, budget: float | None = None, with_values: bool = True) -> NextActionReport:
-        return nexta.optimal_next(self.optimizer, self.state(state), self._budget(budget), with_values)
+        return nexta.optimal_next(self.optimizer, self.state(state), self.as_budget(budget), with_values)
 
     def h_star(self, state=None, budget: float | None = None):
-        return self.optimizer.h_star(self.state(state), self._budget(budget))
+        return self.optimizer.h_star(self.state(state), self.as_budget(budget))
 
     def action_value(self, action, state=None, budget: float | None = None):
         """h*(s[a]) for one action; None when the action is not applicable in the state."""
-        return self.optimizer.action_value(self.state(state), self._action(action), self._budget(budget))
+        return self.optimizer.action_value(self.state(state), self._action(action), self.as_budget(budget))
 
     def plan(self, state=None, optimal: bool = True, budget: float | None = None) -> V.Verdict:
         """A plan from the state: optimal (with h*) or the first one greedy search finds."""
         s = self.state(state)
-        b = self._budget(budget)
+        b = self.as_budget(budget)
         if optimal:
             h = self.optimizer.h_star(s, b)
             if not h.known:

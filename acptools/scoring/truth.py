@@ -18,7 +18,6 @@ from .. import load_task
 from ..optimal import HStar
 from ..task import Task
 from ..verdict import Verdict
-from . import hstar
 
 MAX_TASKS = 64
 MAX_TRUTHS = 256
@@ -190,8 +189,14 @@ class StateTruth:
         if self._h is None or not self._h.known:
             with self.lock:
                 if self._h is None or not self._h.known:
-                    self._h = hstar.optimum(self.task, self.state, budget)
+                    self._h = self._optimum(budget)
         return self._h
+
+    def _optimum(self, budget: float | None) -> HStar:
+        """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
+        A* settled the state (then each answered action is settled by membership). Computing that
+        set with the outside planners costs more than the few answered actions' own h* values."""
+        return self.q.optimizer.h_star(self.state, self.q.as_budget(budget))
 
     def successor(self, action: int) -> int | None:
         op = self.task.op_for(action, self.state)
@@ -211,9 +216,9 @@ class StateTruth:
         """h*(s[a]) for grading nexta, given h*(s) = d is known: exact, but settled without a search
         whenever a bound argument suffices. Always h*(s[a]) >= d - 1. Upper bounds come from replaying
         the optimal plan pi found for s from s[a]: pi without its first occurrence of a (then
-        h*(s[a]) = d - 1: a is optimal), or pi itself (h*(s[a]) <= d). When the in-process A* found the
-        set of all optimal first actions, a not in it means h*(s[a]) >= d, so with pi replayable the
-        value is exactly d. Anything else is a search (`h_after`). None: a is not applicable."""
+        h*(s[a]) = d - 1: a is optimal), or pi itself (h*(s[a]) <= d). With the set of all optimal
+        first actions (when the in-process A* computed h*(s)), a not in it means h*(s[a]) >= d, so with pi replayable
+        the value is exactly d. Anything else is a search (`h_after`). None: a is not applicable."""
         root = self._h
         t = self.successor(action)
         if t is None:
@@ -231,7 +236,7 @@ class StateTruth:
             rest = plan[:i] + plan[i + 1:]
             if self._replay(t, rest):
                 hit = HStar(d - 1, rest, "plan-repair")
-        first = getattr(root, "first_actions", None)
+        first = root.first_actions
         if hit is None and first is not None:
             if action in first:
                 hit = HStar(d - 1, None, root.how)
@@ -265,11 +270,11 @@ class StateTruth:
                     self._after.setdefault(canon(first), HStar(root.cost - 1, root.plan[1:], root.how))
             hit = self._after.get(key)
             if hit is None and root is not None and root.known and root.cost and \
-                    action in (getattr(root, "first_actions", None) or ()):
-                # the in-process A* found every optimal first action: h*(s[a]) = h*(s) - 1, no search
+                    action in (root.first_actions or ()):
+                # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
                 hit = HStar(root.cost - 1, None, root.how)
             if hit is None:
-                hit = hstar.optimum(self.task, t, budget)
+                hit = self.q.optimizer.h_star(t, self.q.as_budget(budget))
                 if hit.known:
                     self._after[key] = hit
         return hit
