@@ -1,12 +1,13 @@
 """Optimal planning: h*(s), an optimal plan, and which next actions are optimal.
 
-A portfolio of exact engines, cheapest first:
+All searches use only the goal-relevant operators (relevance.py). A portfolio of exact engines:
   1. in-process A* (h^max, object symmetries) alone for a few hundredths of a second: most small
      states end here, with no process start;
-  2. a race between Fast Downward A*/LM-cut on our SAS+ encoding (a subprocess) and the in-process
-     A* (a thread; given longer when the task has object symmetries, which collapse its state
-     space and which the outside planners do not exploit): the first exact answer wins;
-  3. SymK bidirectional symbolic search: proves large lower bounds (non-optimal next actions).
+  2. a race: Fast Downward A*/LM-cut on our SAS+ encoding (a subprocess); the in-process A* (a
+     thread) when the task has object symmetries, which collapse its state space and which the
+     outside planners do not exploit; for next actions, SymK after SYMK_DELAY seconds. The first
+     exact answer wins and the others are cancelled;
+  3. SymK bidirectional symbolic search, then the in-process A* with whatever budget is left.
 Every answer is exact; if all engines run out of budget the answer is `unknown`.
 """
 
@@ -28,11 +29,10 @@ from .symmetry import Symmetry, goal_targets
 QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
 QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
 FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
-RACE_ASTAR_SECONDS = 0.5   # the in-process A* beside Fast Downward, without object symmetries
-SYMMETRY_SECONDS = 10.0    # ... and with them
+SYMMETRY_SECONDS = 10.0    # the in-process A* beside Fast Downward, with object symmetries
+SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
 _race_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="acptools-race")
-SYMK_DELAY = 3.0          # SymK joins the race this late: Fast Downward settles most states sooner
 
 
 def race(jobs, budget: Budget):
@@ -113,8 +113,11 @@ class Optimizer:
     def _quick(self, budget: Budget) -> Budget:
         return budget.child(QUICK_SECONDS, max(10, QUICK_WORK // max(1, len(self.task.operators))))
 
-    def _astar_cap(self) -> float:
-        return SYMMETRY_SECONDS if self.sym.active else RACE_ASTAR_SECONDS
+    def _astar_job(self, job) -> list:
+        """The in-process A* as a race entry: only worth a core beside the outside planners when
+        object symmetries shrink its state space (without them it rarely wins after QUICK_SECONDS;
+        measured: racing it anyway made nothing faster)."""
+        return [lambda b: job(b.child(SYMMETRY_SECONDS))] if self.sym.active else []
 
     def _fd_h(self, state: int, budget: Budget) -> HStar | None:
         res = self._fd(state, budget)
@@ -131,8 +134,8 @@ class Optimizer:
         h = self._astar_h(state, self._quick(budget))
         if h:
             return h
-        h = race([lambda b: self._fd_h(state, b.child(FD_SECONDS)),
-                  lambda b: self._astar_h(state, b.child(self._astar_cap()))], budget)
+        h = race([lambda b: self._fd_h(state, b.child(FD_SECONDS))]
+                 + self._astar_job(lambda b: self._astar_h(state, b)), budget)
         if h:
             return h
         if budget.wall() > 0:
@@ -252,7 +255,7 @@ class Optimizer:
             pass
         result = race([lambda b: self._fd_next(state, b),
                        lambda b: None if b.pause(SYMK_DELAY) else self._symk_next(state, b),
-                       lambda b: self._astar_next(state, b.child(self._astar_cap()))], budget)
+                       ] + self._astar_job(lambda b: self._astar_next(state, b)), budget)
         if result is not None:
             return result
         # last resort: exact h* of the state and of one successor per symmetry class
