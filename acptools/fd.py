@@ -22,6 +22,7 @@ from .grounding import Operator
 from .task import bits
 
 OPTIMAL = "astar(lmcut())"
+OPTIMAL_CONDITIONAL = "astar(hmax())"  # LM-cut does not support conditional effects; h^max does
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan
 _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
 
@@ -76,6 +77,8 @@ def _static_parts(num_atoms: int, operators: list[Operator], started: int | None
         var_lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
                       "end_variable"]
     ops_text = [_sas_operator(f"o{i}", op, started) for i, op in enumerate(operators)]
+    # Fast Downward rejects operators without effects; they never help a plan, so they are left out
+    # (plans name operators by their index, so the others keep theirs)
     if len(_op_text_cache) > 64:
         _op_text_cache.clear()
     _op_text_cache[key] = (operators, "\n".join(var_lines), ops_text)
@@ -119,14 +122,15 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
             pre = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
             goal_ops.append("\n".join(["begin_operator", f"goal{j}", str(len(pre))] + pre +
                                        ["1", f"0 {goal_var} -1 0", "0", "end_operator"]))
-    out.append(str(len(operators) + len(goal_ops)))
+    ops_text = [text for text in ops_text if text is not None]
+    out.append(str(len(ops_text) + len(goal_ops)))
     out += ops_text
     out += goal_ops
     out.append("0")
     return "\n".join(out) + "\n"
 
 
-def _sas_operator(name: str, op: Operator, started: int | None = None, gated: bool = False) -> str:
+def _sas_operator(name: str, op: Operator, started: int | None = None, gated: bool = False) -> str | None:
     pre_val = {a: 0 for a in bits(op.pre)}
     pre_val.update({a: 1 for a in bits(op.neg)})
     effects = []  # (conditions, var, post)
@@ -144,6 +148,8 @@ def _sas_operator(name: str, op: Operator, started: int | None = None, gated: bo
             effects.append((cond, a, 1))
         for a in bits(ca):
             effects.append((cond, a, 0))
+    if not effects:
+        return None
     affected = {v for _, v, _ in effects}
     if len(affected) < len(effects):
         raise Unsupported(f"operator {name} changes one atom in two (conditional) effects")
@@ -217,7 +223,9 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         return FdResult(None, False, detail="Fast Downward is not installed (pip install up-fast-downward)")
     if not goal:
         return FdResult(None, True)
-    config = OPTIMAL if optimal else SATISFICING
+    if any(state & p == p and not state & n for p, n in goal):
+        return FdResult([], False)  # (Fast Downward rejects an empty goal)
+    config = (OPTIMAL_CONDITIONAL if any(op.conds for op in operators) else OPTIMAL) if optimal else SATISFICING
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
     try:

@@ -78,6 +78,8 @@ class Optimizer:
         self.ops = [self.task.operators[i] for i in relevant_operators(self.task.operators, self.task.goal)]
         self.gen = SuccessorGenerator(self.ops)
         self.relax = Relaxation(len(self.task.atoms), self.ops)
+        # Fast Downward's LM-cut does not support conditional effects: then it runs A* with h^max
+        self.fd_how = "fast-downward-hmax" if any(op.conds for op in self.ops) else "fast-downward-lmcut"
 
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
@@ -101,8 +103,11 @@ class Optimizer:
         return res
 
     def _symk(self, state: int, budget: Budget) -> HStar | None:
-        res = symk.optimal_plan(self.task.domain_text, self.task.problem_for(state), budget.wall(),
-                                cancelled=budget.cancelled)
+        try:
+            domain = self.task.written_domain_text
+        except ValueError:  # not expressible for SymK's translator: leave it to the other engines
+            return None
+        res = symk.optimal_plan(domain, self.task.problem_for(state), budget.wall(), cancelled=budget.cancelled)
         if res.plan is not None:
             return HStar(len(res.plan), [self.task.parse_action(a) for a in res.plan], "symk-bidirectional")
         if res.proven_none:
@@ -122,9 +127,9 @@ class Optimizer:
     def _fd_h(self, state: int, budget: Budget) -> HStar | None:
         res = self._fd(state, budget)
         if res.plan is not None:
-            return HStar(len(res.plan), res.plan, "fast-downward-lmcut")
+            return HStar(len(res.plan), res.plan, self.fd_how)
         if res.proven_none:
-            return HStar(None, None, "fast-downward-lmcut")
+            return HStar(None, None, self.fd_how)
         return None
 
     def h_star(self, state: int, budget: Budget) -> HStar:
@@ -162,6 +167,8 @@ class Optimizer:
         the open candidate first actions allowed (`solve(actions, operators)` -> (plan as action ids
         or None, proven_none)); a plan of length d reveals another optimal one, a longer plan (or
         none) proves the rest non-optimal. None: the budget ran out."""
+        if not plan:
+            return set()
         classes = list(self._first_action_classes(state).values())
         d = len(plan)
         optimal: set[int] = set()
@@ -199,7 +206,7 @@ class Optimizer:
     def _fd_next(self, state: int, budget: Budget) -> NextActions | None:
         res = self._fd(state, budget)
         if res.proven_none:
-            return NextActions(None, frozenset(), None, "fast-downward-lmcut")
+            return NextActions(None, frozenset(), None, self.fd_how)
         if res.plan is None:
             return None
         every_op = range(len(self.ops))
@@ -212,7 +219,7 @@ class Optimizer:
 
         optimal = self._optimal_by_exclusion(state, res.plan, solve)
         return None if optimal is None else NextActions(len(res.plan), frozenset(optimal), res.plan,
-                                                        "fast-downward-lmcut")
+                                                        self.fd_how)
 
     def _symk_next(self, state: int, budget: Budget) -> NextActions | None:
         """SymK, then exclusion re-solves on the domain compiled with a first-action gate."""

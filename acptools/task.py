@@ -180,6 +180,13 @@ class Task:
         return write_problem(self.problem, self.domain.name, facts)
 
     @functools.cached_property
+    def written_domain_text(self) -> str:
+        """The domain as our parser read it, written back for outside planners: costs dropped (plan
+        length is the cost) and only what acptools understood, so their translators see our task."""
+        from .pddl.writer import write_domain
+        return write_domain(self.domain)
+
+    @functools.cached_property
     def gated_domain_text(self) -> str:
         """The domain compiled so that a plan may start only with an allowed ground action."""
         from .pddl.writer import write_domain

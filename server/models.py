@@ -182,7 +182,7 @@ class OptimalNextResult(BaseModel):
     optimal_actions: list[str] = Field(description="Every applicable action that starts some optimal plan.")
     actions: list[ActionValue] = Field(description="Every applicable action with h* after it and its regret.")
     plan: list[str] | None = Field(description="One optimal plan (replay it with validate_plan).")
-    how: str = Field(description="Engine that proved h*: 'astar-hmax', 'fast-downward-lmcut', 'symk-bidirectional', "
+    how: str = Field(description="Engine that proved h*: 'astar-hmax', 'fast-downward-lmcut', 'fast-downward-hmax' (conditional effects), 'symk-bidirectional', "
                      "'exhaustive-search', 'holds-in-state', or 'unknown'.")
     known: bool = Field(description="False when the budget ran out: then nothing else here is meaningful.")
     goal_reached: bool = Field(description="The state already satisfies the goal (h* = 0).")

@@ -188,3 +188,59 @@ def test_goal_relevance_keeps_h_star_and_optimal_first_actions(name):
     assert full.cost == pruned.cost and full.first_actions == pruned.first_actions
     if name == "floor-tile":  # painting tiles the goal does not ask for is irrelevant
         assert len(relevant_operators(t.operators, t.goal)) < len(t.operators)
+
+
+SWITCHES = """
+(define (domain switches)
+  (:requirements :typing :conditional-effects :negative-preconditions)
+  (:types switch lamp)
+  (:predicates (on ?s - switch) (lit ?l - lamp) (wired ?s - switch ?l - lamp) (ready) (fused ?l - lamp))
+  (:action wait :parameters () :precondition (ready) :effect (and))
+  (:action repair :parameters (?l - lamp) :precondition (fused ?l) :effect (not (fused ?l)))
+  (:action flip-on
+    :parameters (?s - switch)
+    :precondition (not (on ?s))
+    :effect (and (on ?s) (forall (?l - lamp) (when (and (wired ?s ?l) (not (fused ?l))) (lit ?l)))))
+  (:action flip-off
+    :parameters (?s - switch)
+    :precondition (on ?s)
+    :effect (and (not (on ?s)) (forall (?l - lamp) (when (wired ?s ?l) (not (lit ?l)))))))
+"""
+SWITCHES_PROBLEM = """
+(define (problem two) (:domain switches)
+  (:objects s1 s2 s3 - switch l1 l2 l3 - lamp)
+  (:init (ready) (wired s1 l1) (wired s2 l2) (wired s2 l3) (wired s3 l3) (fused l1))
+  (:goal (and (lit l1) (lit l2) (lit l3))))
+"""
+
+
+def test_fast_downward_runs_conditional_effects_and_effectless_actions():
+    """LM-cut rejects conditional effects and Fast Downward rejects operators without effects:
+    such tasks run A* with h^max and leave the no-op out, and agree with the in-process A*."""
+    t = load_task(SWITCHES, SWITCHES_PROBLEM)
+    opt = t.questions.optimizer
+    rep = opt._astar(t.init, Budget(30, None))
+    by_fd = opt._fd_next(t.init, Budget(30, None))
+    assert by_fd is not None and by_fd.how == "fast-downward-hmax"
+    assert rep.cost == by_fd.cost == 3 and set(rep.first_actions) == by_fd.optimal
+    assert t.questions.validate([t.action_names[a] for a in by_fd.plan]).goal_reached
+    lit = t.parse_state(["(lit l1)", "(lit l2)", "(lit l3)", "(ready)", "(on s1)"])
+    assert fd.solve(len(t.atoms), t.operators, lit, t.goal, 5).plan == []  # (an empty goal is rejected)
+
+
+def test_outside_planners_never_see_a_type_with_two_parents():
+    """`either` supertypes could be read differently by SymK's translator, so SymK is skipped and
+    the other engines answer."""
+    dom = """(define (domain amphibious) (:requirements :typing)
+      (:types boat car - object amphibian - (either boat car) place)
+      (:predicates (at ?v - car ?p - place) (road ?a ?b - place))
+      (:action drive :parameters (?v - car ?a ?b - place) :precondition (and (at ?v ?a) (road ?a ?b))
+        :effect (and (at ?v ?b) (not (at ?v ?a)))))"""
+    prob = """(define (problem p) (:domain amphibious) (:objects duck - amphibian p1 p2 - place)
+      (:init (at duck p1) (road p1 p2)) (:goal (at duck p2)))"""
+    t = load_task(dom, prob)
+    with pytest.raises(ValueError):
+        t.written_domain_text
+    assert t.questions.optimizer._symk(t.init, Budget(5, None)) is None
+    rep = t.questions.optimal_next(with_values=False)
+    assert rep.h_star == 1 and rep.optimal_actions == ["(drive duck p1 p2)"]

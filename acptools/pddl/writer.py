@@ -53,6 +53,9 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
     """The domain as PDDL (costs dropped: plan length is the cost). With `first_action_gate`, a plan
     may start only with a ground action listed as an `acptools-allowed-<schema>` fact: every action
     marks the plan started, and an unstarted plan needs the allowed fact."""
+    if any(len(parents) > 1 for parents in domain.supertypes.values()):
+        # an outside translator might read `either` supertypes differently: never risk a wrong task
+        raise ValueError("a type with several parent types cannot be written for outside planners")
     types = " ".join(f"{t} - {parents[0]}" for t, parents in sorted(domain.supertypes.items())
                      if t != "object" and parents)
     constants = " ".join(f"{o} - {t[0]}" if len(t) == 1 else f"{o} - (either {' '.join(t)})"
