@@ -236,7 +236,9 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
     if code is None:
         return FdResult(None, False, timed_out=True, detail=f"Fast Downward {tail}")
     if code == _FOUND and plan_text is not None:
-        return FdResult([int(line[2:-1].split()[0]) for line in plan_lines(plan_text)], False)
+        # our operators are named o<index>; goal<j> are the 0-cost helpers of a disjunctive goal
+        names = [line[1:-1].split()[0] for line in plan_lines(plan_text)]
+        return FdResult([int(n[1:]) for n in names if n.startswith("o")], False)
     if code in (_UNSOLVABLE, _NOT_WITHIN_BOUND):
         return FdResult(None, True)
     return FdResult(None, False, detail=f"Fast Downward exit code {code}: {tail}")

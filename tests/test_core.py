@@ -244,3 +244,29 @@ def test_outside_planners_never_see_a_type_with_two_parents():
     assert t.questions.optimizer._symk(t.init, Budget(5, None)) is None
     rep = t.questions.optimal_next(with_values=False)
     assert rep.h_star == 1 and rep.optimal_actions == ["(drive duck p1 p2)"]
+
+
+def test_fast_downward_plans_for_a_disjunctive_goal_name_real_operators():
+    """A disjunctive goal gets 0-cost helper operators (goal0, goal1, ...) in our SAS+; plans must
+    map back to task operators only, for the optimal and the greedy search alike."""
+    t = load_task(*examples.texts("ferry"))
+    far = [a for a in range(len(t.atoms)) if not t.init >> a & 1][:4]
+    goal = [(1 << a, 0) for a in far]
+    for optimal in (True, False):
+        res = fd.solve(len(t.atoms), t.operators, t.init, goal, 10, optimal=optimal)
+        assert res.plan is not None and all(0 <= i < len(t.operators) for i in res.plan)
+        state = t.init
+        for i in res.plan:
+            op = t.operators[i]
+            assert state & op.pre == op.pre and not state & op.neg
+            state = t.apply_op(op, state)
+        assert any(state & p == p for p, _ in goal)
+
+
+def test_a_spent_budget_stops_a_search_at_its_next_expansion():
+    """The clock is read on every expansion, so a slow expansion cannot overrun a budget."""
+    from acptools.errors import BudgetExceeded
+
+    b = Budget(0.0, None)
+    with pytest.raises(BudgetExceeded):
+        b.spend()

@@ -66,6 +66,9 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     while todo:
         atom = (todo & -todo).bit_length() - 1
         todo &= todo - 1
+        if budget.wall() <= 0:  # out of budget: the rest are unknown, not run on
+            unknown.append(task.atom_names[atom])
+            continue
         v = engine.reach(state, task.goal, budget, banned_add=1 << atom)
         if v.answer is None:
             unknown.append(task.atom_names[atom])

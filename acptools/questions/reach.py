@@ -169,6 +169,9 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
     proven: list[Item] = []
     unknown: list[str] = []
     for name, decide in leftovers:
+        if not exhausted and budget.wall() <= 0:
+            unknown.append(name)  # out of budget: say so for the rest instead of running on
+            continue
         v = V.Verdict(False, V.EXHAUSTIVE) if exhausted else decide()
         if v.answer is False:
             proven.append(Item(name, v.how))
