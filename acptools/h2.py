@@ -24,7 +24,8 @@ def h2_pairs(num_atoms: int, operators: list[Operator], state: int) -> list[int]
             add |= ca
         ops.append((list(bits(op.pre)), op.pre, add, list(bits(add)), op.dele & ~add))
     changed = True
-    last_keep = [None] * len(ops)
+    last_keep = [0] * len(ops)  # what each operator kept when it last fired (it only grows)
+    fired = [False] * len(ops)
     while changed:
         changed = False
         for i, (pre_list, pre, add, add_list, dele) in enumerate(ops):
@@ -46,15 +47,18 @@ def h2_pairs(num_atoms: int, operators: list[Operator], state: int) -> list[int]
                         compatible |= 1 << p
             # atoms that may hold with all preconditions and survive the deletes stay true with the adds
             keep = compatible & ~dele
-            new_mask = add | keep
-            if last_keep[i] == keep:
+            if fired[i] and keep == last_keep[i]:
                 continue  # same effect as last time: its pairs are in already (reach only grows)
+            fresh = keep & ~last_keep[i]
+            fired[i] = True
             last_keep[i] = keep
+            new_mask = add | keep
             for p in add_list:
                 if reach[p] | new_mask != reach[p]:
                     reach[p] |= new_mask
                     changed = True
-            for q in bits(keep):
+            # keep only grows, and atoms kept before already hold the adds: only new ones need them
+            for q in bits(fresh):
                 if reach[q] & add != add:
                     reach[q] |= add
                     changed = True
