@@ -204,19 +204,61 @@ def static_filter(schema, grounder: Grounder):
     return lits
 
 
-def ground_schema(schema, grounder: Grounder, action_id_of):
-    """Yield (action name args, [operators...]) for every binding whose static part can hold."""
+def _static_bindings(schema, grounder: Grounder) -> list[tuple[str, ...]]:
+    """Every binding of the schema's parameters (as argument tuples, in the order of a plain
+    nested loop over the typed domains) that satisfies the top-level static literals.
+
+    A join: variables are bound most-constrained first, and a variable that completes a positive
+    static literal takes its candidates from an index of the static facts (in-city ?to ?c with ?c
+    bound lists the locations of that city) instead of trying every object of its type."""
     params = schema.params
+    if not params:
+        return [()]
+    names = [v for v, _ in params]
     domains = [grounder.types.of(t) for _, t in params]
+    rank = [{o: k for k, o in enumerate(d)} for d in domains]
     lits = static_filter(schema, grounder)
-    # check each static literal as soon as its last variable is bound
-    order = [v for v, _ in params]
-    checks_at: list[list] = [[] for _ in params]
-    for lit in lits:
-        idx = max((order.index(v) for v in lit[2]), default=0) if params else 0
-        if params:
-            checks_at[idx].append(lit)
+    generators = [c for c, positive, _ in lits if positive and c[0] == "atom"]
+
+    # binding order: greedily the variable most tied to already bound ones, then the smallest domain
+    var_order: list[int] = []
+    bound: set[str] = set()
+    while len(var_order) < len(names):
+        def score(i):
+            v = names[i]
+            ties = sum(1 for c in generators if v in c[2] and all(a == v or not a.startswith("?") or a in bound
+                                                                  for a in c[2]))
+            return (-ties, len(domains[i]))
+        i = min((i for i in range(len(names)) if i not in var_order), key=score)
+        var_order.append(i)
+        bound.add(names[i])
+
+    # per step: generator literals (v once, every other variable bound by then) and the checks
+    step_gens: list[list] = []
+    step_checks: list[list] = []
+    seen: set[str] = set()
+    for i in var_order:
+        v = names[i]
+        seen.add(v)
+        step_gens.append([c for c in generators if c[2].count(v) == 1 and
+                          all(a == v or not a.startswith("?") or a in seen for a in c[2])])
+        step_checks.append([lit for lit in lits if v in lit[2] and lit[2] <= seen])
+    index: dict[tuple, dict] = {}
+
+    def candidates(c, v, binding) -> set[str]:
+        pos = c[2].index(v)
+        others = tuple(k for k in range(len(c[2])) if k != pos)
+        table = index.get((c[1], pos, others))
+        if table is None:
+            table = index[(c[1], pos, others)] = {}
+            for pred, args in grounder.static_true:
+                if pred == c[1] and len(args) == len(c[2]):
+                    table.setdefault(tuple(args[k] for k in others), set()).add(args[pos])
+        key = tuple(binding.get(c[2][k], c[2][k]) for k in others)
+        return table.get(key, set())
+
     binding: dict[str, str] = {}
+    found: list[tuple[str, ...]] = []
 
     def holds(lit) -> bool:
         c, positive, _ = lit
@@ -225,17 +267,35 @@ def ground_schema(schema, grounder: Grounder, action_id_of):
             return (a == b) == positive
         return ((c[1], grounder._sub(c[2], binding)) in grounder.static_true) == positive
 
-    def rec(i):
-        if i == len(params):
-            yield tuple(binding[v] for v in order)
+    def rec(step: int) -> None:
+        if step == len(var_order):
+            found.append(tuple(binding[v] for v in names))
             return
-        for obj in domains[i]:
-            binding[order[i]] = obj
-            if all(holds(lit) for lit in checks_at[i]):
-                yield from rec(i + 1)
-        binding.pop(order[i], None)
+        i = var_order[step]
+        v = names[i]
+        values = None
+        for c in step_gens[step]:
+            got = candidates(c, v, binding)
+            values = got if values is None else values & got
+        if values is None:
+            values = domains[i]
+        else:
+            values = sorted((o for o in values if o in rank[i]), key=rank[i].__getitem__)
+        for obj in values:
+            binding[v] = obj
+            if all(holds(lit) for lit in step_checks[step]):
+                rec(step + 1)
+        binding.pop(v, None)
 
-    for args in rec(0):
+    rec(0)
+    found.sort(key=lambda args: tuple(rank[k][a] for k, a in enumerate(args)))
+    return found
+
+
+def ground_schema(schema, grounder: Grounder, action_id_of):
+    """Yield (action name args, [operators...]) for every binding whose static part can hold."""
+    order = [v for v, _ in schema.params]
+    for args in _static_bindings(schema, grounder):
         b = dict(zip(order, args))
         pre = grounder.dnf(schema.precondition, b)
         if not pre:

@@ -270,3 +270,61 @@ def test_a_spent_budget_stops_a_search_at_its_next_expansion():
     b = Budget(0.0, None)
     with pytest.raises(BudgetExceeded):
         b.spend()
+
+
+JOIN_DOMAIN = """
+(define (domain join) (:requirements :typing :equality :negative-preconditions)
+  (:types place thing)
+  (:constants depot - place)
+  (:predicates (link ?a ?b - place) (same ?a ?b - place) (store ?t - thing ?p - place) (here ?t - thing ?p - place))
+  (:action carry :parameters (?t - thing ?a ?b - place ?c - place)
+    :precondition (and (link ?a ?b) (link ?b ?c) (not (= ?a ?c)) (same ?c ?c) (store ?t ?c)
+                       (not (link ?c depot)) (here ?t ?a))
+    :effect (and (here ?t ?c) (not (here ?t ?a))))
+  (:action ship :parameters (?t - thing ?a - place)
+    :precondition (and (link depot ?a) (here ?t depot))
+    :effect (and (here ?t ?a) (not (here ?t depot)))))
+"""
+JOIN_PROBLEM = """
+(define (problem j) (:domain join)
+  (:objects p1 p2 p3 p4 - place t1 t2 - thing)
+  (:init (link p1 p2) (link p2 p3) (link p3 p1) (link p2 p1) (link depot p2) (link p4 depot) (link p3 p4)
+         (same p1 p1) (same p3 p3) (same p4 p4) (store t1 p3) (store t2 p1) (store t2 p4) (here t1 p1))
+  (:goal (here t1 p3)))
+"""
+
+
+@pytest.mark.parametrize("name", ["join", "doors", "briefcase", *examples.names()])
+def test_the_grounding_join_equals_a_plain_nested_loop(name):
+    """The join that draws candidates from static facts (constants, repeated variables, equality
+    and negated static literals included) yields exactly the bindings, in the same order, of a
+    nested loop over the typed domains filtered by the top-level static literals."""
+    import itertools
+
+    from acptools.grounding import _static_bindings, static_filter
+
+    if name == "join":
+        dom, prob = JOIN_DOMAIN, JOIN_PROBLEM
+    elif name in examples.names():
+        dom, prob = examples.texts(name)
+    else:
+        dom, prob = (PDDL / name / "domain.pddl").read_text(), (PDDL / name / "problem.pddl").read_text()
+    t = load_task(dom, prob)
+    g = t._grounder
+    for schema in t.domain.actions.values():
+        names = [v for v, _ in schema.params]
+        plain = []
+        for args in itertools.product(*(t.types.of(ty) for _, ty in schema.params)):
+            b = dict(zip(names, args))
+            ok = True
+            for c, positive, _ in static_filter(schema, g):
+                if c[0] == "=":
+                    x, y = (b.get(a, a) for a in c[1:])
+                    ok &= (x == y) == positive
+                else:
+                    ok &= ((c[1], tuple(b.get(a, a) for a in c[2])) in g.static_true) == positive
+            if ok:
+                plain.append(tuple(args))
+        assert _static_bindings(schema, g) == (plain if names else [()])
+    if name == "join":
+        assert t.questions.optimal_next(with_values=False).h_star == 1
