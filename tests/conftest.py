@@ -17,3 +17,8 @@ def data_files(split: str, task: str) -> Path:
     if not path.exists():
         pytest.skip(f"ACPBench Hard data not found at {path} (set ACPBENCH_HARD_DIR)")
     return path
+
+
+def pddl_texts(name: str) -> tuple[str, str]:
+    """Domain and problem text of a test task under tests/pddl/NAME/."""
+    return (PDDL / name / "domain.pddl").read_text(), (PDDL / name / "problem.pddl").read_text()

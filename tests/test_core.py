@@ -12,7 +12,7 @@ import pytest
 from acptools import AcpError, PddlError, UnknownNameError, examples, fd, load_task, symk
 from acptools.search import Budget
 import simulator
-from conftest import DATA, PDDL
+from conftest import DATA, PDDL, pddl_texts
 
 FERRY = examples.texts("ferry")
 BRIEFCASE = ((PDDL / "briefcase" / "domain.pddl").read_text(), (PDDL / "briefcase" / "problem.pddl").read_text())
@@ -190,34 +190,10 @@ def test_goal_relevance_keeps_h_star_and_optimal_first_actions(name):
         assert len(relevant_operators(t.operators, t.goal)) < len(t.operators)
 
 
-SWITCHES = """
-(define (domain switches)
-  (:requirements :typing :conditional-effects :negative-preconditions)
-  (:types switch lamp)
-  (:predicates (on ?s - switch) (lit ?l - lamp) (wired ?s - switch ?l - lamp) (ready) (fused ?l - lamp))
-  (:action wait :parameters () :precondition (ready) :effect (and))
-  (:action repair :parameters (?l - lamp) :precondition (fused ?l) :effect (not (fused ?l)))
-  (:action flip-on
-    :parameters (?s - switch)
-    :precondition (not (on ?s))
-    :effect (and (on ?s) (forall (?l - lamp) (when (and (wired ?s ?l) (not (fused ?l))) (lit ?l)))))
-  (:action flip-off
-    :parameters (?s - switch)
-    :precondition (on ?s)
-    :effect (and (not (on ?s)) (forall (?l - lamp) (when (wired ?s ?l) (not (lit ?l)))))))
-"""
-SWITCHES_PROBLEM = """
-(define (problem two) (:domain switches)
-  (:objects s1 s2 s3 - switch l1 l2 l3 - lamp)
-  (:init (ready) (wired s1 l1) (wired s2 l2) (wired s2 l3) (wired s3 l3) (fused l1))
-  (:goal (and (lit l1) (lit l2) (lit l3))))
-"""
-
-
 def test_fast_downward_runs_conditional_effects_and_effectless_actions():
     """LM-cut rejects conditional effects and Fast Downward rejects operators without effects:
     such tasks run A* with h^max and leave the no-op out, and agree with the in-process A*."""
-    t = load_task(SWITCHES, SWITCHES_PROBLEM)
+    t = load_task(*pddl_texts("switches"))
     opt = t.questions.optimizer
     rep = opt._astar(t.init, Budget(30, None))
     by_fd = opt._fd_next(t.init, Budget(30, None))
@@ -272,29 +248,7 @@ def test_a_spent_budget_stops_a_search_at_its_next_expansion():
         b.spend()
 
 
-JOIN_DOMAIN = """
-(define (domain join) (:requirements :typing :equality :negative-preconditions)
-  (:types place thing)
-  (:constants depot - place)
-  (:predicates (link ?a ?b - place) (same ?a ?b - place) (store ?t - thing ?p - place) (here ?t - thing ?p - place))
-  (:action carry :parameters (?t - thing ?a ?b - place ?c - place)
-    :precondition (and (link ?a ?b) (link ?b ?c) (not (= ?a ?c)) (same ?c ?c) (store ?t ?c)
-                       (not (link ?c depot)) (here ?t ?a))
-    :effect (and (here ?t ?c) (not (here ?t ?a))))
-  (:action ship :parameters (?t - thing ?a - place)
-    :precondition (and (link depot ?a) (here ?t depot))
-    :effect (and (here ?t ?a) (not (here ?t depot)))))
-"""
-JOIN_PROBLEM = """
-(define (problem j) (:domain join)
-  (:objects p1 p2 p3 p4 - place t1 t2 - thing)
-  (:init (link p1 p2) (link p2 p3) (link p3 p1) (link p2 p1) (link depot p2) (link p4 depot) (link p3 p4)
-         (same p1 p1) (same p3 p3) (same p4 p4) (store t1 p3) (store t2 p1) (store t2 p4) (here t1 p1))
-  (:goal (here t1 p3)))
-"""
-
-
-@pytest.mark.parametrize("name", ["join", "doors", "briefcase", *examples.names()])
+@pytest.mark.parametrize("name", ["join", "switches", "doors", "briefcase", *examples.names()])
 def test_the_grounding_join_equals_a_plain_nested_loop(name):
     """The join that draws candidates from static facts (constants, repeated variables, equality
     and negated static literals included) yields exactly the bindings, in the same order, of a
@@ -303,13 +257,7 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
 
     from acptools.grounding import _static_bindings, static_filter
 
-    if name == "join":
-        dom, prob = JOIN_DOMAIN, JOIN_PROBLEM
-    elif name in examples.names():
-        dom, prob = examples.texts(name)
-    else:
-        dom, prob = (PDDL / name / "domain.pddl").read_text(), (PDDL / name / "problem.pddl").read_text()
-    t = load_task(dom, prob)
+    t = load_task(*(examples.texts(name) if name in examples.names() else pddl_texts(name)))
     g = t._grounder
     for schema in t.domain.actions.values():
         names = [v for v, _ in schema.params]

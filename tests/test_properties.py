@@ -14,7 +14,7 @@ from gen import random_task
 from oracle import Oracle
 
 # real problems with small state spaces (the oracle enumerates them); ADL ones included
-DOMAINS = {name: PDDL / name for name in ("briefcase", "doors")}
+DOMAINS = {name: PDDL / name for name in ("briefcase", "doors", "switches")}
 for name in ("ferry", "gripper-strips", "blocksworld-4ops", "grid-visit-all"):
     DOMAINS[name] = ROOT / "acptools" / "examples" / name
 

@@ -1,0 +1,5 @@
+(define (problem j) (:domain join)
+  (:objects p1 p2 p3 p4 - place t1 t2 - thing)
+  (:init (link p1 p2) (link p2 p3) (link p3 p1) (link p2 p1) (link depot p2) (link p4 depot) (link p3 p4)
+         (same p1 p1) (same p3 p3) (same p4 p4) (store t1 p3) (store t2 p1) (store t2 p4) (here t1 p1))
+  (:goal (here t1 p3)))
