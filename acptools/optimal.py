@@ -37,16 +37,24 @@ _race_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="acptools-race
 
 def race(jobs, budget: Budget):
     """Run `jobs` (callables taking a Budget, returning a result or None) side by side; the first
-    non-None result wins and the others are cancelled through their shared cancel event."""
+    non-None result wins and the others are cancelled through their shared cancel event. A job's
+    exception is raised only when no other job answers."""
     stop = threading.Event()
     futures = [_race_pool.submit(job, budget.child(cancel=stop)) for job in jobs]
+    failure = None
     try:
         for f in as_completed(futures):
-            result = f.result()
+            try:
+                result = f.result()
+            except Exception as e:  # one engine failing must not stop the others from answering
+                failure = failure or e
+                continue
             if result is not None:
                 return result
     finally:
         stop.set()
+    if failure is not None:
+        raise failure
     return None
 
 

@@ -276,3 +276,19 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
         assert _static_bindings(schema, g) == (plain if names else [()])
     if name == "join":
         assert t.questions.optimal_next(with_values=False).h_star == 1
+
+
+def test_a_race_survives_a_failing_engine():
+    """One engine raising must not stop another from answering; with no answer the error shows."""
+    from acptools.optimal import race
+
+    def broken(budget):
+        raise RuntimeError("engine bug")
+
+    def slow_answer(budget):
+        time.sleep(0.1)
+        return 42
+
+    assert race([broken, slow_answer], Budget(5, None)) == 42
+    with pytest.raises(RuntimeError, match="engine bug"):
+        race([broken, lambda b: None], Budget(5, None))
