@@ -32,7 +32,7 @@ FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
 SYMMETRY_SECONDS = 10.0    # the in-process A* beside Fast Downward, with object symmetries
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
-_race_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="acptools-race")
+_race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")  # 3 jobs a race; idle threads are cheap
 
 
 def race(jobs, budget: Budget):
