@@ -32,7 +32,8 @@ FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
 SYMMETRY_SECONDS = 10.0    # the in-process A* beside Fast Downward, with object symmetries
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
-_race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")  # 3 jobs a race; idle threads are cheap
+# up to 3 jobs a race, several races at once (the server runs searches side by side)
+_race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")
 
 
 def race(jobs, budget: Budget):
