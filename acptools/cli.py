@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import examples
 from .errors import AcpError
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
@@ -55,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="reference semantics: do not cut responses at lm-eval's stop strings")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
-    d.add_argument("--example", default="ferry", metavar="NAME", help="a bundled example (see `acptools examples`)")
+    d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
     return p
@@ -183,7 +184,6 @@ def cmd_demo(args) -> int:
 
 
 def cmd_examples(args) -> int:
-    from . import examples
     for name in examples.names():
         print(name)
     return EXIT_OK

@@ -7,7 +7,7 @@ import time
 from . import examples, load_task
 
 
-def run(name: str = "ferry", budget: float = 60.0) -> int:
+def run(name: str = examples.DEFAULT, budget: float = 60.0) -> int:
     domain, problem = examples.texts(name)
     t0 = time.perf_counter()
     task = load_task(domain, problem)

@@ -282,7 +282,7 @@ _NAME_STOP = frozenset(
     based indexed respectively""".split()
 )
 # Words that never are an object name but often appear in parenthesised prose. Single letters are
-# allowed: classic blocksworld names its blocks a, b, c ... ("(on a b)").
+# allowed: tasks often name their objects a, b, c ... ("(on a b)").
 _ARG_STOP = frozenset(
     """an the is are was were be been it its this that these those which who to from of by for
     with without into onto and or but not no if then so as because since can cannot will would

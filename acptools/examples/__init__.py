@@ -7,6 +7,7 @@ from pathlib import Path
 from ..errors import AcpError
 
 ROOT = Path(__file__).parent
+DEFAULT = "ferry"  # the demo's task: small, and every question has a non-trivial answer on it
 
 
 def names() -> list[str]:
