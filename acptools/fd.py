@@ -21,10 +21,15 @@ from pathlib import Path
 from .grounding import Operator
 from .task import bits
 
-OPTIMAL = "astar(lmcut())"
-OPTIMAL_CONDITIONAL = "astar(hmax())"  # LM-cut does not support conditional effects; h^max does
+OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan
 _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
+
+
+def optimal_heuristic(operators: list[Operator]) -> str:
+    """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects (which
+    LM-cut does not support)."""
+    return "hmax" if any(op.conds for op in operators) else "lmcut"
 
 
 def package_dir(name: str) -> Path | None:
@@ -225,7 +230,7 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         return FdResult(None, True)
     if any(state & p == p and not state & n for p, n in goal):
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
-    config = (OPTIMAL_CONDITIONAL if any(op.conds for op in operators) else OPTIMAL) if optimal else SATISFICING
+    config = OPTIMAL.format(optimal_heuristic(operators)) if optimal else SATISFICING
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
     try:

@@ -87,8 +87,7 @@ class Optimizer:
         self.ops = [self.task.operators[i] for i in relevant_operators(self.task.operators, self.task.goal)]
         self.gen = SuccessorGenerator(self.ops)
         self.relax = Relaxation(len(self.task.atoms), self.ops)
-        # Fast Downward's LM-cut does not support conditional effects: then it runs A* with h^max
-        self.fd_how = "fast-downward-hmax" if any(op.conds for op in self.ops) else "fast-downward-lmcut"
+        self.fd_how = "fast-downward-" + fd.optimal_heuristic(self.ops)
 
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
@@ -125,7 +124,7 @@ class Optimizer:
 
     # ---- questions --------------------------------------------------------------------------
     def _quick(self, budget: Budget) -> Budget:
-        return budget.child(QUICK_SECONDS, max(10, QUICK_WORK // max(1, len(self.task.operators))))
+        return budget.child(QUICK_SECONDS, max(10, QUICK_WORK // max(1, len(self.ops))))
 
     def _astar_job(self, job) -> list:
         """The in-process A* as a race entry: only worth a core beside the outside planners when

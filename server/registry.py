@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from server.app import Limits, PathAccessError, ServerConfig
 from server.cache import BoundedCache, CacheKeyError
+from server.models import EpisodeStep
 
 log = logging.getLogger("acptools.server")
 
@@ -248,16 +249,6 @@ class TaskStore:
 
 
 @dataclass
-class StepRecord:
-    step: int
-    action: str
-    applied: bool
-    optimal: bool | None
-    regret: int | None
-    reason: str = ""
-
-
-@dataclass
 class Episode:
     episode_id: str
     task: Task
@@ -267,7 +258,7 @@ class Episode:
     h_start_known: bool
     h_current: int | None        # h*(state), same convention
     h_current_known: bool
-    history: list[StepRecord] = field(default_factory=list)
+    history: list[EpisodeStep] = field(default_factory=list)
     plan: list[str] = field(default_factory=list)
     lock: anyio.Lock = field(default_factory=anyio.Lock)  # one step at a time per episode
 

@@ -36,7 +36,6 @@ from server.app import Limits, ServerConfig
 from server.registry import (
     Episode,
     EpisodeStore,
-    StepRecord,
     TaskStore,
     action_name,
     atom_name,
@@ -910,7 +909,8 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                 h_before, known_before = ep.h_current, ep.h_current_known
 
                 def rejected(shown: str, reason: str) -> M.StepEpisodeResult:
-                    ep.history.append(StepRecord(step_no, shown, False, None, None, reason))
+                    ep.history.append(M.EpisodeStep(step=step_no, action=shown, applied=False, optimal=None, regret=None,
+                                                    reason=reason))
                     return M.StepEpisodeResult(
                         episode_id=episode_id, step=step_no, action=shown, applied=False, reason=reason,
                         state=task.state_atoms(ep.state), positive_effects=[], negative_effects=[], optimal=None,
@@ -939,7 +939,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                         optimal = regret == 0
                 ep.state, ep.h_current, ep.h_current_known = nxt, h_after, h.known
                 ep.plan.append(name)
-                ep.history.append(StepRecord(step_no, name, True, optimal, regret))
+                ep.history.append(M.EpisodeStep(step=step_no, action=name, applied=True, optimal=optimal, regret=regret))
                 return M.StepEpisodeResult(
                     episode_id=episode_id, step=step_no, action=name, applied=True, reason="", state=p.state,
                     positive_effects=p.positive_effects, negative_effects=p.negative_effects, optimal=optimal,
@@ -989,8 +989,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                 solved=solved,
                 start_state=task.state_atoms(ep.start),
                 state=task.state_atoms(ep.state),
-                history=[M.EpisodeStep(step=h.step, action=h.action, applied=h.applied, optimal=h.optimal,
-                                       regret=h.regret, reason=h.reason) for h in history],
+                history=list(history),
             )
 
     # ---- resources ----------------------------------------------------------------------------

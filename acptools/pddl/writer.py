@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 def _params(params) -> str:
+    """Typed names (variables, objects or constants): `a - t b - (either t1 t2)`."""
     return " ".join(f"{v} - {t[0]}" if len(t) == 1 else f"{v} - (either {' '.join(t)})" for v, t in params)
 
 
@@ -58,8 +59,7 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
         raise ValueError("a type with several parent types cannot be written for outside planners")
     types = " ".join(f"{t} - {parents[0]}" for t, parents in sorted(domain.supertypes.items())
                      if t != "object" and parents)
-    constants = " ".join(f"{o} - {t[0]}" if len(t) == 1 else f"{o} - (either {' '.join(t)})"
-                         for o, t in sorted(domain.constants.items()))
+    constants = _params(sorted(domain.constants.items()))
     predicates = [f"({p.name} {_params(p.params)})" for p in domain.predicates.values()]
     actions = []
     for a in domain.actions.values():
@@ -81,8 +81,7 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
 
 def write_problem(problem, domain_name: str, true_atoms) -> str:
     """The problem with `true_atoms` (pairs of predicate and arguments) as its initial state."""
-    objects = " ".join(f"{o} - {t[0]}" if len(t) == 1 else f"{o} - (either {' '.join(t)})"
-                       for o, t in sorted(problem.objects.items()))
+    objects = _params(sorted(problem.objects.items()))
     init = " ".join("(" + " ".join((p,) + tuple(a)) + ")" for p, a in sorted(true_atoms))
     return (f"(define (problem {problem.name})\n (:domain {domain_name})\n (:objects {objects})\n"
             f" (:init {init})\n (:goal {formula(problem.goal)}))\n")

@@ -289,16 +289,24 @@ def prog(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, I.INCORRECT, "the lists differ from the stored positive/negative effects: 0", metrics=m)
 
 
-def reach(q: Question, parsed, budget) -> Outcome:
-    real = [f"({x.strip().lower()})" for x in q.stored]
+def _empty_list_or_unparsed(real: list, parsed, expected: str) -> Outcome | None:
+    """reach/areach: with an empty stored list only 'None' scores; an unparsed answer scores 0."""
     if not real:
         if parsed is not None and parsed.strip().lower() == "none":
             return Outcome(1, I.CORRECT, "the stored list is empty and the answer is None: 1")
         if parsed is None:
-            return _none(parsed, "atom or None")
+            return _none(parsed, expected)
         return Outcome(0, I.INCORRECT, "the stored list is empty, so only 'None' scores: 0")
     if parsed is None:
-        return _none(parsed, "atom or None")
+        return _none(parsed, expected)
+    return None
+
+
+def reach(q: Question, parsed, budget) -> Outcome:
+    real = [f"({x.strip().lower()})" for x in q.stored]
+    early = _empty_list_or_unparsed(real, parsed, "atom or None")
+    if early:
+        return early
     x = parsed.strip().lower()
     if x in real:
         return Outcome(1, I.CORRECT, f"{x} is in the stored list: 1")
@@ -308,14 +316,9 @@ def reach(q: Question, parsed, budget) -> Outcome:
 
 def areach(q: Question, parsed, budget) -> Outcome:
     real = q.stored
-    if not real:
-        if parsed is not None and parsed.strip().lower() == "none":
-            return Outcome(1, I.CORRECT, "the stored list is empty and the answer is None: 1")
-        if parsed is None:
-            return _none(parsed, "action or None")
-        return Outcome(0, I.INCORRECT, "the stored list is empty, so only 'None' scores: 0")
-    if parsed is None:
-        return _none(parsed, "action or None")
+    early = _empty_list_or_unparsed(real, parsed, "action or None")
+    if early:
+        return early
     action = parsed.strip().lower()
     if action in real:
         return Outcome(1, I.CORRECT, f"{action} is in the stored list: 1")
