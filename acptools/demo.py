@@ -37,7 +37,7 @@ def run(name: str = examples.DEFAULT, budget: float = 60.0) -> int:
     print(f"areach {ua.total} ground actions can never apply (complete: {ua.complete})"
           + (f", e.g. {ua.items[0].name} by {ua.items[0].how}" if ua.items else ""))
     lm = q.landmarks(budget=budget)
-    print(f"land   non-trivial fact landmarks: " + (", ".join(f"{i.name} [{i.how}]" for i in lm.items) or "none")
+    print("land   non-trivial fact landmarks: " + (", ".join(f"{i.name} [{i.how}]" for i in lm.items) or "none")
           + f" (complete: {lm.complete})")
     print(f"\nall answers in {time.perf_counter() - t0:.2f} s")
     return 0

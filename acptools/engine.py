@@ -17,8 +17,8 @@ from .relaxed import Relaxation
 from .search import Budget, greedy_plan, optimal_first_actions, restrict, satisfies
 from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets
-from .task import Task
-from . import verdict as V
+from .grounded import GroundedTask
+from .verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 
 
 QUICK_SECONDS = 0.05   # in-process greedy search first: most witnesses are a few steps away
@@ -28,7 +28,7 @@ QUICK_STATES = 2000
 class Engine:
     """Caches per task: the successor index and relaxation over all operators."""
 
-    def __init__(self, task: Task):
+    def __init__(self, task: GroundedTask):
         self.task = task
         self.gen = SuccessorGenerator(task.operators)
         self.relax = Relaxation(len(task.atoms), task.operators)
@@ -48,10 +48,11 @@ class Engine:
             return self.task.operators, self.gen, self.relax
         return self._restricted(banned_add)
 
-    def names(self, plan: list[int]) -> list[str]:
-        return [self.task.action_names[a] for a in plan]
+    def witness(self, plan: list[int]) -> Verdict:
+        """A reached goal: the plan as names for the caller, as ids for the library."""
+        return Verdict(True, WITNESS, self.task.action_list(plan), plan_ids=list(plan))
 
-    def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0) -> V.Verdict:
+    def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0) -> Verdict:
         """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
 
         Order: the delete relaxation (a proof, microseconds), a short in-process greedy search (most
@@ -59,36 +60,36 @@ class Engine:
         Fast Downward's complete greedy search, then in-process search on the rest of the budget.
         """
         if satisfies(state, goal):
-            return V.Verdict(True, V.HOLDS, [])
+            return Verdict(True, HOLDS, [], plan_ids=[])
         ops, gen, relax = self.parts(banned_add)
         reached, _ = relax.reachable(state)
         if not any(p & reached == p for p, _ in goal):
-            return V.Verdict(False, V.RELAXED)
+            return Verdict(False, RELAXED)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add)).canonical
         try:
             plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
             if plan is None:
-                return V.Verdict(False, V.EXHAUSTIVE)
-            return V.Verdict(True, V.WITNESS, self.names(plan))
+                return Verdict(False, EXHAUSTIVE)
+            return self.witness(plan)
         except BudgetExceeded:
             pass
         pairs = self.h2(state) if not banned_add else h2_pairs(len(self.task.atoms), ops, state)
         if not any(pair_reachable(pairs, p) for p, _ in goal):
-            return V.Verdict(False, V.H2)
+            return Verdict(False, H2)
         res = fd.solve(len(self.task.atoms), ops, state, goal, budget.wall(), optimal=False,
                        cancelled=budget.cancelled)
         if res.plan is not None:
-            return V.Verdict(True, V.WITNESS, self.names([ops[i].action for i in res.plan]))
+            return self.witness([ops[i].action for i in res.plan])
         if res.proven_none:
-            return V.Verdict(False, V.EXHAUSTIVE)
+            return Verdict(False, EXHAUSTIVE)
         try:
             plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
         except BudgetExceeded as e:
-            return V.Verdict(None, V.UNKNOWN, detail=str(e))
+            return Verdict(None, UNKNOWN, detail=str(e))
         if plan is None:
-            return V.Verdict(False, V.EXHAUSTIVE)
-        return V.Verdict(True, V.WITNESS, self.names(plan))
+            return Verdict(False, EXHAUSTIVE)
+        return self.witness(plan)
 
     def some_plan(self, state: int, budget: Budget) -> list[int] | None:
         """Any plan from `state` (cached per state): one plan refutes every landmark candidate it
@@ -97,7 +98,7 @@ class Engine:
         if hit is not False:
             return hit
         v = self.reach(state, self.task.goal, budget)
-        plan = [self.task.parse_action(a) for a in v.witness] if v.answer else None
+        plan = v.plan_ids if v.answer else None
         if v.known:
             if len(self._plans) > 256:
                 self._plans.clear()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .grounding import Operator
-from .task import bits
+from .grounded import bits
 
 OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan

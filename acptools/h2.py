@@ -9,7 +9,7 @@ none of their deletes), which only makes more pairs reachable, so "unreachable" 
 from __future__ import annotations
 
 from .grounding import Operator
-from .task import bits
+from .grounded import bits
 
 
 def h2_pairs(num_atoms: int, operators: list[Operator], state: int) -> list[int]:

@@ -18,7 +18,6 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from . import fd, symk
-from .questions import basic
 from .errors import BudgetExceeded
 from .relaxed import Relaxation
 from .relevance import relevant_operators
@@ -193,7 +192,7 @@ class Optimizer:
                 if optimal & set(acts):
                     continue
                 for k, a in enumerate(plan[1:], 1):
-                    if a in acts and basic.is_plan(self.task, [a] + plan[:k] + plan[k + 1:], state):
+                    if a in acts and self.task.is_plan([a] + plan[:k] + plan[k + 1:], state):
                         take(a)
                         break
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 
 from .grounding import Operator
-from .task import bits
+from .grounded import bits
 
 
 class Relaxation:

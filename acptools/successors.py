@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .grounding import Operator
-from .task import bits
+from .grounded import bits
 
 
 class SuccessorGenerator:

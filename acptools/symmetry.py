@@ -9,13 +9,13 @@ sound for any choice of representative and exact when states are canonicalised c
 
 from __future__ import annotations
 
-from .task import Task, bits
+from .grounded import GroundedTask, bits
 
 
 class Symmetry:
     """Classes of interchangeable objects for a task and a set of target masks."""
 
-    def __init__(self, task: Task, targets: tuple[frozenset[tuple[int, ...]], ...] = ()):
+    def __init__(self, task: GroundedTask, targets: tuple[frozenset[tuple[int, ...]], ...] = ()):
         self.task = task
         base = _static_classes(task)
         classes: list[list[str]] = []
@@ -63,7 +63,7 @@ class Symmetry:
         return out
 
 
-def _static_classes(task: Task) -> list[list[str]]:
+def _static_classes(task: GroundedTask) -> list[list[str]]:
     """Objects grouped by type, minus domain constants, split by the static facts."""
     by_types: dict[tuple, list[str]] = {}
     for o, types in sorted(task.types.objects.items()):
@@ -77,7 +77,7 @@ def _static_classes(task: Task) -> list[list[str]]:
     return result
 
 
-def _split(task: Task, cls: list[str], targets) -> list[list[str]]:
+def _split(task: GroundedTask, cls: list[str], targets) -> list[list[str]]:
     if not targets:
         return [cls]
 
@@ -105,7 +105,7 @@ def _swap_facts(facts, a: str, b: str):
     return {(p, tuple(sw.get(x, x) for x in args)) for p, args in facts}
 
 
-def _swap_mask(task: Task, mask: int, a: str, b: str) -> int:
+def _swap_mask(task: GroundedTask, mask: int, a: str, b: str) -> int:
     sw = {a: b, b: a}
     out = 0
     for i in bits(mask):

@@ -17,11 +17,15 @@ UNKNOWN = "unknown"                 # the budget ran out before a proof or witne
 
 @dataclass
 class Verdict:
+    """An answer and how it is known; `witness` is a plan (action names) replayable from the
+    question's state. `plan_ids` is the same plan as action ids, for the library's own use."""
+
     answer: bool | None                 # None: unknown within the budget
     how: str
-    witness: list[str] | None = None    # action names, replayable from the question's state
+    witness: list[str] | None = None
     detail: str = ""
     extra: dict = field(default_factory=dict)
+    plan_ids: list[int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def known(self) -> bool:

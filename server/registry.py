@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 from acptools import AcpError, Task, load_task
 from acptools.names import split_plan
-from acptools.task import split_atoms
+from acptools.grounded import split_atoms
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 

@@ -185,7 +185,7 @@ def summarize(task: Task, source: str, cached: bool, evicted: list[str]) -> M.Lo
         num_ground_actions=task.num_actions,
         num_possible_actions=task.num_possible_actions,
         num_propositions=len(task.atoms),
-        init=task.state_atoms(task.init),
+        init=task.names(task.init),
         static_facts=sorted("(" + " ".join((p, *args)) + ")" for p, args in task.static_true),
         goal=task.names(task.goal_atoms),
         goal_formula=_safe(pddl_formula, task.problem.goal) or "",
@@ -858,14 +858,14 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
             s = parse_state(task, state)
             seconds = seconds_of(budget)
             h = await search(task, seconds, lambda q: q.h_star(s, budget=seconds))
-            cost = h.cost if h.known else None
+            cost = h.h_star
             ep = Episode(episode_id=episodes.new_id(), task=task, start=s, state=s, h_start=cost,
                          h_start_known=h.known, h_current=cost, h_current_known=h.known)
             evicted = episodes.add(ep)
             return M.StartEpisodeResult(
                 episode_id=ep.episode_id,
                 task_id=task.id,
-                state=task.state_atoms(s),
+                state=task.names(s),
                 goal_reached=task.is_goal(s),
                 h_star=cost,
                 h_star_known=h.known,
@@ -913,7 +913,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                                                     reason=reason))
                     return M.StepEpisodeResult(
                         episode_id=episode_id, step=step_no, action=shown, applied=False, reason=reason,
-                        state=task.state_atoms(ep.state), positive_effects=[], negative_effects=[], optimal=None,
+                        state=task.names(ep.state), positive_effects=[], negative_effects=[], optimal=None,
                         regret=None, h_star_before=h_before, h_star_after=h_before, h_star_known=known_before,
                         goal_reached=task.is_goal(ep.state), applicable_actions=task.questions.applicable(ep.state),
                     )
@@ -928,7 +928,7 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                                     ", ".join(p.unsatisfied_preconditions))
                 nxt = task.parse_state(p.state)
                 h = await search(task, seconds, lambda q: q.h_star(nxt, budget=seconds))
-                h_after = h.cost if h.known else None
+                h_after = h.h_star
                 regret: int | None = None
                 optimal: bool | None = None
                 if known_before and h_before is not None and h.known:
@@ -987,8 +987,8 @@ def register(mcp: MCPServer, config: ServerConfig) -> None:
                 excess_length=n - h0 if solved and h0 is not None else None,
                 length_ratio=n / h0 if solved and h0 else None,
                 solved=solved,
-                start_state=task.state_atoms(ep.start),
-                state=task.state_atoms(ep.state),
+                start_state=task.names(ep.start),
+                state=task.names(ep.state),
                 history=list(history),
             )
 

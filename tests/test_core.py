@@ -110,9 +110,9 @@ def test_fast_downward_and_symk_agree_with_in_process_h_star():
     t = load_task(*examples.texts("blocksworld-4ops"))
     h = t.questions.h_star()
     res = fd.solve(len(t.atoms), t.operators, t.init, t.goal, 30)
-    assert len(res.plan) == h.cost
+    assert len(res.plan) == h.h_star
     sk = symk.optimal_plan(t.domain_text, t.problem_for(t.init), 60)
-    assert len(sk.plan) == h.cost
+    assert len(sk.plan) == h.h_star
     assert t.questions.validate(sk.plan).goal_reached
 
 
@@ -292,3 +292,50 @@ def test_a_race_survives_a_failing_engine():
     assert race([broken, slow_answer], Budget(5, None)) == 42
     with pytest.raises(RuntimeError, match="engine bug"):
         race([broken, lambda b: None], Budget(5, None))
+
+
+@pytest.mark.parametrize("edit, where, what, hint", [
+    (("(at c0 l0)", "(at l0 c0)"), "problem line 5, column 16", "'l0' is a location, but ?c of 'at' must be a car",
+     "c0, c1"),
+    (("(at c0 l0)", "(att c0 l0)"), "problem line 5, column 12", "undeclared predicate 'att' in :init",
+     "did you mean 'at'"),
+    (("(at c1 l2)))", "(at c1 lx2)))"), "problem line 6, column 35", "unknown object 'lx2' in the goal",
+     "did you mean 'l2'"),
+    (("(at c1 l1)", "(at c1 l1) (at c7 l1)"), "problem line 5", "unknown object 'c7' in :init",
+     "did you mean 'c1' or 'c0'"),
+])
+def test_problem_errors_have_line_column_and_a_typed_suggestion(edit, where, what, hint):
+    """A swapped or misspelt name anywhere in the problem is an error with its location, never a
+    silently different task (a type error in :init once read as 'proven unsolvable')."""
+    domain, problem = FERRY
+    bad = problem.replace(*edit, 1)
+    assert bad != problem
+    with pytest.raises(PddlError) as e:
+        load_task(domain, bad)
+    assert where in str(e.value) and what in str(e.value) and hint in str(e.value), str(e.value)
+
+
+def test_did_you_mean_prefers_objects_of_the_right_type():
+    t = load_task(*FERRY)
+    with pytest.raises(UnknownNameError) as e:
+        t.parse_action("(board c3 l1)")
+    assert "did you mean 'c1' or 'c0'" in str(e.value) or "did you mean 'c0' or 'c1'" in str(e.value)
+    assert "'l" not in str(e.value).split("did you mean")[1]
+
+
+def test_errors_name_the_element_of_a_state_or_plan():
+    t = load_task(*FERRY)
+    with pytest.raises(UnknownNameError, match=r"^state\[1\]: unknown object 'c9'"):
+        t.parse_state(["(at c0 l0)", "(at c9 l0)"])
+    with pytest.raises(UnknownNameError, match=r"^plan\[2\]: unknown action 'sial'"):
+        t.parse_plan(["(sail l0 l1)", "(sail l1 l0)", "(sial l0 l1)"])
+
+
+def test_every_plan_the_questions_return_is_action_names():
+    q = load_task(*FERRY).questions
+    h = q.h_star()
+    assert h.known and h.h_star == len(h.plan) and all(a.startswith("(") for a in h.plan)
+    assert q.validate(h.plan).goal_reached
+    assert q.plan(optimal=False).witness and all(isinstance(a, str) for a in q.plan(optimal=False).witness)
+    after = q.action_value(h.plan[0])
+    assert after.h_star == h.h_star - 1 and q.validate(after.plan, q.progress(h.plan[0]).state).goal_reached

@@ -46,7 +46,7 @@ def test_applicable_and_progression_match_oracle(domain, seed):
     task, oracle = make(domain, seed)
     q = task.questions
     init = oracle.init_atoms()
-    assert set(task.state_atoms(task.init)) == set(init) & set(task.atom_names)
+    assert set(task.names(task.init)) == set(init) & set(task.atom_names)
     assert q.applicable() == oracle.applicable(init)
     for a in q.applicable():
         p = q.progress(a)

@@ -112,7 +112,7 @@ def test_reach(r):
             assert item.how in PROOFS
             if item.how == V.RELAXED:
                 assert item.name not in relaxed
-    init = set(task.state_atoms(task.init))
+    init = set(task.names(task.init))
     for name in sorted(set(task.atom_names) - set(res.names) - init)[:3]:
         v = task.questions.is_reachable(name)
         assert v.answer is True

@@ -256,7 +256,7 @@ def test_land_verdicts_and_avoiding_witness():
     goal_atom = t.names(t.goal_atoms & ~t.init)[0]
     it = score_response(rec, goal_atom)
     assert (it.score, it.verdict) == (0, "trivial") and "goal" in it.reason
-    held = t.state_atoms(t.init)[0]
+    held = t.names(t.init)[0]
     assert score_response(rec, held).verdict == "trivial"
     assert score_response(rec, "(on c3)").score == 1
     for atom in rec["answer"]["no"]:
@@ -396,7 +396,7 @@ def test_score_answer_on_a_loaded_task():
     it = score_answer("just", str(plan), task=task, plan=padded)
     assert it.score == q.is_plan(plan) and it.score == 1
     state = q.state()
-    it = score_answer("nexta", plan[0], task=task, state=task.state_atoms(state))
+    it = score_answer("nexta", plan[0], task=task, state=task.names(state))
     assert it.score == 1 and it.metrics["regret"] == 0
     with pytest.raises(AcpError, match="needs the plan"):
         score_answer("val", "1", task=task)

@@ -81,9 +81,9 @@ class Tools:
                 assert out["answer"] is False and v.goal_reached
                 s = q.state(state)
                 for action in out["witness"]:
-                    assert out["query"] not in q.task.state_atoms(s)
+                    assert out["query"] not in q.task.names(s)
                     s = q.task.parse_state(q.progress(action, s).state)
-                assert out["query"] not in q.task.state_atoms(s)
+                assert out["query"] not in q.task.names(s)
         elif name in ("optimal_next_action", "plan") and out["plan"] is not None:
             q = (await self.library_task(args["task_id"])).questions
             v = q.validate(out["plan"], state)
@@ -148,7 +148,7 @@ def quoted_plan(question: str) -> list[str]:
 def trajectory(domain: str, problem: str, plan: list[str]) -> list[list[str]]:
     """States along a plan, by the library's progression (independent of the server)."""
     q = load_task(domain, problem).questions
-    states = [q.task.state_atoms(q.task.init)]
+    states = [q.task.names(q.task.init)]
     for action in plan:
         p = q.progress(action, states[-1])
         assert p.applicable, f"{action} not applicable"
@@ -268,7 +268,7 @@ async def test_load_task_summary_and_cache() -> None:
     assert "(not (at ?obj ?loc))" in schemas["load-truck"]["effect"]
     assert first["num_ground_actions"] == task.num_actions
     assert first["num_possible_actions"] == task.num_possible_actions
-    assert first["init"] == task.state_atoms(task.init)
+    assert first["init"] == task.names(task.init)
     assert first["goal"] == task.names(task.goal_atoms)
     assert "(in-city l0-0 c0)" in first["static_facts"]
     assert first["goal_formula"].startswith("(and (at p0 l0-1)")

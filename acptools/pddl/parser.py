@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
+
 from ..errors import PddlError
 from .model import ActionSchema, Domain, Param, Predicate, Problem
 from .sexpr import SList, Token, read_sexpr, where
@@ -228,7 +230,6 @@ def _check_domain(r: _Reader, dom: Domain) -> None:
 
 def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
     if pred not in dom.predicates:
-        from difflib import get_close_matches
         close = get_close_matches(pred, list(dom.predicates), 1)
         raise PddlError(f"undeclared predicate {pred!r}", ctx, f"did you mean {close[0]!r}?" if close else
                         "declare it in (:predicates ...)")
@@ -281,7 +282,8 @@ def parse_problem(text: str, domain: Domain) -> Problem:
     domain_name = ""
     objects: dict[str, tuple[str, ...]] = {}
     init: set[tuple[str, tuple[str, ...]]] = set()
-    goal: tuple | None = None
+    init_nodes: list = []
+    goal_node = None
     has_metric = False
     for sec in sections:
         sec = r.expect_list(sec, "a problem section")
@@ -300,16 +302,16 @@ def parse_problem(text: str, domain: Domain) -> Problem:
         elif head == ":init":
             for fact in sec[1:]:
                 fact = r.expect_list(fact, "an initial fact")
-                if fact and fact[0] == "=":
-                    continue  # numeric initial values (total-cost) are ignored
-                if fact and fact[0] == "not":
-                    continue  # closed world: negative facts are the default
+                if fact and fact[0] in ("=", "not"):
+                    continue  # numeric initial values (total-cost) are ignored; negative facts are the default
                 pred = str(r.expect_word(fact[0], "a predicate name"))
                 args = tuple(str(r.expect_word(a, "an object name")) for a in fact[1:])
                 init.add((pred, args))
-                _check_fact(r, fact, domain, objects, pred, args)
+                init_nodes.append(fact)
         elif head == ":goal":
-            goal = r.formula(sec[1], "the goal")
+            if len(sec) != 2:
+                raise r.fail(sec, "(:goal ...) holds one formula", "wrap several conditions in (and ...)")
+            goal_node = sec[1]
         elif head == ":metric":
             has_metric = True
         else:
@@ -317,39 +319,88 @@ def parse_problem(text: str, domain: Domain) -> Problem:
     if domain_name and domain_name != domain.name:
         raise PddlError(f"the problem is for domain {domain_name!r}, not {domain.name!r}", "problem",
                         "pass the matching domain")
-    if goal is None:
+    if goal_node is None:
         raise PddlError("the problem has no (:goal ...)", "problem")
-    all_objects = dict(domain.constants)
-    all_objects.update(objects)
-    _check_goal(domain, goal, all_objects)
-    return Problem(name, domain_name, objects, init, goal, has_metric)
+    names = _ObjectNames(domain, objects)
+    for fact in init_nodes:  # checked once every object is known, whatever the section order
+        names.check_atom(r, fact, ":init", set())
+    names.check_goal(r, goal_node, set())
+    return Problem(name, domain_name, objects, init, r.formula(goal_node, "the goal"), has_metric)
 
 
-def _check_fact(r: _Reader, node, domain: Domain, objects, pred: str, args) -> None:
-    if pred not in domain.predicates:
-        raise r.fail(node, f"undeclared predicate {pred!r} in :init")
-    if len(args) != len(domain.predicates[pred].params):
-        raise r.fail(node, f"({pred} ...) takes {len(domain.predicates[pred].params)} arguments, got {len(args)}")
-    for a in args:
-        if a not in objects and a not in domain.constants:
-            raise r.fail(node, f"unknown object {a!r} in :init", "declare it in (:objects ...)")
+class _ObjectNames:
+    """Checks that atoms of the problem name declared predicates and objects of the right types,
+    so a typo or swapped arguments is an error with line and column, not a silently different task."""
 
+    def __init__(self, domain: Domain, objects: dict[str, tuple[str, ...]]):
+        self.domain = domain
+        self.objects = dict(domain.constants)
+        self.objects.update(objects)
+        self._ancestors: dict[str, set[str]] = {}
 
-def _check_goal(domain: Domain, f: tuple, objects) -> None:
-    tag = f[0]
-    if tag == "atom":
-        if f[1] not in domain.predicates:
-            raise PddlError(f"undeclared predicate {f[1]!r} in the goal", "problem")
-        for a in f[2]:
-            if not a.startswith("?") and a not in objects:
-                raise PddlError(f"unknown object {a!r} in the goal", "problem")
-    elif tag in ("and", "or"):
-        for g in f[1]:
-            _check_goal(domain, g, objects)
-    elif tag == "not":
-        _check_goal(domain, f[1], objects)
-    elif tag == "imply":
-        _check_goal(domain, f[1], objects)
-        _check_goal(domain, f[2], objects)
-    elif tag in ("forall", "exists"):
-        _check_goal(domain, f[2], objects)
+    def ancestors(self, t: str) -> set[str]:
+        hit = self._ancestors.get(t)
+        if hit is None:
+            hit, todo = {"object"}, [t]
+            while todo:
+                x = todo.pop()
+                if x not in hit:
+                    hit.add(x)
+                    todo.extend(self.domain.supertypes.get(x, ()))
+            self._ancestors[t] = hit
+        return hit
+
+    def fits(self, obj: str, types) -> bool:
+        return any(set(types) & self.ancestors(t) for t in self.objects[obj])
+
+    def check_atom(self, r: _Reader, node, where: str, bound: set[str]) -> None:
+        pred = str(node[0])
+        decl = self.domain.predicates.get(pred)
+        if decl is None:
+            close = get_close_matches(pred, list(self.domain.predicates), 3, 0.5)
+            raise r.fail(node, f"undeclared predicate {pred!r} in {where}",
+                         f"did you mean {' or '.join(map(repr, close))}?" if close else
+                         f"predicates: {', '.join(sorted(self.domain.predicates))}")
+        args = node[1:]
+        if len(args) != len(decl.params):
+            raise r.fail(node, f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
+                         "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")")
+        for arg, (var, types) in zip(args, decl.params):
+            a = str(r.expect_word(arg, "an object name"))
+            if a.startswith("?"):
+                if a not in bound:
+                    raise r.fail(arg, f"unbound variable {a} in {where}", "declare it in a quantifier")
+                continue
+            if a in self.objects and self.fits(a, types):
+                continue
+            fitting = sorted(o for o in self.objects if self.fits(o, types))
+            if a not in self.objects:
+                close = get_close_matches(a, fitting, 3, 0.5) or get_close_matches(a, list(self.objects), 3, 0.5)
+                raise r.fail(arg, f"unknown object {a!r} in {where}",
+                             f"did you mean {' or '.join(map(repr, close))}?" if close else
+                             "declare it in (:objects ...)")
+            raise r.fail(arg, f"{a!r} is a {'/'.join(self.objects[a])}, but {var} of {pred!r} must be a "
+                         f"{'/'.join(types)} in {where}",
+                         f"objects of that type: {', '.join(fitting[:8])}" if fitting else "")
+
+    def check_goal(self, r: _Reader, node, bound: set[str]) -> None:
+        """Every atom of the goal formula (walked as written, so errors keep their location)."""
+        lst = r.expect_list(node, "a formula")
+        if not lst:
+            return
+        head = lst[0]
+        if head in ("and", "or", "not", "imply"):
+            for g in lst[1:]:
+                self.check_goal(r, g, bound)
+        elif head in ("forall", "exists") and len(lst) == 3:
+            variables = r.typed_list(r.expect_list(lst[1], "variables"), True)
+            self.check_goal(r, lst[2], bound | {v for v, _ in variables})
+        elif head == "=":
+            for arg in lst[1:]:
+                a = str(arg)
+                if isinstance(arg, Token) and not a.startswith("?") and a not in self.objects:
+                    close = get_close_matches(a, list(self.objects), 3, 0.5)
+                    raise r.fail(arg, f"unknown object {a!r} in the goal",
+                                 f"did you mean {' or '.join(map(repr, close))}?" if close else "")
+        elif isinstance(head, Token) and head not in ("<", ">", "<=", ">="):
+            self.check_atom(r, lst, "the goal", bound)

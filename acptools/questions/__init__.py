@@ -12,31 +12,46 @@
     q.optimal_next()                     # nexta: h*, optimal next actions, regrets, a plan
 
 States are lists of atom strings (closed world), an int bitset, or None for the problem's init.
-Budgets are seconds; a verdict that could not be proven in time says `unknown`.
+Budgets are seconds or a `Budget` the caller holds (and may cancel); a verdict that could not be
+proven within the budget says `unknown`. Every plan returned is a list of action names.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 from ..engine import Engine
+from ..grounded import GroundedTask
 from ..optimal import Optimizer
 from ..search import Budget
-from ..task import Task
-from .. import verdict as V
-from . import basic, landmarks as land, nexta, reach
+from ..verdict import EXHAUSTIVE, UNKNOWN, WITNESS, Verdict
+from . import basic, landmarks, nexta, reach
 from .basic import Progression, Removal, Validation
 from .nexta import ActionValue, NextActionReport
 from .results import Item, ItemList
 
 DEFAULT_SECONDS = 60.0
 
-__all__ = ["Questions", "Progression", "Removal", "Validation", "ActionValue", "NextActionReport", "Item",
-           "ItemList", "DEFAULT_SECONDS"]
+__all__ = ["Questions", "Progression", "Removal", "Validation", "ActionValue", "NextActionReport", "HStarReport",
+           "Item", "ItemList", "DEFAULT_SECONDS"]
+
+
+@dataclass
+class HStarReport:
+    """h* of a state and one optimal plan (action names). known=False: the budget ran out;
+    known=True with h_star None: the goal is unreachable (proven by `how`)."""
+
+    h_star: int | None
+    plan: list[str] | None
+    how: str
+    known: bool
 
 
 class Questions:
-    def __init__(self, task: Task):
+    """Ask the eight questions (and h*, plans) about one task; engines are built on first use."""
+
+    def __init__(self, task: GroundedTask):
         self.task = task
 
     @cached_property
@@ -49,6 +64,7 @@ class Questions:
 
     # ---- inputs -----------------------------------------------------------------------------
     def state(self, state=None) -> int:
+        """The state as a bitset: None is the problem's init; atom strings are read closed-world."""
         if state is None:
             return self.task.init
         if isinstance(state, int):
@@ -62,72 +78,103 @@ class Questions:
         return Budget(DEFAULT_SECONDS if budget is None else budget, None)
 
     def _action(self, action) -> int:
-        return action if isinstance(action, int) else self.task.parse_action(action)
+        return action if isinstance(action, int) else self.task.parse_action(action, "action")
 
     def _atom(self, atom) -> int:
-        return atom if isinstance(atom, int) else self.task.parse_atom(atom)
+        return atom if isinstance(atom, int) else self.task.parse_atom(atom, where="atom")
+
+    def _plan(self, plan) -> list[int]:
+        return self.task.parse_plan(plan)
 
     # ---- app, prog, val, just -----------------------------------------------------------------
     def applicable(self, state=None) -> list[str]:
+        """app: every ground action applicable in the state, sorted by name."""
         return basic.applicable(self.task, self.state(state))
 
     def progress(self, action, state=None) -> Progression:
+        """prog: apply one action; the next state, its positive and negative effects, or (when it
+        is not applicable) the unsatisfied preconditions."""
         return basic.progress(self.task, self._action(action), self.state(state))
 
     def validate(self, plan, state=None) -> Validation:
-        return basic.validate(self.task, basic.parse_plan(self.task, plan), self.state(state))
+        """val: replay a sequence; the 0-based index of the first inapplicable action (None when
+        all apply), why it fails, and whether the goal is reached."""
+        return basic.validate(self.task, self._plan(plan), self.state(state))
 
     def is_plan(self, plan, state=None) -> bool:
-        return basic.is_plan(self.task, basic.parse_plan(self.task, plan), self.state(state))
+        """Do the actions apply in turn and reach the goal?"""
+        return self.task.is_plan(self._plan(plan), self.state(state))
 
-    def simplify(self, plan, state=None) -> list[Removal]:
-        return basic.simplify(self.task, basic.parse_plan(self.task, plan), self.state(state))
+    def simplify(self, plan, state=None, budget: "float | Budget | None" = None) -> list[Removal]:
+        """just: every single action and consecutive pair whose removal leaves a plan."""
+        return basic.simplify(self.task, self._plan(plan), self.state(state), self.as_budget(budget))
 
     # ---- reach, areach ------------------------------------------------------------------------
-    def is_reachable(self, atom, state=None, budget: float | None = None) -> V.Verdict:
+    def is_reachable(self, atom, state=None, budget: "float | Budget | None" = None) -> Verdict:
+        """reach: can the atom ever hold? True with a witness plan, False with a proof, or unknown."""
         return reach.is_reachable(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
 
-    def unreachable_atoms(self, state=None, budget: float | None = None, limit: int | None = None) -> ItemList:
+    def unreachable_atoms(self, state=None, budget: "float | Budget | None" = None,
+                          limit: int | None = None) -> ItemList:
+        """reach: every proposition that can never hold, each with its proof; `complete` says
+        every other one was shown reachable."""
         return reach.unreachable_atoms(self.engine, self.state(state), self.as_budget(budget), limit)
 
-    def is_action_reachable(self, action, state=None, budget: float | None = None) -> V.Verdict:
-        return reach.is_action_reachable(self.engine, self._action(action), self.state(state), self.as_budget(budget))
+    def is_action_reachable(self, action, state=None, budget: "float | Budget | None" = None) -> Verdict:
+        """areach: can the ground action ever become applicable? (witness, proof, or unknown)"""
+        return reach.is_action_reachable(self.engine, self._action(action), self.state(state),
+                                         self.as_budget(budget))
 
-    def unreachable_actions(self, state=None, budget: float | None = None, limit: int | None = None) -> ItemList:
+    def unreachable_actions(self, state=None, budget: "float | Budget | None" = None,
+                            limit: int | None = None) -> ItemList:
+        """areach: every type-correct ground action that can never become applicable, with proofs."""
         return reach.unreachable_actions(self.engine, self.state(state), self.as_budget(budget), limit)
 
     # ---- land --------------------------------------------------------------------------------
-    def is_landmark(self, atom, state=None, budget: float | None = None) -> V.Verdict:
-        return land.is_landmark(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
+    def is_landmark(self, atom, state=None, budget: "float | Budget | None" = None) -> Verdict:
+        """land: must every plan from the state make the atom true? False comes with a plan that
+        avoids it; trivial landmarks (true now, or in the goal) say so in `extra['trivial']`."""
+        return landmarks.is_landmark(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
 
-    def landmarks(self, state=None, budget: float | None = None) -> ItemList:
-        return land.landmarks(self.engine, self.state(state), self.as_budget(budget))
+    def landmarks(self, state=None, budget: "float | Budget | None" = None) -> ItemList:
+        """land: every non-trivial fact landmark of the state, with proofs."""
+        return landmarks.landmarks(self.engine, self.state(state), self.as_budget(budget))
 
     # ---- nexta, planning ---------------------------------------------------------------------
-    def optimal_next(self, state=None, budget: float | None = None, with_values: bool = True) -> NextActionReport:
+    def optimal_next(self, state=None, budget: "float | Budget | None" = None,
+                     with_values: bool = True) -> NextActionReport:
+        """nexta: h*, every optimal next action, one optimal plan and (with_values) h* after each
+        applicable action with its regret."""
         return nexta.optimal_next(self.optimizer, self.state(state), self.as_budget(budget), with_values)
 
-    def h_star(self, state=None, budget: float | None = None):
-        return self.optimizer.h_star(self.state(state), self.as_budget(budget))
+    def h_star(self, state=None, budget: "float | Budget | None" = None) -> HStarReport:
+        """The length of a shortest plan from the state, with one such plan."""
+        return self._report(self.optimizer.h_star(self.state(state), self.as_budget(budget)))
 
-    def action_value(self, action, state=None, budget: float | None = None):
+    def action_value(self, action, state=None, budget: "float | Budget | None" = None) -> HStarReport | None:
         """h*(s[a]) for one action; None when the action is not applicable in the state."""
-        return self.optimizer.action_value(self.state(state), self._action(action), self.as_budget(budget))
+        h = self.optimizer.action_value(self.state(state), self._action(action), self.as_budget(budget))
+        return None if h is None else self._report(h)
 
-    def plan(self, state=None, optimal: bool = True, budget: float | None = None) -> V.Verdict:
-        """A plan from the state: optimal (with h*) or the first one greedy search finds."""
+    def _report(self, h) -> HStarReport:
+        plan = None if h.plan is None else self.task.action_list(h.plan)
+        return HStarReport(h.cost if h.known else None, plan, h.how, h.known)
+
+    def plan(self, state=None, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
+        """A plan from the state: optimal (with h* in extra['h_star']) or the first one greedy
+        search finds. answer False: proven unsolvable; None: the budget ran out."""
         s = self.state(state)
         b = self.as_budget(budget)
         if optimal:
             h = self.optimizer.h_star(s, b)
             if not h.known:
-                return V.Verdict(None, V.UNKNOWN)
+                return Verdict(None, UNKNOWN)
             if h.cost is None:
-                return V.Verdict(False, h.how, detail="the goal is unreachable from this state")
-            return V.Verdict(True, h.how, [self.task.action_names[a] for a in h.plan], extra={"h_star": h.cost})
+                return Verdict(False, h.how, detail="the goal is unreachable from this state")
+            return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})
         p = nexta.satisficing_plan(self.optimizer, s, b)
         if p is False:
-            return V.Verdict(None, V.UNKNOWN)
+            return Verdict(None, UNKNOWN)
         if p is None:
-            return V.Verdict(False, V.EXHAUSTIVE, detail="the goal is unreachable from this state")
-        return V.Verdict(True, V.WITNESS, [self.task.action_names[a] for a in p])
+            return Verdict(False, EXHAUSTIVE, detail="the goal is unreachable from this state")
+        return Verdict(True, WITNESS, self.task.action_list(p))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..names import split_plan
-from ..task import Task
+from ..grounded import GroundedTask
 
 
 @dataclass
@@ -28,40 +27,35 @@ class Validation:
     steps: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class Removal:
+    """Positions whose removal leaves a plan; the shortened plan is built only when asked for
+    (every removal shares one copy of the original plan, so a long plan costs linear memory)."""
+
     indices: tuple[int, ...]            # 0-based positions removed from the plan
-    plan: list[str]
+    original: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def plan(self) -> list[str]:
+        """The plan without the removed actions."""
+        gone = set(self.indices)
+        return [a for i, a in enumerate(self.original) if i not in gone]
 
 
-def applicable(task: Task, state: int) -> list[str]:
-    return [task.action_names[a] for a in task.applicable(state)]
+def applicable(task: GroundedTask, state: int) -> list[str]:
+    return task.action_list(task.applicable(state))
 
 
-def progress(task: Task, action: int, state: int) -> Progression:
+def progress(task: GroundedTask, action: int, state: int) -> Progression:
     name = task.action_names[action]
     op = task.op_for(action, state)
     if op is None:
-        return Progression(name, False, task.state_atoms(state), [], [], task.unsatisfied(action, state).describe())
+        return Progression(name, False, task.names(state), [], [], task.unsatisfied(action, state).describe())
     nxt = task.apply_op(op, state)
-    return Progression(name, True, task.state_atoms(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [])
+    return Progression(name, True, task.names(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [])
 
 
-def parse_plan(task: Task, plan) -> list[int]:
-    return [task.parse_action(a) for a in split_plan(plan)]
-
-
-def run(task: Task, actions: list[int], state: int) -> tuple[int | None, int]:
-    """Replay actions: (index of the first inapplicable one or None, the state reached before it)."""
-    for i, a in enumerate(actions):
-        op = task.op_for(a, state)
-        if op is None:
-            return i, state
-        state = task.apply_op(op, state)
-    return None, state
-
-
-def unmet_goals(task: Task, state: int) -> list[str]:
+def unmet_goals(task: GroundedTask, state: int) -> list[str]:
     """Goal atoms of the closest goal disjunct that do not hold (as '(not x)' for negative ones)."""
     if task.is_goal(state) or not task.goal:
         return []
@@ -69,23 +63,19 @@ def unmet_goals(task: Task, state: int) -> list[str]:
     return task.names(p & ~state) + [f"(not {a})" for a in task.names(n & state)]
 
 
-def validate(task: Task, actions: list[int], state: int) -> Validation:
-    bad, last = run(task, actions, state)
+def validate(task: GroundedTask, actions: list[int], state: int) -> Validation:
+    bad, last = task.run(actions, state)
     unsat = task.unsatisfied(actions[bad], last).describe() if bad is not None else []
     goal = bad is None and task.is_goal(last)
     return Validation(bad, unsat, goal, unmet_goals(task, last) if bad is None else [],
-                      task.state_atoms(last), len(actions) if bad is None else bad)
+                      task.names(last), len(actions) if bad is None else bad)
 
 
-def is_plan(task: Task, actions: list[int], state: int) -> bool:
-    bad, last = run(task, actions, state)
-    return bad is None and task.is_goal(last)
-
-
-def simplify(task: Task, actions: list[int], state: int) -> list[Removal]:
+def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) -> list[Removal]:
     """Every single action and every pair of consecutive actions whose removal leaves a plan.
 
-    The states before each step are computed once, so each removal replays only the suffix."""
+    The states before each step are computed once, so each removal replays only the suffix; the
+    budget (checked once per candidate removal) bounds the quadratic worst case on long plans."""
     prefix = [state]
     for a in actions:
         op = task.op_for(a, prefix[-1])
@@ -94,9 +84,11 @@ def simplify(task: Task, actions: list[int], state: int) -> list[Removal]:
         prefix.append(task.apply_op(op, prefix[-1]))
     out = []
     n = len(actions)
+    original = tuple(task.action_list(actions))
     for width in (1, 2):
         for i in range(min(n - width + 1, len(prefix))):
-            if is_plan(task, actions[i + width:], prefix[i]):
-                rest = actions[:i] + actions[i + width:]
-                out.append(Removal(tuple(range(i, i + width)), [task.action_names[a] for a in rest]))
+            if budget is not None:
+                budget.spend(n - i)
+            if task.is_plan(actions[i + width:], prefix[i]):
+                out.append(Removal(tuple(range(i, i + width)), original))
     return out

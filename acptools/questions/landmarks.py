@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..engine import Engine
 from ..search import Budget
-from .. import verdict as V
+from ..verdict import TRIVIAL, UNKNOWN, WITNESS, Verdict
 from .results import Item, ItemList
 
 
@@ -21,21 +21,21 @@ def trivial_reason(engine: Engine, atom: int, state: int) -> str:
     return ""
 
 
-def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> V.Verdict:
+def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdict:
     """Verdict for a non-trivial landmark; trivial ones answer True with how='trivial'."""
     reason = trivial_reason(engine, atom, state)
     if reason:
-        return V.Verdict(True, V.TRIVIAL, detail=reason, extra={"trivial": True})
+        return Verdict(True, TRIVIAL, detail=reason, extra={"trivial": True})
     plan = engine.some_plan(state, budget)
     if plan is not None and not _trajectory_atoms(engine, state, plan) >> atom & 1:
-        return V.Verdict(False, V.WITNESS, engine.names(plan), "a plan reaches the goal without it",
-                         {"trivial": False})
+        return Verdict(False, WITNESS, engine.task.action_list(plan), "a plan reaches the goal without it",
+                       {"trivial": False}, plan_ids=plan)
     v = engine.reach(state, engine.task.goal, budget, banned_add=1 << atom)
     if v.answer is None:
-        return V.Verdict(None, V.UNKNOWN, detail=v.detail, extra={"trivial": False})
+        return Verdict(None, UNKNOWN, detail=v.detail, extra={"trivial": False})
     if v.answer:  # a plan that never makes the atom true
-        return V.Verdict(False, v.how, v.witness, "a plan reaches the goal without it", {"trivial": False})
-    return V.Verdict(True, v.how, None, "the goal cannot be reached without it", {"trivial": False})
+        return Verdict(False, v.how, v.witness, "a plan reaches the goal without it", {"trivial": False})
+    return Verdict(True, v.how, None, "the goal cannot be reached without it", {"trivial": False})
 
 
 def _trajectory_atoms(engine: Engine, state: int, plan: list[int]) -> int:
@@ -73,8 +73,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
         if v.answer is None:
             unknown.append(task.atom_names[atom])
         elif v.answer:
-            ids = [task.parse_action(a) for a in v.witness]
-            todo &= _trajectory_atoms(engine, state, ids)
+            todo &= _trajectory_atoms(engine, state, v.plan_ids)
         else:
             found.append(Item(task.atom_names[atom], v.how))
     found.sort(key=lambda it: it.name)

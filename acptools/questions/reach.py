@@ -8,8 +8,8 @@ from .. import fd
 from ..engine import Engine
 from ..h2 import pair_reachable
 from ..search import Budget
-from ..task import bits
-from .. import verdict as V
+from ..grounded import bits
+from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
 from .results import Item, ItemList
 
 SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable items show up at once
@@ -19,7 +19,7 @@ BATCH_SECONDS = 1.0
 PLAN_WALK_SECONDS = 0.03
 
 
-def is_reachable(engine: Engine, atom: int, state: int, budget: Budget) -> V.Verdict:
+def is_reachable(engine: Engine, atom: int, state: int, budget: Budget) -> Verdict:
     return engine.reach(state, [(1 << atom, 0)], budget)
 
 
@@ -28,10 +28,10 @@ def action_goal(engine: Engine, action: int) -> list[tuple[int, int]]:
     return [(op.pre, op.neg) for op in engine.task.ops_of_action[action]]
 
 
-def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget) -> V.Verdict:
+def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget) -> Verdict:
     goal = action_goal(engine, action)
     if not goal:
-        return V.Verdict(False, V.STATIC, detail="its static preconditions are false in this problem")
+        return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
     return engine.reach(state, goal, budget)
 
 
@@ -172,7 +172,7 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
         if not exhausted and budget.wall() <= 0:
             unknown.append(name)  # out of budget: say so for the rest instead of running on
             continue
-        v = V.Verdict(False, V.EXHAUSTIVE) if exhausted else decide()
+        v = Verdict(False, EXHAUSTIVE) if exhausted else decide()
         if v.answer is False:
             proven.append(Item(name, v.how))
         elif v.answer is None:
@@ -188,9 +188,9 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     todo = 0
     for i in range(len(task.atoms)):
         if not relaxed >> i & 1:
-            found.append(Item(task.atom_names[i], V.RELAXED))
+            found.append(Item(task.atom_names[i], RELAXED))
         elif not pairs[i] >> i & 1:
-            found.append(Item(task.atom_names[i], V.H2))
+            found.append(Item(task.atom_names[i], H2))
         elif not state >> i & 1:
             todo |= 1 << i
     proven, unknown = _settle(engine, state, todo, set(), budget)
@@ -207,7 +207,7 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     if static_count:
         for name in task.all_ground_actions():
             if name not in task.action_index or not task.ops_of_action[task.action_index[name]]:
-                found.append(Item(name, V.STATIC))
+                found.append(Item(name, STATIC))
                 if limit and len(found) >= limit:
                     break
     relaxed, _ = engine.relax.reachable(state)
@@ -217,9 +217,9 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     for a in range(task.num_possible_actions):
         ops = task.ops_of_action[a]
         if not any(op.pre & relaxed == op.pre for op in ops):
-            proven.append(Item(task.action_names[a], V.RELAXED))
+            proven.append(Item(task.action_names[a], RELAXED))
         elif not any(pair_reachable(pairs, op.pre) for op in ops):
-            proven.append(Item(task.action_names[a], V.H2))
+            proven.append(Item(task.action_names[a], H2))
         else:
             todo.add(a)
     settled, unknown = _settle(engine, state, 0, todo, budget)
