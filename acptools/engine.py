@@ -21,8 +21,9 @@ from .grounded import GroundedTask
 from .verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 
 
-QUICK_SECONDS = 0.05   # in-process greedy search first: most witnesses are a few steps away
-QUICK_STATES = 2000
+QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnesses are a few steps away
+QUICK_SHARE = 0.2      # ... or this share of the budget, when that is more (large tasks expand slowly)
+H2_SHARE = 0.3         # h^2 may use this share of what is left; past it, the complete search decides
 
 
 class Engine:
@@ -32,12 +33,21 @@ class Engine:
         self.task = task
         self.gen = SuccessorGenerator(task.operators)
         self.relax = Relaxation(len(task.atoms), task.operators)
-        self._h2 = lru_cache(maxsize=32)(lambda state: h2_pairs(len(task.atoms), task.operators, state))
+        self._h2: dict[int, list[int]] = {}
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
 
-    def h2(self, state: int) -> list[int]:
-        return self._h2(state)
+    def h2(self, state: int, budget: Budget | None = None, operators=None) -> list[int]:
+        """h^2 pairs of a state (cached for the full operator set); raises BudgetExceeded."""
+        if operators is not None and operators is not self.task.operators:
+            return h2_pairs(len(self.task.atoms), operators, state, budget)
+        hit = self._h2.get(state)
+        if hit is None:
+            hit = h2_pairs(len(self.task.atoms), self.task.operators, state, budget)
+            if len(self._h2) >= 32:
+                self._h2.pop(next(iter(self._h2)))
+            self._h2[state] = hit
+        return hit
 
     def _make_restricted(self, banned_add: int):
         ops = restrict(self.task.operators, banned_add)
@@ -55,38 +65,46 @@ class Engine:
     def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0) -> Verdict:
         """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
 
-        Order: the delete relaxation (a proof, microseconds), a short in-process greedy search (most
-        witnesses are a few steps away), h^2 (a stronger proof, milliseconds to a second), then
-        Fast Downward's complete greedy search, then in-process search on the rest of the budget.
+        Order: the delete relaxation (a proof, microseconds), a first slice of in-process greedy
+        search (most witnesses are a few steps away), h^2 (a stronger proof) on a share of what is
+        left, then Fast Downward's complete greedy search, then in-process search on the rest.
         """
         if satisfies(state, goal):
             return Verdict(True, HOLDS, [], plan_ids=[])
+        try:
+            return self._reach(state, goal, budget, banned_add)
+        except BudgetExceeded as e:
+            return Verdict(None, UNKNOWN, detail=str(e))
+
+    def _reach(self, state: int, goal, budget: Budget, banned_add: int) -> Verdict:
         ops, gen, relax = self.parts(banned_add)
-        reached, _ = relax.reachable(state)
+        reached, _ = relax.reachable(state, budget)
         if not any(p & reached == p for p, _ in goal):
             return Verdict(False, RELAXED)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add)).canonical
+        left = budget.left()
+        quick = QUICK_SECONDS if left is None else max(QUICK_SECONDS, QUICK_SHARE * left)
         try:
-            plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
+            plan = greedy_plan(gen, state, goal, hadd, budget.child(quick), canon=canon)
             if plan is None:
                 return Verdict(False, EXHAUSTIVE)
             return self.witness(plan)
         except BudgetExceeded:
-            pass
-        pairs = self.h2(state) if not banned_add else h2_pairs(len(self.task.atoms), ops, state)
-        if not any(pair_reachable(pairs, p) for p, _ in goal):
-            return Verdict(False, H2)
-        res = fd.solve(len(self.task.atoms), ops, state, goal, budget.wall(), optimal=False,
-                       cancelled=budget.cancelled)
+            budget.check()  # the slice ran out, not the whole budget (that raises on)
+        left = budget.left()
+        try:
+            pairs = self.h2(state, budget.child(None if left is None else H2_SHARE * left), ops)
+            if not any(pair_reachable(pairs, p) for p, _ in goal):
+                return Verdict(False, H2)
+        except BudgetExceeded:
+            budget.check()
+        res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False)
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
         if res.proven_none:
             return Verdict(False, EXHAUSTIVE)
-        try:
-            plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
-        except BudgetExceeded as e:
-            return Verdict(None, UNKNOWN, detail=str(e))
+        plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
         if plan is None:
             return Verdict(False, EXHAUSTIVE)
         return self.witness(plan)

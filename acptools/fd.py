@@ -11,15 +11,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import shutil
-import subprocess
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .grounding import Operator
+from . import planner
 from .grounded import bits
+from .grounding import Operator
+from .search import Budget
 
 OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan
@@ -168,49 +166,22 @@ def _sas_operator(name: str, op: Operator, started: int | None = None, gated: bo
     return "\n".join(lines)
 
 
-def run_search(binary: str, config: str, sas: str, seconds: float, memory_mb: int = 4096,
-               cancelled=None) -> tuple[int | None, str | None, str]:
-    """Run a Fast Downward-style search binary on SAS+ text: (exit code or None when stopped by
-    time or `cancelled()`, plan text or None, tail of its output). Each run gets its own folder."""
-    workdir = tempfile.mkdtemp(prefix="acptools-search-")
-    plan_file = os.path.join(workdir, "plan")
-
-    def limit_memory():
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-
-    deadline = time.perf_counter() + max(seconds, 0.05)
-    # input and output go through files, so the planner never waits for a Python thread (another
-    # search thread may hold the GIL for long stretches)
-    sas_file, out_file = os.path.join(workdir, "input.sas"), os.path.join(workdir, "output.txt")
-    with open(sas_file, "w") as f:
-        f.write(sas)
-    code, tail = None, f"ran out of {seconds:.1f} s"
-    with open(sas_file) as stdin, open(out_file, "w") as stdout:
-        proc = subprocess.Popen([binary, "--search", config, "--internal-plan-file", plan_file], stdin=stdin,
-                                stdout=stdout, stderr=subprocess.DEVNULL, cwd=workdir, preexec_fn=limit_memory)
-        try:
-            while True:
-                try:
-                    code = proc.wait(timeout=0.05)
-                    break
-                except subprocess.TimeoutExpired:
-                    if cancelled is not None and cancelled():
-                        tail = "was cancelled"
-                        break
-                    if time.perf_counter() > deadline:
-                        break
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    try:
-        if code is not None:
-            tail = Path(out_file).read_text()[-300:]
-        plan_text = Path(plan_file).read_text() if code is not None and os.path.exists(plan_file) else None
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return code, plan_text, tail
+def run_search(binary: str, config: str, sas: str, budget: Budget, memory_mb: int = 4096) -> tuple[int | None, str | None, str]:
+    """Run a Fast Downward-style search binary on SAS+ text under `budget`: (exit code or None when
+    stopped by the budget or a cancel, plan text or None, tail of its output)."""
+    def work(folder: str):
+        plan_file = os.path.join(folder, "plan")
+        sas_file, out_file = os.path.join(folder, "input.sas"), os.path.join(folder, "output.txt")
+        with open(sas_file, "w") as f:
+            f.write(sas)
+        code, why = planner.run([binary, "--search", config, "--internal-plan-file", plan_file], budget, folder,
+                                sas_file, out_file, memory_mb)
+        if code is None:
+            return None, None, why
+        tail = Path(out_file).read_text()[-300:]
+        plan_text = Path(plan_file).read_text() if os.path.exists(plan_file) else None
+        return code, plan_text, tail
+    return planner.in_folder("search", work)
 
 
 def plan_lines(plan_text: str) -> list[str]:
@@ -219,10 +190,12 @@ def plan_lines(plan_text: str) -> list[str]:
 
 
 def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-          seconds: float, bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
-          not_first: frozenset[int] = frozenset(), cancelled=None) -> FdResult:
-    """Optimal plan with A*/LM-cut (or any plan with greedy search when not `optimal`);
-    with `bound`, only plans of length < bound count."""
+          budget: "Budget | float", bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
+          not_first: frozenset[int] = frozenset()) -> FdResult:
+    """Optimal plan with A*/LM-cut (or any plan with greedy search when not `optimal`) within
+    `budget` (a Budget, or wall seconds); with `bound`, only plans of length < bound count."""
+    if not isinstance(budget, Budget):
+        budget = Budget(budget)
     binary = downward_binary()
     if binary is None:
         return FdResult(None, False, detail="Fast Downward is not installed (pip install up-fast-downward)")
@@ -237,7 +210,7 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         sas = write_sas(num_atoms, operators, state, goal, not_first)
     except Unsupported as e:
         return FdResult(None, False, detail=str(e))
-    code, plan_text, tail = run_search(binary, config, sas, seconds, memory_mb, cancelled)
+    code, plan_text, tail = run_search(binary, config, sas, budget, memory_mb)
     if code is None:
         return FdResult(None, False, timed_out=True, detail=f"Fast Downward {tail}")
     if code == _FOUND and plan_text is not None:

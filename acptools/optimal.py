@@ -4,17 +4,18 @@ All searches use only the goal-relevant operators (relevance.py). A portfolio of
   1. in-process A* (h^max, object symmetries) alone for a few hundredths of a second: most small
      states end here, with no process start;
   2. a race: Fast Downward A*/LM-cut on our SAS+ encoding (a subprocess); the in-process A* (a
-     thread) when the task has object symmetries, which collapse its state space and which the
-     outside planners do not exploit; for next actions, SymK after SYMK_DELAY seconds. The first
-     exact answer wins and the others are cancelled;
-  3. SymK bidirectional symbolic search, then the in-process A* with whatever budget is left.
-Every answer is exact; if all engines run out of budget the answer is `unknown`.
+     thread, for SYMMETRY_SECONDS of CPU) when the task has object symmetries, which collapse its
+     state space and which the outside planners do not exploit; SymK bidirectional symbolic search
+     after SYMK_DELAY seconds. The first exact answer wins and the others are stopped before the
+     call returns.
+Every answer is exact; if all engines run out of budget the answer is `unknown`. Slices are CPU
+seconds (see search.Budget), so a busy machine slows a search down without changing its outcome.
 """
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 from . import fd, symk
@@ -27,9 +28,9 @@ from .symmetry import Symmetry, goal_targets
 
 QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
 QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
-FD_SECONDS = 5.0           # Fast Downward's slice for h*(s)
 SYMMETRY_SECONDS = 10.0    # the in-process A* beside Fast Downward, with object symmetries
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
+LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled engines to stop
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
 # up to 3 jobs a race, several races at once (the server runs searches side by side)
 _race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")
@@ -53,6 +54,7 @@ def race(jobs, budget: Budget):
                 return result
     finally:
         stop.set()
+        wait(futures, timeout=LOSER_GRACE)  # the losers stop at their next check: no work outlives the call
     if failure is not None:
         raise failure
     return None
@@ -103,8 +105,7 @@ class Optimizer:
                      first_actions=frozenset(r.first_actions))
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
-        res = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget.wall(),
-                       cancelled=budget.cancelled)
+        res = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget)
         if res.plan is not None:
             res.plan = [self.ops[i].action for i in res.plan]
         return res
@@ -114,7 +115,7 @@ class Optimizer:
             domain = self.task.written_domain_text
         except ValueError:  # not expressible for SymK's translator: leave it to the other engines
             return None
-        res = symk.optimal_plan(domain, self.task.problem_for(state), budget.wall(), cancelled=budget.cancelled)
+        res = symk.optimal_plan(domain, self.task.problem_for(state), budget)
         if res.plan is not None:
             return HStar(len(res.plan), [self.task.parse_action(a) for a in res.plan], "symk-bidirectional")
         if res.proven_none:
@@ -146,15 +147,9 @@ class Optimizer:
         h = self._astar_h(state, self._quick(budget))
         if h:
             return h
-        h = race([lambda b: self._fd_h(state, b.child(FD_SECONDS))]
+        h = race([lambda b: self._fd_h(state, b),
+                  lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
                  + self._astar_job(lambda b: self._astar_h(state, b)), budget)
-        if h:
-            return h
-        if budget.wall() > 0:
-            h = self._symk(state, budget)
-            if h:
-                return h
-        h = self._astar_h(state, budget)
         return h or HStar(None, None, "unknown", known=False)
 
     def _first_action_classes(self, state: int) -> dict[int, tuple[int, list[int], list[int]]]:
@@ -219,8 +214,8 @@ class Optimizer:
         every_op = range(len(self.ops))
 
         def solve(actions, ops):
-            r = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget.wall(),
-                         not_first=frozenset(set(every_op) - ops), cancelled=budget.cancelled)
+            r = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget,
+                         not_first=frozenset(set(every_op) - ops))
             plan = None if r.plan is None else [self.ops[i].action for i in r.plan]
             return plan, r.proven_none
 
@@ -237,8 +232,7 @@ class Optimizer:
             return NextActions(None, frozenset(), None, root.how)
 
         def solve(actions, ops):
-            res = symk.optimal_plan(self.task.gated_domain_text, self.task.problem_for(state, actions),
-                                    budget.wall(), cancelled=budget.cancelled)
+            res = symk.optimal_plan(self.task.gated_domain_text, self.task.problem_for(state, actions), budget)
             plan = None if res.plan is None else [self.task.parse_action(a) for a in res.plan]
             return plan, res.proven_none
 

@@ -36,8 +36,9 @@ class Relaxation:
         self.pre_len = [len(p) for p in pres]
         self.num_atoms = num_atoms
 
-    def reachable(self, state: int) -> tuple[int, list[bool]]:
-        """(relaxed-reachable atom mask, which relaxed ops become applicable)."""
+    def reachable(self, state: int, budget=None) -> tuple[int, list[bool]]:
+        """(relaxed-reachable atom mask, which relaxed ops become applicable). With a `budget`,
+        checked once per layer: raises BudgetExceeded when spent."""
         n = len(self.pres)
         missing = [len(p) for p in self.pres]
         fired = [False] * n
@@ -57,6 +58,8 @@ class Relaxation:
                         queue.append(a)
             if not queue:
                 break
+            if budget is not None:
+                budget.check()
             ready = []
             for a in queue:
                 for i in by_pre[a]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import functools
 import os
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import planner
 from .fd import package_dir, plan_lines, run_search
+from .search import Budget
 
 _FOUND, _UNSOLVABLE, _UNSOLVED = 0, 11, 12
 _TRANSLATE_UNSOLVABLE = 10
@@ -39,35 +39,34 @@ class SymkResult:
     detail: str = ""
 
 
-def optimal_plan(domain_text: str, problem_text: str, seconds: float, memory_mb: int = 8192,
-                 cancelled=None) -> SymkResult:
-    """An optimal (unit-cost) plan, or a proof that none exists, or neither within `seconds`."""
+def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", memory_mb: int = 8192) -> SymkResult:
+    """An optimal (unit-cost) plan, or a proof that none exists, or neither within `budget` (a
+    Budget, or wall seconds). The translator and the search both run under the budget."""
+    if not isinstance(budget, Budget):
+        budget = Budget(budget)
     root = _root()
     if root is None:
         return SymkResult(None, False, "SymK is not installed (pip install up-symk)")
-    import time
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="acptools-symk-") as tmp:
-        d, p, out = Path(tmp, "domain.pddl"), Path(tmp, "problem.pddl"), Path(tmp, "output.sas")
+
+    def work(folder: str) -> SymkResult:
+        d, p, out = Path(folder, "domain.pddl"), Path(folder, "problem.pddl"), Path(folder, "output.sas")
         d.write_text(domain_text)
         p.write_text(problem_text)
-        try:
-            env = dict(os.environ, PYTHONPATH=str(root))  # the planner's own translator package
-            tr = subprocess.run([sys.executable, "-m", "translate", str(d), str(p), "--sas-file", str(out)],
-                                capture_output=True, text=True, cwd=tmp, env=env, timeout=max(seconds, 0.05))
-        except subprocess.TimeoutExpired:
-            return SymkResult(None, False, "the translator ran out of time")
-        if tr.returncode == _TRANSLATE_UNSOLVABLE:
+        env = dict(os.environ, PYTHONPATH=str(root))  # the planner's own translator package
+        log = str(Path(folder, "translate.log"))
+        code, why = planner.run([sys.executable, "-m", "translate", str(d), str(p), "--sas-file", str(out)],
+                                budget, folder, stdout_path=log, env=env)
+        if code is None:
+            return SymkResult(None, False, f"the translator {why}")
+        if code == _TRANSLATE_UNSOLVABLE:
             return SymkResult(None, True)
-        if tr.returncode != 0 or not out.exists():
-            return SymkResult(None, False, f"translator exit code {tr.returncode}: {tr.stdout[-300:]}")
-        sas = out.read_text()
-    left = seconds - (time.perf_counter() - started)
-    if cancelled is not None and cancelled():
-        return SymkResult(None, False, "cancelled")
-    code, plan_text, tail = run_search(str(root / "downward"), "sym_bd()", sas, left, memory_mb, cancelled)
-    if code == _FOUND and plan_text is not None:
-        return SymkResult(plan_lines(plan_text), False)
-    if code in (_UNSOLVABLE, _UNSOLVED):
-        return SymkResult(None, True)
-    return SymkResult(None, False, f"SymK {tail}" if code is None else f"SymK exit code {code}: {tail}")
+        if code != 0 or not out.exists():
+            return SymkResult(None, False, f"translator exit code {code}: {Path(log).read_text()[-300:]}")
+        code, plan_text, tail = run_search(str(root / "downward"), "sym_bd()", out.read_text(), budget, memory_mb)
+        if code == _FOUND and plan_text is not None:
+            return SymkResult(plan_lines(plan_text), False)
+        if code in (_UNSOLVABLE, _UNSOLVED):
+            return SymkResult(None, True)
+        return SymkResult(None, False, f"SymK {tail}" if code is None else f"SymK exit code {code}: {tail}")
+
+    return planner.in_folder("symk", work)

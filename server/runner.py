@@ -11,9 +11,7 @@ starts afterwards get no time.  (Limits of what the library lets us stop are lis
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 import anyio
@@ -23,16 +21,12 @@ from acptools.search import Budget
 
 T = TypeVar("T")
 
-@dataclass
 class CancellableBudget(Budget):
     """A library :class:`~acptools.search.Budget` with its own cancel event: setting it stops the
     library's searches at their next expansion and kills any planner subprocess they started."""
 
-    cancel: threading.Event = field(default_factory=threading.Event)
-
-    def restart(self) -> None:
-        self.started = time.perf_counter()
-        self.expanded = 0
+    def __init__(self, seconds: float | None, states: int | None = None) -> None:
+        super().__init__(seconds, states, cancel=threading.Event())
 
 
 class _BudgetedQuestions(Questions):

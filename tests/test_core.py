@@ -139,7 +139,7 @@ def test_a_cancelled_budget_stops_an_outside_planner_quickly():
     threading.Timer(0.3, stop.set).start()
     budget = Budget(60, None, cancel=stop)
     started = time.perf_counter()
-    symk_res = symk.optimal_plan(t.domain_text, t.problem_for(t.init), budget.wall(), cancelled=budget.cancelled)
+    symk_res = symk.optimal_plan(t.domain_text, t.problem_for(t.init), budget)
     assert time.perf_counter() - started < 5
     assert symk_res.plan is not None or "cancel" in symk_res.detail or symk_res.detail == ""
 

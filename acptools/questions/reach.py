@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 from .. import fd
-from ..engine import Engine
+from ..engine import H2_SHARE, Engine
 from ..h2 import pair_reachable
+from ..errors import BudgetExceeded
 from ..search import Budget
 from ..grounded import bits
 from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
@@ -50,11 +51,11 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
     def covered() -> bool:
         return want_atoms & ~seen_atoms == 0 and want_actions <= seen_actions
 
-    stop = budget.elapsed() + SWEEP_SECONDS
+    sweep = budget.child(SWEEP_SECONDS)
     while layer and not covered():
         nxt = []
         for s in layer:
-            if len(seen) & 63 == 0 and budget.elapsed() > stop:
+            if not _within(sweep):
                 break
             for op in gen.applicable(s):
                 seen_actions.add(op.action)
@@ -70,18 +71,28 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
     if not layer:
         return seen_atoms, seen_actions, True
     atoms, actions = _walk(engine, state, want_atoms & ~seen_atoms, want_actions - seen_actions,
-                           budget.elapsed() + WALK_SECONDS, budget)
+                           budget.child(WALK_SECONDS))
     return (want_atoms & ~atoms) | seen_atoms, (want_actions - actions) | seen_actions, False
 
 
-def _walk(engine: Engine, start: int, atoms: int, actions: set[int], stop: float, budget: Budget,
+def _within(budget: Budget) -> bool:
+    """False once `budget` (a slice) is spent; a spent or cancelled parent raises instead."""
+    try:
+        budget.check()
+        return True
+    except BudgetExceeded:
+        budget.parent.check()
+        return False
+
+
+def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Budget,
           seed: int = 0) -> tuple[int, set[int]]:
-    """Seeded random walks from `start` (a reachable state) until `stop` (budget seconds): returns
-    the wanted atoms and actions they did not show."""
+    """Seeded random walks from `start` (a reachable state) until the `budget` slice is spent:
+    returns the wanted atoms and actions they did not show."""
     gen, apply = engine.gen, engine.task.apply_op
     rng = random.Random(seed)
     cur, steps = start, 0
-    while (atoms or actions) and budget.elapsed() < stop:
+    while (atoms or actions) and _within(budget):
         for _ in range(64):
             ops = gen.applicable(cur)
             if not ops or steps >= WALK_LENGTH:
@@ -95,10 +106,9 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], stop: float
     return atoms, actions
 
 
-def _compatible_batch(engine: Engine, state: int, atoms: int, actions: set[int]) -> tuple[int, int]:
+def _compatible_batch(engine: Engine, pairs: list[int], atoms: int, actions: set[int]) -> tuple[int, int]:
     """A conjunction of many wanted items that h^2 does not rule out holding together: one plan for
     it usually covers them all at once."""
-    pairs = engine.h2(state)
     pos = neg = 0
     for a in bits(atoms):
         if pairs[a] & pos == pos and not neg >> a & 1:
@@ -112,24 +122,22 @@ def _compatible_batch(engine: Engine, state: int, atoms: int, actions: set[int])
     return pos, neg
 
 
-def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget):
+def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None):
     """Ask Fast Downward for plans that show the wanted atoms/actions, marking everything a plan's
     trajectory shows: first for a large compatible conjunction of them, then for whichever one is
     nearest. Its greedy search is complete, so 'no plan' for the disjunction of all wanted items
     proves them all unreachable. Returns (atoms still missing, actions still missing, exhausted)."""
     task, gen = engine.task, engine.gen
-    conjunctive = True
+    conjunctive = pairs is not None
     while atoms or actions:
         if conjunctive:
-            goal = [_compatible_batch(engine, state, atoms, actions)]
+            goal = [_compatible_batch(engine, pairs, atoms, actions)]
         else:
             goal = [(1 << a, 0) for a in bits(atoms)]
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
-        seconds = budget.wall()
         res = fd.solve(len(task.atoms), task.operators, state, goal,
-                       min(seconds, BATCH_SECONDS) if conjunctive else seconds, optimal=False,
-                       cancelled=budget.cancelled)
+                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False)
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True
@@ -146,23 +154,26 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             if i is not None:
                 s = task.apply_op(task.operators[i], s)
         # the plan's end is a new reachable region: a short walk there shows its neighbours too
-        atoms, actions = _walk(engine, s, atoms, set(actions), budget.elapsed() + PLAN_WALK_SECONDS, budget,
-                               seed=len(res.plan))
+        atoms, actions = _walk(engine, s, atoms, set(actions), budget.child(PLAN_WALK_SECONDS), seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
 
 
-def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget):
+def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None):
     """Decide the atoms/actions no cheap proof settled: a sweep and batched plans show most of
     them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names)."""
     task = engine.task
     if not atoms and not actions:
         return [], []
-    seen_atoms, seen_actions, exhausted = _sweep(engine, state, atoms, actions, budget)
-    atoms &= ~seen_atoms
-    actions = actions - seen_actions
-    if (atoms or actions) and not exhausted:
-        atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget)
+    exhausted = False
+    try:
+        seen_atoms, seen_actions, exhausted = _sweep(engine, state, atoms, actions, budget)
+        atoms &= ~seen_atoms
+        actions = actions - seen_actions
+        if (atoms or actions) and not exhausted:
+            atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget, pairs)
+    except BudgetExceeded:
+        pass  # whatever is left is undecided (below)
     leftovers = [(task.atom_names[i], lambda i=i: is_reachable(engine, i, state, budget)) for i in bits(atoms)]
     leftovers += [(task.action_names[a], lambda a=a: is_action_reachable(engine, a, state, budget))
                   for a in sorted(actions)]
@@ -180,49 +191,76 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
     return proven, unknown
 
 
+def _cheap_proofs(engine: Engine, state: int, budget: Budget) -> tuple[int, list[int] | None]:
+    """The relaxed-reachable atoms and the h^2 pairs of a state (None when h^2 did not finish in
+    its share of the budget); raises BudgetExceeded when not even the relaxation finished."""
+    relaxed, _ = engine.relax.reachable(state, budget)
+    left = budget.left()
+    try:
+        pairs = engine.h2(state, budget.child(None if left is None else H2_SHARE * left))
+    except BudgetExceeded:
+        budget.check()
+        pairs = None
+    return relaxed, pairs
+
+
 def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
     task = engine.task
-    relaxed, _ = engine.relax.reachable(state)
-    pairs = engine.h2(state)
+    try:
+        relaxed, pairs = _cheap_proofs(engine, state, budget)
+    except BudgetExceeded as e:
+        return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e))
     found: list[Item] = []
     todo = 0
     for i in range(len(task.atoms)):
         if not relaxed >> i & 1:
             found.append(Item(task.atom_names[i], RELAXED))
-        elif not pairs[i] >> i & 1:
+        elif pairs is not None and not pairs[i] >> i & 1:
             found.append(Item(task.atom_names[i], H2))
         elif not state >> i & 1:
             todo |= 1 << i
-    proven, unknown = _settle(engine, state, todo, set(), budget)
+    proven, unknown = _settle(engine, state, todo, set(), budget, pairs)
     found += proven
     found.sort(key=lambda it: it.name)
     return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown)
 
 
+def _statically_impossible(task, budget: Budget, limit: int | None) -> list[Item]:
+    """Type-correct ground actions whose static preconditions are false (at most `limit`)."""
+    found: list[Item] = []
+    if task.num_actions == task.num_possible_actions:
+        return found
+    for k, name in enumerate(task.all_ground_actions()):
+        if not k & 4095:
+            budget.check()
+        i = task.action_index.get(name)
+        if i is None or not task.ops_of_action[i]:
+            found.append(Item(name, STATIC))
+            if limit and len(found) >= limit:
+                break
+    return found
+
+
 def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
     """Never-applicable ground actions; those ruled out by static facts first, then the rest."""
     task = engine.task
-    found: list[Item] = []
     static_count = task.num_actions - task.num_possible_actions
-    if static_count:
-        for name in task.all_ground_actions():
-            if name not in task.action_index or not task.ops_of_action[task.action_index[name]]:
-                found.append(Item(name, STATIC))
-                if limit and len(found) >= limit:
-                    break
-    relaxed, _ = engine.relax.reachable(state)
-    pairs = engine.h2(state)
+    try:
+        found = _statically_impossible(task, budget, limit)
+        relaxed, pairs = _cheap_proofs(engine, state, budget)
+    except BudgetExceeded as e:
+        return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
     todo: set[int] = set()
     proven: list[Item] = []
     for a in range(task.num_possible_actions):
         ops = task.ops_of_action[a]
         if not any(op.pre & relaxed == op.pre for op in ops):
             proven.append(Item(task.action_names[a], RELAXED))
-        elif not any(pair_reachable(pairs, op.pre) for op in ops):
+        elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
             proven.append(Item(task.action_names[a], H2))
         else:
             todo.add(a)
-    settled, unknown = _settle(engine, state, 0, todo, budget)
+    settled, unknown = _settle(engine, state, 0, todo, budget, pairs)
     proven += settled
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
