@@ -7,7 +7,7 @@ greedy search for a witness, which is also an exhaustive proof when it runs out 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from . import fd
 
@@ -16,7 +16,7 @@ from .h2 import h2_pairs, pair_reachable
 from .relaxed import Relaxation
 from .search import Budget, greedy_plan, optimal_first_actions, restrict, satisfies
 from .successors import SuccessorGenerator
-from .symmetry import Symmetry, goal_targets
+from .symmetry import Symmetry, goal_targets, static_classes
 from .grounded import GroundedTask
 from .verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 
@@ -48,6 +48,12 @@ class Engine:
                 self._h2.pop(next(iter(self._h2)))
             self._h2[state] = hit
         return hit
+
+    @cached_property
+    def static_classes(self) -> list[list[str]]:
+        """Objects interchangeable as far as the static facts go (the goal-independent part of
+        every symmetry; computed once per task)."""
+        return static_classes(self.task)
 
     def _make_restricted(self, banned_add: int):
         ops = restrict(self.task.operators, banned_add)
@@ -82,7 +88,7 @@ class Engine:
         if not any(p & reached == p for p, _ in goal):
             return Verdict(False, RELAXED)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
-        canon = Symmetry(self.task, goal_targets(goal, banned_add)).canonical
+        canon = Symmetry(self.task, goal_targets(goal, banned_add), self.static_classes).canonical
         left = budget.left()
         quick = QUICK_SECONDS if left is None else max(QUICK_SECONDS, QUICK_SHARE * left)
         try:

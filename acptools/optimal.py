@@ -83,7 +83,7 @@ class Optimizer:
     def __init__(self, engine):
         self.engine = engine
         self.task = engine.task
-        self.sym = Symmetry(self.task, goal_targets(self.task.goal))
+        self.sym = Symmetry(self.task, goal_targets(self.task.goal), engine.static_classes)
         # only goal-relevant operators: same h* and optimal first actions, often far less search
         self.ops = [self.task.operators[i] for i in relevant_operators(self.task.operators, self.task.goal)]
         self.gen = SuccessorGenerator(self.ops)

@@ -17,6 +17,9 @@ from .grounding import Operator
 from .successors import SuccessorGenerator
 
 
+CHECK_EVERY = 0.002  # seconds between full budget checks
+
+
 class Budget:
     """How much a question may spend: wall seconds, CPU seconds and expanded states (None: no
     limit), and a cancel event shared with every child budget.
@@ -37,6 +40,7 @@ class Budget:
         self.cpu_used = 0.0
         self._marks: dict[int, float] = {}   # per thread: its CPU clock when last charged
         self._lock = threading.Lock()
+        self._next_check = 0.0               # wall clock of the next full check (see check)
 
     def __repr__(self) -> str:
         return f"Budget(seconds={self.seconds}, cpu={self.cpu}, states={self.states}, used={self.cpu_used:.3f})"
@@ -100,8 +104,13 @@ class Budget:
         return default if left is None else left
 
     def check(self) -> None:
-        """Charge this thread's CPU and raise BudgetExceeded once any limit is reached or the
-        budget is cancelled. Long loops call it (cheap: two clock reads)."""
+        """Raise BudgetExceeded once any limit is reached or the budget is cancelled. Long loops
+        call it per unit of work: it costs one clock read, and every CHECK_EVERY seconds a full
+        check (charge this thread's CPU, walk the parents), so a limit overshoots by at most that."""
+        now = time.perf_counter()
+        if now < self._next_check:
+            return
+        self._next_check = now + CHECK_EVERY
         self.charge_thread()
         if self.cancelled():
             raise BudgetExceeded("the search was cancelled")
@@ -180,6 +189,7 @@ def greedy_plan(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]]
             parents[kt] = (ks, op.action)
             if satisfies(t, goal):
                 return _path(parents, kt)
+            budget.check()  # one expansion may evaluate thousands of successors
             h = heuristic(t)
             if h != float("inf"):
                 heapq.heappush(open_, (h, next(tie), t, kt))
@@ -246,6 +256,7 @@ def optimal_first_actions(gen: SuccessorGenerator, start: int, goal: list[tuple[
                 if kt not in closed:
                     first[kt] |= fa
                 continue
+            budget.check()
             h = heuristic(t)
             g[kt] = gt
             if h == INF:

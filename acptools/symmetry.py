@@ -13,11 +13,13 @@ from .grounded import GroundedTask, bits
 
 
 class Symmetry:
-    """Classes of interchangeable objects for a task and a set of target masks."""
+    """Classes of interchangeable objects for a task and a set of target masks. `base` (from
+    `static_classes`, which depends only on the task) may be passed in to share its cost."""
 
-    def __init__(self, task: GroundedTask, targets: tuple[frozenset[tuple[int, ...]], ...] = ()):
+    def __init__(self, task: GroundedTask, targets: tuple[frozenset[tuple[int, ...]], ...] = (),
+                 base: list[list[str]] | None = None):
         self.task = task
-        base = _static_classes(task)
+        base = static_classes(task) if base is None else base
         classes: list[list[str]] = []
         for cls in base:
             for sub in _split(task, cls, targets):
@@ -63,28 +65,69 @@ class Symmetry:
         return out
 
 
-def _static_classes(task: GroundedTask) -> list[list[str]]:
-    """Objects grouped by type, minus domain constants, split by the static facts."""
+def static_classes(task: GroundedTask) -> list[list[str]]:
+    """Objects grouped by type, minus domain constants, split by the static facts: a and b stay
+    together when swapping them maps every static fact that mentions either to a static fact."""
     by_types: dict[tuple, list[str]] = {}
     for o, types in sorted(task.types.objects.items()):
         if o in task.domain.constants:
             continue
         by_types.setdefault(tuple(sorted(types)), []).append(o)
     statics = task.static_true
+    mentions: dict[str, list] = {}
+    for fact in statics:
+        for o in set(fact[1]):
+            mentions.setdefault(o, []).append(fact)
+
+    def swappable(a: str, b: str) -> bool:
+        if len(mentions.get(a, ())) != len(mentions.get(b, ())):
+            return False
+        sw = {a: b, b: a}
+        return all((p, tuple(sw.get(x, x) for x in args)) in statics
+                   for p, args in mentions.get(a, []) + mentions.get(b, []))
+
     result = []
     for group in by_types.values():
-        result.extend(_partition(group, lambda a, b: _swap_facts(statics, a, b) == statics))
+        result.extend(_partition(group, swappable))
     return result
 
 
 def _split(task: GroundedTask, cls: list[str], targets) -> list[list[str]]:
     if not targets:
         return [cls]
+    if all(len(t) == 1 for t in targets):  # each target one tuple of masks (a conjunctive goal)
+        masks = [_MaskIndex(task, m) for t in targets for item in t for m in item]
+        return _partition(cls, lambda a, b: all(m.preserved_by_swap(a, b) for m in masks))
 
     def same(a: str, b: str) -> bool:
         return all(frozenset(tuple(_swap_mask(task, m, a, b) for m in item) for item in t) == t for t in targets)
 
     return _partition(cls, same)
+
+
+class _MaskIndex:
+    """A set of atoms indexed by the objects they mention, so that whether swapping two objects
+    maps the set to itself costs only the atoms that mention them."""
+
+    def __init__(self, task: GroundedTask, mask: int):
+        self.task, self.mask = task, mask
+        self.mentions: dict[str, list[int]] = {}
+        for i in bits(mask):
+            for o in set(task.atoms[i][1]):
+                self.mentions.setdefault(o, []).append(i)
+
+    def preserved_by_swap(self, a: str, b: str) -> bool:
+        ma, mb = self.mentions.get(a, ()), self.mentions.get(b, ())
+        if len(ma) != len(mb):
+            return False
+        sw = {a: b, b: a}
+        atoms, index = self.task.atoms, self.task.atom_index
+        for i in (*ma, *mb):
+            pred, args = atoms[i]
+            j = index.get((pred, tuple(sw.get(x, x) for x in args)))
+            if j is None or not self.mask >> j & 1:
+                return False
+        return True
 
 
 def _partition(objs: list[str], same) -> list[list[str]]:
@@ -98,11 +141,6 @@ def _partition(objs: list[str], same) -> list[list[str]]:
         else:
             classes.append([o])
     return classes
-
-
-def _swap_facts(facts, a: str, b: str):
-    sw = {a: b, b: a}
-    return {(p, tuple(sw.get(x, x) for x in args)) for p, args in facts}
 
 
 def _swap_mask(task: GroundedTask, mask: int, a: str, b: str) -> int:
