@@ -6,7 +6,7 @@ server and the harness adapters use nothing else.
 
 from __future__ import annotations
 
-from .errors import AcpError, PddlError, UnknownNameError
+from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
 from .grounded import task_key
 from .questions import HStarReport, Questions
 from .search import Budget
@@ -19,5 +19,5 @@ __version__ = "0.1.0"
 PUBLIC_MODULES = ("acptools.examples", "acptools.dataset", "acptools.scoring", "acptools.answers",
                   "acptools.questions", "acptools.verdict", "acptools.errors")
 
-__all__ = ["AcpError", "PddlError", "UnknownNameError", "Budget", "HStarReport", "Questions", "Task", "Verdict",
+__all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "HStarReport", "Questions", "Task", "Verdict",
            "load_task", "task_key", "PUBLIC_MODULES", "__version__"]

@@ -54,7 +54,8 @@ class Unsatisfied:
 class GroundedTask:
     """A PDDL task grounded once: names both ways, operators, init and goal as bitsets."""
 
-    def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS):
+    def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS,
+                 budget=None):
         self.domain_text, self.problem_text = domain_text, problem_text
         self.domain = parse_domain(domain_text)
         self.problem = parse_problem(problem_text, self.domain)
@@ -69,7 +70,7 @@ class GroundedTask:
         self.action_index: dict[str, int] = {}
         self.operators: list[Operator] = []
         for schema in self.domain.actions.values():
-            for ops in ground_schema(schema, g, self._new_action):
+            for ops in ground_schema(schema, g, self._new_action, budget):
                 self.operators.extend(ops)
                 if len(self.operators) > max_operators:
                     raise AcpError(f"the task has more than {max_operators} ground operators", "grounding",
@@ -192,6 +193,13 @@ class GroundedTask:
     def names(self, mask: int) -> list[str]:
         """Sorted names of the atoms in `mask` (a state, or any set of atoms)."""
         return sorted(self.atom_names[i] for i in bits(mask))
+
+    @functools.cached_property
+    def approx_bytes(self) -> int:
+        """Rough memory held by this task and its engines once built (for caches that budget
+        bytes, not entries): operators carry atom bitsets, so their size grows with the atoms."""
+        return int(1.6 * (len(self.operators) * (600 + len(self.atoms) // 4) + len(self.atoms) * 300)
+                   + len(self.domain_text) + len(self.problem_text))
 
     def action_list(self, actions) -> list[str]:
         """Names of action ids, in order (how plans leave the library)."""

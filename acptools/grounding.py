@@ -204,7 +204,7 @@ def static_filter(schema, grounder: Grounder):
     return lits
 
 
-def _static_bindings(schema, grounder: Grounder) -> list[tuple[str, ...]]:
+def _static_bindings(schema, grounder: Grounder, budget=None) -> list[tuple[str, ...]]:
     """Every binding of the schema's parameters (as argument tuples, in the order of a plain
     nested loop over the typed domains) that satisfies the top-level static literals.
 
@@ -268,6 +268,8 @@ def _static_bindings(schema, grounder: Grounder) -> list[tuple[str, ...]]:
         return ((c[1], grounder._sub(c[2], binding)) in grounder.static_true) == positive
 
     def rec(step: int) -> None:
+        if budget is not None:
+            budget.check()
         if step == len(var_order):
             found.append(tuple(binding[v] for v in names))
             return
@@ -292,10 +294,13 @@ def _static_bindings(schema, grounder: Grounder) -> list[tuple[str, ...]]:
     return found
 
 
-def ground_schema(schema, grounder: Grounder, action_id_of):
-    """Yield (action name args, [operators...]) for every binding whose static part can hold."""
+def ground_schema(schema, grounder: Grounder, action_id_of, budget=None):
+    """Yield [operators...] for every binding whose static part can hold. With a `budget`
+    (checked per binding), raises BudgetExceeded when it is spent or cancelled."""
     order = [v for v, _ in schema.params]
-    for args in _static_bindings(schema, grounder):
+    for args in _static_bindings(schema, grounder, budget):
+        if budget is not None:
+            budget.check()
         b = dict(zip(order, args))
         pre = grounder.dnf(schema.precondition, b)
         if not pre:

@@ -23,16 +23,17 @@ class Task(GroundedTask):
         return Questions(self)
 
 
-def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS) -> Task:
+def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS, budget=None) -> Task:
     """Parse and ground a task once; ask it questions through `.questions`.
 
     `domain` and `problem` are PDDL text, or `pathlib.Path`s of files. A plain string is always
     text, so a server passing user input here can never be tricked into reading a file. Grounding
     stops with an `AcpError` past `max_operators` ground operators; malformed PDDL is a `PddlError`
-    with line and column.
+    with line and column. With a `Budget`, grounding stops (BudgetExceeded) once it is spent or
+    cancelled.
     """
     if isinstance(domain, Path):
         domain = domain.read_text()
     if isinstance(problem, Path):
         problem = problem.read_text()
-    return Task(domain, problem, max_operators)
+    return Task(domain, problem, max_operators, budget)
