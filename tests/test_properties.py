@@ -98,6 +98,12 @@ def test_reachability_matches_oracle(domain, seed):
         if v.answer:
             end_states = _trajectory(oracle, init, v.witness)
             assert any(atom in s for s in end_states)
+    atoms = sorted(props)
+    for pair in [atoms[i:i + 2] for i in range(0, min(len(atoms) - 1, 12), 3)]:
+        v = q.is_reachable(pair, budget=30)  # two facts at once, as ACPBench's reach questions ask
+        assert v.answer == any(set(pair) <= s for s in graph), pair
+        if v.answer:
+            assert set(pair) <= _trajectory(oracle, init, v.witness)[-1]
 
 
 def _trajectory(oracle, init, plan):

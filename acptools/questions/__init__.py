@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..engine import Engine
+from ..errors import AcpError
 from ..grounded import GroundedTask
 from ..optimal import Optimizer
 from ..search import Budget
@@ -111,8 +112,17 @@ class Questions:
 
     # ---- reach, areach ------------------------------------------------------------------------
     def is_reachable(self, atom, state=None, budget: "float | Budget | None" = None) -> Verdict:
-        """reach: can the atom ever hold? True with a witness plan, False with a proof, or unknown."""
-        return reach.is_reachable(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
+        """reach: can the atom ever hold? True with a witness plan, False with a proof, or unknown.
+        A list of atoms asks whether they can all hold at once (ACPBench's two-fact questions)."""
+        if isinstance(atom, (list, tuple)):
+            if not atom:
+                raise AcpError("an empty list of atoms", "atom", "pass one atom or a list of atoms")
+            mask = 0
+            for k, a in enumerate(atom):
+                mask |= 1 << (a if isinstance(a, int) else self.task.parse_atom(a, where=f"atom[{k}]"))
+        else:
+            mask = 1 << self._atom(atom)
+        return reach.is_reachable(self.engine, mask, self.state(state), self.as_budget(budget))
 
     def unreachable_atoms(self, state=None, budget: "float | Budget | None" = None,
                           limit: int | None = None) -> ItemList:

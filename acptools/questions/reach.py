@@ -20,8 +20,9 @@ BATCH_SECONDS = 1.0
 PLAN_WALK_SECONDS = 0.03
 
 
-def is_reachable(engine: Engine, atom: int, state: int, budget: Budget) -> Verdict:
-    return engine.reach(state, [(1 << atom, 0)], budget)
+def is_reachable(engine: Engine, atoms: int, state: int, budget: Budget) -> Verdict:
+    """Can all atoms of the mask `atoms` hold together in some reachable state?"""
+    return engine.reach(state, [(atoms, 0)], budget)
 
 
 def action_goal(engine: Engine, action: int) -> list[tuple[int, int]]:
@@ -174,7 +175,7 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
             atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget, pairs)
     except BudgetExceeded:
         pass  # whatever is left is undecided (below)
-    leftovers = [(task.atom_names[i], lambda i=i: is_reachable(engine, i, state, budget)) for i in bits(atoms)]
+    leftovers = [(task.atom_names[i], lambda i=i: is_reachable(engine, 1 << i, state, budget)) for i in bits(atoms)]
     leftovers += [(task.action_names[a], lambda a=a: is_action_reachable(engine, a, state, budget))
                   for a in sorted(actions)]
     proven: list[Item] = []
