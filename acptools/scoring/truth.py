@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 
 from .. import load_task
+from ..lru import LRUCache
 from ..optimal import HStar
 from ..task import Task
 from ..verdict import Verdict
@@ -24,45 +24,21 @@ MAX_TRUTHS = 256
 MAX_MEMO = 512
 
 
-class _LRU:
-    def __init__(self, size: int):
-        self.size = size
-        self.data: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key, make):
-        with self.lock:
-            hit = self.data.get(key)
-            if hit is not None:
-                self.data.move_to_end(key)
-                return hit
-        value = make()
-        with self.lock:
-            self.data[key] = value
-            self.data.move_to_end(key)
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self.lock:
-            self.data.clear()
-
-
-_tasks = _LRU(MAX_TASKS)
-_truths = _LRU(MAX_TRUTHS)
+# the values are only ever made through get_or_make, so no caller asks why a key is missing
+_tasks: LRUCache[str, Task] = LRUCache(MAX_TASKS, remember_evicted=0, kind="task")
+_truths: LRUCache[tuple, StateTruth] = LRUCache(MAX_TRUTHS, remember_evicted=0, kind="state truth")
 
 
 def task_for(domain_text: str, problem_text: str) -> Task:
     """A grounded task, loaded once per distinct (domain, problem) text."""
     key = hashlib.sha1(f"{domain_text}\0{problem_text}".encode()).hexdigest()
-    return _tasks.get(key, lambda: load_task(domain_text, problem_text))
+    return _tasks.get_or_make(key, lambda: load_task(domain_text, problem_text))
 
 
 def truth_for(task: Task, state: int) -> "StateTruth":
     # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
     # object (with its own name tables), and its truths must not be mixed with the old one's
-    return _truths.get((task.id, id(task), state), lambda: StateTruth(task, state))
+    return _truths.get_or_make((task.id, id(task), state), lambda: StateTruth(task, state))
 
 
 def clear_caches() -> None:
@@ -71,7 +47,7 @@ def clear_caches() -> None:
 
 
 def cache_sizes() -> dict:
-    return {"tasks": len(_tasks.data), "truths": len(_truths.data)}
+    return {"tasks": len(_tasks), "truths": len(_truths)}
 
 
 class StateTruth:
