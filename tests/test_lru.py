@@ -77,7 +77,8 @@ def test_evicted_versus_missing():
         cache.get("a")
     assert evicted.value.evicted is True and evicted.value.key == "a"
     assert isinstance(evicted.value, CacheMiss) and isinstance(evicted.value, KeyError)
-    assert "task 'a'" in str(evicted.value) and "evicted" in str(evicted.value) and "at most 1 tasks" in str(evicted.value)
+    message = str(evicted.value)
+    assert "task 'a'" in message and "evicted" in message and "at most 1 tasks" in message
     with pytest.raises(MissingKey) as missing:
         cache.get("zzz")
     assert missing.value.evicted is False and str(missing.value) == "unknown task 'zzz'"
