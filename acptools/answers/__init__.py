@@ -4,9 +4,14 @@
 from a free-text response; ``parse_name(text)`` reads one atom or action. The reader works in stages,
 one module each: :mod:`.clean` (cleaning, candidate regions, answer lines), :mod:`.grammar` (the
 tree and its names) and :mod:`.tasks` (the per-task rules for ambiguous responses, documented there).
+
+:mod:`.lm_eval` is the other reader: the published lm-eval scorer's extraction (its grammar and
+error recovery), reimplemented, for reference semantics (``lm_eval.extract(task, text)``).
 """
 
+from . import lm_eval
 from .tasks import parse_answer, parse_name
 from .types import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, canonical_task
 
-__all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "canonical_task", "TASKS", "TASK_ALIASES"]
+__all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "canonical_task", "TASKS", "TASK_ALIASES",
+           "lm_eval"]

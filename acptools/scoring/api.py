@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ..answers import parse_answer
+from ..answers.lm_eval import extract
 from ..errors import AcpError
 from ..task import Task
 from . import exact, reference
@@ -44,7 +45,7 @@ def grade(q: Question, response, semantics: str = "exact", budget: float | None 
     """(Outcome, parsed-as-JSON) for a response to a question."""
     if semantics == "reference":
         text = "" if response is None else str(response)
-        parsed = reference.extract(q.kind, text, until)
+        parsed = extract(q.kind, text, until)
         return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
     parsed = parse_answer(q.kind, response)
     return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
