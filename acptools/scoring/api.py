@@ -29,7 +29,8 @@ def _check_semantics(semantics: str) -> None:
         raise AcpError(f"unknown semantics {semantics!r}", "semantics", "use 'exact' or 'reference'")
 
 
-def _check_stored(q: Question, where: str) -> None:
+def check_stored(q: Question, where: str) -> None:
+    """Reference semantics reads the stored answer as the truth: it must have the task's shape."""
     typ, shape = _STORED[q.kind]
     st = q.stored
     ok = isinstance(st, typ) and not isinstance(st, bool)
@@ -65,7 +66,7 @@ def score_response(record: dict, response: str, semantics: str = "exact", budget
     t0 = time.perf_counter()
     q = question_of_record(record, lazy=semantics == "reference")
     if semantics == "reference":
-        _check_stored(q, record_where(record))
+        check_stored(q, record_where(record))
     out, parsed = grade(q, response, semantics, budget, until)
     return ItemScore(id=record.get("id"), group=record.get("group"), task=q.kind, domain=q.domain, model=model,
                      score=out.score, verdict=out.verdict, reason=out.reason, witness=out.witness,
