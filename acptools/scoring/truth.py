@@ -56,7 +56,7 @@ class StateTruth:
     def __init__(self, task: Task, state: int):
         self.task = task
         self.state = state
-        self.q = task.questions
+        self.questions = task.questions
         self.lock = threading.RLock()
         self._applicable: list[str] | None = None
         self._effects: dict[int, tuple[frozenset, frozenset] | None] = {}
@@ -71,13 +71,13 @@ class StateTruth:
     # ---- app, prog ---------------------------------------------------------------------------
     def applicable(self) -> list[str]:
         if self._applicable is None:
-            self._applicable = self.q.applicable(self.state)
+            self._applicable = self.questions.applicable(self.state)
         return self._applicable
 
     def effects(self, action: int) -> tuple[frozenset, frozenset] | None:
         """(positive, negative) effects of an action in the state; None when it is not applicable."""
         if action not in self._effects:
-            p = self.q.progress(action, self.state)
+            p = self.questions.progress(action, self.state)
             self._effects[action] = (frozenset(p.positive_effects), frozenset(p.negative_effects)) \
                 if p.applicable else None
         return self._effects[action]
@@ -98,11 +98,11 @@ class StateTruth:
 
     def relaxed_reachable(self) -> int:
         """Atoms reachable from the state in the delete relaxation (a mask)."""
-        return self.memo(("relaxed",), lambda: self.q.engine.relax.reachable(self.state)[0])
+        return self.memo(("relaxed",), lambda: self.questions.engine.relax.reachable(self.state)[0])
 
     # ---- plans (val, just) ---------------------------------------------------------------------
     def validate(self, plan: tuple[str, ...]):
-        return self.memo(("validate", plan), lambda: self.q.validate(list(plan), self.state))
+        return self.memo(("validate", plan), lambda: self.questions.validate(list(plan), self.state))
 
     # ---- reach, areach, land --------------------------------------------------------------------
     def _cached(self, table: dict, key, compute) -> Verdict:
@@ -117,14 +117,14 @@ class StateTruth:
         return v
 
     def atom_reach(self, atom: int, budget: float | None) -> Verdict:
-        return self._cached(self._atom_reach, atom, lambda: self.q.is_reachable(atom, self.state, budget))
+        return self._cached(self._atom_reach, atom, lambda: self.questions.is_reachable(atom, self.state, budget))
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
         return self._cached(self._action_reach, action,
-                            lambda: self.q.is_action_reachable(action, self.state, budget))
+                            lambda: self.questions.is_action_reachable(action, self.state, budget))
 
     def landmark(self, atom: int, budget: float | None) -> Verdict:
-        return self._cached(self._landmark, atom, lambda: self.q.is_landmark(atom, self.state, budget))
+        return self._cached(self._landmark, atom, lambda: self.questions.is_landmark(atom, self.state, budget))
 
     def _list(self, name: str, compute):
         res = self._lists.get(name)
@@ -138,13 +138,13 @@ class StateTruth:
         return res
 
     def unreachable_atoms(self, budget: float | None):
-        return self._list("atoms", lambda: self.q.unreachable_atoms(self.state, budget))
+        return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget))
 
     def unreachable_actions(self, budget: float | None):
-        return self._list("actions", lambda: self.q.unreachable_actions(self.state, budget))
+        return self._list("actions", lambda: self.questions.unreachable_actions(self.state, budget))
 
     def landmarks(self, budget: float | None):
-        return self._list("landmarks", lambda: self.q.landmarks(self.state, budget))
+        return self._list("landmarks", lambda: self.questions.landmarks(self.state, budget))
 
     def static_impossible_action(self) -> str | None:
         """A type-correct ground action whose static preconditions are false (never applicable), if any."""
@@ -172,7 +172,7 @@ class StateTruth:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
         A* settled the state (then each answered action is settled by membership). Computing that
         set with the outside planners costs more than the few answered actions' own h* values."""
-        return self.q.optimizer.h_star(self.state, self.q.as_budget(budget))
+        return self.questions.optimizer.h_star(self.state, self.questions.as_budget(budget))
 
     def successor(self, action: int) -> int | None:
         op = self.task.op_for(action, self.state)
@@ -201,7 +201,7 @@ class StateTruth:
             return None
         if root is None or not root.known or not root.cost or root.plan is None:
             return self.h_after(action, budget)
-        canon = self.q.optimizer.sym.canonical
+        canon = self.questions.optimizer.sym.canonical
         key = canon(t)
         hit = self._after.get(key)
         if hit is not None:
@@ -230,7 +230,7 @@ class StateTruth:
         t = self.successor(action)
         if t is None:
             return None
-        canon = self.q.optimizer.sym.canonical
+        canon = self.questions.optimizer.sym.canonical
         key = canon(t)
         hit = self._after.get(key)
         if hit is not None:
@@ -250,7 +250,7 @@ class StateTruth:
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
                 hit = HStar(root.cost - 1, None, root.how)
             if hit is None:
-                hit = self.q.optimizer.h_star(t, self.q.as_budget(budget))
+                hit = self.questions.optimizer.h_star(t, self.questions.as_budget(budget))
                 if hit.known:
                     self._after[key] = hit
         return hit
