@@ -36,20 +36,19 @@ def _stats(items: list[dict]) -> dict:
 
 def summarize(items: list[dict]) -> dict:
     """{model: {"overall": stats, "tasks": {task: stats + {"domains": {domain: stats}}}}}"""
-    by: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    grouped: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))  # model -> task -> domain -> items
     for it in items:
-        m = str(it.get("model"))
-        by[m][it.get("task")][it.get("domain")].append(it)
+        grouped[str(it.get("model"))][it.get("task")][it.get("domain")].append(it)
     out = {}
-    for m, tasks in by.items():
-        all_items = [it for doms in tasks.values() for lst in doms.values() for it in lst]
-        tdict = {}
+    for model, tasks in grouped.items():
+        all_items = [it for domains in tasks.values() for lst in domains.values() for it in lst]
+        per_task = {}
         for t in [t for t in TASKS if t in tasks] + sorted(t for t in tasks if t not in TASKS):
-            doms = tasks[t]
-            st = _stats([it for lst in doms.values() for it in lst])
-            st["domains"] = {d: _stats(doms[d]) for d in sorted(doms, key=str)}
-            tdict[t] = st
-        out[m] = {"overall": _stats(all_items), "tasks": tdict}
+            domains = tasks[t]
+            st = _stats([it for lst in domains.values() for it in lst])
+            st["domains"] = {d: _stats(domains[d]) for d in sorted(domains, key=str)}
+            per_task[t] = st
+        out[model] = {"overall": _stats(all_items), "tasks": per_task}
     return out
 
 
