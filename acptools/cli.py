@@ -77,7 +77,7 @@ def _check_outputs(args) -> None:
             if Path(path).is_dir():
                 raise AcpError("is a folder", f"--{flag} {path}", "give a file name")
     if args.plots:
-        from .scoring.runner import have_matplotlib
+        from .scoring.report import have_matplotlib
         if not have_matplotlib():
             raise AcpError("matplotlib is not installed", "--plots",
                            "pip install matplotlib (or pip install 'acptools[plots]'), or drop --plots")
@@ -91,7 +91,8 @@ def _check_outputs(args) -> None:
 
 def cmd_score(args) -> int:
     from .dataset import load_records
-    from .scoring import runner
+    from .scoring import batch, report
+    from .scoring.items import ERROR
 
     t0 = time.perf_counter()
     try:
@@ -100,20 +101,20 @@ def cmd_score(args) -> int:
         if not records:
             raise AcpError("no records found", "--data " + " ".join(args.data),
                            "pass ACPBench Hard .json/.jsonl/.json.gz files or folders holding them")
-        rows = runner.gold_rows(records) if args.gold else runner.read_responses(args.responses)
-        pairs = runner.match(records, rows)
+        rows = batch.gold_rows(records) if args.gold else batch.read_responses(args.responses)
+        pairs = batch.match(records, rows)
     except AcpError as e:
         return _fail(e)
     except OSError as e:
         return _fail(AcpError(f"{e.strerror or e}", str(e.filename or "input")))
-    progress = runner.Progress(enabled=not args.quiet)
-    items = runner.score_pairs(pairs, args.semantics, args.budget, args.jobs, until=not args.no_until,
-                               progress=progress)
+    progress = batch.Progress(enabled=not args.quiet)
+    items = batch.score_pairs(pairs, args.semantics, args.budget, args.jobs, until=not args.no_until,
+                              progress=progress)
     wall = time.perf_counter() - t0
-    summary = runner.summarize(items)
-    print(runner.table(summary))
+    summary = report.summarize(items)
+    print(report.table(summary))
     unknown = sum(1 for it in items if it["verdict"] == "unknown")
-    errors = [it for it in items if it["verdict"] == runner.ERROR]
+    errors = [it for it in items if it["verdict"] == ERROR]
     print(f"\n{len(items)} responses to {len({(it['task'], str(it['id'])) for it in items})} records scored with "
           f"{args.semantics} semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}")
     for it in errors[:10]:
@@ -133,18 +134,14 @@ def cmd_score(args) -> int:
                     fh.write(json.dumps(it, default=str) + "\n")
             print(f"items -> {args.out}")
         if args.report:
-            report = {"semantics": args.semantics, "budget": args.budget, "jobs": args.jobs, "data": args.data,
-                      "responses": "gold" if args.gold else args.responses, "items": len(items),
-                      "records": len({(it["task"], str(it["id"])) for it in items}), "seconds": round(wall, 3),
-                      "unknown": unknown, "errors": len(errors), "models": summary}
-            if gold is not None:
-                report["gold_check"] = gold
+            doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
+                                     data=args.data, responses="gold" if args.gold else args.responses,
+                                     seconds=wall, gold_check=gold)
             with open(args.report, "w", encoding="utf-8") as fh:
-                json.dump(report, fh, indent=1, default=str)
+                json.dump(doc, fh, indent=1, default=str)
             print(f"report -> {args.report}")
         if args.plots:
-            from .scoring.runner import write_plots
-            written = write_plots(summary, items, args.plots)
+            written = report.write_plots(summary, items, args.plots)
             print(f"plots -> {', '.join(written)}")
     except OSError as e:
         return _fail(AcpError(f"cannot write: {e.strerror or e}", str(e.filename or "output")))

@@ -1,4 +1,4 @@
-"""Round-trip latency of the MCP server tools (targets from the issue in brackets).
+"""Round-trip latency of the MCP server tools (the latency target of each call kind in brackets).
 
     python benchmarks/server_bench.py [--n 300] [--data DIR] [--no-stdio] [--http]
 

@@ -1,6 +1,7 @@
 """Pydantic models of every tool result (they become each tool's ``outputSchema`` and structured content).
 
-Field names the issue fixes are kept as they are; the others are additions.  No logic lives here.
+The main fields of each result (the tool table of docs/mcp.md) are the tools' contract: clients rely on
+their names. The other fields add detail.  No logic lives here.
 """
 
 from __future__ import annotations

@@ -483,11 +483,11 @@ def test_realistic_responses(task, text, items, negative, index, none):
 def test_grammar_shipped_and_cached():
     from importlib import resources
 
-    from acptools.answers import parse
+    from acptools.answers import grammar
 
     assert resources.files("acptools.answers").joinpath("answer.lark").is_file()
-    assert parse._parser() is parse._parser()
-    assert parse._parser().options.parser == "lalr"
+    assert grammar._parser() is grammar._parser()
+    assert grammar._parser().options.parser == "lalr"
 
 
 GARBAGE = ["", "   \n\t", "hello world", "((((", ")))", "[[[", "]]", "()", "[]()", "?", "\x00\x01", "((()))",

@@ -176,7 +176,7 @@ def test_bad_arguments(tmp_path, data_dir, capsys):
 
 
 def test_plots(tmp_path, data_dir, capsys):
-    from acptools.scoring.runner import have_matplotlib
+    from acptools.scoring.report import have_matplotlib
     code = main(["score", "--data", str(data_dir), "--gold", "--quiet", "--plots", str(tmp_path / "plots")])
     out = capsys.readouterr()
     if not have_matplotlib():

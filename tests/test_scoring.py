@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from acptools import AcpError, load_task
+from acptools.answers.lm_eval import grammar_parse
 from acptools.dataset import domain_name, task_of
 from acptools.examples import texts
 from acptools.scoring import ItemScore, cache_sizes, gold_response, score_answer, score_response
 from acptools.scoring.items import nh_jaccard, set_metrics
 from acptools.scoring.question import plan_of_question, question_of_record
-from acptools.scoring.reference import grammar_parse
 from acptools.scoring.truth import task_for
 
 DATA = Path(os.environ.get("ACPBENCH_HARD_DIR", "/work/shared/acpbench-hard"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ..answers import parse_answer
+from ..answers.lm_eval import extract
 from ..errors import AcpError
 from ..task import Task
 from . import exact, reference
@@ -28,7 +29,8 @@ def _check_semantics(semantics: str) -> None:
         raise AcpError(f"unknown semantics {semantics!r}", "semantics", "use 'exact' or 'reference'")
 
 
-def _check_stored(q: Question, where: str) -> None:
+def check_stored(q: Question, where: str) -> None:
+    """Reference semantics reads the stored answer as the truth: it must have the task's shape."""
     typ, shape = _STORED[q.kind]
     st = q.stored
     ok = isinstance(st, typ) and not isinstance(st, bool)
@@ -44,7 +46,7 @@ def grade(q: Question, response, semantics: str = "exact", budget: float | None 
     """(Outcome, parsed-as-JSON) for a response to a question."""
     if semantics == "reference":
         text = "" if response is None else str(response)
-        parsed = reference.extract(q.kind, text, until)
+        parsed = extract(q.kind, text, until)
         return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
     parsed = parse_answer(q.kind, response)
     return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
@@ -64,7 +66,7 @@ def score_response(record: dict, response: str, semantics: str = "exact", budget
     t0 = time.perf_counter()
     q = question_of_record(record, lazy=semantics == "reference")
     if semantics == "reference":
-        _check_stored(q, record_where(record))
+        check_stored(q, record_where(record))
     out, parsed = grade(q, response, semantics, budget, until)
     return ItemScore(id=record.get("id"), group=record.get("group"), task=q.kind, domain=q.domain, model=model,
                      score=out.score, verdict=out.verdict, reason=out.reason, witness=out.witness,

@@ -1,189 +1,36 @@
-"""Reference semantics: the published ACPBench Hard scorer (lm-eval's `acp_utils.py`), reimplemented.
+"""Reference semantics: the published ACPBench Hard scorer's grading (lm-eval's `acp_utils.py`), reimplemented.
 
-Follows docs/reference-scorer.md step by step (the harness path): cut the text at the yaml's stop
-strings, apply the group's `clean` step, extract with the same Lark grammar and the same error
-recovery, then score against the stored answer like each evaluator does. Where the reference runs a
-planner (reach/areach answers that are not stored, nexta answers stored as 'maybe') we ask our exact
-engines the same question with the planner's time limit (3 s, 5 s); running out of time counts as 0,
-as a planner time-out does there. Nothing from lm-eval is imported.
+The answer is read by :func:`acptools.answers.lm_eval.extract` (stop strings, the group's clean step,
+the reference grammar); each function here then scores what was read against the stored answer like
+the task's evaluator does (docs/reference-scorer.md). Where the reference runs a planner (reach/areach
+answers that are not stored, nexta answers stored as 'maybe') we ask our exact engines the same
+question with the planner's time limit (3 s, 5 s); running out of time counts as 0, as a planner
+time-out does there. Nothing from lm-eval is imported.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from lark import Lark
-from lark.lexer import Token
-from lark.visitors import Visitor
-
+from ..answers.lm_eval import cleanup_answer, fix_action_name
 from ..errors import UnknownNameError
 from ..search import Budget
-from . import items as I
-from .items import Outcome, set_metrics
+from .items import CORRECT, INCORRECT, NOT_PLAN, NOT_SUBSEQUENCE, SUBOPTIMAL, UNPARSED, Outcome, set_metrics
 from .question import Question
 
-# acp_grammar.lark of lm-eval 0.4.13 (tasks/acpbench/gen_2shot), byte for byte
-GRAMMAR = r"""NAME: /[a-zA-Z][a-zA-Z0-9-_]*/
-LPAR : "("
-RPAR : ")"
-LSPAR: "["
-RSPAR: "]"
-COMMA: ","
-WS: /[ \n]/
-
-action_none : "None"
-
-action_name : LPAR NAME (WS NAME)* RPAR
-
-action_list : (action_name WS?)*
-
-prog_list :  action_name* (COMMA action_name)*
-
-progression_list : LSPAR prog_list RSPAR LSPAR prog_list RSPAR
-
-act : action_name | action_none
-
-index: /[0-9]+[0-9]*/
-
-start: action_list
-"""
-
-UNTIL = ["\n\n\n\n", "\n\n", "**Question**:", "**Question:**", "Q:"]  # _gen_yaml_2shot generation_kwargs
-
-START = {"app": "action_list", "prog": "progression_list", "reach": "act", "areach": "act", "val": "index",
-         "just": "action_list", "land": "act", "nexta": "action_name"}
 REACH_SECONDS = 3.0   # is_unsolvable: K* timeout=3
 NEXTA_SECONDS = 5.0   # is_on_optimal_plan: K* timeout=5
 
 
-# ---- extraction ----------------------------------------------------------------------------------
-
-@lru_cache(maxsize=None)
-def _lark(start: str) -> Lark:
-    return Lark(GRAMMAR, start=start, parser="lalr")
-
-
-class _Visitor(Visitor):
-    """ACPBench_Visitor: collects what the evaluators read, visiting the tree top-down."""
-
-    def __init__(self):
-        super().__init__()
-        self.action_lists = None
-        self.action_names = None
-        self.progression_lists = None
-        self.prog_lists = None
-        self.indexes = None
-
-    def action_list(self, tree):
-        self.action_lists = []
-
-    def prog_list(self, tree):
-        if self.prog_lists is not None:
-            self.progression_lists.append(self.prog_lists)
-        self.prog_lists = []
-
-    def progression_list(self, tree):
-        self.progression_lists = []
-
-    def action_none(self, tree):
-        self.action_names = "None"
-
-    def action_name(self, tree):
-        name = "(" + "".join(tree.children[1:-1]) + ")"
-        self.action_names = name
-        if self.action_lists is not None:
-            self.action_lists.append(name)
-        if self.prog_lists is not None:
-            self.prog_lists.append(name)
-
-    def index(self, tree):
-        self.indexes = "".join(tree.children)
-        if not self.indexes.isnumeric():
-            self.indexes = None
-
-
-def grammar_parse(start: str, text: str):
-    """ACPGrammarParser(start).parse(text): str, list, list of lists, or None (nothing parsed)."""
-    parser = _lark(start)
-
-    def ignore_errors(e):
-        if hasattr(e, "token") and e.token.type == "$END":
-            for x in e.expected:
-                if x != "WS":
-                    e.interactive_parser.feed_token(Token(x, parser.get_terminal(x).pattern.value))
-        return True
-
-    text = text.replace("\n", "").strip()
-    try:
-        tree = parser.parse(text, on_error=ignore_errors)
-        v = _Visitor()
-        v.visit_topdown(tree)
-        if start == "action_list":
-            return v.action_lists
-        if start in ("act", "action_name"):
-            return v.action_names
-        if start == "index":
-            return v.indexes
-        if v.prog_lists not in v.progression_lists:
-            v.progression_lists.append(v.prog_lists)
-        return v.progression_lists
-    except Exception:  # noqa: BLE001 - the reference turns every parser failure into "nothing parsed"
-        return None
-
-
-def cut_until(text: str) -> str:
-    """lm-eval's postprocess_generated_text with the yaml's stop strings."""
-    for term in UNTIL:
-        text = text.split(term)[0]
-    return text
-
-
-def clean(kind: str, text: str) -> str:
-    low = text.lower()
-    if kind == "prog" and "positive effects" in low and "negative effects" in low and "[" not in text:
-        return low.replace("*", "").replace("positive effects", "[").replace("negative effects", "] [") + "]"
-    if kind == "just" and "simplified plan:" in low:
-        return low.replace("*", "").split("simplified plan:")[1]
-    return text
-
-
-def extract(kind: str, response: str, until: bool = True):
-    if until:
-        response = cut_until(response)
-    return grammar_parse(START[kind], clean(kind, response))
-
-
 # ---- the evaluators' helpers ---------------------------------------------------------------------
 
-def fix_action_name(a: str) -> str:
-    return "(" + " ".join(x.strip() for x in a[1:-1].split(" ") if len(x) > 0) + ")"
-
-
-def _cleanup(ans) -> list[str]:
-    """cleanup_answer: lower-case each action, split glued '(a) (b)' strings."""
-    if isinstance(ans, str):
-        s = ans
-        if not s.startswith("("):
-            i = s.find("(")
-            s = s[i:] if i >= 0 else ""
-        if not s.endswith(")"):
-            i = s.rfind(")")
-            s = s[: i + 1] if i >= 0 else ""
-        s = s.lower()
-        return s.replace(")\n(", ")######(").replace("),(", ")######(").replace(") (", ")######(").split("######")
-    out: list[str] = []
-    for x in ans:
-        out.extend(_cleanup(x))
-    return out
-
-
-def _words(text: str) -> tuple[str, tuple[str, ...]]:
+def _name_and_args(text: str) -> tuple[str, tuple[str, ...]]:
+    """'(at t1 l2)' -> ('at', ('t1', 'l2'))."""
     inner = text[1:-1] if text.startswith("(") and text.endswith(")") else text
     w = inner.split()
     return (w[0], tuple(w[1:])) if w else ("", ())
 
 
 def _fix_name(s: str) -> str:
+    """STRIPS.fix_name: an action text without its parentheses, commas read as spaces."""
     if s[0] == "(" and s[-1] == ")":
         return s[1:-1]
     s = s.replace(", ", " ").replace(",", " ")
@@ -221,7 +68,7 @@ def _planner_unsolvable_atom(q: Question, atom: str, budget) -> tuple[bool, str]
     task = q.task
     if not (atom.startswith("(") and atom.endswith(")")):
         return False, f"the planner rejects the goal {atom!r} (not an atom): 0"
-    name, args = _words(atom)
+    name, args = _name_and_args(atom)
     pred = task.domain.predicates.get(name)
     if pred is None:
         if name in task.domain.supertypes or name == "object":  # the translator's type predicates
@@ -256,49 +103,50 @@ def _planner_unsolvable_atom(q: Question, atom: str, budget) -> tuple[bool, str]
 
 # ---- per task --------------------------------------------------------------------------------------
 
-def _none(parsed, what: str) -> Outcome:
-    return Outcome(0, I.UNPARSED, f"the reference grammar read no {what} from the response: 0")
+def _nothing_read(what: str) -> Outcome:
+    """The score of an answer the reference grammar could not read."""
+    return Outcome(0, UNPARSED, f"the reference grammar read no {what} from the response: 0")
 
 
 def app(q: Question, parsed, budget) -> Outcome:
     if parsed is None:
-        return _none(parsed, "action list")
+        return _nothing_read("action list")
     real = [a.lower() for a in q.stored]
-    ans = _cleanup([fix_action_name(a) for a in parsed])
+    ans = cleanup_answer([fix_action_name(a) for a in parsed])
     m = set_metrics(set(ans), set(real))
     if set(real) == set(ans):
-        return Outcome(1, I.CORRECT, "the set of actions equals the stored list: 1", metrics=m)
-    return Outcome(0, I.INCORRECT, f"the set differs from the stored list (missing {m['missing']}, extra "
+        return Outcome(1, CORRECT, "the set of actions equals the stored list: 1", metrics=m)
+    return Outcome(0, INCORRECT, f"the set differs from the stored list (missing {m['missing']}, extra "
                    f"{m['extra']}): 0", metrics=m)
 
 
 def prog(q: Question, parsed, budget) -> Outcome:
     if parsed is None or len(parsed) > 2 or len(parsed) < 1:
-        return _none(parsed, "pair of lists")
+        return _nothing_read("pair of lists")
     real_pos = [a.lower() for a in q.stored["pos"]]
     real_neg = [a.lower() for a in q.stored["neg"]]
-    p = _cleanup(parsed[0])
-    n = _cleanup(parsed[1]) if len(parsed) == 2 else []
+    p = cleanup_answer(parsed[0])
+    n = cleanup_answer(parsed[1]) if len(parsed) == 2 else []
     m = {}
     m.update(set_metrics(set(p), set(real_pos), prefix="pos_"))
     m.update(set_metrics(set(n), set(real_neg), prefix="neg_"))
     m.update(set_metrics({("+", a) for a in p} | {("-", a) for a in n},
                          {("+", a) for a in real_pos} | {("-", a) for a in real_neg}))
     if set(real_pos) == set(p) and set(real_neg) == set(n):
-        return Outcome(1, I.CORRECT, "both lists equal the stored effects: 1", metrics=m)
-    return Outcome(0, I.INCORRECT, "the lists differ from the stored positive/negative effects: 0", metrics=m)
+        return Outcome(1, CORRECT, "both lists equal the stored effects: 1", metrics=m)
+    return Outcome(0, INCORRECT, "the lists differ from the stored positive/negative effects: 0", metrics=m)
 
 
 def _empty_list_or_unparsed(real: list, parsed, expected: str) -> Outcome | None:
     """reach/areach: with an empty stored list only 'None' scores; an unparsed answer scores 0."""
     if not real:
         if parsed is not None and parsed.strip().lower() == "none":
-            return Outcome(1, I.CORRECT, "the stored list is empty and the answer is None: 1")
+            return Outcome(1, CORRECT, "the stored list is empty and the answer is None: 1")
         if parsed is None:
-            return _none(parsed, expected)
-        return Outcome(0, I.INCORRECT, "the stored list is empty, so only 'None' scores: 0")
+            return _nothing_read(expected)
+        return Outcome(0, INCORRECT, "the stored list is empty, so only 'None' scores: 0")
     if parsed is None:
-        return _none(parsed, expected)
+        return _nothing_read(expected)
     return None
 
 
@@ -309,9 +157,9 @@ def reach(q: Question, parsed, budget) -> Outcome:
         return early
     x = parsed.strip().lower()
     if x in real:
-        return Outcome(1, I.CORRECT, f"{x} is in the stored list: 1")
+        return Outcome(1, CORRECT, f"{x} is in the stored list: 1")
     ok, why = _planner_unsolvable_atom(q, x, budget)
-    return Outcome(int(ok), I.CORRECT if ok else I.INCORRECT, f"{x} is not stored; planner: {why}")
+    return Outcome(int(ok), CORRECT if ok else INCORRECT, f"{x} is not stored; planner: {why}")
 
 
 def areach(q: Question, parsed, budget) -> Outcome:
@@ -321,26 +169,26 @@ def areach(q: Question, parsed, budget) -> Outcome:
         return early
     action = parsed.strip().lower()
     if action in real:
-        return Outcome(1, I.CORRECT, f"{action} is in the stored list: 1")
+        return Outcome(1, CORRECT, f"{action} is in the stored list: 1")
     op = _grounded_op(q, action)
     if op is None:
-        return Outcome(0, I.INCORRECT, f"{action} is not stored and not a relaxed-reachable grounding (the "
+        return Outcome(0, INCORRECT, f"{action} is not stored and not a relaxed-reachable grounding (the "
                        "reference cannot find its preconditions): 0")
     if not op.pre:
-        return Outcome(0, I.INCORRECT, f"{action} has no fluent precondition: the goal '(and )' is never "
+        return Outcome(0, INCORRECT, f"{action} has no fluent precondition: the goal '(and )' is never "
                        "unsolvable: 0")
     v = q.truth.action_reach(op.action, _budget(budget, REACH_SECONDS))
     if v.answer is False:
-        return Outcome(1, I.CORRECT, f"{action} is not stored; planner: its preconditions are unreachable "
+        return Outcome(1, CORRECT, f"{action} is not stored; planner: its preconditions are unreachable "
                        f"(proven by {v.how}): 1")
     if v.answer is None:
-        return Outcome(0, I.INCORRECT, f"{action} is not stored; planner: undecided within {REACH_SECONDS:g} s: 0")
-    return Outcome(0, I.INCORRECT, f"{action} is not stored; planner: its preconditions are reachable: 0")
+        return Outcome(0, INCORRECT, f"{action} is not stored; planner: undecided within {REACH_SECONDS:g} s: 0")
+    return Outcome(0, INCORRECT, f"{action} is not stored; planner: its preconditions are reachable: 0")
 
 
 def val(q: Question, parsed, budget) -> Outcome:
     if parsed is None:
-        return _none(parsed, "index")
+        return _nothing_read("index")
     real = str(q.stored)
     m = {"answered": parsed, "expected": q.stored}
     try:
@@ -348,20 +196,20 @@ def val(q: Question, parsed, budget) -> Outcome:
     except (TypeError, ValueError):
         pass
     if real.lower() == parsed.strip().lower():
-        return Outcome(1, I.CORRECT, f"the index equals the stored {real}: 1", metrics=m)
-    return Outcome(0, I.INCORRECT, f"{parsed!r} is not the stored index {real!r}: 0", metrics=m)
+        return Outcome(1, CORRECT, f"the index equals the stored {real}: 1", metrics=m)
+    return Outcome(0, INCORRECT, f"{parsed!r} is not the stored index {real!r}: 0", metrics=m)
 
 
 def just(q: Question, parsed, budget) -> Outcome:
     if parsed is None:
-        return _none(parsed, "action list")
+        return _nothing_read("action list")
     seq = (q.question_text or "")[19:-147].replace(") (", ")######(").split("######")
     x = [fix_action_name(a) for a in parsed]
     m = {"removed": len(seq) - len(x)}
     if not x:
-        return Outcome(0, I.NOT_SUBSEQUENCE, "an empty answer always scores 0", metrics=m)
+        return Outcome(0, NOT_SUBSEQUENCE, "an empty answer always scores 0", metrics=m)
     if len(seq) <= len(x):
-        return Outcome(0, I.NOT_SUBSEQUENCE, "the answer is not shorter than the question's plan: 0", metrics=m)
+        return Outcome(0, NOT_SUBSEQUENCE, "the answer is not shorter than the question's plan: 0", metrics=m)
     i = 0
     sub = False
     for a in seq:
@@ -371,7 +219,7 @@ def just(q: Question, parsed, budget) -> Outcome:
                 sub = True
                 break
     if not sub:
-        return Outcome(0, I.NOT_SUBSEQUENCE, "not a subsequence of the question's plan (compared case-sensitively): "
+        return Outcome(0, NOT_SUBSEQUENCE, "not a subsequence of the question's plan (compared case-sensitively): "
                        "0", metrics=m)
     state = q.state
     task = q.task
@@ -383,55 +231,55 @@ def just(q: Question, parsed, budget) -> Outcome:
         except UnknownNameError:
             pass
         if op is None:
-            return Outcome(0, I.NOT_PLAN, f"action {k} {a} is not applicable: 0", metrics=m)
+            return Outcome(0, NOT_PLAN, f"action {k} {a} is not applicable: 0", metrics=m)
         state = task.apply_op(op, state)
     if task.is_goal(state):
-        return Outcome(1, I.CORRECT, "a proper subsequence that is a plan: 1", metrics=m)
-    return Outcome(0, I.NOT_PLAN, "the goal does not hold at the end: 0", metrics=m)
+        return Outcome(1, CORRECT, "a proper subsequence that is a plan: 1", metrics=m)
+    return Outcome(0, NOT_PLAN, "the goal does not hold at the end: 0", metrics=m)
 
 
 def land(q: Question, parsed, budget) -> Outcome:
     yes = [a.lower() for a in q.stored["yes"]]
     if parsed is None:
-        return _none(parsed, "atom or None")
+        return _nothing_read("atom or None")
     x = parsed.strip().lower()
     if x in yes:
-        return Outcome(1, I.CORRECT, f"{x} is a stored landmark: 1")
+        return Outcome(1, CORRECT, f"{x} is a stored landmark: 1")
     if x == "none":
         if not yes:
-            return Outcome(1, I.CORRECT, "no landmark is stored and the answer is None: 1")
-        return Outcome(0, I.INCORRECT, "landmarks are stored, so None scores 0")
-    return Outcome(0, I.INCORRECT, f"{x} is not in the stored 'yes' list: 0")
+            return Outcome(1, CORRECT, "no landmark is stored and the answer is None: 1")
+        return Outcome(0, INCORRECT, "landmarks are stored, so None scores 0")
+    return Outcome(0, INCORRECT, f"{x} is not in the stored 'yes' list: 0")
 
 
 def nexta(q: Question, parsed, budget) -> Outcome:
     if parsed is None:
-        return _none(parsed, "action")
+        return _nothing_read("action")
     st = q.stored
     yes, no, maybe = ([a.lower() for a in st.get(k, [])] for k in ("yes", "no", "maybe"))
     action = parsed.strip().lower()
     if action in yes:
-        return Outcome(1, I.CORRECT, f"{action} is stored as a 'yes' action: 1")
+        return Outcome(1, CORRECT, f"{action} is stored as a 'yes' action: 1")
     if action in no:
-        return Outcome(0, I.SUBOPTIMAL, f"{action} is stored as a 'no' action: 0")
+        return Outcome(0, SUBOPTIMAL, f"{action} is stored as a 'no' action: 0")
     if action not in maybe:
-        return Outcome(0, I.INCORRECT, f"{action} is in none of the stored lists: 0")
+        return Outcome(0, INCORRECT, f"{action} is in none of the stored lists: 0")
     op = _grounded_op(q, action)
     if op is None or q.task.op_for(op.action, q.state) is None:
-        return Outcome(0, I.INCORRECT, f"{action} ('maybe') cannot be applied: 0")
+        return Outcome(0, INCORRECT, f"{action} ('maybe') cannot be applied: 0")
     opt = st.get("opt")
     if opt is None:
         root = q.truth.h_star(_budget(budget, NEXTA_SECONDS))
         if not root.known or root.cost is None:
-            return Outcome(0, I.INCORRECT, "no optimal plan found for the state: 0")
+            return Outcome(0, INCORRECT, "no optimal plan found for the state: 0")
         opt = root.cost
     after = q.truth.h_after(op.action, _budget(budget, NEXTA_SECONDS))
     if not after.known:
-        return Outcome(0, I.INCORRECT, f"{action} ('maybe'): planner undecided within {NEXTA_SECONDS:g} s: 0")
+        return Outcome(0, INCORRECT, f"{action} ('maybe'): planner undecided within {NEXTA_SECONDS:g} s: 0")
     if after.cost is None:
-        return Outcome(0, I.SUBOPTIMAL, f"{action} ('maybe'): no plan after it: 0")
+        return Outcome(0, SUBOPTIMAL, f"{action} ('maybe'): no plan after it: 0")
     ok = after.cost + 1 == int(opt)
-    return Outcome(int(ok), I.CORRECT if ok else I.SUBOPTIMAL,
+    return Outcome(int(ok), CORRECT if ok else SUBOPTIMAL,
                    f"{action} ('maybe'): h* after it is {after.cost}, stored opt {opt}: {int(ok)}",
                    metrics={"h_star_after": after.cost, "opt": int(opt)})
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 
 from .. import load_task
+from ..lru import LRUCache
 from ..optimal import HStar
 from ..task import Task
 from ..verdict import Verdict
@@ -24,45 +24,21 @@ MAX_TRUTHS = 256
 MAX_MEMO = 512
 
 
-class _LRU:
-    def __init__(self, size: int):
-        self.size = size
-        self.data: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key, make):
-        with self.lock:
-            hit = self.data.get(key)
-            if hit is not None:
-                self.data.move_to_end(key)
-                return hit
-        value = make()
-        with self.lock:
-            self.data[key] = value
-            self.data.move_to_end(key)
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self.lock:
-            self.data.clear()
-
-
-_tasks = _LRU(MAX_TASKS)
-_truths = _LRU(MAX_TRUTHS)
+# the values are only ever made through get_or_make, so no caller asks why a key is missing
+_tasks: LRUCache[str, Task] = LRUCache(MAX_TASKS, remember_evicted=0, kind="task")
+_truths: LRUCache[tuple, StateTruth] = LRUCache(MAX_TRUTHS, remember_evicted=0, kind="state truth")
 
 
 def task_for(domain_text: str, problem_text: str) -> Task:
     """A grounded task, loaded once per distinct (domain, problem) text."""
     key = hashlib.sha1(f"{domain_text}\0{problem_text}".encode()).hexdigest()
-    return _tasks.get(key, lambda: load_task(domain_text, problem_text))
+    return _tasks.get_or_make(key, lambda: load_task(domain_text, problem_text))
 
 
 def truth_for(task: Task, state: int) -> "StateTruth":
     # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
     # object (with its own name tables), and its truths must not be mixed with the old one's
-    return _truths.get((task.id, id(task), state), lambda: StateTruth(task, state))
+    return _truths.get_or_make((task.id, id(task), state), lambda: StateTruth(task, state))
 
 
 def clear_caches() -> None:
@@ -71,7 +47,7 @@ def clear_caches() -> None:
 
 
 def cache_sizes() -> dict:
-    return {"tasks": len(_tasks.data), "truths": len(_truths.data)}
+    return {"tasks": len(_tasks), "truths": len(_truths)}
 
 
 class StateTruth:
@@ -80,7 +56,7 @@ class StateTruth:
     def __init__(self, task: Task, state: int):
         self.task = task
         self.state = state
-        self.q = task.questions
+        self.questions = task.questions
         self.lock = threading.RLock()
         self._applicable: list[str] | None = None
         self._effects: dict[int, tuple[frozenset, frozenset] | None] = {}
@@ -95,13 +71,13 @@ class StateTruth:
     # ---- app, prog ---------------------------------------------------------------------------
     def applicable(self) -> list[str]:
         if self._applicable is None:
-            self._applicable = self.q.applicable(self.state)
+            self._applicable = self.questions.applicable(self.state)
         return self._applicable
 
     def effects(self, action: int) -> tuple[frozenset, frozenset] | None:
         """(positive, negative) effects of an action in the state; None when it is not applicable."""
         if action not in self._effects:
-            p = self.q.progress(action, self.state)
+            p = self.questions.progress(action, self.state)
             self._effects[action] = (frozenset(p.positive_effects), frozenset(p.negative_effects)) \
                 if p.applicable else None
         return self._effects[action]
@@ -122,11 +98,11 @@ class StateTruth:
 
     def relaxed_reachable(self) -> int:
         """Atoms reachable from the state in the delete relaxation (a mask)."""
-        return self.memo(("relaxed",), lambda: self.q.engine.relax.reachable(self.state)[0])
+        return self.memo(("relaxed",), lambda: self.questions.engine.relax.reachable(self.state)[0])
 
     # ---- plans (val, just) ---------------------------------------------------------------------
     def validate(self, plan: tuple[str, ...]):
-        return self.memo(("validate", plan), lambda: self.q.validate(list(plan), self.state))
+        return self.memo(("validate", plan), lambda: self.questions.validate(list(plan), self.state))
 
     # ---- reach, areach, land --------------------------------------------------------------------
     def _cached(self, table: dict, key, compute) -> Verdict:
@@ -141,14 +117,14 @@ class StateTruth:
         return v
 
     def atom_reach(self, atom: int, budget: float | None) -> Verdict:
-        return self._cached(self._atom_reach, atom, lambda: self.q.is_reachable(atom, self.state, budget))
+        return self._cached(self._atom_reach, atom, lambda: self.questions.is_reachable(atom, self.state, budget))
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
         return self._cached(self._action_reach, action,
-                            lambda: self.q.is_action_reachable(action, self.state, budget))
+                            lambda: self.questions.is_action_reachable(action, self.state, budget))
 
     def landmark(self, atom: int, budget: float | None) -> Verdict:
-        return self._cached(self._landmark, atom, lambda: self.q.is_landmark(atom, self.state, budget))
+        return self._cached(self._landmark, atom, lambda: self.questions.is_landmark(atom, self.state, budget))
 
     def _list(self, name: str, compute):
         res = self._lists.get(name)
@@ -162,13 +138,13 @@ class StateTruth:
         return res
 
     def unreachable_atoms(self, budget: float | None):
-        return self._list("atoms", lambda: self.q.unreachable_atoms(self.state, budget))
+        return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget))
 
     def unreachable_actions(self, budget: float | None):
-        return self._list("actions", lambda: self.q.unreachable_actions(self.state, budget))
+        return self._list("actions", lambda: self.questions.unreachable_actions(self.state, budget))
 
     def landmarks(self, budget: float | None):
-        return self._list("landmarks", lambda: self.q.landmarks(self.state, budget))
+        return self._list("landmarks", lambda: self.questions.landmarks(self.state, budget))
 
     def static_impossible_action(self) -> str | None:
         """A type-correct ground action whose static preconditions are false (never applicable), if any."""
@@ -196,7 +172,7 @@ class StateTruth:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
         A* settled the state (then each answered action is settled by membership). Computing that
         set with the outside planners costs more than the few answered actions' own h* values."""
-        return self.q.optimizer.h_star(self.state, self.q.as_budget(budget))
+        return self.questions.optimizer.h_star(self.state, self.questions.as_budget(budget))
 
     def successor(self, action: int) -> int | None:
         op = self.task.op_for(action, self.state)
@@ -225,7 +201,7 @@ class StateTruth:
             return None
         if root is None or not root.known or not root.cost or root.plan is None:
             return self.h_after(action, budget)
-        canon = self.q.optimizer.sym.canonical
+        canon = self.questions.optimizer.sym.canonical
         key = canon(t)
         hit = self._after.get(key)
         if hit is not None:
@@ -254,7 +230,7 @@ class StateTruth:
         t = self.successor(action)
         if t is None:
             return None
-        canon = self.q.optimizer.sym.canonical
+        canon = self.questions.optimizer.sym.canonical
         key = canon(t)
         hit = self._after.get(key)
         if hit is not None:
@@ -274,7 +250,7 @@ class StateTruth:
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
                 hit = HStar(root.cost - 1, None, root.how)
             if hit is None:
-                hit = self.q.optimizer.h_star(t, self.q.as_budget(budget))
+                hit = self.questions.optimizer.h_star(t, self.questions.as_budget(budget))
                 if hit.known:
                     self._after[key] = hit
         return hit

@@ -1,9 +1,10 @@
-"""Scoring many responses: matching them to records, running (in parallel), summarising.
+"""Scoring many responses: reading them, matching them to records, scheduling the work.
 
 Responses are grouped by record so each record's question is built (and its truth computed) once;
 groups are handed to worker processes largest-first. Every per-item problem (a record whose PDDL
 does not load, a stored answer of the wrong shape, an internal error) becomes an item with
-verdict 'error' and a reason, never a crash of the whole run.
+verdict 'error' and a reason, never a crash of the whole run. Summaries, tables and plots of the
+items are in :mod:`.report`.
 """
 
 from __future__ import annotations
@@ -11,20 +12,20 @@ from __future__ import annotations
 import json
 import math
 import os
-import statistics
 import sys
 import time
 import traceback
 from collections import defaultdict
 from pathlib import Path
 
-from ..answers import TASK_ALIASES, TASKS
+from ..answers import canonical_task
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
-from .api import gold_response, grade
+from .api import check_stored, gold_response, grade
 from .items import ERROR, ItemScore
 from .question import question_of_record, record_where
 
+# fields of a response row that the scorer reads; the others pass through to the item
 _RESERVED = {"id", "group", "response", "model"}
 
 
@@ -70,16 +71,13 @@ def read_responses(path) -> list[dict]:
 
 
 def _task_key(group) -> str | None:
+    """The task a row's group names; None without a group, '?group' for a group no task has."""
     if group is None:
         return None
-    g = str(group).strip().lower()
-    if g in TASKS:
-        return g
-    if g in TASK_ALIASES:
-        return TASK_ALIASES[g]
-    if g.startswith("acp_") and g.endswith("_gen") and g[4:-4] in TASKS:
-        return g[4:-4]
-    return "?" + g
+    try:
+        return canonical_task(str(group))
+    except ValueError:
+        return "?" + str(group).strip().lower()
 
 
 class RecordIndex:
@@ -130,12 +128,14 @@ def match(records: list[dict], rows: list[dict]) -> list[tuple[dict, dict]]:
 
 
 def gold_rows(records: list[dict]) -> list[dict]:
+    """One response row per record: its stored answer written as text (what --gold scores)."""
     return [{"id": r["id"], "group": r["group"], "model": "gold", "response": gold_response(r)} for r in records]
 
 
 # ---- scoring -------------------------------------------------------------------------------------
 
 def _item_for(record: dict, row: dict, semantics: str) -> ItemScore:
+    """An ungraded item for one response: the record's identity, the row's model and extra fields."""
     extra = {k: v for k, v in row.items() if k not in _RESERVED and not k.startswith("_")}
     try:
         kind = task_of(record)
@@ -151,8 +151,7 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
     try:
         q = question_of_record(record, lazy=semantics == "reference")
         if semantics == "reference":
-            from .api import _check_stored
-            _check_stored(q, record_where(record))
+            check_stored(q, record_where(record))
         setup_error = None
     except AcpError as e:
         q, setup_error = None, str(e)
@@ -194,6 +193,7 @@ def _cost(record: dict) -> float:
 
 
 def _worker(args):
+    """score_group in a worker process; items come back as dicts (picklable, and what callers keep)."""
     idx, record, rows, semantics, budget, until = args
     return idx, [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
 
@@ -229,96 +229,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     return results
 
 
-# ---- summaries -----------------------------------------------------------------------------------
-
-def _stats(items: list[dict]) -> dict:
-    known = [it for it in items if it.get("score") is not None]
-    ones = sum(1 for it in known if it["score"] == 1)
-    ious = [it["metrics"]["iou"] for it in items if isinstance(it.get("metrics"), dict)
-            and isinstance(it["metrics"].get("iou"), (int, float))]
-    verdicts: dict[str, int] = defaultdict(int)
-    for it in items:
-        verdicts[it.get("verdict", "?")] += 1
-    secs = [it.get("seconds") or 0.0 for it in items]
-    return {
-        "n": len(items), "scored": len(known), "correct": ones,
-        "accuracy": round(ones / len(known), 6) if known else None,
-        "unknown": sum(1 for it in items if it.get("verdict") == "unknown"),
-        "errors": sum(1 for it in items if it.get("verdict") == ERROR),
-        "mean_iou": round(statistics.fmean(ious), 6) if ious else None,
-        "verdicts": dict(sorted(verdicts.items())),
-        "seconds_total": round(sum(secs), 3),
-        "seconds_p50": round(statistics.median(secs), 6) if secs else None,
-        "seconds_max": round(max(secs), 3) if secs else None,
-    }
-
-
-def summarize(items: list[dict]) -> dict:
-    """{model: {"overall": stats, "tasks": {task: stats + {"domains": {domain: stats}}}}}"""
-    by: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for it in items:
-        m = str(it.get("model"))
-        by[m][it.get("task")][it.get("domain")].append(it)
-    out = {}
-    for m, tasks in by.items():
-        all_items = [it for doms in tasks.values() for lst in doms.values() for it in lst]
-        tdict = {}
-        for t in [t for t in TASKS if t in tasks] + sorted(t for t in tasks if t not in TASKS):
-            doms = tasks[t]
-            st = _stats([it for lst in doms.values() for it in lst])
-            st["domains"] = {d: _stats(doms[d]) for d in sorted(doms, key=str)}
-            tdict[t] = st
-        out[m] = {"overall": _stats(all_items), "tasks": tdict}
-    return out
-
-
-def _cell(st: dict | None) -> str:
-    if not st:
-        return ""
-    acc = "   -  " if st["accuracy"] is None else f"{100 * st['accuracy']:5.1f}%"
-    iou = "  -  " if st["mean_iou"] is None else f"{st['mean_iou']:.3f}"
-    unk = st["unknown"] + st["errors"]
-    return f"{acc} {iou} {unk:>3}{'!' if st['errors'] else ' '}"
-
-
-def table(summary: dict, per_table: int = 4) -> str:
-    """Accuracy, mean IoU and unknown count per task x domain, models side by side (`per_table`
-    models per table; more models give more tables, one after the other)."""
-    models = sorted(summary, key=lambda m: (m != "gold", m))
-    chunks = [models[i:i + per_table] for i in range(0, len(models), per_table)] or [[]]
-    out = []
-    for k, chunk in enumerate(chunks):
-        if len(chunks) > 1:
-            out.append(f"models {k * per_table + 1}-{k * per_table + len(chunk)} of {len(models)}")
-        out.append(_table(summary, chunk))
-        out.append("")
-    out.append("acc: accuracy over decided items; IoU: mean IoU (set answers: app, prog); unk: unknown "
-               "(+ errors, marked !)")
-    return "\n".join(out)
-
-
-def _table(summary: dict, models: list[str]) -> str:
-    rows: list[tuple[str, str, list]] = []
-    tasks = [t for t in TASKS if any(t in summary[m]["tasks"] for m in models)]
-    tasks += sorted({t for m in models for t in summary[m]["tasks"]} - set(tasks), key=str)
-    for t in tasks:
-        domains = sorted({d for m in models for d in summary[m]["tasks"].get(t, {}).get("domains", {})}, key=str)
-        for d in domains:
-            rows.append((t, str(d), [summary[m]["tasks"].get(t, {}).get("domains", {}).get(d) for m in models]))
-        rows.append((t, "(all)", [summary[m]["tasks"].get(t) for m in models]))
-    rows.append(("ALL", "", [summary[m]["overall"] for m in models]))
-    w = 22
-    head1 = f"{'task':7} {'domain':18} " + " ".join(f"{m[:w]:>{w}}" for m in models)
-    head2 = f"{'':7} {'':18} " + " ".join(f"{'acc    IoU  unk':>{w}}" for _ in models)
-    lines = [head1, head2, "-" * len(head1)]
-    last = None
-    for t, d, cells in rows:
-        if last is not None and t != last:
-            lines.append("")
-        last = t
-        lines.append((f"{t:7} {d[:18]:18} " + " ".join(f"{_cell(c):>{w}}" for c in cells)).rstrip())
-    return "\n".join(lines)
-
+# ---- progress ------------------------------------------------------------------------------------
 
 class Progress:
     """A progress bar on stderr (redrawn at most 10 times a second)."""
@@ -347,90 +258,3 @@ class Progress:
         else:
             self.stream.write(msg + "\n")
         self.stream.flush()
-
-
-# ---- plots ---------------------------------------------------------------------------------------
-
-def have_matplotlib() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
-    """accuracy.png (accuracy per task: grouped bars, or a heat map when there are many models) and
-    iou_<task>.png (IoU histograms of the set tasks, one outline per model)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    models = sorted(summary, key=lambda m: (m != "gold", m))
-    tasks = [t for t in TASKS if any(t in summary[m]["tasks"] for m in models)]
-
-    def acc(m, t):
-        st = summary[m]["tasks"].get(t)
-        return None if not st or st["accuracy"] is None else 100 * st["accuracy"]
-
-    if len(models) <= 8:
-        fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4))
-        width = 0.8 / max(1, len(models))
-        for k, m in enumerate(models):
-            xs = [i + k * width for i, t in enumerate(tasks) if acc(m, t) is not None]
-            ax.bar(xs, [acc(m, t) for t in tasks if acc(m, t) is not None], width, label=m)
-        ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(tasks))])
-        ax.set_xticklabels(tasks)
-        ax.set_ylabel("accuracy (%)")
-        ax.set_ylim(0, 100)
-        if len(models) > 1:
-            ax.legend(fontsize="small", ncol=2)
-    else:
-        import numpy as np
-        grid = np.array([[np.nan if acc(m, t) is None else acc(m, t) for t in tasks] for m in models])
-        fig, ax = plt.subplots(figsize=(min(16, 2 + 1.1 * len(tasks)), min(40, 1 + 0.32 * len(models))))
-        im = ax.imshow(grid, vmin=0, vmax=100, cmap="viridis", aspect="auto")
-        ax.set_xticks(range(len(tasks)))
-        ax.set_xticklabels(tasks)
-        ax.set_yticks(range(len(models)))
-        ax.set_yticklabels([m[:40] for m in models], fontsize="small")
-        for i in range(len(models)):
-            for j in range(len(tasks)):
-                if not np.isnan(grid[i, j]):
-                    ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize="x-small",
-                            color="white" if grid[i, j] < 60 else "black")
-        fig.colorbar(im, ax=ax, label="accuracy (%)")
-    ax.set_title("Accuracy per task")
-    fig.tight_layout()
-    path = folder / "accuracy.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    written.append(str(path))
-    for t in tasks:
-        series = {}
-        for m in models:
-            vals = [it["metrics"]["iou"] for it in items if it.get("task") == t and str(it.get("model")) == m
-                    and isinstance(it.get("metrics"), dict) and isinstance(it["metrics"].get("iou"), (int, float))]
-            if vals:
-                series[m] = vals
-        if not series:
-            continue
-        shown = sorted(series, key=lambda m: -len(series[m]))[:8]
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        bins = [i / 10 for i in range(11)]
-        for m in shown:
-            ax.hist(series[m], bins=bins, histtype="step", linewidth=1.6, label=f"{m[:30]} (n={len(series[m])})")
-        ax.set_xlabel("IoU with the true set")
-        ax.set_ylabel("responses")
-        more = f" (8 of {len(series)} models)" if len(series) > 8 else ""
-        ax.set_title(f"{t}: IoU histogram{more}")
-        ax.legend(fontsize="x-small")
-        fig.tight_layout()
-        path = folder / f"iou_{t}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(str(path))
-    return written

@@ -1,0 +1,69 @@
+"""What the answer reader returns (:class:`ParsedName`, :class:`ParsedAnswer`) and the task names it knows.
+
+Every stage of the reader imports from here, so this module imports none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ParsedName", "ParsedAnswer", "TASKS", "TASK_ALIASES", "canonical_task"]
+
+TASKS: tuple[str, ...] = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
+TASK_ALIASES: dict[str, str] = {
+    "applicable_actions_gen": "app",
+    "progression_gen": "prog",
+    "reachable_atom_gen": "reach",
+    "reachable_action_gen": "areach",
+    "validation_gen": "val",
+    "action_justification_gen": "just",
+    "landmarks_gen": "land",
+    "goal_closer_gen": "nexta",
+}
+
+
+@dataclass(frozen=True)
+class ParsedName:
+    """One atom or ground action as written: lower-cased name and arguments, canonical text."""
+
+    name: str
+    args: tuple[str, ...]
+    text: str
+
+    @classmethod
+    def of(cls, name: str, args=()) -> "ParsedName":
+        name = name.lower()
+        args = tuple(a.lower() for a in args)
+        return cls(name, args, "(" + " ".join((name, *args)) + ")")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """What could be read from a response; the rules are in :mod:`acptools.answers.tasks`."""
+
+    task: str
+    ok: bool
+    items: tuple[ParsedName, ...] = ()
+    negative: tuple[ParsedName, ...] = ()
+    index: int | None = None
+    none: bool = False
+    error: str = ""
+
+
+def canonical_task(task: str) -> str:
+    """'app' or a group name such as 'applicable_actions_gen' -> 'app'; ValueError otherwise."""
+    if isinstance(task, str):
+        t = task.strip().lower()
+        if t in TASKS:
+            return t
+        if t in TASK_ALIASES:
+            return TASK_ALIASES[t]
+        if t.startswith("acp_") and t.endswith("_gen") and t[4:-4] in TASKS:  # lm-eval task names
+            return t[4:-4]
+    raise ValueError(
+        f"unknown task {task!r}: expected one of {', '.join(TASKS)} "
+        f"or a group name ({', '.join(TASK_ALIASES)})"
+    )
