@@ -24,7 +24,7 @@ from acptools.examples import texts
 from acptools.scoring import ItemScore, cache_sizes, gold_response, score_answer, score_response
 from acptools.scoring.items import nh_jaccard, set_metrics
 from acptools.scoring.question import plan_of_question, question_of_record
-from acptools.scoring.truth import task_for
+from acptools.truth import task_for
 
 DATA = Path(os.environ.get("ACPBENCH_HARD_DIR", "/work/shared/acpbench-hard"))
 SPLITS = ("dev", "test")

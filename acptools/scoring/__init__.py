@@ -12,7 +12,7 @@ cached (bounded LRU), so many responses to one question cost one computation.
 
 from .api import SEMANTICS, gold_response, score_answer, score_response
 from .items import VERDICTS, ItemScore
-from .truth import cache_sizes, clear_caches
+from ..truth import cache_sizes, clear_caches
 
 __all__ = ["ItemScore", "score_response", "score_answer", "gold_response", "SEMANTICS", "VERDICTS",
            "clear_caches", "cache_sizes"]

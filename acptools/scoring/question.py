@@ -13,7 +13,7 @@ from ..dataset import domain_name, task_of
 from ..errors import AcpError, UnknownNameError
 from ..names import split_plan
 from ..task import Task
-from .truth import StateTruth, task_for, truth_for
+from ..truth import StateTruth, task_for, truth_for
 
 _QUOTED_PLAN = re.compile(r'"\s*(\(.*\))\s*"', re.S)
 _ACTION = re.compile(r"\([^()]*\)")

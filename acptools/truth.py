@@ -1,23 +1,28 @@
-"""Per-state truth, computed once and shared by every response about the same task and state.
+"""Per-state truth, computed once and shared by everything that asks about the same task and state:
+the scorer, episodes and rollouts, reward functions and question generation.
 
-`truth_for(task, state)` returns a `StateTruth` from a bounded LRU cache keyed by (task.id, state).
+`truth_for(task, state)` returns a `StateTruth` from a bounded LRU cache keyed by (task.key, state).
 Each fact is computed lazily, the first time a response needs it: the applicable actions, the
 effects of an action, the reachability verdict of an atom or action, the landmark verdict of an
 atom, the complete lists (only when an answer says 'None'), h*(s) and h*(s[a]) per successor.
 Verdicts that ran out of budget (unknown) are not cached, so a later call with a larger budget can
-still decide them. Tasks are cached the same way, keyed by a hash of their PDDL text.
+still decide them; an h* search that ran out remembers the budget it had, so asking again with no
+more budget answers `unknown` at once instead of paying the same search again. An h* found for a
+successor is handed to that successor's own truth, so a walk through states (an episode) computes
+h* once per state. Tasks are cached the same way, keyed by the content hash of their PDDL text.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 
-from .. import load_task
-from ..lru import LRUCache
-from ..optimal import HStar
-from ..task import Task
-from ..verdict import Verdict
+from .grounded import task_key
+from .lru import LRUCache
+from .optimal import HStar
+from .questions import DEFAULT_SECONDS
+from .search import Budget
+from .task import Task, load_task
+from .verdict import Verdict
 
 MAX_TASKS = 64
 MAX_TRUTHS = 256
@@ -31,14 +36,13 @@ _truths: LRUCache[tuple, StateTruth] = LRUCache(MAX_TRUTHS, remember_evicted=0, 
 
 def task_for(domain_text: str, problem_text: str) -> Task:
     """A grounded task, loaded once per distinct (domain, problem) text."""
-    key = hashlib.sha1(f"{domain_text}\0{problem_text}".encode()).hexdigest()
-    return _tasks.get_or_make(key, lambda: load_task(domain_text, problem_text))
+    return _tasks.get_or_make(task_key(domain_text, problem_text), lambda: load_task(domain_text, problem_text))
 
 
 def truth_for(task: Task, state: int) -> "StateTruth":
     # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
     # object (with its own name tables), and its truths must not be mixed with the old one's
-    return _truths.get_or_make((task.id, id(task), state), lambda: StateTruth(task, state))
+    return _truths.get_or_make((task.key, id(task), state), lambda: StateTruth(task, state))
 
 
 def clear_caches() -> None:
@@ -65,6 +69,7 @@ class StateTruth:
         self._landmark: dict[int, Verdict] = {}
         self._lists: dict[str, object] = {}
         self._h: HStar | None = None
+        self._h_failed_with: float | None = None   # the allowance of the last h* search that ran out
         self._after: dict[int, HStar] = {}
         self._memo: dict[tuple, object] = {}
 
@@ -161,12 +166,20 @@ class StateTruth:
         return self._lists["static"]
 
     # ---- nexta ----------------------------------------------------------------------------------
-    def h_star(self, budget: float | None) -> HStar:
+    def h_star(self, budget: "float | Budget | None") -> HStar:
+        """h*(s) with an optimal plan (known=False when the budget ran out; asked again with no more
+        budget than that, it answers at once)."""
         if self._h is None or not self._h.known:
             with self.lock:
-                if self._h is None or not self._h.known:
+                if self._h is None or (not self._h.known and _allowance(budget) > self._h_failed_with):
                     self._h = self._optimum(budget)
+                    self._h_failed_with = None if self._h.known else _allowance(budget)
         return self._h
+
+    def seed_h_star(self, h: HStar) -> None:
+        """Take an h* computed elsewhere for exactly this state (e.g. as a successor's)."""
+        if h.known and (self._h is None or not self._h.known):
+            self._h = h
 
     def _optimum(self, budget: float | None) -> HStar:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
@@ -221,6 +234,8 @@ class StateTruth:
         if hit is None:
             return self.h_after(action, budget)
         self._after[key] = hit
+        if hit.plan is not None:
+            truth_for(self.task, t).seed_h_star(hit)
         return hit
 
     def h_after(self, action: int, budget: float | None) -> HStar | None:
@@ -243,14 +258,25 @@ class StateTruth:
             if root is not None and root.known and root.plan:
                 first = self.successor(root.plan[0])
                 if first is not None:
-                    self._after.setdefault(canon(first), HStar(root.cost - 1, root.plan[1:], root.how))
+                    along = HStar(root.cost - 1, root.plan[1:], root.how)
+                    self._after.setdefault(canon(first), along)
+                    truth_for(self.task, first).seed_h_star(along)
             hit = self._after.get(key)
             if hit is None and root is not None and root.known and root.cost and \
                     action in (root.first_actions or ()):
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
                 hit = HStar(root.cost - 1, None, root.how)
             if hit is None:
-                hit = self.questions.optimizer.h_star(t, self.questions.as_budget(budget))
+                after = truth_for(self.task, t)
+                hit = after.h_star(budget)  # computed once per state, shared with that state's truth
                 if hit.known:
                     self._after[key] = hit
         return hit
+
+
+def _allowance(budget: "float | Budget | None") -> float:
+    """How much a budget allows, to compare with a search that ran out (unlimited is infinite)."""
+    if isinstance(budget, Budget):
+        left = budget.left()
+        return float("inf") if left is None else left
+    return DEFAULT_SECONDS if budget is None else float(budget)

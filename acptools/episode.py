@@ -1,0 +1,166 @@
+"""A policy acting step by step on a task, every step graded against h*.
+
+An `Episode` starts in a state and takes one action text at a time. Each step is read leniently,
+classified (applied, inapplicable, unparsed, hallucinated: a name the task does not have) and, when
+applied, graded: regret = h*(after) + 1 - h*(before), optimal when the regret is 0. h* comes from
+the per-state truth (`acptools.truth`), so it is computed once per state and a step along a known
+optimal plan costs no search. A step whose optimality could not be decided within the budget stays
+unknown: summaries count it apart and never fold it into 0 or 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .answers import parse_answer
+from .errors import AcpError, UnknownNameError
+from .search import Budget
+from .task import Task
+from .truth import truth_for
+
+APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED = "applied", "inapplicable", "unparsed", "hallucinated"
+VERDICTS = (APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED)
+
+
+@dataclass
+class Step:
+    """One step of an episode. `optimal`/`regret` are None when not applied or not decided."""
+
+    step: int                         # 1-based, counting every attempt
+    action: str                       # the canonical action, or the text as given when unreadable
+    verdict: str                      # applied / inapplicable / unparsed / hallucinated
+    reason: str = ""                  # why it was not applied ('' when it was)
+    optimal: bool | None = None
+    regret: int | None = None         # h*(after) + 1 - h*(before); None when unknown or unsolvable
+    h_star_before: int | None = None
+    h_star_after: int | None = None
+    known: bool = True                # False: the budget ran out before optimality was decided
+    positive_effects: list[str] = field(default_factory=list)
+    negative_effects: list[str] = field(default_factory=list)
+
+    @property
+    def applied(self) -> bool:
+        return self.verdict == APPLIED
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Summary:
+    """What an episode did. Rates exclude steps of unknown optimality (counted in unknown_steps)."""
+
+    steps: int
+    applied_steps: int
+    invalid: dict[str, int]           # attempts not applied, by verdict
+    optimal_steps: int
+    unknown_steps: int
+    optimal_step_rate: float | None   # optimal / applied steps whose optimality is known
+    mean_regret: float | None         # over applied steps with a known regret
+    plan: list[str]
+    plan_length: int
+    h_star_start: int | None
+    h_star_known: bool
+    solved: bool
+    excess_length: int | None         # plan_length - h*(start), once solved
+    length_ratio: float | None        # plan_length / h*(start), once solved (h*(start) > 0)
+
+    @property
+    def invalid_steps(self) -> int:
+        return sum(self.invalid.values())
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Episode:
+    """Start in `state` (None: the problem's init); `step(text)` applies and grades one action."""
+
+    def __init__(self, task: Task, state=None, budget: "float | Budget | None" = None):
+        self.task = task
+        self.start = task.questions.state(state)
+        self.state = self.start
+        self.history: list[Step] = []
+        self.plan: list[int] = []
+        h = truth_for(task, self.start).h_star(budget)
+        self.h_star_start = h.cost if h.known else None
+        self.h_star_known = h.known
+        self.how = h.how
+
+    @property
+    def solved(self) -> bool:
+        return self.task.is_goal(self.state)
+
+    def h_star(self, budget: "float | Budget | None" = None) -> tuple[int | None, bool]:
+        """(h* of the current state, known); computed once per state."""
+        h = truth_for(self.task, self.state).h_star(budget)
+        return (h.cost if h.known else None), h.known
+
+    def read(self, text: str) -> tuple[int | None, str, str]:
+        """(action id or None, verdict when unreadable, reason): a name the task lacks is
+        'hallucinated', text with no action in it 'unparsed'."""
+        parsed = parse_answer("nexta", text) if isinstance(text, str) else None
+        if parsed is None or not parsed.ok or not parsed.items:
+            return None, UNPARSED, parsed.error if parsed is not None else "the reply is not text"
+        try:
+            return self.task.parse_action(parsed.items[0].text, "action"), "", ""
+        except UnknownNameError as e:
+            return None, HALLUCINATED, str(e)
+
+    def step(self, text: str, budget: "float | Budget | None" = None) -> Step:
+        """Read, apply and grade one action (text: a ground action, or a reply that holds one)."""
+        if self.solved:
+            raise AcpError(f"the episode is finished: the goal holds after {len(self.plan)} actions", "step",
+                           "start a new episode")
+        number = len(self.history) + 1
+        action, verdict, reason = self.read(text)
+        if action is None:
+            return self._record(Step(number, str(text)[:200], verdict, reason))
+        name = self.task.action_names[action]
+        truth = truth_for(self.task, self.state)
+        if self.task.op_for(action, self.state) is None:
+            why = ", ".join(self.task.unsatisfied(action, self.state).describe())
+            return self._record(Step(number, name, INAPPLICABLE, f"not applicable here; unsatisfied "
+                                     f"preconditions: {why}"))
+        before = truth.h_star(budget)
+        after = truth.regret(action, budget) if before.known and before.cost else None
+        nxt = truth.successor(action)
+        effects = truth.effects(action)
+        step = Step(number, name, APPLIED, positive_effects=sorted(effects[0]), negative_effects=sorted(effects[1]),
+                    h_star_before=before.cost if before.known else None)
+        if not before.known or (after is not None and not after.known):
+            step.known = False
+        elif before.cost is None:
+            step.optimal = False                       # the goal was already out of reach
+        elif after.cost is None:
+            step.optimal = False                       # a dead end from a solvable state
+            step.h_star_after = None
+        else:
+            step.h_star_after, step.regret = after.cost, after.cost + 1 - before.cost
+            step.optimal = step.regret == 0
+        self.state = nxt
+        self.plan.append(action)
+        return self._record(step)
+
+    def _record(self, step: Step) -> Step:
+        self.history.append(step)
+        return step
+
+    def summary(self) -> Summary:
+        applied = [s for s in self.history if s.applied]
+        decided = [s for s in applied if s.known]
+        regrets = [s.regret for s in decided if s.regret is not None]
+        invalid = {v: 0 for v in VERDICTS if v != APPLIED}
+        for s in self.history:
+            if not s.applied:
+                invalid[s.verdict] += 1
+        n, h0 = len(self.plan), self.h_star_start
+        solved = self.solved
+        return Summary(
+            steps=len(self.history), applied_steps=len(applied), invalid=invalid,
+            optimal_steps=sum(1 for s in decided if s.optimal), unknown_steps=len(applied) - len(decided),
+            optimal_step_rate=sum(1 for s in decided if s.optimal) / len(decided) if decided else None,
+            mean_regret=sum(regrets) / len(regrets) if regrets else None,
+            plan=self.task.action_list(self.plan), plan_length=n, h_star_start=h0, h_star_known=self.h_star_known,
+            solved=solved, excess_length=n - h0 if solved and h0 is not None else None,
+            length_ratio=n / h0 if solved and h0 else None)
