@@ -716,19 +716,8 @@ def test_cancellable_budget() -> None:
 
 
 # ---------------------------------------------------------------------------
-# score_answer (needs acptools.scoring, written concurrently: these run once it lands)
+# score_answer (acptools.scoring ships with the package: these always run)
 # ---------------------------------------------------------------------------
-
-
-def _scorer_available() -> bool:
-    try:
-        import acptools.scoring as scoring
-    except ImportError:
-        return False
-    return callable(getattr(scoring, "score_answer", None)) and callable(getattr(scoring, "score_response", None))
-
-
-needs_scorer = pytest.mark.skipif(not _scorer_available(), reason="acptools.scoring has not landed yet")
 
 
 async def _replay_score_witness(t: Tools, tid: str, result: dict, state: list[str] | None = None) -> list[str]:
@@ -757,7 +746,6 @@ async def test_score_answer_missing_scorer_is_a_clear_error(monkeypatch) -> None
     assert "unknown task 'nextaction'" in bad_kind
 
 
-@needs_scorer
 @pytest.mark.anyio
 async def test_score_answer_on_records() -> None:
     from acptools.scoring import gold_response
@@ -797,7 +785,6 @@ async def test_score_answer_on_records() -> None:
     assert t.witnesses_checked >= 1
 
 
-@needs_scorer
 @pytest.mark.anyio
 async def test_score_answer_on_a_loaded_task() -> None:
     with anyio.fail_after(CALL_TIMEOUT):
