@@ -1,8 +1,10 @@
 """The `acptools` command line: score model answers, run the demo, list the bundled examples.
 
-    acptools score --data PATH... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
+    acptools score --data SOURCE... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
                    [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS]
-    acptools score --data PATH... --gold           # the stored answers, written as text
+    acptools score --data SOURCE... --gold         # the stored answers, written as text
+    (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
+     copy, needs `pip install 'acptools[hf]'`; or files and folders of records)
     acptools demo [--example NAME] [--budget S]
     acptools examples
 
@@ -38,8 +40,10 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("score", help="grade free-text answers to ACPBench Hard records",
                        description="Grade free-text answers to the 8 ACPBench Hard tasks (exactly, with partial "
                                    "credit and reasons); prints accuracy, mean IoU and unknowns per task x domain.")
-    s.add_argument("--data", nargs="+", action="extend", required=True, metavar="PATH",
-                   help="ACPBench Hard files or folders (JSON arrays, JSONL, .json.gz)")
+    s.add_argument("--data", nargs="+", action="extend", required=True, metavar="SOURCE",
+                   help="acpbench-hard[:dev|test][:TASK] (the bundled ACPBench Hard copy, e.g. acpbench-hard:test), "
+                        "hf:acpbench-hard[...] (from the Hugging Face Hub; pip install 'acptools[hf]'), "
+                        "or files or folders of records (JSON arrays, JSONL, .json.gz, .jsonl.gz)"),
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--responses", metavar="R.jsonl",
                      help="JSONL rows {id, group (optional), response, model (optional), ...}")
@@ -100,7 +104,8 @@ def cmd_score(args) -> int:
         records = load_records(*args.data)
         if not records:
             raise AcpError("no records found", "--data " + " ".join(args.data),
-                           "pass ACPBench Hard .json/.jsonl/.json.gz files or folders holding them")
+                           "pass acpbench-hard:test (the bundled copy), or ACPBench Hard .json/.jsonl/.json.gz "
+                           "files or folders holding them")
         rows = batch.gold_rows(records) if args.gold else batch.read_responses(args.responses)
         pairs = batch.match(records, rows)
     except AcpError as e:

@@ -1,7 +1,7 @@
 """SymK (symbolic bidirectional search, from the `up-symk` wheel) for h* on the hardest states.
 
 Binary-atom SAS+ makes BDDs large, so here we go through the planner's own translator, which
-finds mutex groups and builds multi-valued variables: on one 14-step state of the shared records
+finds mutex groups and builds multi-valued variables: on one 14-step state of the bundled records
 that is 1.3 s instead of 14 s. We write the state as a PDDL problem for it.
 """
 

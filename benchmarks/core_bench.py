@@ -1,6 +1,8 @@
-"""Time every core operation over the shared ACPBench Hard records and check each against the stored answer.
+"""Time every core operation over the bundled ACPBench Hard records and check each against the stored answer.
 
-    python benchmarks/core_bench.py [--data DIR ...] [--tasks app,val,...] [--every N]
+    python benchmarks/core_bench.py [--data SOURCE ...] [--tasks app,val,...] [--every N]
+
+SOURCE: acpbench-hard (default: both bundled splits), acpbench-hard:test, ..., or files and folders.
 
 Prints p50/p95/max per operation and per domain, and the number of unknown verdicts.
 """
@@ -20,8 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from acptools import load_task  # noqa: E402
 from acptools.dataset import domain_name, load_records, task_of  # noqa: E402
 
-HERE = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = [HERE.parent / "shared" / "acpbench-hard" / s for s in ("dev", "test")]
+DEFAULT_DATA = ["acpbench-hard"]  # the bundled copy, dev then test (acptools.dataset)
 
 
 def pct(xs, q):
@@ -31,7 +32,7 @@ def pct(xs, q):
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", nargs="*", default=[str(p) for p in DEFAULT_DATA])
+    ap.add_argument("--data", nargs="*", default=DEFAULT_DATA)
     ap.add_argument("--tasks", default="app,prog,val,just,reach,areach,land,nexta")
     ap.add_argument("--every", type=int, default=1)
     args = ap.parse_args()

@@ -3,7 +3,7 @@ r"""Build a responses JSONL for benchmarks/reference_scorer.py from ACPBench Har
 
 Plain Python 3.11, standard library only (no acptools import), deterministic (random seeded per record).
 
-    python3 benchmarks/make_reference_responses.py --data /work/shared/acpbench-hard/test \
+    python3 benchmarks/make_reference_responses.py --data acptools/data/acpbench_hard/test \
         --out /tmp/ref_responses.jsonl [--gold-only]
 
 Each output row is {"id", "group", "model", "response"}; `model` names the variant:
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import gzip
 import json
 import os
 import random
@@ -281,12 +282,12 @@ def wrong_responses(r, rng):
 def load(paths):
     files = []
     for p in paths:
-        files += sorted(glob.glob(os.path.join(p, "*.json")) + glob.glob(os.path.join(p, "*.jsonl"))) \
-            if os.path.isdir(p) else [p]
+        files += sorted(glob.glob(os.path.join(p, "*.json")) + glob.glob(os.path.join(p, "*.jsonl"))
+                        + glob.glob(os.path.join(p, "*.jsonl.gz"))) if os.path.isdir(p) else [p]
     recs = []
     for f in files:
-        with open(f, encoding="utf8") as fh:
-            if f.endswith(".jsonl"):
+        with (gzip.open(f, "rt", encoding="utf8") if f.endswith(".gz") else open(f, encoding="utf8")) as fh:
+            if f.endswith((".jsonl", ".jsonl.gz")):
                 recs += [json.loads(x) for x in fh if x.strip()]
             else:
                 d = json.load(fh)

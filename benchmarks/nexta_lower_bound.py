@@ -2,7 +2,7 @@
 three exact engines (in-process A*, Fast Downward A*/LM-cut, SymK), as if an oracle picked it.
 Grading a nexta answer exactly needs at least h*(s); the sum bounds any exact scorer's time.
 
-    python benchmarks/nexta_lower_bound.py [SPLIT_DIR]
+    python benchmarks/nexta_lower_bound.py [SOURCE]     # default acpbench-hard:test (the bundled test split)
 """
 import sys
 import time
@@ -13,7 +13,7 @@ from acptools import load_task  # noqa: E402
 from acptools.dataset import load_records, task_of  # noqa: E402
 from acptools.search import Budget  # noqa: E402
 
-split = sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parents[2] / "shared" / "acpbench-hard" / "test")
+split = sys.argv[1] if len(sys.argv) > 1 else "acpbench-hard:test"
 recs = [r for r in load_records(split) if task_of(r) == "nexta"]
 tot = 0
 rows = []

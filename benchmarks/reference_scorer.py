@@ -3,12 +3,13 @@
 
 Run it with the separate reference virtualenv, never with the project's Python:
 
-    /work/refvenv/bin/python benchmarks/reference_scorer.py \
-        --data /work/shared/acpbench-hard/test \
+    .refvenv/bin/python benchmarks/reference_scorer.py \
+        --data acptools/data/acpbench_hard/test \
         --responses responses.jsonl --out items.jsonl
 
 Inputs
-  --data       JSON array files, JSONL files, or folders holding them (*.json / *.jsonl, not recursive);
+  --data       JSON array files, JSONL files (also gzip'd), or folders holding them (*.json / *.jsonl /
+               *.jsonl.gz, not recursive, e.g. the bundled acptools/data/acpbench_hard/test);
                repeatable. Records need id, group, question, answer, PDDL_domain, PDDL_problem.
   --responses  JSONL rows {"id": ..., "group": optional, "response": str, "model": optional}.
                `group` may be the lm-eval group (applicable_actions_gen) or the short name (app).
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import gzip
 import json
 import multiprocessing as mp
 import os
@@ -80,13 +82,14 @@ def load_records(paths):
     files = []
     for p in paths:
         if os.path.isdir(p):
-            files += sorted(glob.glob(os.path.join(p, "*.json")) + glob.glob(os.path.join(p, "*.jsonl")))
+            files += sorted(glob.glob(os.path.join(p, "*.json")) + glob.glob(os.path.join(p, "*.jsonl"))
+                            + glob.glob(os.path.join(p, "*.jsonl.gz")))
         else:
             files.append(p)
     recs = []
     for f in files:
-        with open(f, encoding="utf8") as fh:
-            if f.endswith(".jsonl"):
+        with (gzip.open(f, "rt", encoding="utf8") if f.endswith(".gz") else open(f, encoding="utf8")) as fh:
+            if f.endswith((".jsonl", ".jsonl.gz")):
                 recs += [json.loads(line) for line in fh if line.strip()]
             else:
                 d = json.load(fh)

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Scorer benchmark: acptools' scorer (exact and reference semantics) against the published
-reference scorer (lm-eval's acp_utils, run from /work/refvenv), side by side on the same responses.
+reference scorer (lm-eval's acp_utils, run from the reference venv: $ACP_REFVENV, default .refvenv in the
+repository, see docs/reference-scorer.md section 6), side by side on the same responses.
 
     python benchmarks/score_bench.py                       # test split, gold + wrong/quirk responses
-    python benchmarks/score_bench.py --data /work/shared/acpbench-hard/dev --fuzz 3000
+    python benchmarks/score_bench.py --data acptools/data/acpbench_hard/dev --fuzz 3000
 
 Each scorer runs as its own process, end to end (start-up, reading the data, scoring, writing
 items), one after the other, and is timed from the outside:
 
-  reference   /work/refvenv/bin/python benchmarks/reference_scorer.py --jobs R   (lm-eval's scorer)
+  reference   .refvenv/bin/python benchmarks/reference_scorer.py --jobs R       (lm-eval's scorer)
   exact       python -m acptools.cli score --jobs 1 / --jobs 2                    (exact semantics)
   ref-mode    python -m acptools.cli score --semantics reference --jobs 1         (our reimplementation)
 
@@ -34,7 +35,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REF_PY = Path(os.environ.get("ACP_REFVENV", "/work/refvenv")) / "bin" / "python"
+REF_PY = Path(os.environ.get("ACP_REFVENV", ROOT / ".refvenv")) / "bin" / "python"
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 SHORT = {"applicable_actions_gen": "app", "progression_gen": "prog", "reachable_atom_gen": "reach",
          "reachable_action_gen": "areach", "validation_gen": "val", "action_justification_gen": "just",
@@ -162,7 +163,8 @@ def fuzz(responses: list[dict], n: int, work: Path, seed: int = 0) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default="/work/shared/acpbench-hard/test")
+    ap.add_argument("--data", default=str(ROOT / "acptools" / "data" / "acpbench_hard" / "test"),
+                    help="a folder or file of records (default: the bundled test split)")
     ap.add_argument("--responses", help="responses JSONL (default: make_reference_responses.py output)")
     ap.add_argument("--workdir", help="where outputs go (default: a fresh temporary folder)")
     ap.add_argument("--ref-jobs", type=int, default=1, help="--jobs for the reference scorer (default 1)")

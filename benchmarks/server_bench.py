@@ -1,6 +1,6 @@
 """Round-trip latency of the MCP server tools (the latency target of each call kind in brackets).
 
-    python benchmarks/server_bench.py [--n 300] [--data DIR] [--no-stdio] [--http]
+    python benchmarks/server_bench.py [--n 300] [--data SOURCE] [--no-stdio] [--http]
 
 * in-process (SDK ``Client`` on the ``MCPServer`` object): list_applicable, progress, validate_plan on a loaded
   ACPBench Hard task [p50 <= 3 ms each]; load_task of distinct, not yet loaded tasks [p50 <= 50 ms];
@@ -35,7 +35,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from server import ServerConfig, build_server  # noqa: E402
 from server.app import Limits  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent / "shared" / "acpbench-hard"
+DEFAULT_DATA = "acpbench-hard"  # the bundled copy (acptools.dataset)
 TARGETS_MS = {
     "in-process list_applicable": 3.0,
     "in-process progress": 3.0,
@@ -170,7 +170,8 @@ async def bench_http(n: int, record: dict, rows: dict[str, list[float]]) -> None
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=300, help="timed calls per kind (default 300)")
-    ap.add_argument("--data", default=str(DEFAULT_DATA), help="ACPBench Hard folder (dev/ and test/ inside)")
+    ap.add_argument("--data", default=DEFAULT_DATA,
+                    help="acpbench-hard[:dev|test] (bundled, the default) or an ACPBench Hard file or folder")
     ap.add_argument("--no-stdio", action="store_true")
     ap.add_argument("--http", action="store_true", help="also time streamable HTTP on loopback")
     args = ap.parse_args()

@@ -1,22 +1,23 @@
-"""Shared fixtures: where the real PDDL lives."""
+"""Shared fixtures: where the real PDDL and the ACPBench Hard records live.
+
+The records come from the copy bundled with the package (acptools/data/acpbench_hard/), so every
+test runs on a fresh clone with nothing beside it; no test needs the network or skips for data."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
+from acptools.dataset import SPLITS, TASKS, acpbench_hard
 
 ROOT = Path(__file__).resolve().parents[1]
 PDDL = ROOT / "tests" / "pddl"
-DATA = Path(os.environ.get("ACPBENCH_HARD_DIR", ROOT.parent / "shared" / "acpbench-hard"))
+__all__ = ["PDDL", "ROOT", "SPLITS", "TASKS", "pddl_texts", "records"]
 
 
-def data_files(split: str, task: str) -> Path:
-    path = DATA / split / f"{task}.json"
-    if not path.exists():
-        pytest.skip(f"ACPBench Hard data not found at {path} (set ACPBENCH_HARD_DIR)")
-    return path
+def records(split: str, task: str) -> list[dict]:
+    """The bundled ACPBench Hard records of one split ('dev' or 'test') and task, in the source's order
+    (a fresh list each call: tests may change them)."""
+    return acpbench_hard(split, task)
 
 
 def pddl_texts(name: str) -> tuple[str, str]:

@@ -4,10 +4,8 @@ them, must parse back exactly; plus targeted cases and hypothesis perturbations.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,24 +13,15 @@ from hypothesis import strategies as st
 
 from acptools.answers import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, parse_answer, parse_name
 
-DATA = Path(os.environ.get("ACPBENCH_HARD_DIR", "/work/shared/acpbench-hard"))  # <split>/<task>.json
-SPLITS = ("dev", "test")
+from conftest import SPLITS, records
 
 
 def _load(task: str) -> list[tuple[str, dict]]:
-    out = []
-    for split in SPLITS:
-        path = DATA / split / f"{task}.json"
-        if path.exists():
-            out.extend((f"{split}-{i}", r) for i, r in enumerate(json.loads(path.read_text())))
-    return out
+    return [(f"{split}-{i}", r) for split in SPLITS for i, r in enumerate(records(split, task))]
 
 
 def _records(task: str):
-    recs = _load(task)
-    if not recs:
-        return [pytest.param(None, None, marks=pytest.mark.skip(reason=f"no ACPBench Hard data under {DATA}"))]
-    return [pytest.param(key, rec, id=key) for key, rec in recs]
+    return [pytest.param(key, rec, id=key) for key, rec in _load(task)]
 
 
 def norm(s: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from acptools.cli import main
-from acptools.dataset import domain_name
+from acptools.dataset import acpbench_hard, domain_name
 from acptools.scoring import gold_response
 
-DATA = Path(os.environ.get("ACPBENCH_HARD_DIR", "/work/shared/acpbench-hard"))
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,10 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _subset(domains=("ferry", "blocksworld-4ops")) -> dict[str, list[dict]]:
     out = {}
     for t in TASKS:
-        path = DATA / "dev" / f"{t}.json"
-        if not path.exists():
-            pytest.skip(f"ACPBench Hard data not found at {path}")
-        recs = json.loads(path.read_text())
+        recs = acpbench_hard("dev", t)
         out[t] = [r for r in recs if domain_name(r) in domains][:2]
     return out
 
@@ -119,7 +114,7 @@ def test_gold_is_100_percent(tmp_path, data_dir, records, capsys):
 
 
 def test_gold_reports_data_errors(tmp_path, capsys):
-    recs = [r for r in json.loads((DATA / "dev" / "reach.json").read_text())
+    recs = [r for r in acpbench_hard("dev", "reach")
             if str(r["id"]) == "-8682376828094741291"]
     (tmp_path / "reach.json").write_text(json.dumps(recs))
     code = main(["score", "--data", str(tmp_path / "reach.json"), "--gold", "--quiet"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 from acptools import AcpError, PddlError, UnknownNameError, examples, fd, load_task, symk
 from acptools.search import Budget
 import simulator
-from conftest import DATA, PDDL, pddl_texts
+from conftest import PDDL, pddl_texts, records
 
 FERRY = examples.texts("ferry")
 BRIEFCASE = ((PDDL / "briefcase" / "domain.pddl").read_text(), (PDDL / "briefcase" / "problem.pddl").read_text())
@@ -145,10 +144,7 @@ def test_a_cancelled_budget_stops_an_outside_planner_quickly():
 
 
 def test_budgets_say_unknown_instead_of_running_on():
-    path = DATA / "test" / "nexta.json"
-    if not path.exists():
-        pytest.skip("ACPBench Hard data not found")
-    hard = max(json.loads(path.read_text()), key=lambda r: int(r["answer"]["opt"]))
+    hard = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     q = load_task(hard["PDDL_domain"], hard["PDDL_problem"]).questions
     started = time.perf_counter()
     rep = q.optimal_next(budget=0.5, with_values=False)

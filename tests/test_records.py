@@ -1,4 +1,4 @@
-"""Every shared ACPBench Hard record: the stored answer agrees with what acptools computes.
+"""Every bundled ACPBench Hard record: the stored answer agrees with what acptools computes.
 
 The stored lists are evidence, not truth. Where they disagree with acptools, the test demands
 a proof and re-checks it independently (pyperplan's grounding, see simulator.py):
@@ -11,7 +11,6 @@ Witness plans are replayed by the independent simulator, never trusted.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -19,21 +18,15 @@ import pytest
 from acptools import load_task
 from acptools import verdict as V
 from acptools.dataset import domain_name, task_of
-from conftest import DATA
+from conftest import SPLITS, records
 from simulator import goal_reached, relaxed_reachable, trajectory
 
-SPLITS = ("dev", "test")
 PROOFS = {V.STATIC, V.RELAXED, V.H2, V.EXHAUSTIVE}
 DEFAULT_EVERY = {"nexta": 4}   # the rest of nexta runs with -m slow
 
 
 def _records(task: str):
-    out = []
-    for split in SPLITS:
-        path = DATA / split / f"{task}.json"
-        if path.exists():
-            out.extend(json.loads(path.read_text()))
-    return out
+    return [r for split in SPLITS for r in records(split, task)]
 
 
 def _params(task: str):

@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from pathlib import Path
 
@@ -19,14 +17,13 @@ import pytest
 
 from acptools import AcpError, load_task
 from acptools.answers.lm_eval import grammar_parse
-from acptools.dataset import domain_name, task_of
+from acptools.dataset import acpbench_hard, domain_name, task_of
 from acptools.examples import texts
 from acptools.scoring import ItemScore, cache_sizes, gold_response, score_answer, score_response
 from acptools.scoring.items import nh_jaccard, set_metrics
 from acptools.scoring.question import plan_of_question, question_of_record
 from acptools.truth import task_for
 
-DATA = Path(os.environ.get("ACPBENCH_HARD_DIR", "/work/shared/acpbench-hard"))
 SPLITS = ("dev", "test")
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 
@@ -61,10 +58,7 @@ DATA_ERRORS = {
 
 
 def _records(split: str, task: str) -> list[dict]:
-    path = DATA / split / f"{task}.json"
-    if not path.exists():
-        pytest.skip(f"ACPBench Hard data not found at {path} (set ACPBENCH_HARD_DIR)")
-    return json.loads(path.read_text())
+    return acpbench_hard(split, task)
 
 
 def _record(split: str, task: str, domain: str, k: int = 0) -> dict:

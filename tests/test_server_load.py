@@ -7,7 +7,6 @@ h* for it takes far longer than the budgets used here.
 
 from __future__ import annotations
 
-import json
 import time
 
 import anyio
@@ -16,7 +15,7 @@ from mcp import Client
 
 from server import ServerConfig, build_server
 
-from conftest import data_files
+from conftest import records
 from test_server_tools import Tools
 
 CALL_TIMEOUT = 120
@@ -29,7 +28,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def hard_record() -> dict:
-    recs = json.loads(data_files("test", "nexta").read_text())
+    recs = records("test", "nexta")
     return next(r for r in recs if str(r["answer"]["opt"]) == "65")
 
 

@@ -18,10 +18,11 @@ from acptools import examples, load_task
 from mcp import Client
 
 from server import ServerConfig, build_server
+from server import tools as server_tools
 from server.app import Limits
 from server.runner import CancellableBudget
 
-from conftest import data_files
+from conftest import records as bundled_records
 
 CALL_TIMEOUT = 120
 EXPECTED_TOOLS = {
@@ -138,7 +139,7 @@ def connect(config: ServerConfig | None = None) -> Client:
 
 
 def records(task: str, split: str = "dev") -> list[dict]:
-    return json.loads(data_files(split, task).read_text())
+    return bundled_records(split, task)
 
 
 def quoted_plan(question: str) -> list[str]:
@@ -715,19 +716,8 @@ def test_cancellable_budget() -> None:
 
 
 # ---------------------------------------------------------------------------
-# score_answer (needs acptools.scoring, written concurrently: these run once it lands)
+# score_answer (acptools.scoring ships with the package: these always run)
 # ---------------------------------------------------------------------------
-
-
-def _scorer_available() -> bool:
-    try:
-        import acptools.scoring as scoring
-    except ImportError:
-        return False
-    return callable(getattr(scoring, "score_answer", None)) and callable(getattr(scoring, "score_response", None))
-
-
-needs_scorer = pytest.mark.skipif(not _scorer_available(), reason="acptools.scoring has not landed yet")
 
 
 async def _replay_score_witness(t: Tools, tid: str, result: dict, state: list[str] | None = None) -> list[str]:
@@ -743,9 +733,9 @@ async def _replay_score_witness(t: Tools, tid: str, result: dict, state: list[st
 
 
 @pytest.mark.anyio
-async def test_score_answer_missing_scorer_is_a_clear_error() -> None:
-    if _scorer_available():
-        pytest.skip("acptools.scoring is installed; the real scorer is tested below")
+async def test_score_answer_missing_scorer_is_a_clear_error(monkeypatch) -> None:
+    """A server whose environment lacks the scorer says so (simulated: the scorer is always installed here)."""
+    monkeypatch.setitem(server_tools._scorer_state, "module", None)
     with anyio.fail_after(CALL_TIMEOUT):
         async with connect() as client:
             t = Tools(client)
@@ -756,7 +746,6 @@ async def test_score_answer_missing_scorer_is_a_clear_error() -> None:
     assert "unknown task 'nextaction'" in bad_kind
 
 
-@needs_scorer
 @pytest.mark.anyio
 async def test_score_answer_on_records() -> None:
     from acptools.scoring import gold_response
@@ -796,7 +785,6 @@ async def test_score_answer_on_records() -> None:
     assert t.witnesses_checked >= 1
 
 
-@needs_scorer
 @pytest.mark.anyio
 async def test_score_answer_on_a_loaded_task() -> None:
     with anyio.fail_after(CALL_TIMEOUT):

@@ -18,7 +18,7 @@ from acptools import examples, load_task
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import data_files
+from conftest import records
 from test_server_infra import INSPECTOR_PKG, _free_port, _server_env, _stop, _wait_for_port
 from test_server_tools import EXPECTED_TOOLS, Tools
 
@@ -57,7 +57,7 @@ async def _exercise(t: Tools) -> None:
 async def test_stdio_console_script_serves_the_tools() -> None:
     cmd = server_command()
     params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "--log-level", "WARNING"], cwd=str(REPO))
-    record = next(r for r in json.loads(data_files("test", "nexta").read_text()) if str(r["answer"]["opt"]) == "65")
+    record = next(r for r in records("test", "nexta") if str(r["answer"]["opt"]) == "65")
     with anyio.fail_after(CALL_TIMEOUT):
         async with Client(params) as client:
             t = Tools(client)
