@@ -17,7 +17,9 @@ __version__ = "0.1.0"
 
 # modules whose names (besides those re-exported here) other packages may import
 PUBLIC_MODULES = ("acptools.examples", "acptools.dataset", "acptools.scoring", "acptools.answers",
-                  "acptools.questions", "acptools.verdict", "acptools.errors")
+                  "acptools.questions", "acptools.verdict", "acptools.errors", "acptools.episode", "acptools.truth",
+                  "acptools.lru", "acptools.describe", "acptools.rollout", "acptools.generate", "acptools.rewards",
+                  "acptools.inspect", "acptools.store")
 
 __all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "HStarReport", "Questions", "Task", "Verdict",
            "load_task", "task_key", "PUBLIC_MODULES", "__version__"]

@@ -28,7 +28,7 @@ from .symmetry import Symmetry, goal_targets
 
 QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
 QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
-SYMMETRY_SECONDS = 10.0    # the in-process A* beside Fast Downward, with object symmetries
+SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled engines to stop
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
