@@ -9,7 +9,7 @@ from __future__ import annotations
 from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
 from .grounded import task_key
 from .questions import HStarReport, Questions
-from .search import Budget
+from .search import Budget, Effort
 from .task import Task, load_task
 from .verdict import Verdict
 
@@ -21,5 +21,5 @@ PUBLIC_MODULES = ("acptools.examples", "acptools.dataset", "acptools.scoring", "
                   "acptools.lru", "acptools.describe", "acptools.rollout", "acptools.generate", "acptools.rewards",
                   "acptools.inspect", "acptools.store")
 
-__all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "HStarReport", "Questions", "Task", "Verdict",
+__all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport", "Questions", "Task", "Verdict",
            "load_task", "task_key", "PUBLIC_MODULES", "__version__"]

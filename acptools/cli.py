@@ -55,7 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
     s.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     s.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                   help="seconds per proof (default 60); a proof not found in time is 'unknown'")
+                   help="CPU seconds per proof (default 60; effort, not wall time, so a busy machine gives "
+                        "the same verdicts); items still unknown are graded again with 4x the effort, "
+                        "one at a time, before 'unknown' is reported")
     s.add_argument("--no-until", action="store_true",
                    help="reference semantics: do not cut responses at lm-eval's stop strings")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -119,9 +121,11 @@ def cmd_score(args) -> int:
     summary = report.summarize(items)
     print(report.table(summary))
     unknown = sum(1 for it in items if it["verdict"] == "unknown")
+    retried = sum(1 for it in items if it.get("retried"))
     errors = [it for it in items if it["verdict"] == ERROR]
     print(f"\n{len(items)} responses to {len({(it['task'], str(it['id'])) for it in items})} records scored with "
-          f"{args.semantics} semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}")
+          f"{args.semantics} semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown} (after grading "
+          f"{retried} again with more effort); errors: {len(errors)}")
     for it in errors[:10]:
         print(f"  error: {it['task']}/{it['id']} ({it.get('model')}): {it['reason']}")
     if len(errors) > 10:

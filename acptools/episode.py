@@ -16,7 +16,8 @@ from .answers import parse_answer
 from .errors import AcpError, UnknownNameError
 from .search import Budget
 from .task import Task
-from .truth import truth_for
+from .optimal import HStar
+from .truth import allowance, truth_for
 
 APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED = "applied", "inapplicable", "unparsed", "hallucinated"
 VERDICTS = (APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED)
@@ -82,10 +83,22 @@ class Episode:
         self.state = self.start
         self.history: list[Step] = []
         self.plan: list[int] = []
-        h = truth_for(task, self.start).h_star(budget)
+        self._exhausted_at: float | None = None  # the allowance with which an h* search ran out
+        h = self._h_star(self.start, budget)
         self.h_star_start = h.cost if h.known else None
         self.h_star_known = h.known
         self.how = h.how
+
+    def _h_star(self, state: int, budget):
+        """h* of a state, or unknown without a search when a search of this episode already ran
+        out with at least this budget (a stuck episode must not pay the same wait on every step)."""
+        truth = truth_for(self.task, state)
+        if self._exhausted_at is not None and allowance(budget) <= self._exhausted_at and not truth.h_known:
+            return HStar(None, None, "unknown", known=False)
+        h = truth.h_star(budget)
+        if not h.known:
+            self._exhausted_at = max(self._exhausted_at or 0.0, allowance(budget))
+        return h
 
     @property
     def solved(self) -> bool:
@@ -122,9 +135,17 @@ class Episode:
             why = ", ".join(self.task.unsatisfied(action, self.state).describe())
             return self._record(Step(number, name, INAPPLICABLE, f"not applicable here; unsatisfied "
                                      f"preconditions: {why}"))
-        before = truth.h_star(budget)
-        after = truth.regret(action, budget) if before.known and before.cost else None
+        before = self._h_star(self.state, budget)
         nxt = truth.successor(action)
+        after = None
+        if before.known and before.cost:
+            stuck = self._exhausted_at is not None and allowance(budget) <= self._exhausted_at
+            if stuck and not truth_for(self.task, nxt).h_known:
+                after = HStar(None, None, "unknown", known=False)
+            else:
+                after = truth.regret(action, budget)
+                if not after.known:
+                    self._exhausted_at = max(self._exhausted_at or 0.0, allowance(budget))
         effects = truth.effects(action)
         step = Step(number, name, APPLIED, positive_effects=sorted(effects[0]), negative_effects=sorted(effects[1]),
                     h_star_before=before.cost if before.known else None)

@@ -20,7 +20,7 @@ from .grounded import task_key
 from .lru import LRUCache
 from .optimal import HStar
 from .questions import DEFAULT_SECONDS
-from .search import Budget
+from .search import Budget, Effort
 from .task import Task, load_task
 from .verdict import Verdict
 
@@ -171,10 +171,15 @@ class StateTruth:
         budget than that, it answers at once)."""
         if self._h is None or not self._h.known:
             with self.lock:
-                if self._h is None or (not self._h.known and _allowance(budget) > self._h_failed_with):
+                if self._h is None or (not self._h.known and allowance(budget) > self._h_failed_with):
                     self._h = self._optimum(budget)
-                    self._h_failed_with = None if self._h.known else _allowance(budget)
+                    self._h_failed_with = None if self._h.known else allowance(budget)
         return self._h
+
+    @property
+    def h_known(self) -> bool:
+        """Is h* of this state already known (no search needed)?"""
+        return self._h is not None and self._h.known
 
     def seed_h_star(self, h: HStar) -> None:
         """Take an h* computed elsewhere for exactly this state (e.g. as a successor's)."""
@@ -274,9 +279,11 @@ class StateTruth:
         return hit
 
 
-def _allowance(budget: "float | Budget | None") -> float:
+def allowance(budget: "float | Budget | Effort | None") -> float:
     """How much a budget allows, to compare with a search that ran out (unlimited is infinite)."""
     if isinstance(budget, Budget):
         left = budget.left()
         return float("inf") if left is None else left
+    if isinstance(budget, Effort):
+        return budget.seconds
     return DEFAULT_SECONDS if budget is None else float(budget)

@@ -211,7 +211,7 @@ def regions(text: str):
     """
     if "<answer>" in text or "\\boxed" in text:
         tags = [m.group(1) for m in _TAG.finditer(text)] + [m.group(1) for m in _BOXED.finditer(text)]
-        for t in reversed(tags):
+        for t in tags[:-_MAX_MARKERS - 1:-1]:
             yield t, MARKED
     strong = _strong_markers(text)
     for k in range(len(strong) - 1, max(-1, len(strong) - 1 - _MAX_MARKERS), -1):

@@ -292,11 +292,17 @@ def _colon_region_ok(task: str, region: str) -> bool:
     return task in _SINGLE and _bare(first, True) is not None
 
 
-def parse_answer(task: str, text: str) -> ParsedAnswer:
+MAX_REGION_CHARS = 64_000  # an answer block is short: a marked region keeps its start, the rest its end
+
+
+def parse_answer(task: str, text: str, budget=None) -> ParsedAnswer:
     """Read the answer of `task` (a task or group name) from a model's response `text`.
 
     Never raises on odd text: returns ``ok=False`` and an ``error`` sentence instead. Raises
-    ``ValueError`` for an unknown task name. The rules are in the module docstring.
+    ``ValueError`` for an unknown task name. The rules are in the module docstring. Each candidate
+    region is read from at most MAX_REGION_CHARS characters (the start of a marked region, the end
+    of an unmarked one), so time grows linearly with the text; with a `Budget` (checked between
+    regions) a huge response raises BudgetExceeded instead of running on.
     """
     task = canonical_task(task)
     if not isinstance(text, str):
@@ -306,6 +312,10 @@ def parse_answer(task: str, text: str) -> ParsedAnswer:
     try:
         clean = clean_text(text)
         for region, level in regions(clean):
+            if budget is not None:
+                budget.check()
+            if len(region) > MAX_REGION_CHARS:
+                region = region[:MAX_REGION_CHARS] if level != UNMARKED else region[-MAX_REGION_CHARS:]
             if level == AFTER_COLON:
                 if not _colon_region_ok(task, region):
                     continue

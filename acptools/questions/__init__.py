@@ -25,7 +25,7 @@ from ..engine import Engine
 from ..errors import AcpError
 from ..grounded import GroundedTask
 from ..optimal import Optimizer
-from ..search import Budget
+from ..search import Budget, Effort
 from ..verdict import EXHAUSTIVE, UNKNOWN, WITNESS, Verdict
 from . import basic, landmarks, nexta, reach
 from .basic import Progression, Removal, Validation
@@ -72,10 +72,13 @@ class Questions:
             return state
         return self.task.parse_state(state)
 
-    def as_budget(self, budget: "float | Budget | None") -> Budget:
-        """Seconds (default DEFAULT_SECONDS), or a Budget the caller holds (to cancel it)."""
+    def as_budget(self, budget: "float | Budget | Effort | None") -> Budget:
+        """Wall seconds (default DEFAULT_SECONDS), a Budget the caller holds (to cancel it), or an
+        Effort (CPU seconds per question)."""
         if isinstance(budget, Budget):
             return budget
+        if isinstance(budget, Effort):
+            return budget.budget()
         return Budget(DEFAULT_SECONDS if budget is None else budget, None)
 
     def _action(self, action) -> int:

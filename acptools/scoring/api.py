@@ -6,13 +6,15 @@ import time
 
 from ..answers import parse_answer
 from ..answers.lm_eval import extract
-from ..errors import AcpError
+from ..errors import AcpError, BudgetExceeded
+from ..search import Budget
 from ..task import Task
 from . import exact, reference
-from .items import ItemScore, Outcome, parsed_dict
+from .items import UNKNOWN, ItemScore, Outcome, parsed_dict
 from .question import Question, plan_of_question, question_of_record, record_where
 
 SEMANTICS = ("exact", "reference")
+MAX_REFERENCE_CHARS = 200_000
 
 # the shape each task's stored answer must have (reference semantics reads it as the truth)
 _STORED = {
@@ -43,12 +45,20 @@ def check_stored(q: Question, where: str) -> None:
 
 def grade(q: Question, response, semantics: str = "exact", budget: float | None = None,
           until: bool = True) -> tuple[Outcome, dict]:
-    """(Outcome, parsed-as-JSON) for a response to a question."""
+    """(Outcome, parsed-as-JSON) for a response to a question. Reading the response spends the
+    budget too when it is a Budget (a huge response ends `unknown`, never running on)."""
     if semantics == "reference":
         text = "" if response is None else str(response)
+        if len(text) > MAX_REFERENCE_CHARS:
+            raise AcpError(f"the response has {len(text)} characters, more than reference semantics reads "
+                           f"({MAX_REFERENCE_CHARS}): the published scorer's parser is slow on long text and "
+                           "lm-eval generations are far shorter", "response", "use semantics 'exact'")
         parsed = extract(q.kind, text, until)
         return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
-    parsed = parse_answer(q.kind, response)
+    try:
+        parsed = parse_answer(q.kind, response, budget if isinstance(budget, Budget) else None)
+    except BudgetExceeded as e:
+        return Outcome(None, UNKNOWN, f"the response could not be read within the budget ({e})"), {}
     return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
 
 

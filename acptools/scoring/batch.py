@@ -22,7 +22,9 @@ from ..answers import canonical_task
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
 from .api import check_stored, gold_response, grade
-from .items import ERROR, ItemScore
+from ..questions import DEFAULT_SECONDS
+from ..search import Effort
+from .items import ERROR, UNKNOWN, ItemScore
 from .question import question_of_record, record_where
 
 # fields of a response row that the scorer reads; the others pass through to the item
@@ -198,35 +200,70 @@ def _worker(args):
     return idx, [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
 
 
+RETRY_FACTOR = 4.0  # items still unknown are graded again, one at a time, with this much more effort
+
+
 def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget=None, jobs: int = 1,
                 until: bool = True, progress=None) -> list[dict]:
-    """Score (record, row) pairs; returns item dicts in the order of `pairs`."""
+    """Score (record, row) pairs; returns item dicts in the order of `pairs`.
+
+    `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.search.Effort`), so
+    the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
+    again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported."""
+    effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
     groups: dict[tuple, list[int]] = {}
     for i, (rec, _row) in enumerate(pairs):
         groups.setdefault((task_of(rec), str(rec["id"])), []).append(i)
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
     results: list[dict | None] = [None] * len(pairs)
-    done = 0
+    weights = [_cost(pairs[ids[0]][0]) for ids in units]
+    tracker = _Tracker(progress, len(pairs), sum(weights))
+    for k, items in _run_units(pairs, units, semantics, effort, jobs, until):
+        for i, it in zip(units[k], items):
+            results[i] = it
+        tracker.advance(len(units[k]), weights[k])
+    retry = [k for k, ids in enumerate(units) if any(results[i]["verdict"] == UNKNOWN for i in ids)]
+    if retry:
+        tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
+        for k, items in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
+                                   until):
+            for i, it in zip(units[retry[k]], items):
+                if results[i]["verdict"] == UNKNOWN:
+                    it["retried"] = True
+                    results[i] = it
+    return results
+
+
+def _run_units(pairs, units, semantics, effort, jobs: int, until: bool):
+    """Yield (unit index, item dicts) as units finish: in this process, or in `jobs` workers."""
     if jobs <= 1 or len(units) <= 1:
-        for ids in units:
-            items = score_group(pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, budget, until)
-            for i, it in zip(ids, items):
-                results[i] = it.to_dict()
-            done += len(ids)
-            if progress:
-                progress(done, len(pairs))
-        return results
+        for k, ids in enumerate(units):
+            yield k, [it.to_dict() for it in score_group(pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics,
+                                                          effort, until)]
+        return
     import multiprocessing as mp
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, budget, until) for k, ids in enumerate(units)]
+    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until) for k, ids in enumerate(units)]
     with ctx.Pool(jobs) as pool:
-        for k, items in pool.imap_unordered(_worker, work, chunksize=1):
-            for i, it in zip(units[k], items):
-                results[i] = it
-            done += len(units[k])
-            if progress:
-                progress(done, len(pairs))
-    return results
+        yield from pool.imap_unordered(_worker, work, chunksize=1)
+
+
+class _Tracker:
+    """Feeds the progress bar with items done and the share of the estimated work done."""
+
+    def __init__(self, progress, total: int, total_weight: float):
+        self.progress, self.total, self.total_weight = progress, total, total_weight or 1.0
+        self.done, self.weight = 0, 0.0
+
+    def advance(self, items: int, weight: float) -> None:
+        self.done += items
+        self.weight += weight
+        if self.progress:
+            self.progress(self.done, self.total, self.weight / self.total_weight)
+
+    def note(self, text: str) -> None:
+        if self.progress and hasattr(self.progress, "note"):
+            self.progress.note(text)
 
 
 # ---- progress ------------------------------------------------------------------------------------
@@ -241,7 +278,14 @@ class Progress:
         self.last = 0.0
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
-    def __call__(self, done: int, total: int) -> None:
+    def note(self, text: str) -> None:
+        if self.enabled:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+    def __call__(self, done: int, total: int, work: float | None = None) -> None:
+        """`work`: the share of the estimated work done (items differ a lot in cost: the time left
+        is estimated from it, not from the item count)."""
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -249,9 +293,10 @@ class Progress:
             return
         self.last = now
         frac = done / total if total else 1.0
+        share = frac if work is None else work
         bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
         el = now - self.t0
-        eta = el / frac - el if frac > 0 else math.nan
+        eta = el / share - el if share > 0 else math.nan
         msg = f"[{bar}] {done}/{total} responses  {el:6.1f}s" + (f"  ~{eta:.0f}s left" if done < total else "")
         if self.tty:
             self.stream.write("\r" + msg + ("\n" if done >= total else ""))

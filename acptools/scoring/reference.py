@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..answers.lm_eval import cleanup_answer, fix_action_name
 from ..errors import UnknownNameError
-from ..search import Budget
+from ..search import Budget, Effort
 from .items import CORRECT, INCORRECT, NOT_PLAN, NOT_SUBSEQUENCE, SUBOPTIMAL, UNPARSED, Outcome, set_metrics
 from .question import Question
 
@@ -60,6 +60,8 @@ def _budget(budget, cap: float):
     """The reference planner's time limit, within the caller's budget (seconds or a core Budget)."""
     if isinstance(budget, Budget):
         return budget.child(cap, None)
+    if isinstance(budget, Effort):
+        return Effort(min(budget.seconds, cap))
     return cap if budget is None else min(budget, cap)
 
 

@@ -7,16 +7,31 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..answers import TASKS
-from .items import ERROR
+from .items import ERROR, UNPARSED
+
+# set answers are graded with IoU; an unreadable answer to them has IoU 0 (it is no closer to the set)
+SET_TASKS = frozenset({"app", "prog"})
+
+
+def item_iou(item: dict) -> float | None:
+    """The IoU an item counts with in means and histograms: its metric, or 0 for an unparsed
+    answer to a set question (dropping those would let garbage raise the mean); None otherwise."""
+    metrics = item.get("metrics")
+    if isinstance(metrics, dict) and isinstance(metrics.get("iou"), (int, float)):
+        return float(metrics["iou"])
+    if item.get("task") in SET_TASKS and item.get("verdict") == UNPARSED:
+        return 0.0
+    return None
+
 
 # ---- summaries -----------------------------------------------------------------------------------
 
 def _stats(items: list[dict]) -> dict:
-    """Counts, accuracy over decided items, mean IoU, verdict counts and timing of `items`."""
+    """Counts, accuracy over decided items, mean IoU (unparsed set answers count 0), verdict counts
+    and timing of `items`."""
     known = [it for it in items if it.get("score") is not None]
     ones = sum(1 for it in known if it["score"] == 1)
-    ious = [it["metrics"]["iou"] for it in items if isinstance(it.get("metrics"), dict)
-            and isinstance(it["metrics"].get("iou"), (int, float))]
+    ious = [v for v in map(item_iou, items) if v is not None]
     verdicts: dict[str, int] = defaultdict(int)
     for it in items:
         verdicts[it.get("verdict", "?")] += 1
@@ -25,6 +40,7 @@ def _stats(items: list[dict]) -> dict:
         "n": len(items), "scored": len(known), "correct": ones,
         "accuracy": round(ones / len(known), 6) if known else None,
         "unknown": sum(1 for it in items if it.get("verdict") == "unknown"),
+        "retried": sum(1 for it in items if it.get("retried")),
         "errors": sum(1 for it in items if it.get("verdict") == ERROR),
         "mean_iou": round(statistics.fmean(ious), 6) if ious else None,
         "verdicts": dict(sorted(verdicts.items())),
@@ -202,8 +218,8 @@ def _iou_histogram(plt, task: str, models: list[str], items: list[dict]):
     """IoU histograms of one task, one outline per model (the 8 with most items); None without IoUs."""
     series = {}
     for m in models:
-        vals = [it["metrics"]["iou"] for it in items if it.get("task") == task and str(it.get("model")) == m
-                and isinstance(it.get("metrics"), dict) and isinstance(it["metrics"].get("iou"), (int, float))]
+        vals = [v for it in items if it.get("task") == task and str(it.get("model")) == m
+                for v in [item_iou(it)] if v is not None]
         if vals:
             series[m] = vals
     if not series:

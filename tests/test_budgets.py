@@ -1,0 +1,83 @@
+"""Budgets bind, and batch verdicts do not hinge on wall-clock time: effort budgets, the serial
+retry of unknown items, linear answer reading, episodes that do not re-pay a search that ran out."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from acptools import Budget, BudgetExceeded, Effort, examples, load_task
+from acptools.answers import parse_answer
+from acptools.dataset import acpbench_hard
+from acptools.episode import Episode
+from acptools.scoring import batch, clear_caches, report
+from acptools.scoring.api import score_answer
+
+
+def test_an_effort_budget_counts_cpu_not_waiting():
+    """A thread that only sleeps spends wall time, not effort: the CPU limit is not reached."""
+    b = Effort(0.2).budget()
+    time.sleep(0.3)
+    b.check()  # still fine: no CPU was spent
+    end = time.thread_time() + 0.3
+    while time.thread_time() < end:
+        pass
+    try:
+        b.check()
+        raise AssertionError("a spent effort budget must raise")
+    except BudgetExceeded as e:
+        assert "CPU" in str(e)
+
+
+def test_a_cancel_stops_a_search_within_a_few_milliseconds():
+    t = load_task(*examples.texts("grid"))
+    stop = threading.Event()
+    threading.Timer(0.2, stop.set).start()
+    started = time.perf_counter()
+    r = t.questions.optimal_next(budget=Budget(60, cancel=stop))
+    assert not r.known and time.perf_counter() - started < 2.0
+
+
+def test_huge_garbage_is_read_in_bounded_time_and_within_the_budget():
+    started = time.perf_counter()
+    parse_answer("nexta", "(a b) " * 200_000)  # 1.2 MB; only a bounded tail is ever parsed
+    assert time.perf_counter() - started < 20
+    try:
+        parse_answer("app", "answer: (x y) " * 50_000, budget=Budget(0.0))
+        raise AssertionError("a spent budget must stop the reading")
+    except BudgetExceeded:
+        pass
+    task = load_task(*examples.texts("ferry"))
+    item = score_answer("nexta", "answer: " * 100_000, task=task, budget=Budget(0.0))
+    assert item.score is None and item.verdict == "unknown"
+
+
+def test_unparsed_set_answers_count_as_iou_zero():
+    items = [{"task": "app", "verdict": "correct", "score": 1, "metrics": {"iou": 1.0}},
+             {"task": "app", "verdict": "unparsed", "score": 0, "metrics": {}},
+             {"task": "nexta", "verdict": "unparsed", "score": 0, "metrics": {}}]
+    assert report._stats(items)["mean_iou"] == 0.5
+
+
+def test_items_left_unknown_are_graded_again_with_more_effort():
+    rec = next(r for r in acpbench_hard("dev", "nexta") if int(r["answer"]["opt"]) >= 8)
+    pairs = [(rec, {"id": rec["id"], "response": rec["answer"]["yes"][0], "model": "m"})]
+    clear_caches()  # nothing proven earlier in this process may answer for the first pass
+    # an effort so small that the first pass cannot finish; the retry has 4x as much
+    items = batch.score_pairs(pairs, budget=Effort(1e-6))
+    assert items[0]["verdict"] == "unknown" and items[0].get("retried")
+    items = batch.score_pairs(pairs, budget=Effort(5.0))
+    assert items[0]["score"] == 1 and not items[0].get("retried")
+
+
+def test_a_stuck_episode_does_not_search_again_on_every_step():
+    task = load_task(*examples.texts("grid"))
+    ep = Episode(task, budget=1e-3)
+    assert not ep.h_star_known
+    started = time.perf_counter()
+    for action in task.questions.applicable()[:1]:
+        step = ep.step(action, budget=1e-3)
+        assert not step.known
+    assert time.perf_counter() - started < 0.5
+    step = ep.step(task.questions.applicable(ep.state)[0], budget=60)  # more budget: it searches again
+    assert step.known
