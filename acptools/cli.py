@@ -61,11 +61,55 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--no-until", action="store_true",
                    help="reference semantics: do not cut responses at lm-eval's stop strings")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    _cache_flags(s)
+    c = sub.add_parser("cache", help="the proof store: statistics, verification, clearing",
+                       description="Proven truths are kept in an SQLite file and reused by later runs.")
+    c.add_argument("action", choices=("stats", "verify", "clear"))
+    c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
+    c.add_argument("--sample", type=int, default=50, metavar="N", help="verify: how many facts to prove again")
+    c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
     d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
     return p
+
+
+def _cache_flags(p: argparse.ArgumentParser) -> None:
+    """--cache PATH / --no-cache: where proven truths are kept and reused between runs."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--cache", metavar="PATH", default="default",
+                   help="the proof store (default: <user cache dir>/acptools/proofs.sqlite, or $ACPTOOLS_CACHE)")
+    g.add_argument("--no-cache", dest="cache", action="store_const", const=None, help="prove everything afresh")
+
+
+def _open_cache(args) -> None:
+    from . import store
+    found = store.use(args.cache)
+    if found is not None and found.broken:
+        sys.stderr.write(f"acptools: warning: proof store not used: {found.broken}\n")
+
+
+def cmd_cache(args) -> int:
+    from . import store
+    from .truth import verify_store
+    found = store.use(args.cache)
+    if found is None:
+        return _fail(AcpError("the proof store is turned off", "--cache", "pass --cache PATH"))
+    if found.broken:
+        return _fail(AcpError(found.broken, "--cache"))
+    if args.action == "stats":
+        print(json.dumps(found.stats(), indent=1))
+    elif args.action == "clear":
+        print(f"removed {found.clear()} facts from {found.path}")
+    else:
+        res = verify_store(found, args.sample, budget=args.budget)
+        print(f"proved {res['checked']} stored facts again ({res['skipped']} skipped): "
+              f"{len(res['mismatches'])} mismatch(es)")
+        for m in res["mismatches"]:
+            print(f"  MISMATCH {m}")
+        return EXIT_CHECK if res["mismatches"] else EXIT_OK
+    return EXIT_OK
 
 
 def _fail(e: AcpError) -> int:
@@ -101,6 +145,7 @@ def cmd_score(args) -> int:
     from .scoring.items import ERROR
 
     t0 = time.perf_counter()
+    _open_cache(args)
     try:
         _check_outputs(args)
         records = load_records(*args.data)
@@ -201,7 +246,7 @@ def main(argv=None) -> int:
         _parser().print_help()
         return EXIT_INPUT
     try:
-        return {"score": cmd_score, "demo": cmd_demo, "examples": cmd_examples}[args.command](args)
+        return {"score": cmd_score, "cache": cmd_cache, "demo": cmd_demo, "examples": cmd_examples}[args.command](args)
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")
         return 130

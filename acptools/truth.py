@@ -14,12 +14,14 @@ h* once per state. Tasks are cached the same way, keyed by the content hash of t
 
 from __future__ import annotations
 
+import hashlib
 import threading
 
+from . import store
 from .grounded import task_key
 from .lru import LRUCache
 from .optimal import HStar
-from .questions import DEFAULT_SECONDS
+from .questions import DEFAULT_SECONDS, Item, ItemList
 from .search import Budget, Effort
 from .task import Task, load_task
 from .verdict import Verdict
@@ -72,6 +74,8 @@ class StateTruth:
         self._h_failed_with: float | None = None   # the allowance of the last h* search that ran out
         self._after: dict[int, HStar] = {}
         self._memo: dict[tuple, object] = {}
+        self._state_key: str | None = None
+        self._remembered = False  # the task and this state are in the store (so verify can rebuild them)
 
     # ---- app, prog ---------------------------------------------------------------------------
     def applicable(self) -> list[str]:
@@ -110,26 +114,57 @@ class StateTruth:
         return self.memo(("validate", plan), lambda: self.questions.validate(list(plan), self.state))
 
     # ---- reach, areach, land --------------------------------------------------------------------
-    def _cached(self, table: dict, key, compute) -> Verdict:
+    # ---- the persistent store (acptools.store): proven facts only --------------------------------
+    @property
+    def state_key(self) -> str:
+        """The state by its atom names, so it does not depend on how a run numbered the atoms."""
+        if self._state_key is None:
+            self._state_key = hashlib.sha256("\n".join(self.task.names(self.state)).encode()).hexdigest()[:32]
+        return self._state_key
+
+    def _stored(self, kind: str, key: str = "") -> dict | None:
+        found = store.active()
+        return None if found is None else found.get(self.task.key, self.state_key, kind, key)
+
+    def _store(self, kind: str, key: str, value: dict) -> None:
+        found = store.active()
+        if found is not None:
+            if not self._remembered:
+                found.remember_task(self.task.key, self.task.domain_text, self.task.problem_text)
+                found.remember_state(self.task.key, self.state_key, self.task.names(self.state))
+                self._remembered = True
+            found.put(self.task.key, self.state_key, kind, key, value)
+
+    def _cached(self, table: dict, kind: str, key: int, name: str, compute) -> Verdict:
         v = table.get(key)
         if v is None:
             with self.lock:
                 v = table.get(key)
                 if v is None:
-                    v = compute()
+                    row = self._stored(kind, name)
+                    v = self._verdict_of(row) if row is not None else compute()
                     if v.answer is not None:
                         table[key] = v
+                        if row is None:
+                            self._store(kind, name, _verdict_row(v))
         return v
 
+    def _verdict_of(self, row: dict) -> Verdict:
+        witness = row.get("witness")
+        ids = None if witness is None else [self.task.parse_action(a) for a in witness]
+        return Verdict(row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids)
+
     def atom_reach(self, atom: int, budget: float | None) -> Verdict:
-        return self._cached(self._atom_reach, atom, lambda: self.questions.is_reachable(atom, self.state, budget))
+        return self._cached(self._atom_reach, "reach-atom", atom, self.task.atom_names[atom],
+                            lambda: self.questions.is_reachable(atom, self.state, budget))
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
-        return self._cached(self._action_reach, action,
+        return self._cached(self._action_reach, "reach-action", action, self.task.action_names[action],
                             lambda: self.questions.is_action_reachable(action, self.state, budget))
 
     def landmark(self, atom: int, budget: float | None) -> Verdict:
-        return self._cached(self._landmark, atom, lambda: self.questions.is_landmark(atom, self.state, budget))
+        return self._cached(self._landmark, "landmark", atom, self.task.atom_names[atom],
+                            lambda: self.questions.is_landmark(atom, self.state, budget))
 
     def _list(self, name: str, compute):
         res = self._lists.get(name)
@@ -137,7 +172,15 @@ class StateTruth:
             with self.lock:
                 res = self._lists.get(name)
                 if res is None:
-                    res = compute()
+                    row = self._stored("list-" + name)
+                    if row is not None:
+                        res = ItemList([Item(n, how) for n, how in row["items"]], True, row["total"], [],
+                                       row.get("detail", ""))
+                    else:
+                        res = compute()
+                        if res.complete:
+                            self._store("list-" + name, "", {"items": [[i.name, i.how] for i in res.items],
+                                                            "total": res.total, "detail": res.detail})
                     if res.complete:
                         self._lists[name] = res
         return res
@@ -185,12 +228,23 @@ class StateTruth:
         """Take an h* computed elsewhere for exactly this state (e.g. as a successor's)."""
         if h.known and (self._h is None or not self._h.known):
             self._h = h
+            if h.plan is not None and self._stored("h*") is None:
+                self._store("h*", "", _hstar_row(self.task, h))
 
     def _optimum(self, budget: float | None) -> HStar:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
         A* settled the state (then each answered action is settled by membership). Computing that
         set with the outside planners costs more than the few answered actions' own h* values."""
-        return self.questions.optimizer.h_star(self.state, self.questions.as_budget(budget))
+        row = self._stored("h*")
+        if row is not None:
+            plan = [self.task.parse_action(a) for a in row["plan"]] if row["plan"] is not None else None
+            first = row.get("first")
+            first = None if first is None else frozenset(self.task.parse_action(a) for a in first)
+            return HStar(row["cost"], plan, row["how"], first_actions=first)
+        h = self.questions.optimizer.h_star(self.state, self.questions.as_budget(budget))
+        if h.known:
+            self._store("h*", "", _hstar_row(self.task, h))
+        return h
 
     def successor(self, action: int) -> int | None:
         op = self.task.op_for(action, self.state)
@@ -287,3 +341,69 @@ def allowance(budget: "float | Budget | Effort | None") -> float:
     if isinstance(budget, Effort):
         return budget.seconds
     return DEFAULT_SECONDS if budget is None else float(budget)
+
+
+def _verdict_row(v: Verdict) -> dict:
+    return {"answer": v.answer, "how": v.how, "witness": v.witness, "detail": v.detail, "extra": v.extra}
+
+
+def _hstar_row(task: Task, h: HStar) -> dict:
+    first = None if h.first_actions is None else sorted(task.action_list(h.first_actions))
+    return {"cost": h.cost, "plan": None if h.plan is None else task.action_list(h.plan), "how": h.how,
+            "first": first}
+
+
+def verify_store(found: "store.ProofStore", n: int = 50, seed: int = 0, budget: float = 60.0) -> dict:
+    """Prove `n` random stored facts again, without the store, and report any mismatch: the same
+    h*, the same verdict (a stored witness must still replay), the same complete list."""
+    checked, mismatches, skipped = 0, [], 0
+    previous = store.active()
+    store._active = None  # prove from scratch: never read what is being checked
+    try:
+        for task_key_, state_key, kind, key, value in found.sample(n, seed):
+            texts = found.task_texts(task_key_)
+            task = load_task(*texts) if texts else None
+            truth = None if task is None else _truth_by_key(found, task, state_key)
+            if truth is None:
+                skipped += 1
+                continue
+            checked += 1
+            problem = _recheck(truth, kind, key, value, budget)
+            if problem:
+                mismatches.append({"task": task_key_[:16], "kind": kind, "key": key, "problem": problem})
+    finally:
+        store._active = previous
+    return {"checked": checked, "skipped": skipped, "mismatches": mismatches}
+
+
+def _truth_by_key(found, task: Task, state_key: str) -> "StateTruth | None":
+    atoms = found.state_atoms(task.key, state_key)
+    return None if atoms is None else StateTruth(task, task.parse_state(atoms))
+
+
+def _recheck(truth: "StateTruth", kind: str, key: str, value: dict, budget: float) -> str:
+    """'' when a fresh proof agrees with the stored fact (or cannot decide it), else what differs."""
+    task, q = truth.task, truth.questions
+    if kind == "h*":
+        h = q.optimizer.h_star(truth.state, q.as_budget(budget))
+        if h.known and h.cost != value["cost"]:
+            return f"stored h* {value['cost']}, proven {h.cost}"
+        if value["plan"] is not None and not task.is_plan(task.parse_plan(value["plan"]), truth.state):
+            return "the stored optimal plan does not reach the goal"
+        return ""
+    if kind.startswith("list-"):
+        ask = {"atoms": q.unreachable_atoms, "actions": q.unreachable_actions, "landmarks": q.landmarks}[kind[5:]]
+        res = ask(truth.state, budget)
+        same = sorted(i.name for i in res.items) == sorted(n for n, _ in value["items"])
+        return "" if not res.complete or same else "a different list"
+    ask, read = {"reach-atom": (q.is_reachable, task.parse_atom), "reach-action": (q.is_action_reachable,
+                 task.parse_action), "landmark": (q.is_landmark, task.parse_atom)}[kind]
+    v = ask(read(key), truth.state, budget)
+    if v.answer is not None and v.answer != value["answer"]:
+        return f"stored {value['answer']}, proven {v.answer}"
+    witness = value.get("witness")
+    if witness:
+        bad, _ = task.run(task.parse_plan(witness), truth.state)
+        if bad is not None:
+            return f"the stored witness fails at step {bad}"
+    return ""

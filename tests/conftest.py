@@ -5,7 +5,12 @@ test runs on a fresh clone with nothing beside it; no test needs the network or 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+# every test proves its answers afresh: a proof store left by an earlier run must never answer for
+# the code under test (tests of the store itself pass their own file)
+os.environ["ACPTOOLS_CACHE"] = "off"
 
 from acptools.dataset import SPLITS, TASKS, acpbench_hard
 
