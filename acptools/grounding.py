@@ -9,6 +9,7 @@ effects.
 from __future__ import annotations
 
 import itertools
+from operator import itemgetter
 from dataclasses import dataclass
 
 from .errors import PddlError
@@ -294,13 +295,108 @@ def _static_bindings(schema, grounder: Grounder, budget=None) -> list[tuple[str,
     return found
 
 
+def _flat_literals(f: tuple, positive: bool, out: list) -> bool:
+    """Collect the literals of a conjunction, [(positive, tag, predicate, args)]; False when `f`
+    (under this polarity) is anything else, which then takes the general DNF path."""
+    tag = f[0]
+    if tag == "true":
+        return positive
+    if tag == "and":
+        return positive and all(_flat_literals(g, True, out) for g in f[1])
+    if tag == "not":
+        return _flat_literals(f[1], not positive, out)
+    if tag == "atom":
+        out.append((positive, "atom", f[1], f[2]))
+        return True
+    if tag == "=":
+        out.append((positive, "=", None, f[1:]))
+        return True
+    return False
+
+
+def _flat_effects(e: tuple, out: list) -> bool:
+    """Collect the adds and deletes of a plain conjunctive effect; False for `forall` or `when`."""
+    if e[0] in ("add", "del"):
+        out.append((e[0] == "add", e[1], e[2]))
+        return True
+    return e[0] == "and" and all(_flat_effects(g, out) for g in e[1])
+
+
+def _arguments(positions: list[int], written: tuple):
+    """A function from a binding (argument tuple) to an atom's arguments: position k of the
+    binding, or the constant as written where the position is -1."""
+    if not positions:
+        return lambda args: ()
+    if min(positions) >= 0:
+        if len(positions) == 1:
+            k = positions[0]
+            return lambda args: (args[k],)
+        return itemgetter(*positions)
+    return lambda args: tuple(args[k] if k >= 0 else c for k, c in zip(positions, written))
+
+
+class _Template:
+    """A schema whose precondition is a conjunction of literals and whose effect is a conjunction of
+    adds and deletes, compiled once: grounding one binding is then a few dict lookups instead of a
+    walk over formula trees. Atoms are visited in the order the general path visits them, so the
+    atom numbering is the same."""
+
+    def __init__(self, schema, grounder: Grounder):
+        self.ok = False
+        lits: list = []
+        effs: list = []
+        if not (_flat_literals(schema.precondition, True, lits) and _flat_effects(schema.effect, effs)):
+            return
+        index = {v: k for k, (v, _) in enumerate(schema.params)}
+        pick = lambda args: _arguments([index.get(a, -1) for a in args], args)  # noqa: E731
+        self.pre = [(positive, tag == "=", pred, pred in grounder.fluents, pick(args))
+                    for positive, tag, pred, args in lits]
+        self.eff = [(is_add, pred, pick(args)) for is_add, pred, args in effs if pred in grounder.fluents]
+        self.grounder = grounder
+        self.ok = True
+
+    def ground(self, args: tuple) -> tuple[int, int, int, int] | None:
+        """(pre, neg, add, del) masks for one binding, or None when a literal is false."""
+        g = self.grounder
+        static, atom_id = g.static_true, g.atom_id
+        pos = neg = 0
+        for positive, equality, pred, fluent, pick in self.pre:
+            vals = pick(args)
+            if equality:
+                if (vals[0] == vals[1]) != positive:
+                    return None
+            elif not fluent:
+                if ((pred, vals) in static) != positive:
+                    return None
+            elif positive:
+                pos |= 1 << atom_id((pred, vals))
+            else:
+                neg |= 1 << atom_id((pred, vals))
+        if pos & neg:
+            return None
+        add = dele = 0
+        for is_add, pred, pick in self.eff:
+            bit = 1 << atom_id((pred, pick(args)))
+            if is_add:
+                add |= bit
+            else:
+                dele |= bit
+        return pos, neg, add, dele
+
+
 def ground_schema(schema, grounder: Grounder, action_id_of, budget=None):
     """Yield [operators...] for every binding whose static part can hold. With a `budget`
     (checked per binding), raises BudgetExceeded when it is spent or cancelled."""
     order = [v for v, _ in schema.params]
+    template = _Template(schema, grounder)
     for args in _static_bindings(schema, grounder, budget):
         if budget is not None:
             budget.check()
+        if template.ok:
+            masks = template.ground(args)
+            if masks is not None:
+                yield [Operator(action_id_of(schema.name, args), *masks, ())]
+            continue
         b = dict(zip(order, args))
         pre = grounder.dnf(schema.precondition, b)
         if not pre:

@@ -335,3 +335,17 @@ def test_every_plan_the_questions_return_is_action_names():
     assert q.plan(optimal=False).witness and all(isinstance(a, str) for a in q.plan(optimal=False).witness)
     after = q.action_value(h.plan[0])
     assert after.h_star == h.h_star - 1 and q.validate(after.plan, q.progress(h.plan[0]).state).goal_reached
+
+
+@pytest.mark.parametrize("name", ["join", "switches", "doors", "briefcase", *examples.names()])
+def test_compiled_schemas_ground_exactly_like_the_general_path(name, monkeypatch):
+    """Conjunctive schemas are compiled to lookups; the operators, atoms and their numbering are
+    those of the general formula walk."""
+    import acptools.grounding as grounding
+
+    texts = examples.texts(name) if name in examples.names() else pddl_texts(name)
+    fast = load_task(*texts)
+    monkeypatch.setattr(grounding._Template, "__init__", lambda self, schema, grounder: setattr(self, "ok", False))
+    slow = load_task(*texts)
+    assert fast.atom_names == slow.atom_names and fast.action_names == slow.action_names
+    assert fast.operators == slow.operators
