@@ -226,8 +226,13 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown)
 
 
+STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
+
+
 def _statically_impossible(task, budget: Budget, limit: int | None) -> list[Item]:
-    """Type-correct ground actions whose static preconditions are false (at most `limit`)."""
+    """Type-correct ground actions whose static preconditions are false: at most `limit` (or
+    STATIC_LISTED) of them, since a task may have millions; their number is arithmetic."""
+    limit = min(limit or STATIC_LISTED, STATIC_LISTED)
     found: list[Item] = []
     if task.num_actions == task.num_possible_actions:
         return found
@@ -266,4 +271,6 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
     items = sorted(found + proven, key=lambda it: it.name)
-    return ItemList(items[:limit] if limit else items, not unknown, total, unknown)
+    detail = (f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
+              if static_count > len(found) else "")
+    return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail)
