@@ -69,6 +69,41 @@ class Relaxation:
             queue = []
         return reached, fired
 
+    def landmarks(self, state: int, goal: list[tuple[int, int]], budget=None) -> int | None:
+        """Atoms every relaxed plan from `state` to `goal` makes true (Zhu and Givan's label
+        propagation: an atom's label is itself plus what all its achievers need). Every real plan is
+        a relaxed plan, so each such atom is a landmark of the real task. One pass replaces a
+        restricted relaxation per candidate. None when the goal is relaxed-unreachable."""
+        reached, fired = self.reachable(state, budget)
+        every = (1 << self.num_atoms) - 1
+        label = [every] * self.num_atoms
+        for a in bits(state):
+            label[a] = 1 << a
+        ops = [i for i, f in enumerate(fired) if f]
+        changed = True
+        while changed:
+            changed = False
+            if budget is not None:
+                budget.check()
+            for i in ops:
+                need = 0
+                for p in self.pres[i]:
+                    need |= label[p]
+                for a in self.adds[i]:
+                    new = label[a] & (need | 1 << a)
+                    if new != label[a]:
+                        label[a] = new
+                        changed = True
+        found = None
+        for p, _ in goal:
+            if p & reached != p:
+                continue  # a disjunct no relaxed plan reaches constrains nothing
+            need = 0
+            for a in bits(p):
+                need |= label[a]
+            found = need if found is None else found & need
+        return found
+
     def hmax(self, state: int, goal: list[tuple[int, int]], combine=max) -> float:
         """h^max (combine=max, admissible and consistent) or h^add (combine=sum) of a DNF goal, the
         cheapest disjunct; inf if the goal is relaxed-unreachable. Dijkstra that stops as soon as one

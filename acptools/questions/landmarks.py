@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from ..engine import Engine
 from ..search import Budget
-from ..verdict import TRIVIAL, UNKNOWN, WITNESS, Verdict
+from ..grounded import bits
+from ..errors import BudgetExceeded
+from ..verdict import RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
 from .results import Item, ItemList
 
 
@@ -59,9 +61,15 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
         names = task.names(candidates)
         return ItemList([Item(n, first.how) for n in names], True, len(names), [],
                         "the goal is unreachable, so every atom is (vacuously) a landmark")
-    # atoms that a plan never makes true are refuted by that plan
+    # atoms that a plan never makes true are refuted by that plan; relaxed landmarks are proven
+    # all at once; the rest need a search each
     todo = candidates & _trajectory_atoms(engine, state, plan)
-    found: list[Item] = []
+    try:
+        relaxed = engine.relax.landmarks(state, task.goal, budget) or 0
+    except BudgetExceeded:
+        relaxed = 0
+    found: list[Item] = [Item(task.atom_names[a], RELAXED) for a in bits(todo & relaxed)]
+    todo &= ~relaxed
     unknown: list[str] = []
     while todo:
         atom = (todo & -todo).bit_length() - 1
