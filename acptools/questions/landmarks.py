@@ -13,6 +13,7 @@ from ..grounded import bits
 from ..errors import BudgetExceeded
 from ..verdict import RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
 from .results import Item, ItemList
+from .rounds import decide_in_rounds
 
 
 def trivial_reason(engine: Engine, atom: int, state: int) -> str:
@@ -70,19 +71,20 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
         relaxed = 0
     found: list[Item] = [Item(task.atom_names[a], RELAXED) for a in bits(todo & relaxed)]
     todo &= ~relaxed
-    unknown: list[str] = []
-    while todo:
-        atom = (todo & -todo).bit_length() - 1
-        todo &= todo - 1
-        if budget.wall() <= 0:  # out of budget: the rest are unknown, not run on
-            unknown.append(task.atom_names[atom])
-            continue
-        v = engine.reach(state, task.goal, budget, banned_add=1 << atom)
+    open_atoms = [todo]  # a plan that avoids one candidate refutes every candidate it never makes true
+
+    def decide(atom: int, share: Budget) -> bool:
+        if not open_atoms[0] >> atom & 1:
+            return True
+        v = engine.reach(state, task.goal, share, banned_add=1 << atom)
         if v.answer is None:
-            unknown.append(task.atom_names[atom])
-        elif v.answer:
-            todo &= _trajectory_atoms(engine, state, v.plan_ids)
+            return False
+        if v.answer:
+            open_atoms[0] &= _trajectory_atoms(engine, state, v.plan_ids)
         else:
             found.append(Item(task.atom_names[atom], v.how))
+        return True
+
+    unknown = [task.atom_names[a] for a in decide_in_rounds(list(bits(todo)), decide, budget)]
     found.sort(key=lambda it: it.name)
     return ItemList(found, not unknown, len(found), unknown)

@@ -12,6 +12,7 @@ from ..search import Budget
 from ..grounded import bits
 from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
 from .results import Item, ItemList
+from .rounds import decide_in_rounds
 
 SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable items show up at once
 WALK_SECONDS = 0.2
@@ -175,20 +176,21 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
             atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget, pairs)
     except BudgetExceeded:
         pass  # whatever is left is undecided (below)
-    leftovers = [(task.atom_names[i], lambda i=i: is_reachable(engine, 1 << i, state, budget)) for i in bits(atoms)]
-    leftovers += [(task.action_names[a], lambda a=a: is_action_reachable(engine, a, state, budget))
-                  for a in sorted(actions)]
     proven: list[Item] = []
-    unknown: list[str] = []
-    for name, decide in leftovers:
-        if not exhausted and budget.wall() <= 0:
-            unknown.append(name)  # out of budget: say so for the rest instead of running on
-            continue
-        v = Verdict(False, EXHAUSTIVE) if exhausted else decide()
+    if exhausted:  # the whole state space was seen: what was not seen is unreachable
+        proven = [Item(task.atom_names[i], EXHAUSTIVE) for i in bits(atoms)]
+        return proven + [Item(task.action_names[a], EXHAUSTIVE) for a in sorted(actions)], []
+    leftovers = [(task.atom_names[i], lambda b, i=i: is_reachable(engine, 1 << i, state, b)) for i in bits(atoms)]
+    leftovers += [(task.action_names[a], lambda b, a=a: is_action_reachable(engine, a, state, b))
+                  for a in sorted(actions)]
+
+    def decide(item, share: Budget) -> bool:
+        v = item[1](share)
         if v.answer is False:
-            proven.append(Item(name, v.how))
-        elif v.answer is None:
-            unknown.append(name)
+            proven.append(Item(item[0], v.how))
+        return v.answer is not None
+
+    unknown = [name for name, _ in decide_in_rounds(leftovers, decide, budget)]
     return proven, unknown
 
 
