@@ -75,11 +75,11 @@ def instructions(config: ServerConfig) -> str:
 def build_server(config: ServerConfig | None = None) -> MCPServer:
     """The MCPServer with the tools the configuration makes visible, and the PDDL resources."""
     config = config or ServerConfig()
-    names = tuple(fn.spec.name for fn in ALL_TOOLS)
-    if sorted(names) != sorted(TOOL_NAMES):  # the profile table must know every tool
-        raise RuntimeError(f"server.config.ANSWERS and the tool modules disagree: {sorted(set(names) ^ set(TOOL_NAMES))}")
+    names = {fn.spec.name for fn in ALL_TOOLS}
+    if names != set(TOOL_NAMES):  # the profile table must know every tool
+        raise RuntimeError(f"server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
     mcp = PlanningServer(SERVER_NAME, title="acptools planning server", version=package_version(),
-                    instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
+                         instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
     visible = set(config.visible_tools())
     for fn in ALL_TOOLS:
         if fn.spec.name in visible:

@@ -5,6 +5,7 @@ A leaf module (it imports nothing from the server), so every other server module
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 from importlib import metadata
@@ -210,7 +211,9 @@ class ServerConfig(BaseModel):
         names = tuple(dict.fromkeys(n.strip() for n in v if n.strip()))
         unknown = [n for n in names if n not in ANSWERS]
         if unknown:
-            raise ValueError(f"unknown tool(s) {', '.join(map(repr, unknown))}; tools: {', '.join(TOOL_NAMES)}")
+            close = difflib.get_close_matches(unknown[0], TOOL_NAMES, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"unknown tool(s) {', '.join(map(repr, unknown))}{hint}; tools: {', '.join(TOOL_NAMES)}")
         return names
 
     @model_validator(mode="after")

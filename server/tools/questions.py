@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import Budget, Questions, Task
+from acptools import Budget, Questions, Task, Verdict
 from mcp.server.mcpserver import Context
 
 from server.models import (
@@ -63,6 +63,14 @@ class Asked:
         questions = self.task.questions
         return await self.app.runner.run(lambda b: ask(questions, b), seconds), seconds
 
+    async def decide(self, budget: float | None, query: int, names: list[str],
+                     question: Callable[..., Verdict]) -> tuple[dict[str, Any], Verdict]:
+        """A yes/no ``question(questions, id, state, budget=)`` about one atom or action id: the verdict
+        fields of its result, and the verdict."""
+        v, seconds = await self.search(budget, lambda q, b: question(q, query, self.state, budget=b))
+        return dict(query=names[query], answer=v.answer, how=v.how, witness=v.witness, detail=v.detail,
+                    budget_seconds=seconds), v
+
 
 def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
     app = state_of(ctx)
@@ -70,8 +78,6 @@ def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
     return Asked(app, task, read_state(task, state))
 
 
-def _verdict(query: str, v, seconds: float) -> dict[str, Any]:
-    return dict(query=query, answer=v.answer, how=v.how, witness=v.witness, detail=v.detail, budget_seconds=seconds)
 
 
 def _items(result, limit: int | None, seconds: float) -> ItemListResult:
@@ -150,9 +156,8 @@ async def is_reachable(ctx: Context, task_id: TaskId, atom: AtomArg, state: Stat
     """Can the fluent atom ever become true from the state (reach)? true with a witness plan, false with a
     proof. Inputs: task_id, atom, state, budget."""
     a = asked(ctx, task_id, state)
-    atom_id = read_atom(a.task, atom)
-    v, seconds = await a.search(budget, lambda q, b: q.is_reachable(atom_id, a.state, budget=b))
-    return VerdictResult(**_verdict(a.task.atom_names[atom_id], v, seconds))
+    fields, _ = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, Questions.is_reachable)
+    return VerdictResult(**fields)
 
 
 @tool("Atoms that can never hold (reach)")
@@ -172,8 +177,8 @@ async def is_action_reachable(ctx: Context, task_id: TaskId, action: ActionArg, 
     with a proof. Inputs: task_id, action, state, budget."""
     a = asked(ctx, task_id, state)
     action_id = read_action(a.task, action)
-    v, seconds = await a.search(budget, lambda q, b: q.is_action_reachable(action_id, a.state, budget=b))
-    return VerdictResult(**_verdict(a.task.action_names[action_id], v, seconds))
+    fields, _ = await a.decide(budget, action_id, a.task.action_names, Questions.is_action_reachable)
+    return VerdictResult(**fields)
 
 
 @tool("Actions that never apply (areach)")
@@ -193,9 +198,8 @@ async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: State
     """Is the atom true on every plan from the state (land)? false with a witness plan that avoids it. Inputs:
     task_id, atom, state, budget."""
     a = asked(ctx, task_id, state)
-    atom_id = read_atom(a.task, atom)
-    v, seconds = await a.search(budget, lambda q, b: q.is_landmark(atom_id, a.state, budget=b))
-    return LandmarkResult(**_verdict(a.task.atom_names[atom_id], v, seconds), trivial=v.extra.get("trivial"))
+    fields, v = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, Questions.is_landmark)
+    return LandmarkResult(**fields, trivial=v.extra.get("trivial"))
 
 
 @tool("All landmarks (land)")
