@@ -9,6 +9,7 @@ Tool inputs are read by the library exactly once (``task.parse_state``, ``parse_
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import logging
 import re
@@ -34,22 +35,16 @@ MAX_NAME_CHARS = 10_000
 MAX_LIST_LIMIT = 100_000
 DEFAULT_LIST_LIMIT = 200
 
-
-
-def arg(description: str | None = None, **constraints: Any) -> Any:
-    """A tool argument's Field (described only when the instructions' conventions do not cover it)."""
-    return Field(description=description, **constraints)
-
-
+# Arguments carry a description only where the instructions' shared conventions do not cover them.
 Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
-TaskId = Annotated[str, arg(max_length=64)]
-EpisodeId = Annotated[str, arg(max_length=64)]
-StateArg = Annotated[list[Name] | None, arg()]
-AtomArg = Annotated[str, arg(max_length=MAX_NAME_CHARS)]
-ActionArg = Annotated[str, arg(max_length=MAX_NAME_CHARS)]
-PlanArg = Annotated[list[Name] | str, arg()]
-BudgetArg = Annotated[float | None, arg(gt=0)]
-LimitArg = Annotated[int | None, arg(ge=1, le=MAX_LIST_LIMIT)]
+TaskId = Annotated[str, Field(max_length=64)]
+EpisodeId = Annotated[str, Field(max_length=64)]
+StateArg = list[Name] | None
+AtomArg = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+ActionArg = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+PlanArg = list[Name] | str
+BudgetArg = Annotated[float | None, Field(gt=0)]
+LimitArg = Annotated[int | None, Field(ge=1, le=MAX_LIST_LIMIT)]
 
 
 @dataclass(frozen=True)
@@ -108,6 +103,22 @@ def _tool_error(tool_name: str, exc: Exception) -> ToolError:
     log.error("tool %s failed unexpectedly", tool_name, exc_info=exc)
     return ToolError(f"internal error in {tool_name} ({type(exc).__name__}); the server is still running. "
                      "Please report this together with the arguments that caused it.")
+
+
+# ---- the scorer -------------------------------------------------------------------------------
+
+SCORER_MODULE = "acptools.scoring"
+
+
+@functools.cache
+def scorer() -> Any:
+    """The scorer module, imported on first use (it loads the answer grammar, which the other tools never
+    need); None when this environment lacks it, so the other tools keep working."""
+    try:
+        return importlib.import_module(SCORER_MODULE)
+    except ImportError:
+        log.warning("%s cannot be imported; score_answer is unavailable", SCORER_MODULE)
+        return None
 
 
 # ---- names, read once --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from acptools import Budget, Questions, Task, Verdict
 from mcp.server.mcpserver import Context
+from pydantic import Field
 
 from server.models import (
     ActionValue,
@@ -38,7 +39,6 @@ from server.tools.common import (
     PlanArg,
     StateArg,
     TaskId,
-    arg,
     read_action,
     read_atom,
     read_plan,
@@ -98,8 +98,8 @@ def list_applicable(
     ctx: Context,
     task_id: TaskId,
     state: StateArg = None,
-    limit: Annotated[int | None, arg(ge=1, le=MAX_LIST_LIMIT)] = None,
-    offset: Annotated[int, arg(ge=0)] = 0,
+    limit: Annotated[int | None, Field(ge=1, le=MAX_LIST_LIMIT)] = None,
+    offset: Annotated[int, Field(ge=0)] = 0,
 ) -> ListApplicableResult:
     """The ground actions applicable in a state, sorted by name (app). Inputs: task_id, state, limit and offset
     (to page)."""
@@ -233,7 +233,7 @@ async def plan(
     ctx: Context,
     task_id: TaskId,
     state: StateArg = None,
-    optimal: Annotated[bool, arg()] = True,
+    optimal: bool = True,
     budget: BudgetArg = None,
 ) -> PlanResult:
     """A plan from the state to the goal: a shortest one (default) or, with optimal=false, the first greedy

@@ -3,45 +3,29 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib
-import logging
 import math
 from typing import Annotated, Any
 
 from acptools.answers import canonical_task
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from server.models import ScoreResult
 from server.state import ServerState, state_of
 from server.stores import check_text_size
 from server.tools.common import (
     MAX_NAME_CHARS,
+    SCORER_MODULE,
     BudgetArg,
     Name,
     StateArg,
-    arg,
     read_action,
     read_plan,
     read_state,
+    scorer,
     tool,
 )
-
-log = logging.getLogger("acptools.server")
-SCORER_MODULE = "acptools.scoring"
-
-
-@functools.cache
-def scorer():
-    """The scorer module, imported on first use (it loads the answer grammar); None when this environment
-    lacks it, so the other tools keep working."""
-    try:
-        return importlib.import_module(SCORER_MODULE)
-    except ImportError:
-        log.warning("%s cannot be imported; score_answer is unavailable", SCORER_MODULE)
-        return None
 
 
 def _jsonable(value: Any) -> Any:
@@ -95,14 +79,14 @@ def _task_call(module, app: ServerState, kind: str, response: str, task_id: str,
 @tool("Grade an answer")
 async def score_answer(
     ctx: Context,
-    task: Annotated[str, arg("The question kind, e.g. nexta.", max_length=64)],
-    response: Annotated[str, arg()],
-    record: Annotated[dict[str, Any] | None, arg()] = None,
-    task_id: Annotated[str | None, arg(max_length=64)] = None,
+    task: Annotated[str, Field(description="The question kind, e.g. nexta.", max_length=64)],
+    response: str,
+    record: dict[str, Any] | None = None,
+    task_id: Annotated[str | None, Field(max_length=64)] = None,
     state: StateArg = None,
-    action: Annotated[str | None, arg(max_length=MAX_NAME_CHARS)] = None,
-    plan: Annotated[list[Name] | str | None, arg()] = None,
-    semantics: Annotated[str, arg("exact or reference.", max_length=32)] = "exact",
+    action: Annotated[str | None, Field(max_length=MAX_NAME_CHARS)] = None,
+    plan: list[Name] | str | None = None,
+    semantics: Annotated[str, Field(description="exact or reference.", max_length=32)] = "exact",
     budget: BudgetArg = None,
 ) -> ScoreResult:
     """Grade a free-text answer to an ACP question by proof: score 1, 0 or null, why, and a witness. Inputs:

@@ -13,13 +13,13 @@ from acptools.describe import describe
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources.types import TextResource
+from pydantic import Field
 
 from server.config import SERVER_NAME, TOOL_NAMES, package_version
 from server.models import ExampleInfo, ListExamplesResult, LoadTaskResult, ServerInfo
 from server.state import state_of
 from server.stores import ToolCacheMiss, example_ids
-from server.tools.common import LOADS, arg, tool
-from server.tools.scoring import scorer
+from server.tools.common import LOADS, scorer, tool
 
 EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
 
@@ -76,9 +76,9 @@ def list_examples() -> ListExamplesResult:
 @tool("Load a PDDL task", LOADS)
 def load_task(
     ctx: Context,
-    domain: Annotated[str | None, arg("PDDL text (or a path below --root).")] = None,
-    problem: Annotated[str | None, arg("PDDL text (or a path below --root).")] = None,
-    example: Annotated[str | None, arg(max_length=200)] = None,
+    domain: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
+    problem: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
+    example: Annotated[str | None, Field(max_length=200)] = None,
 ) -> LoadTaskResult:
     """Parse and ground a PDDL task: its task_id (a content hash) and a summary (objects, predicates, actions,
     init, goal). Inputs: domain and problem, or example."""
