@@ -186,9 +186,17 @@ class GroundedTask:
         return state
 
     def parse_plan(self, plan, where: str = "plan") -> list[int]:
-        """Action ids of a plan: a list of action strings, or one string '(a x) (b y)' / one per
-        line. Errors say which step is wrong (`plan[3]`)."""
-        return [self.parse_action(a, f"{where}[{k}]") for k, a in enumerate(split_plan(plan))]
+        """Action ids of a plan: a list of action strings (or ids, kept as they are), or one string
+        '(a x) (b y)' / one per line. Errors say which step is wrong (`plan[3]`)."""
+        return [self.action_id(a, f"{where}[{k}]") for k, a in enumerate(split_plan(plan))]
+
+    def action_id(self, action, where: str = "action") -> int:
+        """Id of an action given by name (parsed) or by id (checked)."""
+        if not isinstance(action, int) or isinstance(action, bool):
+            return self.parse_action(action, where)
+        if not 0 <= action < len(self.action_names):
+            raise AcpError(f"no action has id {action}", where, "pass action names")
+        return action
 
     def names(self, mask: int) -> list[str]:
         """Sorted names of the atoms in `mask` (a state, or any set of atoms)."""

@@ -33,7 +33,7 @@ from acptools.dataset import domain_name, load_records  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from server import ServerConfig, build_server  # noqa: E402
-from server.app import Limits  # noqa: E402
+from server.config import Limits  # noqa: E402
 
 DEFAULT_DATA = "acpbench-hard"  # the bundled copy (acptools.dataset)
 TARGETS_MS = {

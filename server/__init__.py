@@ -1,8 +1,10 @@
 """MCP server for acptools: the MCP layer only (all planning logic lives in ``acptools``).
 
-Modules: :mod:`server.app` (config, CLI, transports, bearer auth, path guard), :mod:`server.tools` (the tools
-and resources), :mod:`server.models` (pydantic results), :mod:`server.registry` (task cache, episodes, input
-checks), :mod:`server.runner` (searches off the event loop, budgets, cancellation), :mod:`server.cache`.
+Modules: :mod:`server.config` (limits, configuration, path rules, tool profiles), :mod:`server.http`
+(bearer token, transport security), :mod:`server.app` (build, serve, CLI), :mod:`server.state` (what the
+tools share, through the SDK's lifespan context), :mod:`server.stores` (task and episode stores),
+:mod:`server.runner` (searches off the event loop, cancellable budgets), :mod:`server.models` (results),
+:mod:`server.tools` (the tools).
 
 Entry points:
 
@@ -12,32 +14,17 @@ Entry points:
 
 from __future__ import annotations
 
-from importlib import metadata as _metadata
-
-SERVER_NAME = "acptools"
-
-
-def _package_version() -> str:
-    # Do not import the planning library here: the server package must stay
-    # importable (and cheap to import) on its own.
-    try:
-        return _metadata.version("acptools")
-    except _metadata.PackageNotFoundError:
-        return "0.0.0+unknown"
-
-
-__version__ = _package_version()
-
-from server.app import (  # noqa: E402
-    ServerConfig,
+from server.app import build_http_app, build_server, main
+from server.config import (
+    SERVER_NAME,
     ConfigError,
     PathAccessError,
-    build_server,
-    build_http_app,
-    main,
+    ServerConfig,
+    package_version,
     resolve_under_root,
 )
-from server.cache import BoundedCache, CacheKeyError  # noqa: E402
+
+__version__ = package_version()
 
 __all__ = [
     "SERVER_NAME",
@@ -49,6 +36,4 @@ __all__ = [
     "build_http_app",
     "main",
     "resolve_under_root",
-    "BoundedCache",
-    "CacheKeyError",
 ]

@@ -1,292 +1,103 @@
-"""Server configuration, construction, HTTP auth and the command-line entry point.
+"""Build the server (tools, resources, instructions, lifespan), serve it, and the command line.
 
-No planning logic lives here; tools are registered by :mod:`server.tools`.
+The only module that imports the tool modules. No planning logic lives here.
 """
 
 from __future__ import annotations
 
 import argparse
-import hmac
-import ipaddress
-import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
 
-TOKEN_ENV_VAR = "ACPTOOLS_TOKEN"
-LOG_LEVEL_ENV_VAR = "ACPTOOLS_LOG_LEVEL"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
-DEFAULT_HTTP_PATH = "/mcp"
+from server.config import (
+    DEFAULT_HOST,
+    DEFAULT_HTTP_PATH,
+    DEFAULT_PORT,
+    LOG_LEVEL_ENV_VAR,
+    PROFILE_HELP,
+    SERVER_NAME,
+    TOKEN_ENV_VAR,
+    TOOL_NAMES,
+    ConfigError,
+    Limits,
+    ServerConfig,
+    package_version,
+)
+from server.http import BearerTokenMiddleware, transport_security
+from server.schema import compact_arguments, compact_result
+from server.state import lifespan
+from server.tools import episodes, questions, scoring, tasks
 
-Transport = Literal["stdio", "streamable-http"]
-LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
-
-
-class ConfigError(ValueError):
-    """Invalid server configuration (reported on stderr by :func:`main`, exit status 2)."""
-
-
-class PathAccessError(ToolError, ValueError):
-    """A path is outside the configured root, or filesystem access is disabled.
-
-    A ``ToolError``, so raised inside a tool the client gets ``isError`` with this message.
-    """
-
-
-# ---------------------------------------------------------------------------
-# Configuration
-# ---------------------------------------------------------------------------
+ALL_TOOLS = (*tasks.TOOLS, *questions.TOOLS, *scoring.TOOLS, *episodes.TOOLS)
 
 
-def is_loopback_host(host: str) -> bool:
-    """True for ``localhost`` and loopback IP literals (127.0.0.0/8, ::1)."""
-    h = host.strip().lower()
-    if h.startswith("[") and h.endswith("]"):
-        h = h[1:-1]
-    if h == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(h).is_loopback
-    except ValueError:
-        return False  # any other hostname (or "", "0.0.0.0", "::") counts as non-loopback
+class PlanningServer(MCPServer):
+    """An MCPServer whose tools/list sends every schema short (see server.schema)."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [tool.model_copy(update={"input_schema": compact_arguments(tool.input_schema),
+                                        "output_schema": compact_result(tool.output_schema)})
+                for tool in await super().list_tools()]
 
 
-class Limits(BaseModel):
-    """Resource limits enforced by the planning tools."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_tasks: int = Field(default=32, ge=1, description="Maximum number of parsed tasks kept in memory.")
-    max_episodes: int = Field(default=64, ge=1, description="Maximum number of live episodes kept in memory.")
-    max_pddl_bytes: int = Field(default=1_000_000, ge=1, description="Maximum size of one PDDL text, in bytes.")
-    max_plan_length: int = Field(default=10_000, ge=1, description="Maximum number of actions in a plan.")
-    max_ground_actions: int = Field(
-        default=500_000, ge=1, description="Maximum number of ground actions a loaded task may have (after grounding)."
+def instructions(config: ServerConfig) -> str:
+    """The conventions every tool shares, said once (tool descriptions stay short)."""
+    limits = config.limits
+    text = (
+        "Proven answers about PDDL planning tasks. Start with load_task (PDDL text, or example=<name>); it returns "
+        "a task_id that the other tools take. Bundled examples need no load_task: pass task_id='example:<name>' "
+        "(e.g. example:ferry) or the id list_examples shows.\n"
+        "Names: atoms and actions are written '(at c1 l0)' and '(board c1 l0)'; case, commas and extra spaces do "
+        "not matter; an unknown name is an error with a did-you-mean. A plan is a list of actions, or one string "
+        "'(a x) (b y)' or one action per line. Plan indices are 0-based.\n"
+        "States: a list of fluent atoms under the closed-world assumption (atoms left out are false); static "
+        "facts come from the problem; omit the state to use the initial state.\n"
+        f"Budgets: `budget` is search seconds (default {limits.default_budget:g}, at most {limits.max_budget:g}). "
+        "When it runs out the answer is null / known=false with how='unknown': never a guess.\n"
+        "How it is known: 'witness-plan' (replay the witness with validate_plan), 'holds-in-state' (empty "
+        "witness), proofs of 'no': 'static-facts', 'delete-relaxation', 'h2-mutex', 'exhaustive-search'; "
+        "'trivial' for landmarks. h* comes from an exact search named in `how`. List results give a `how` per "
+        "item and complete=true when the list is exact.\n"
+        "Errors say what, where (argument, list index, PDDL line and column) and what to do. server_info shows "
+        "the limits and the tool profile."
     )
-    default_budget: float = Field(
-        default=30.0, gt=0, description="Search budget in seconds used when a tool call gives no budget."
-    )
-    max_budget: float = Field(
-        default=600.0, gt=0, description="Largest search budget in seconds a tool call may ask for."
-    )
-    max_concurrent_searches: int = Field(
-        default=2, ge=1, description="How many long searches may run at once (others wait their turn)."
-    )
-
-    @model_validator(mode="after")
-    def _default_budget_within_max(self) -> Limits:
-        if self.default_budget > self.max_budget:
-            raise ValueError(
-                f"the default budget ({self.default_budget} s, --default-budget) must not exceed the maximum budget "
-                f"({self.max_budget} s, --max-budget)"
-            )
-        return self
-
-
-class ServerConfig(BaseModel):
-    """Everything the server needs to start; built by :func:`parse_args` or directly in tests."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    transport: Transport = "stdio"
-    host: str = DEFAULT_HOST
-    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
-    http_path: str = DEFAULT_HTTP_PATH
-    token: SecretStr | None = None
-    root: Path | None = None
-    limits: Limits = Field(default_factory=Limits)
-    log_level: LogLevel = "INFO"
-
-    @field_validator("host")
-    @classmethod
-    def _normalize_host(cls, v: str) -> str:
-        v = v.strip()
-        if v.startswith("[") and v.endswith("]"):  # "[::1]" -> "::1" (what uvicorn expects)
-            v = v[1:-1]
-        return v
-
-    @field_validator("token", mode="before")
-    @classmethod
-    def _empty_token_is_none(cls, v: Any) -> Any:
-        if isinstance(v, str) and v.strip() == "":
-            return None
-        return v
-
-    @field_validator("token")
-    @classmethod
-    def _token_is_header_safe(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None:
-            raw = v.get_secret_value()
-            if any(c.isspace() for c in raw) or not raw.isprintable() or not raw.isascii():
-                raise ValueError("token must be printable ASCII without whitespace")
-        return v
-
-    @field_validator("root")
-    @classmethod
-    def _root_is_directory(cls, v: Path | None) -> Path | None:
-        if v is None:
-            return None
-        resolved = Path(v).expanduser().resolve()
-        if not resolved.is_dir():
-            raise ValueError(f"root {str(v)!r} is not an existing directory")
-        return resolved
-
-    @field_validator("http_path")
-    @classmethod
-    def _path_starts_with_slash(cls, v: str) -> str:
-        if not v.startswith("/"):
-            raise ValueError("http_path must start with '/'")
-        return v
-
-    @model_validator(mode="after")
-    def _refuse_open_bind_without_token(self) -> ServerConfig:
-        if self.transport == "streamable-http" and self.token is None and not is_loopback_host(self.host):
-            raise ValueError(
-                f"refusing to serve streamable-http on non-loopback host {self.host!r} without a bearer token: "
-                f"pass --token TOKEN or set {TOKEN_ENV_VAR}, or bind to 127.0.0.1"
-            )
-        return self
-
-    @property
-    def filesystem_access(self) -> bool:
-        return self.root is not None
-
-    def resolve_under_root(self, path: str | os.PathLike[str]) -> Path:
-        return resolve_under_root(path, self.root)
-
-    def token_value(self) -> str | None:
-        return None if self.token is None else self.token.get_secret_value()
-
-    def max_request_body_bytes(self) -> int:
-        """HTTP body cap: room for a domain + problem at the PDDL limit, JSON-escaped."""
-        return max(DEFAULT_MAX_REQUEST_BODY_SIZE, 3 * self.limits.max_pddl_bytes + (1 << 20))
-
-
-def resolve_under_root(path: str | os.PathLike[str], root: Path | None) -> Path:
-    """Resolve ``path`` (relative paths are taken relative to ``root``) and require it to stay inside ``root``.
-
-    Symlinks are resolved before the check, so a link pointing outside the root is rejected too.
-    Raises :class:`PathAccessError` when ``root`` is None (filesystem access disabled), when the path
-    escapes the root, or when it is malformed.
-    """
-    if root is None:
-        raise PathAccessError("filesystem access is disabled: start the server with --root DIR to allow reading files")
-    raw = os.fspath(path)
-    if not isinstance(raw, str) or raw == "":
-        raise PathAccessError("path must be a non-empty string")
-    if "\x00" in raw:
-        raise PathAccessError("path must not contain NUL characters")
-    root_resolved = Path(root).resolve()
-    candidate = Path(raw).expanduser() if raw.startswith("~") else Path(raw)
-    if not candidate.is_absolute():
-        candidate = root_resolved / candidate
-    try:
-        resolved = candidate.resolve()
-    except (OSError, RuntimeError) as exc:  # symlink loops etc.
-        raise PathAccessError(f"cannot resolve path {raw!r}: {exc}") from None
-    if not resolved.is_relative_to(root_resolved):
-        raise PathAccessError(f"path {raw!r} is outside the allowed root directory {str(root_resolved)!r}")
-    return resolved
-
-
-# ---------------------------------------------------------------------------
-# Server construction
-# ---------------------------------------------------------------------------
+    if config.profile is not None:
+        text += f" This server runs with profile {config.profile!r}: tools that would answer for you are hidden."
+    return text
 
 
 def build_server(config: ServerConfig | None = None) -> MCPServer:
-    """Create the MCPServer and register all tools/resources (see :mod:`server.tools`)."""
-    from server import SERVER_NAME, __version__, tools
-
+    """The MCPServer with the tools the configuration makes visible, and the PDDL resources."""
     config = config or ServerConfig()
-    mcp = MCPServer(
-        SERVER_NAME,
-        title="acptools planning server",
-        version=__version__,
-        instructions=(
-            "Proven answers about PDDL planning tasks. Start with load_task (PDDL text, or example=<name> from "
-            "list_examples); it returns a task_id that every other tool takes. States are lists of ground fluent "
-            "atoms like \"(at c1 l0)\" under the closed-world assumption (unlisted atoms are false); omit a state "
-            "to use the task's initial state. Every verdict says how it is known (a witness plan you can replay "
-            "with validate_plan, or a proof kind) or says 'unknown' when its budget (seconds) ran out. "
-            "server_info shows the limits."
-        ),
-        log_level=config.log_level,
-    )
-    tools.register(mcp, config)
+    names = {fn.spec.name for fn in ALL_TOOLS}
+    if names != set(TOOL_NAMES):  # the profile table must know every tool
+        raise RuntimeError(f"server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
+    mcp = PlanningServer(SERVER_NAME, title="acptools planning server", version=package_version(),
+                         instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
+    visible = set(config.visible_tools())
+    for fn in ALL_TOOLS:
+        if fn.spec.name in visible:
+            mcp.add_tool(fn, name=fn.spec.name, title=fn.spec.title, description=fn.spec.description,
+                         annotations=fn.spec.annotations)
+    _add_resources(mcp)
     return mcp
 
 
-class BearerTokenMiddleware:
-    """Pure ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``.
-
-    Lifespan events pass through untouched.  Comparison is constant-time.
-    """
-
-    def __init__(self, app: Any, token: str) -> None:
-        if not token:
-            raise ValueError("token must be non-empty")
-        self.app = app
-        self._expected = token.encode("ascii")
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        supplied: bytes | None = None
-        for name, value in scope.get("headers", ()):
-            if name == b"authorization":
-                supplied = value
-                break
-        if supplied is not None:
-            scheme, _, credentials = supplied.strip().partition(b" ")
-            if scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._expected):
-                await self.app(scope, receive, send)
-                return
-        if scope["type"] == "websocket":  # pragma: no cover - no websocket routes today
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        if supplied is None:
-            challenge = b'Bearer realm="acptools"'
-            message = "missing bearer token: send 'Authorization: Bearer <token>'"
-        else:
-            challenge = b'Bearer realm="acptools", error="invalid_token"'
-            message = "invalid bearer token"
-        body = json.dumps({"error": "unauthorized", "message": message}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", challenge),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
-
-
-def _transport_security(config: ServerConfig) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection for loopback binds (the SDK only auto-enables it for three exact names)."""
-    if not is_loopback_host(config.host):
-        return None  # reachable from elsewhere anyway; the bearer token is the protection
-    host = config.host.strip("[]")
-    host_pattern = f"[{host}]" if ":" in host else host
-    hosts = {"127.0.0.1", "localhost", "[::1]", host_pattern}
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=sorted(f"{h}:*" for h in hosts),
-        allowed_origins=sorted(f"http://{h}:*" for h in hosts),
-    )
+def _add_resources(mcp: MCPServer) -> None:
+    mcp.resource("acptools://examples", name="examples", title="Bundled example tasks",
+                 mime_type="application/json")(tasks.examples_index)
+    for resource in tasks.example_resources():
+        mcp.add_resource(resource)
+    mcp.resource("acptools://tasks/{task_id}/domain.pddl", name="task-domain", mime_type="text/plain")(
+        tasks.task_domain)
+    mcp.resource("acptools://tasks/{task_id}/problem.pddl", name="task-problem", mime_type="text/plain")(
+        tasks.task_problem)
 
 
 def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any:
@@ -295,7 +106,7 @@ def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any
     app: Any = server.streamable_http_app(
         streamable_http_path=config.http_path,
         host=config.host,
-        transport_security=_transport_security(config),
+        transport_security=transport_security(config),
         max_request_body_size=config.max_request_body_bytes(),
     )
     token = config.token_value()
@@ -313,14 +124,8 @@ def serve(config: ServerConfig) -> None:
     import uvicorn
 
     app = build_http_app(config, server)
-    uv_config = uvicorn.Config(
-        app,
-        host=config.host,
-        port=config.port,
-        log_level=config.log_level.lower(),
-        lifespan="on",
-        timeout_graceful_shutdown=5,
-    )
+    uv_config = uvicorn.Config(app, host=config.host, port=config.port, log_level=config.log_level.lower(),
+                               lifespan="on", timeout_graceful_shutdown=5)
     uvicorn.Server(uv_config).run()
 
 
@@ -331,10 +136,7 @@ def serve(config: ServerConfig) -> None:
 
 def _build_parser() -> argparse.ArgumentParser:
     d = Limits()
-    p = argparse.ArgumentParser(
-        prog="acptools-server",
-        description="MCP server exposing acptools planning tools.",
-    )
+    p = argparse.ArgumentParser(prog="acptools-server", description="MCP server exposing acptools planning tools.")
     p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio", help="default: stdio")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})")
@@ -346,6 +148,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "command lines are visible to other local users)",
     )
     p.add_argument("--root", default=None, help="directory tools may read files from (default: no filesystem access)")
+    p.add_argument("--profile", default=None, help=f"hide tools from an agent under test: {PROFILE_HELP}")
+    p.add_argument("--tools", default=None, metavar="NAME,...", help="list only these tools (comma-separated)")
     p.add_argument("--max-tasks", type=int, default=d.max_tasks)
     p.add_argument("--max-episodes", type=int, default=d.max_episodes)
     p.add_argument("--max-pddl-bytes", type=int, default=d.max_pddl_bytes)
@@ -367,7 +171,7 @@ def _build_parser() -> argparse.ArgumentParser:
 def _format_validation_error(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
-        fields = [str(x) for x in err["loc"] if x != "limits"]
+        fields = [str(x) for x in err["loc"] if x != "limits" and not isinstance(x, int)]
         flag = "--" + fields[-1].replace("_", "-") if fields else ""
         msg = err["msg"].removeprefix("Value error, ")
         parts.append(f"{flag}: {msg}" if flag else msg)
@@ -389,6 +193,8 @@ def parse_args(argv: Sequence[str] | None = None, environ: dict[str, str] | None
             token=token,
             root=ns.root,
             log_level=log_level,
+            profile=ns.profile,
+            tools=None if ns.tools is None else tuple(ns.tools.split(",")),
             limits=Limits(
                 max_tasks=ns.max_tasks,
                 max_episodes=ns.max_episodes,

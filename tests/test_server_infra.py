@@ -25,15 +25,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from server import (
-    BoundedCache,
-    CacheKeyError,
     ConfigError,
     PathAccessError,
     ServerConfig,
     build_server,
     resolve_under_root,
 )
-from server.app import Limits, is_loopback_host, parse_args
+from server.app import parse_args
+from server.config import Limits, is_loopback_host
+from server.stores import ToolCache, ToolCacheMiss
 
 REPO = Path(__file__).resolve().parents[1]
 CALL_TIMEOUT = 60  # seconds, for any whole client interaction
@@ -95,10 +95,10 @@ async def test_inprocess_server_info_and_tool_listing(mode: str, tmp_path: Path)
 
 @pytest.mark.anyio
 async def test_tool_errors_reach_client_as_is_error_without_traceback(tmp_path: Path) -> None:
-    """PathAccessError / CacheKeyError raised inside a tool -> isError + message; crashes are masked."""
+    """PathAccessError / ToolCacheMiss raised inside a tool -> isError + message; crashes are masked."""
     config = ServerConfig(root=tmp_path)
     mcp = build_server(config)
-    cache: BoundedCache[str, int] = BoundedCache(1, kind="task")
+    cache: ToolCache[str, int] = ToolCache(1, kind="task")
 
     @mcp.tool()
     def read_under_root(path: str) -> str:
@@ -375,20 +375,20 @@ def test_resolve_under_root(tmp_path: Path) -> None:
 
 
 def test_bounded_cache_evicts_lru() -> None:
-    cache: BoundedCache[str, int] = BoundedCache(2, kind="episode")
+    cache: ToolCache[str, int] = ToolCache(2, kind="episode")
     assert cache.put("a", 1) == []
     assert cache.put("b", 2) == []
     assert cache.get("a") == 1  # "a" becomes most recently used
     assert cache.put("c", 3) == ["b"]
     assert "b" not in cache and len(cache) == 2 and cache.keys() == ["a", "c"]
 
-    with pytest.raises(CacheKeyError) as evicted:
+    with pytest.raises(ToolCacheMiss) as evicted:
         cache.get("b")
     assert evicted.value.evicted is True and evicted.value.key == "b"
     assert "evicted" in str(evicted.value) and "at most 2 episodes" in str(evicted.value)
     assert isinstance(evicted.value, KeyError) and isinstance(evicted.value, ToolError)
 
-    with pytest.raises(CacheKeyError) as unknown:
+    with pytest.raises(ToolCacheMiss) as unknown:
         cache.get("zzz")
     assert unknown.value.evicted is False and str(unknown.value) == "unknown episode 'zzz'"
 
@@ -397,14 +397,14 @@ def test_bounded_cache_evicts_lru() -> None:
     assert cache.put("b", 20) == ["c"]
     assert cache.get("b") == 20 and cache.get("a") == 10
     assert cache.pop("a") == 10 and "a" not in cache
-    with pytest.raises(CacheKeyError):
+    with pytest.raises(ToolCacheMiss):
         cache.pop("a")
     with pytest.raises(ValueError):
-        BoundedCache(0)
+        ToolCache(0)
 
 
 def test_bounded_cache_thread_safety() -> None:
-    cache: BoundedCache[int, int] = BoundedCache(50)
+    cache: ToolCache[int, int] = ToolCache(50)
     errors: list[BaseException] = []
 
     def worker(offset: int) -> None:
@@ -414,7 +414,7 @@ def test_bounded_cache_thread_safety() -> None:
                 cache.put(key, i)
                 try:
                     assert cache.get(key) == i
-                except CacheKeyError:
+                except ToolCacheMiss:
                     pass  # evicted by another thread in between: allowed
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)

@@ -18,9 +18,9 @@ from acptools import examples, load_task
 from mcp import Client
 
 from server import ServerConfig, build_server
-from server import tools as server_tools
-from server.app import Limits
-from server.runner import CancellableBudget
+from server.config import Limits
+from server.runner import SearchRunner
+from server.tools import scoring as scoring_tools
 
 from conftest import records as bundled_records
 
@@ -685,34 +685,40 @@ async def test_episode_suboptimal_steps_and_bounded_store() -> None:
 
 
 # ---------------------------------------------------------------------------
-# budgets (unit level: the budget object the runner hands the library)
+# budgets (unit level: the budget the runner hands the library)
 # ---------------------------------------------------------------------------
 
 
-def test_cancellable_budget() -> None:
-    from acptools.errors import BudgetExceeded
-    from acptools.questions import Questions
+@pytest.mark.anyio
+async def test_runner_budget_is_the_library_budget_and_cancels() -> None:
+    from acptools import Budget, BudgetExceeded
 
-    from server.runner import budgeted_questions
-
-    # the hook the runner relies on (this test catches a rename)
-    assert callable(getattr(Questions, "as_budget", None))
-    task = load_task(*examples.texts("ferry"))
-    hooked = CancellableBudget(3.0, None)
-    view = budgeted_questions(task, hooked)
-    assert view.as_budget(60.0) is hooked and view.engine is task.questions.engine
-    assert view.optimizer is task.questions.optimizer
-
-    b = CancellableBudget(10.0, None)
-    b.spend()
-    assert 9 < b.left() <= 10
-    b.cancel.set()
+    seen = []
+    runner = SearchRunner(1)
+    assert await runner.run(lambda b: seen.append(b) or "done", 10.0) == "done"
+    b = seen[0]
+    assert type(b) is Budget and b.seconds == 10.0 and b.cancel is not None
+    assert b.cancel.is_set()  # a finished call's budget is spent: nothing it started may keep running
     with pytest.raises(BudgetExceeded, match="cancelled"):
         b.spend()
     assert b.left() == 0.0 and b.wall() == 0.0  # a cancelled budget leaves outside planners no time
     child = b.child(5.0)  # slices the library takes share the cancellation
     with pytest.raises(BudgetExceeded, match="cancelled"):
         child.spend()
+
+    # the library spends the runner's budget itself: cancelling the call stops a real search (exact h* of
+    # the 65-step ferry record takes far longer than this test waits)
+    record = next(r for r in bundled_records("test", "nexta") if str(r["answer"]["opt"]) == "65")
+    task = load_task(record["PDDL_domain"], record["PDDL_problem"])
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(runner.run, lambda b: task.questions.h_star(budget=b), 120.0)
+            while runner.running == 0:
+                await anyio.sleep(0.02)
+            tg.cancel_scope.cancel()
+        while runner.running:  # the worker thread winds down at its next budget check
+            await anyio.sleep(0.05)
+    assert runner.cancelled == 1 and runner.waiting == 0
 
 
 # ---------------------------------------------------------------------------
@@ -735,7 +741,7 @@ async def _replay_score_witness(t: Tools, tid: str, result: dict, state: list[st
 @pytest.mark.anyio
 async def test_score_answer_missing_scorer_is_a_clear_error(monkeypatch) -> None:
     """A server whose environment lacks the scorer says so (simulated: the scorer is always installed here)."""
-    monkeypatch.setitem(server_tools._scorer_state, "module", None)
+    monkeypatch.setattr(scoring_tools, "scorer", lambda: None)
     with anyio.fail_after(CALL_TIMEOUT):
         async with connect() as client:
             t = Tools(client)

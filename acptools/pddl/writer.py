@@ -4,7 +4,7 @@ task compiled so that only some ground actions may come first)."""
 from __future__ import annotations
 
 
-def _params(params) -> str:
+def typed_list(params) -> str:
     """Typed names (variables, objects or constants): `a - t b - (either t1 t2)`."""
     return " ".join(f"{v} - {t[0]}" if len(t) == 1 else f"{v} - (either {' '.join(t)})" for v, t in params)
 
@@ -24,7 +24,7 @@ def formula(f: tuple) -> str:
     if tag == "imply":
         return f"(imply {formula(f[1])} {formula(f[2])})"
     if tag in ("forall", "exists"):
-        return f"({tag} ({_params(f[1])}) {formula(f[2])})"
+        return f"({tag} ({typed_list(f[1])}) {formula(f[2])})"
     raise ValueError(f"cannot write formula {tag!r}")
 
 
@@ -37,7 +37,7 @@ def effect(e: tuple) -> str:
     if tag == "and":
         return f"(and {' '.join(effect(x) for x in e[1])})"
     if tag == "forall":
-        return f"(forall ({_params(e[1])}) {effect(e[2])})"
+        return f"(forall ({typed_list(e[1])}) {effect(e[2])})"
     if tag == "when":
         return f"(when {formula(e[1])} {effect(e[2])})"
     raise ValueError(f"cannot write effect {tag!r}")
@@ -59,17 +59,17 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
         raise ValueError("a type with several parent types cannot be written for outside planners")
     types = " ".join(f"{t} - {parents[0]}" for t, parents in sorted(domain.supertypes.items())
                      if t != "object" and parents)
-    constants = _params(sorted(domain.constants.items()))
-    predicates = [f"({p.name} {_params(p.params)})" for p in domain.predicates.values()]
+    constants = typed_list(sorted(domain.constants.items()))
+    predicates = [f"({p.name} {typed_list(p.params)})" for p in domain.predicates.values()]
     actions = []
     for a in domain.actions.values():
         pre, eff = formula(a.precondition), effect(a.effect)
         if first_action_gate:
             variables = " ".join(v for v, _ in a.params)
-            predicates.append(f"({allowed_predicate(a.name)} {_params(a.params)})")
+            predicates.append(f"({allowed_predicate(a.name)} {typed_list(a.params)})")
             pre = f"(and {pre} (or ({STARTED}) ({allowed_predicate(a.name)} {variables})))"
             eff = f"(and {eff} ({STARTED}))"
-        actions.append(f" (:action {a.name}\n  :parameters ({_params(a.params)})\n  :precondition {pre}\n"
+        actions.append(f" (:action {a.name}\n  :parameters ({typed_list(a.params)})\n  :precondition {pre}\n"
                        f"  :effect {eff})")
     if first_action_gate:
         predicates.append(f"({STARTED})")
@@ -81,7 +81,7 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
 
 def write_problem(problem, domain_name: str, true_atoms) -> str:
     """The problem with `true_atoms` (pairs of predicate and arguments) as its initial state."""
-    objects = _params(sorted(problem.objects.items()))
+    objects = typed_list(sorted(problem.objects.items()))
     init = " ".join("(" + " ".join((p,) + tuple(a)) + ")" for p, a in sorted(true_atoms))
     return (f"(define (problem {problem.name})\n (:domain {domain_name})\n (:objects {objects})\n"
             f" (:init {init})\n (:goal {formula(problem.goal)}))\n")

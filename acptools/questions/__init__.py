@@ -82,7 +82,7 @@ class Questions:
         return Budget(DEFAULT_SECONDS if budget is None else budget, None)
 
     def _action(self, action) -> int:
-        return action if isinstance(action, int) else self.task.parse_action(action, "action")
+        return self.task.action_id(action, "action")
 
     def _atom(self, atom) -> int:
         return atom if isinstance(atom, int) else self.task.parse_atom(atom, where="atom")

@@ -15,6 +15,7 @@ class Progression:
     positive_effects: list[str]         # t \ s
     negative_effects: list[str]         # s \ t
     unsatisfied_preconditions: list[str]
+    goal_reached: bool = False          # the returned state satisfies the goal
 
 
 @dataclass
@@ -50,9 +51,11 @@ def progress(task: GroundedTask, action: int, state: int) -> Progression:
     name = task.action_names[action]
     op = task.op_for(action, state)
     if op is None:
-        return Progression(name, False, task.names(state), [], [], task.unsatisfied(action, state).describe())
+        return Progression(name, False, task.names(state), [], [], task.unsatisfied(action, state).describe(),
+                           task.is_goal(state))
     nxt = task.apply_op(op, state)
-    return Progression(name, True, task.names(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [])
+    return Progression(name, True, task.names(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [],
+                       task.is_goal(nxt))
 
 
 def unmet_goals(task: GroundedTask, state: int) -> list[str]:

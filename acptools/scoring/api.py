@@ -43,7 +43,7 @@ def check_stored(q: Question, where: str) -> None:
                        "reference semantics scores against the stored answer; use --semantics exact")
 
 
-def grade(q: Question, response, semantics: str = "exact", budget: float | None = None,
+def grade(q: Question, response, semantics: str = "exact", budget: "float | Budget | None" = None,
           until: bool = True) -> tuple[Outcome, dict]:
     """(Outcome, parsed-as-JSON) for a response to a question. Reading the response spends the
     budget too when it is a Budget (a huge response ends `unknown`, never running on)."""
@@ -62,7 +62,7 @@ def grade(q: Question, response, semantics: str = "exact", budget: float | None 
     return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
 
 
-def score_response(record: dict, response: str, semantics: str = "exact", budget: float | None = None,
+def score_response(record: dict, response: str, semantics: str = "exact", budget: "float | Budget | None" = None,
                    model: str | None = None, until: bool = True) -> ItemScore:
     """Grade a free-text `response` to an ACPBench Hard `record` (a dict with its PDDL).
 
@@ -85,12 +85,14 @@ def score_response(record: dict, response: str, semantics: str = "exact", budget
 
 
 def score_answer(task_kind: str, response: str, task: Task, state=None, action=None, plan=None,
-                 effects=None, budget: float | None = None) -> ItemScore:
+                 effects=None, budget: "float | Budget | None" = None) -> ItemScore:
     """Grade a response to a question about a loaded task that is not an ACPBench record (exact semantics).
 
     task_kind: app, prog, reach, areach, val, just, land or nexta (or a group name). state: None for the
-    problem's init, an int state, or a list of atom strings. prog: `action` (the effects are computed)
-    or `effects={'pos': [...], 'neg': [...]}`. val and just: `plan` (list of action strings or one string).
+    problem's init, an int state, or a list of atom strings. prog: `action` (a name or an action id; the
+    effects are computed) or `effects={'pos': [...], 'neg': [...]}`. val and just: `plan` (action names
+    or ids, or one string). budget: seconds per proof, or a `Budget` shared by every proof of this call
+    (set its `cancel` event to stop them). Unreadable names raise an AcpError saying where (`plan[3]`).
     """
     t0 = time.perf_counter()
     q = Question.build(task_kind, task, state, action, plan, effects)

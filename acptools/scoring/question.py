@@ -11,7 +11,6 @@ import re
 from ..answers import canonical_task
 from ..dataset import domain_name, task_of
 from ..errors import AcpError, UnknownNameError
-from ..names import split_plan
 from ..task import Task
 from ..truth import StateTruth, task_for, truth_for
 
@@ -56,8 +55,9 @@ class Question:
     @classmethod
     def build(cls, kind: str, task: Task, state=None, action=None, plan=None, effects=None) -> "Question":
         """A question on a loaded task that is not a record. `state`: None (the problem's init), an int
-        state or atom strings; prog: `action` (its effects are computed) or `effects={"pos":..,"neg":..}`;
-        val and just: `plan` (a list of action strings, or one string '(a x) (b y)')."""
+        state or atom strings; prog: `action` (a name or an action id; its effects are computed) or
+        `effects={"pos":..,"neg":..}`; val and just: `plan` (action names or ids, or one string
+        '(a x) (b y)'). Unreadable names raise errors that say where (`state[2]`, `action`, `plan[3]`)."""
         try:
             kind = canonical_task(kind)
         except ValueError as e:
@@ -69,7 +69,7 @@ class Question:
                 raise AcpError("a prog question needs the action whose effects are asked for", "score_answer",
                                "pass action='(name arg1 arg2)'")
             if action is not None:
-                aid = task.parse_action(action)
+                aid = task.action_id(action, "action")
                 if q.truth.effects(aid) is None:
                     raise AcpError(f"{task.action_names[aid]} is not applicable in the state, so it has no effects",
                                    "score_answer", "ask about an applicable action: " +
@@ -81,11 +81,9 @@ class Question:
             if plan is None:
                 raise AcpError(f"a {kind} question needs the plan it is about", "score_answer",
                                "pass plan=['(a x)', '(b y)'] or plan='(a x) (b y)'")
-            q.plan = split_plan(plan)
+            q.plan = task.action_list(task.parse_plan(plan))
             if not q.plan:
                 raise AcpError("the plan is empty", "score_answer", "pass at least one action")
-            for a in q.plan:
-                task.parse_action(a)
         return q
 
 

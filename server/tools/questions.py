@@ -1,0 +1,248 @@
+"""The ACP question tools: app, prog, val, just, reach, areach, land, nexta, and plans.
+
+Each reads its names once (``read_*``), asks ``task.questions`` (searches in the runner, with the
+call's cancellable budget), and copies the answer into its result model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from acptools import Budget, Questions, Task, Verdict
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from server.models import (
+    ActionValue,
+    Item,
+    ItemListResult,
+    LandmarkResult,
+    ListApplicableResult,
+    OptimalNextResult,
+    PlanResult,
+    ProgressResult,
+    Removal,
+    SimplifyPlanResult,
+    ValidatePlanResult,
+    VerdictResult,
+)
+from server.state import ServerState, state_of
+from server.tools.common import (
+    DEFAULT_LIST_LIMIT,
+    MAX_LIST_LIMIT,
+    ActionArg,
+    AtomArg,
+    BudgetArg,
+    LimitArg,
+    PlanArg,
+    StateArg,
+    TaskId,
+    read_action,
+    read_atom,
+    read_plan,
+    read_state,
+    tool,
+)
+
+MAX_UNKNOWN_SHOWN = 500
+
+
+@dataclass
+class Asked:
+    """A tool call's task and state, read once."""
+
+    app: ServerState
+    task: Task
+    state: int
+
+    async def search(self, budget: float | None, ask: Callable[[Questions, Budget], Any]) -> tuple[Any, float]:
+        """``ask(task.questions, budget)`` in the runner; returns (its answer, the budget's seconds)."""
+        seconds = self.app.seconds(budget)
+        questions = self.task.questions
+        return await self.app.runner.run(lambda b: ask(questions, b), seconds), seconds
+
+    async def decide(self, budget: float | None, query: int, names: list[str],
+                     question: Callable[..., Verdict]) -> tuple[dict[str, Any], Verdict]:
+        """A yes/no ``question(questions, id, state, budget=)`` about one atom or action id: the verdict
+        fields of its result, and the verdict."""
+        v, seconds = await self.search(budget, lambda q, b: question(q, query, self.state, budget=b))
+        return dict(query=names[query], answer=v.answer, how=v.how, witness=v.witness, detail=v.detail,
+                    budget_seconds=seconds), v
+
+
+def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
+    app = state_of(ctx)
+    task = app.tasks.get(task_id)
+    return Asked(app, task, read_state(task, state))
+
+
+
+
+def _items(result, limit: int | None, seconds: float) -> ItemListResult:
+    items = [Item(name=i.name, how=i.how) for i in result.items][:limit]
+    unknown = list(result.unknown)
+    return ItemListResult(
+        items=items, complete=result.complete, total=result.total, truncated=result.total > len(items),
+        unknown=unknown[:MAX_UNKNOWN_SHOWN],
+        detail=result.detail or (f"{len(unknown)} candidates undecided" if unknown else ""), budget_seconds=seconds,
+    )
+
+
+# ---- app, prog, val, just ----------------------------------------------------------------------
+
+
+@tool("Applicable actions (app)")
+def list_applicable(
+    ctx: Context,
+    task_id: TaskId,
+    state: StateArg = None,
+    limit: Annotated[int | None, Field(ge=1, le=MAX_LIST_LIMIT)] = None,
+    offset: Annotated[int, Field(ge=0)] = 0,
+) -> ListApplicableResult:
+    """The ground actions applicable in a state, sorted by name (app). Inputs: task_id, state, limit and offset
+    (to page)."""
+    a = asked(ctx, task_id, state)
+    actions = a.task.questions.applicable(a.state)
+    end = len(actions) if limit is None else offset + limit
+    return ListApplicableResult(actions=actions[offset:end], total=len(actions), offset=offset, limit=limit,
+                                has_more=end < len(actions))
+
+
+@tool("Apply one action (prog)")
+def progress(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg = None) -> ProgressResult:
+    """Apply one ground action (prog): the next state and its effects, or the unsatisfied preconditions. Inputs:
+    task_id, action, state."""
+    a = asked(ctx, task_id, state)
+    p = a.task.questions.progress(read_action(a.task, action), a.state)
+    return ProgressResult(action=p.action, applicable=p.applicable, state=p.state,
+                          positive_effects=p.positive_effects, negative_effects=p.negative_effects,
+                          unsatisfied_preconditions=p.unsatisfied_preconditions, goal_reached=p.goal_reached)
+
+
+@tool("Validate a plan (val)")
+def validate_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None) -> ValidatePlanResult:
+    """Replay actions from a state (val): the first inapplicable index (null if all apply), why, and whether the
+    goal is reached. Inputs: task_id, plan, state."""
+    a = asked(ctx, task_id, state)
+    actions = read_plan(a.task, plan, a.app.config.limits)
+    v = a.task.questions.validate(actions, a.state)
+    return ValidatePlanResult(
+        first_inapplicable=v.first_inapplicable, unsatisfied_preconditions=v.unsatisfied_preconditions,
+        goal_reached=v.goal_reached, valid=v.first_inapplicable is None and v.goal_reached,
+        unmet_goals=v.unmet_goals, final_state=v.final_state, steps=v.steps, plan_length=len(actions),
+    )
+
+
+@tool("Redundant actions (just)")
+async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None) -> SimplifyPlanResult:
+    """The single actions and consecutive pairs whose removal leaves a valid plan (just). Inputs: task_id, plan,
+    state."""
+    a = asked(ctx, task_id, state)
+    actions = read_plan(a.task, plan, a.app.config.limits)
+    (removals, is_plan), _ = await a.search(a.app.config.limits.max_budget, lambda q, b: (
+        q.simplify(actions, a.state, budget=b), q.is_plan(actions, a.state)))
+    return SimplifyPlanResult(removable=[Removal(indices=list(r.indices), plan=r.plan) for r in removals],
+                              plan_is_valid=is_plan, plan_length=len(actions))
+
+
+# ---- reach, areach, land ----------------------------------------------------------------------
+
+
+@tool("Can an atom ever hold? (reach)")
+async def is_reachable(ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None,
+                       budget: BudgetArg = None) -> VerdictResult:
+    """Can the fluent atom ever become true from the state (reach)? true with a witness plan, false with a
+    proof. Inputs: task_id, atom, state, budget."""
+    a = asked(ctx, task_id, state)
+    fields, _ = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, Questions.is_reachable)
+    return VerdictResult(**fields)
+
+
+@tool("Atoms that can never hold (reach)")
+async def unreachable_atoms(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
+                            budget: BudgetArg = None) -> ItemListResult:
+    """Fluent atoms that can never become true from the state (reach), with proofs. Inputs: task_id, state,
+    limit (default 200), budget."""
+    a = asked(ctx, task_id, state)
+    r, seconds = await a.search(budget, lambda q, b: q.unreachable_atoms(a.state, budget=b))
+    return _items(r, limit or DEFAULT_LIST_LIMIT, seconds)
+
+
+@tool("Can an action ever apply? (areach)")
+async def is_action_reachable(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg = None,
+                              budget: BudgetArg = None) -> VerdictResult:
+    """Can the ground action ever become applicable from the state (areach)? true with a witness plan, false
+    with a proof. Inputs: task_id, action, state, budget."""
+    a = asked(ctx, task_id, state)
+    action_id = read_action(a.task, action)
+    fields, _ = await a.decide(budget, action_id, a.task.action_names, Questions.is_action_reachable)
+    return VerdictResult(**fields)
+
+
+@tool("Actions that never apply (areach)")
+async def unreachable_actions(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
+                              budget: BudgetArg = None) -> ItemListResult:
+    """Ground actions that can never become applicable from the state (areach), with proofs. Inputs: task_id,
+    state, limit (default 200), budget."""
+    a = asked(ctx, task_id, state)
+    lim = limit or DEFAULT_LIST_LIMIT
+    r, seconds = await a.search(budget, lambda q, b: q.unreachable_actions(a.state, budget=b, limit=lim))
+    return _items(r, lim, seconds)
+
+
+@tool("Is an atom a landmark? (land)")
+async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None,
+                      budget: BudgetArg = None) -> LandmarkResult:
+    """Is the atom true on every plan from the state (land)? false with a witness plan that avoids it. Inputs:
+    task_id, atom, state, budget."""
+    a = asked(ctx, task_id, state)
+    fields, v = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, Questions.is_landmark)
+    return LandmarkResult(**fields, trivial=v.extra.get("trivial"))
+
+
+@tool("All landmarks (land)")
+async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, budget: BudgetArg = None) -> ItemListResult:
+    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, budget."""
+    a = asked(ctx, task_id, state)
+    r, seconds = await a.search(budget, lambda q, b: q.landmarks(a.state, budget=b))
+    return _items(r, None, seconds)
+
+
+# ---- nexta, plan -------------------------------------------------------------------------------
+
+
+@tool("Optimal next actions (nexta)")
+async def optimal_next_action(ctx: Context, task_id: TaskId, state: StateArg = None,
+                              budget: BudgetArg = None) -> OptimalNextResult:
+    """h* of the state, its optimal next actions, each applicable action's regret and one optimal plan (nexta).
+    Inputs: task_id, state, budget."""
+    a = asked(ctx, task_id, state)
+    r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b))
+    return OptimalNextResult(
+        h_star=r.h_star, optimal_actions=r.optimal_actions,
+        actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
+                             known=v.known) for v in r.actions],
+        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state), budget_seconds=seconds,
+    )
+
+
+@tool("Find a plan")
+async def plan(
+    ctx: Context,
+    task_id: TaskId,
+    state: StateArg = None,
+    optimal: bool = True,
+    budget: BudgetArg = None,
+) -> PlanResult:
+    """A plan from the state to the goal: a shortest one (default) or, with optimal=false, the first greedy
+    search finds. Inputs: task_id, state, optimal, budget."""
+    a = asked(ctx, task_id, state)
+    v, seconds = await a.search(budget, lambda q, b: q.plan(a.state, optimal=optimal, budget=b))
+    return PlanResult(answer=v.answer, how=v.how, plan=v.witness, length=None if v.witness is None else len(v.witness),
+                      optimal=optimal, h_star=v.extra.get("h_star"), detail=v.detail, budget_seconds=seconds)
+
+
+TOOLS = (list_applicable, progress, validate_plan, simplify_plan, is_reachable, unreachable_atoms,
+         is_action_reachable, unreachable_actions, is_landmark, landmarks, optimal_next_action, plan)

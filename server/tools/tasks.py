@@ -1,0 +1,149 @@
+"""Tools and resources about tasks: server_info, list_examples, load_task, and the PDDL resources."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.metadata
+import json
+from typing import Annotated
+
+from acptools import examples, load_task as load_example_task
+from acptools.describe import describe
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.resources.types import TextResource
+from pydantic import Field
+
+from server.config import SERVER_NAME, TOOL_NAMES, package_version
+from server.models import ExampleInfo, ListExamplesResult, LoadTaskResult, ServerInfo
+from server.state import state_of
+from server.stores import ToolCacheMiss, example_ids
+from server.tools.common import LOADS, scorer, tool
+
+EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
+
+
+@tool("Server information")
+def server_info(ctx: Context) -> ServerInfo:
+    """Server version, transport, tool profile, limits and current load (tasks loaded, searches running). No
+    inputs."""
+    state = state_of(ctx)
+    config = state.config
+    return ServerInfo(
+        name=SERVER_NAME,
+        version=package_version(),
+        mcp_sdk_version=importlib.metadata.version("mcp"),
+        transport=config.transport,
+        filesystem_access=config.filesystem_access,
+        root=str(config.root) if config.root is not None else None,
+        limits=config.limits,
+        profile=config.profile,
+        hidden_tools=[n for n in TOOL_NAMES if n not in config.visible_tools()],
+        tasks_loaded=len(state.tasks),
+        episodes_live=len(state.episodes),
+        searches_running=state.runner.running,
+        searches_waiting=state.runner.waiting,
+        searches_cancelled=state.runner.cancelled,
+        scorer_available=scorer() is not None,
+    )
+
+
+@functools.cache
+def example_infos() -> tuple[ExampleInfo, ...]:
+    """The bundled examples, described once per process (loaded apart from the task store, so listing
+    them never evicts a caller's task)."""
+    ids = {name: task_id for task_id, name in example_ids().items()}
+    infos = []
+    for name in examples.names():
+        task = load_example_task(*examples.texts(name))
+        infos.append(ExampleInfo(
+            name=name, task_id=ids[name], domain_name=task.domain.name, problem_name=task.problem.name,
+            num_objects=len(task.types.objects), num_possible_actions=task.num_possible_actions,
+            goal=task.names(task.goal_atoms), domain_uri=EXAMPLE_URI.format(name=name, part="domain"),
+            problem_uri=EXAMPLE_URI.format(name=name, part="problem"),
+        ))
+    return tuple(infos)
+
+
+@tool("Bundled examples")
+def list_examples() -> ListExamplesResult:
+    """The bundled example tasks, one per domain, with task_ids that work without load_task and their PDDL
+    resources. No inputs."""
+    return ListExamplesResult(examples=list(example_infos()))
+
+
+@tool("Load a PDDL task", LOADS)
+def load_task(
+    ctx: Context,
+    domain: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
+    problem: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
+    example: Annotated[str | None, Field(max_length=200)] = None,
+) -> LoadTaskResult:
+    """Parse and ground a PDDL task: its task_id (a content hash) and a summary (objects, predicates, actions,
+    init, goal). Inputs: domain and problem, or example."""
+    state = state_of(ctx)
+    tasks = state.tasks
+    from_file = False
+    if example is not None:
+        if domain is not None:
+            raise ToolError("pass either example=... (optionally with problem=...) or domain=... and problem=..., "
+                            "not both example and domain")
+        domain_text, problem_text = examples.texts(example.strip())
+        source = f"example:{example.strip()}"
+        if problem is not None:
+            problem_text, from_file = tasks.read_source(problem, "problem")
+            source += "+problem"
+    else:
+        if domain is None or problem is None:
+            missing = " and ".join(n for n, v in (("domain", domain), ("problem", problem)) if v is None)
+            raise ToolError(f"missing {missing}: pass domain=... and problem=... as PDDL text, or example=... with "
+                            "one of: " + ", ".join(examples.names()))
+        domain_text, d_file = tasks.read_source(domain, "domain")
+        problem_text, p_file = tasks.read_source(problem, "problem")
+        from_file = d_file or p_file
+        source = "files" if from_file else "text"
+    task, cached, evicted = tasks.load(domain_text, problem_text)
+    return LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
+                          evicted_task_ids=evicted)
+
+
+TOOLS = (server_info, list_examples, load_task)
+
+
+# ---- resources ---------------------------------------------------------------------------------
+
+
+def examples_index() -> str:
+    """JSON list of the bundled example tasks (what list_examples returns)."""
+    return json.dumps([e.model_dump() for e in example_infos()], indent=1)
+
+
+def task_domain(task_id: str, ctx: Context) -> str:
+    """The PDDL domain text of a loaded task."""
+    return _task_texts(ctx, task_id)[0]
+
+
+def task_problem(task_id: str, ctx: Context) -> str:
+    """The PDDL problem text of a loaded task."""
+    return _task_texts(ctx, task_id)[1]
+
+
+def _task_texts(ctx: Context, task_id: str) -> tuple[str, str]:
+    try:
+        task = state_of(ctx).tasks.get(task_id)
+    except ToolCacheMiss as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+    return task.domain_text, task.problem_text
+
+
+def example_resources() -> list[TextResource]:
+    """The PDDL of every bundled example, one resource per file."""
+    resources = []
+    for name in examples.names():
+        for part, text in zip(("domain", "problem"), examples.texts(name)):
+            resources.append(TextResource(
+                uri=EXAMPLE_URI.format(name=name, part=part), name=f"{name}-{part}", title=f"{name}: {part} PDDL",
+                description=f"PDDL {part} of the bundled example {name!r}.", mime_type="text/plain", text=text,
+            ))
+    return resources
