@@ -22,7 +22,7 @@ from .verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 
 
 QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnesses are a few steps away
-QUICK_SHARE = 0.2      # ... or this share of the budget, when that is more (large tasks expand slowly)
+QUICK_STATES = 2000
 H2_SHARE = 0.3         # h^2 may use this share of what is left; past it, the complete search decides
 
 
@@ -89,10 +89,8 @@ class Engine:
             return Verdict(False, RELAXED)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add), self.static_classes).canonical
-        left = budget.left()
-        quick = QUICK_SECONDS if left is None else max(QUICK_SECONDS, QUICK_SHARE * left)
         try:
-            plan = greedy_plan(gen, state, goal, hadd, budget.child(quick), canon=canon)
+            plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
             if plan is None:
                 return Verdict(False, EXHAUSTIVE)
             return self.witness(plan)

@@ -14,7 +14,7 @@ from .grounded import bits
 
 def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None) -> list[int]:
     """R[p] = mask of atoms q such that {p, q} may hold together (p itself iff p is reachable).
-    With a `budget`, checked every few hundred operators: raises BudgetExceeded when spent."""
+    With a `budget`, checked per operator: raises BudgetExceeded when it is spent."""
     reach = [0] * num_atoms
     for p in bits(state):
         reach[p] = state
@@ -30,7 +30,7 @@ def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None)
     while changed:
         changed = False
         for i, (pre_list, pre, add, add_list, dele) in enumerate(ops):
-            if budget is not None and not i & 255:
+            if budget is not None:
                 budget.check()
             # applicable in the h^2 sense: every pair of preconditions may hold together
             compatible = -1

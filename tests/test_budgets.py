@@ -83,3 +83,33 @@ def test_a_stuck_episode_does_not_search_again_on_every_step():
     assert time.perf_counter() - started < 0.5
     step = ep.step(task.questions.applicable(ep.state)[0], budget=60)  # more budget: it searches again
     assert step.known
+
+
+def _big_ferry(cars: int, locations: int) -> tuple[str, str]:
+    objects = " ".join(f"c{i}" for i in range(cars)) + " - car " + " ".join(f"l{i}" for i in range(locations))
+    init = [f"(at c{i} l{i % locations})" for i in range(cars)] + ["(at-ferry l0)", "(empty-ferry)"]
+    init += [f"(not-eq l{a} l{b})" for a in range(locations) for b in range(locations) if a != b]
+    goal = " ".join(f"(at c{i} l{(i + 1) % locations})" for i in range(cars))
+    problem = (f"(define (problem big) (:domain ferry) (:objects {objects} - location) (:init {' '.join(init)}) "
+               f"(:goal (and {goal})))")
+    return examples.texts("ferry")[0], problem
+
+
+def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
+    """150 cars: a witness three steps away is found within 3 s, and a complete list is cut off at its
+    budget (before, h^2 ignored the budget and ran for minutes)."""
+    task = load_task(*_big_ferry(150, 15))
+    q = task.questions
+    q.engine, q.optimizer  # built before the clocks start
+    started = time.perf_counter()
+    v = q.is_reachable("(at c1 l0)", budget=3)
+    assert v.answer is True and time.perf_counter() - started < 4.5
+    assert task.is_plan  # the witness replays to the atom
+    state = task.init
+    for a in task.parse_plan(v.witness):
+        state = task.apply_op(task.op_for(a, state), state)
+    assert "(at c1 l0)" in task.names(state)
+    started = time.perf_counter()
+    q.unreachable_atoms(budget=3)
+    q.landmarks(budget=3)
+    assert time.perf_counter() - started < 3 + 3 + 3
