@@ -51,9 +51,13 @@ def load_function(spec: str):
 
 
 class PythonPolicy(Policy):
-    def __init__(self, spec: str):
-        self.name = f"python:{spec}"
-        self.function = load_function(spec)
+    """`spec` is 'module:function' or 'file.py:function', or the function itself."""
+
+    def __init__(self, spec):
+        if callable(spec):
+            self.name, self.function = f"python:{spec.__module__}:{spec.__qualname__}", spec
+        else:
+            self.name, self.function = f"python:{spec}", load_function(spec)
 
     async def act(self, obs) -> Reply:
         try:
