@@ -11,7 +11,7 @@
    Overhead = the runner's harness_seconds + the prompt rendering. Target: p50 <= 5 ms.
 
 2. Episodes in flight: 8 episodes against a scripted OpenAI-compatible server (a real local HTTP
-   server, through the openai SDK) that waits --latency seconds and then picks an applicable
+   server in its own process, through the openai SDK) that waits --latency seconds and then picks an applicable
    action with a seeded draw (so every run sees the same replies), with --jobs 1 and --jobs 8.
    Each step is graded for real (h* of fresh states). Printed: wall time and its ratio, grading
    seconds per step (p50, p90) in both runs and their ratio, and whether the verdicts are identical
@@ -21,7 +21,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import multiprocessing
 import random
 import re
 import statistics
@@ -105,7 +107,27 @@ def seeded_pick(api, body) -> str:
     return f"I will take {random.Random(seed).choice(actions)}"
 
 
-def in_flight(split: str, latency: float, steps: int) -> None:
+def _serve(latency: float, port, stop) -> None:
+    with ScriptedModel(seeded_pick, latency=latency) as model:
+        port.put(model.openai_url)
+        stop.wait()
+
+
+@contextlib.contextmanager
+def scripted_server(latency: float):
+    """The scripted model in its own process, so its work does not share this one's GIL."""
+    ctx = multiprocessing.get_context("fork")
+    port, stop = ctx.Queue(), ctx.Event()
+    proc = ctx.Process(target=_serve, args=(latency, port, stop), daemon=True)
+    proc.start()
+    try:
+        yield port.get(timeout=30)
+    finally:
+        stop.set()
+        proc.join(10)
+
+
+def in_flight(split: str, latency: float, steps: int, grading_threads: int | None) -> None:
     records = rollout.load_tasks(f"acpbench-hard:{split}:nexta")
     tasks = [next(t for t in records if t.domain_text == d) for d in dict.fromkeys(t.domain_text for t in records)]
     tasks = (tasks * 2)[:8] if len(tasks) < 8 else tasks[:8]
@@ -113,9 +135,10 @@ def in_flight(split: str, latency: float, steps: int) -> None:
     for jobs in (1, 8):
         from acptools.truth import clear_caches
         clear_caches()                       # both runs grade from scratch
-        with ScriptedModel(seeded_pick, latency=latency) as model:
-            policy = rollout.make_policy("openai:scripted", base_url=model.openai_url)
+        with scripted_server(latency) as url:
+            policy = rollout.make_policy("openai:scripted", base_url=url)
             config = rollout.RolloutConfig(jobs=jobs, max_steps=steps, show_applicable=True)
+            config.grading_threads = grading_threads or config.grading_threads
             t0 = time.perf_counter()
             result = rollout.run(tasks, policy, config)
             runs[jobs] = (time.perf_counter() - t0, result)
@@ -124,7 +147,8 @@ def in_flight(split: str, latency: float, steps: int) -> None:
     g8 = [s["grading_seconds"] for s in r8.steps]
     same = sorted((s["episode"], s["step"], s["action"], s["verdict"], s["regret"], s["known"]) for s in r1.steps) == \
         sorted((s["episode"], s["step"], s["action"], s["verdict"], s["regret"], s["known"]) for s in r8.steps)
-    print(f"8 episodes x {steps} steps, model latency {latency:g} s, {len(r1.steps)} steps graded per run")
+    print(f"8 episodes x {steps} steps, model latency {latency:g} s, {len(r1.steps)} steps graded per run, "
+          f"grading threads {config.grading_threads}")
     print(f"  wall       --jobs 1 {w1:6.2f} s   --jobs 8 {w8:6.2f} s   ratio {w1 / w8:5.2f}x")
     print(f"  grading p50  --jobs 1 {ms(pct(g1, .5))}  --jobs 8 {ms(pct(g8, .5))}  ratio {pct(g8, .5) / pct(g1, .5):5.2f}")
     print(f"  grading p90  --jobs 1 {ms(pct(g1, .9))}  --jobs 8 {ms(pct(g8, .9))}  ratio {pct(g8, .9) / pct(g1, .9):5.2f}")
@@ -138,6 +162,7 @@ def main() -> int:
     p.add_argument("--latency", type=float, default=0.3, help="seconds the scripted model waits per reply")
     p.add_argument("--steps", type=int, default=10, help="steps per episode in part 2")
     p.add_argument("--part", type=int, choices=(1, 2), help="run one part only")
+    p.add_argument("--grading-threads", type=int, help="part 2: gradings at once (default: RolloutConfig's)")
     args = p.parse_args()
     if args.part in (None, 1):
         print("== 1. overhead per step (h* cached) ==")
@@ -145,7 +170,7 @@ def main() -> int:
         overhead(args.split, show_applicable=True)
     if args.part in (None, 2):
         print("\n== 2. API episodes in flight ==")
-        in_flight(args.split, args.latency, args.steps)
+        in_flight(args.split, args.latency, args.steps, args.grading_threads)
     return 0
 
 

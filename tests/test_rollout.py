@@ -285,6 +285,19 @@ def test_task_sources(tmp_path):
     assert len(rollout.load_tasks(tmp_path)) == 2 + 3    # a folder of task folders and record files
 
 
+def test_a_task_that_does_not_load_ends_as_an_error_and_the_rest_run(tmp_path):
+    domain, problem = examples.texts("ferry")
+    (tmp_path / "domain.pddl").write_text(domain)
+    (tmp_path / "good.pddl").write_text(problem)
+    (tmp_path / "bad.pddl").write_text(problem.replace("(:goal (and", "(:goal (and (fly)"))
+    proc = cli("--tasks", tmp_path, "--policy", "optimal", "--report", tmp_path / "r.json")
+    assert proc.returncode == 1
+    name = tmp_path.name
+    assert re.search(rf"error: {name}/bad \(ferry\): PddlError: problem line 6, column \d+: undeclared predicate 'fly'", proc.stdout), proc.stdout
+    overall = json.loads((tmp_path / "r.json").read_text())["overall"]
+    assert overall["episodes"] == 1 and overall["solved_rate"] == 1.0 and overall["ended"]["error"] == 1
+
+
 @pytest.mark.parametrize("args, needle", [
     (("--tasks", "nowhere/", "--policy", "random"), "no such file or folder"),
     (("--tasks", "acpbench-hard:dev:nope", "--policy", "random"), "'nope' is not a split or task"),

@@ -6,15 +6,16 @@ regret against h*). It ends at the goal, after `max_steps` steps (default 2*h*+1
 MAX_STEPS_UNKNOWN when h* of the start is not known, see `defaults`), after `max_invalid` invalid replies in a row,
 or when the policy fails ('policy-error') or the task does not load ('error').
 
-Grading runs in worker threads (at most `grading_threads` at once) so a slow search never blocks
-the replies of other episodes, and its h* searches have a CPU budget (`budget` CPU seconds per
-step): CPU time does not stretch on a busy machine, so the verdicts do not depend on the load or
-on --jobs. A step whose grading ran out of budget is `unknown`, never 0 or 1.
+Grading runs in a worker thread, so while one step is graded the other episodes' model calls go
+on; by default one grading at a time: the searches are mostly Python under the GIL, so two at once
+each run about half as fast (benchmarks/rollout_bench.py), while one at a time keeps every step's
+grading as fast as alone. Its h* searches have a CPU budget (`budget` CPU seconds per step): CPU
+time does not stretch on a busy machine, so the verdicts do not depend on the load or on --jobs.
+A step whose grading ran out of budget is `unknown`, never 0 or 1.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 
@@ -40,7 +41,7 @@ class RolloutConfig:
     jobs: int = 1                     # episodes in flight
     seed: int = 0                     # the random policy's seed
     prompts: Prompts = field(default_factory=Prompts.load)
-    grading_threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    grading_threads: int = 1          # gradings at once (see the module docstring)
 
     def settings(self, policy: str) -> dict:
         """What makes two runs comparable (a resumed run must match)."""
