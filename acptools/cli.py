@@ -209,7 +209,8 @@ def main(argv=None) -> int:
         _parser().print_help()
         return EXIT_INPUT
     try:
-        return {"score": cmd_score, "rollout": cmd_rollout, "demo": cmd_demo, "examples": cmd_examples}[args.command](args)
+        commands = {"score": cmd_score, "rollout": cmd_rollout, "demo": cmd_demo, "examples": cmd_examples}
+        return commands[args.command](args)
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")
         return 130

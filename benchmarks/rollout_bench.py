@@ -6,13 +6,15 @@
 
 1. Overhead per step, excluding the model's own time, on every shared nexta state. A first pass
    with the `optimal` policy computes h* per state (acptools.truth caches it), 8 episodes at a
-   time so they all stay in its bounded cache; the timed passes replay those plans through a python: policy that renders the prompt (as an API policy would),
-   so a step costs: the observation, the prompt, grading the reply (h* cached), the trace row.
+   time so they all stay in its bounded cache; the timed passes replay those plans through a
+   python: policy that renders the prompt (as an API policy would), so a step costs: the
+   observation, the prompt, grading the reply (h* cached), the trace row.
    Overhead = the runner's harness_seconds + the prompt rendering. Target: p50 <= 5 ms.
 
 2. Episodes in flight: 8 episodes against a scripted OpenAI-compatible server (a real local HTTP
-   server in its own process, through the openai SDK) that waits --latency seconds and then picks an applicable
-   action with a seeded draw (so every run sees the same replies), with --jobs 1 and --jobs 8.
+   server in its own process, through the openai SDK) that waits --latency seconds and then picks
+   an applicable action with a seeded draw (so every run sees the same replies), with --jobs 1 and
+   --jobs 8.
    Each step is graded for real (h* of fresh states). Printed: wall time and its ratio, grading
    seconds per step (p50, p90) in both runs and their ratio, and whether the verdicts are identical
    (CPU budgets: the load of 8 episodes must not change them).
@@ -26,7 +28,6 @@ import hashlib
 import multiprocessing
 import random
 import re
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -35,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from acptools import rollout  # noqa: E402
-from acptools.truth import truth_for  # noqa: E402
 from acptools.search import Budget  # noqa: E402
+from acptools.truth import truth_for  # noqa: E402
 from scripted_api import ScriptedModel, request_text  # noqa: E402
 
 
@@ -150,8 +151,9 @@ def in_flight(split: str, latency: float, steps: int, grading_threads: int | Non
     print(f"8 episodes x {steps} steps, model latency {latency:g} s, {len(r1.steps)} steps graded per run, "
           f"grading threads {config.grading_threads}")
     print(f"  wall       --jobs 1 {w1:6.2f} s   --jobs 8 {w8:6.2f} s   ratio {w1 / w8:5.2f}x")
-    print(f"  grading p50  --jobs 1 {ms(pct(g1, .5))}  --jobs 8 {ms(pct(g8, .5))}  ratio {pct(g8, .5) / pct(g1, .5):5.2f}")
-    print(f"  grading p90  --jobs 1 {ms(pct(g1, .9))}  --jobs 8 {ms(pct(g8, .9))}  ratio {pct(g8, .9) / pct(g1, .9):5.2f}")
+    for q in (.5, .9):
+        print(f"  grading p{100 * q:.0f}  --jobs 1 {ms(pct(g1, q))}  --jobs 8 {ms(pct(g8, q))}  "
+              f"ratio {pct(g8, q) / pct(g1, q):5.2f}")
     print(f"  grading total --jobs 1 {sum(g1):6.2f} s  --jobs 8 {sum(g8):6.2f} s")
     print(f"  verdicts, regrets and unknowns identical in both runs: {same}")
 

@@ -53,7 +53,8 @@ async def run(args, domain: str, problem: str) -> int:
         while len(plan) < args.max_steps and repairs <= args.max_repairs:
             prompt = PROMPT.format(domain=domain, problem=problem, state="\n".join(state),
                                    plan=" ".join(plan) or "(empty)", feedback=feedback)
-            reply = await model.chat.completions.create(model=args.model, messages=[{"role": "user", "content": prompt}])
+            reply = await model.chat.completions.create(model=args.model,
+                                                        messages=[{"role": "user", "content": prompt}])
             parsed = parse_answer("nexta", reply.choices[0].message.content or "")
             if not parsed.ok:
                 feedback, repairs = f"\nYour reply held no action ({parsed.error}). Try again.\n", repairs + 1

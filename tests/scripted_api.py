@@ -6,7 +6,8 @@ official `openai` and `anthropic` SDKs can be driven end to end with no network.
         Anthropic(base_url=model.url, api_key="k")           # POST /v1/messages
 
 A reply is text, or (Anthropic) a list of content blocks such as
-{"type": "tool_use", "name": "progress", "input": {...}}, or a `Status` (an HTTP error response). `in_order(replies)` makes a script that
+{"type": "tool_use", "name": "progress", "input": {...}}, or a `Status` (an HTTP error response).
+`in_order(replies)` makes a script that
 answers each request with the next reply. Token counts are the character counts of the prompt
 text and of the reply divided by 4 (rounded up), so tests can predict them. Every request body is
 kept in `.requests`, with its API key in `.keys`.
@@ -23,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import NamedTuple
 
 OPENAI, ANTHROPIC = "openai", "anthropic"
+ROUTES = {"/chat/completions": OPENAI, "/messages": ANTHROPIC}
 
 
 class Status(NamedTuple):
@@ -87,8 +89,8 @@ def _anthropic_body(body: dict, reply, n: int) -> dict:
         {**b, "id": f"toolu_{n}_{k}"} if b.get("type") == "tool_use" else b for k, b in enumerate(reply)]
     text = "".join(b.get("text", "") + json.dumps(b.get("input", "")) for b in blocks)
     return {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": body.get("model", "scripted"),
-            "content": blocks, "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
-            "stop_sequence": None,
+            "content": blocks, "stop_sequence": None,
+            "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
             "usage": {"input_tokens": tokens(request_text(ANTHROPIC, body)), "output_tokens": tokens(text)}}
 
 
@@ -111,7 +113,7 @@ class ScriptedModel:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 path = self.path.split("?")[0].rstrip("/")
-                api = OPENAI if path.endswith("/chat/completions") else ANTHROPIC if path.endswith("/messages") else None
+                api = next((a for suffix, a in ROUTES.items() if path.endswith(suffix)), None)
                 if api is None:
                     return self._send(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
                 key = self.headers.get("x-api-key") or self.headers.get("Authorization", "").removeprefix("Bearer ")

@@ -157,8 +157,8 @@ def _check_ferry_run(tmp_path, proc, lines=FERRY_SCRIPT) -> dict:
 def test_model_api_policy_gets_the_verdicts_its_script_implies(tmp_path, api):
     with ScriptedModel(in_order(FERRY_SCRIPT)) as model:
         url = model.openai_url if api == "openai" else model.url
-        proc = cli("--tasks", "ferry", "--policy", f"{api}:scripted-1", "--base-url", url, "--out", tmp_path / "t.jsonl",
-                   "--report", tmp_path / "r.json", "--max-tokens", "64")
+        proc = cli("--tasks", "ferry", "--policy", f"{api}:scripted-1", "--base-url", url,
+                   "--out", tmp_path / "t.jsonl", "--report", tmp_path / "r.json", "--max-tokens", "64")
         report = _check_ferry_run(tmp_path, proc)
     assert len(model.requests) == len(FERRY_SCRIPT) and set(model.keys) == {"no-key"}
     for n, (kind, body) in enumerate(model.requests):
@@ -227,7 +227,8 @@ def test_api_errors_end_the_episode_or_the_run(tmp_path):
     assert "policy-error: example/ferry (ferry): BadRequestError (HTTP 400): context too long" in proc.stdout
     assert [r["ended"] for r in rows_of(tmp_path / "t.jsonl") if r["kind"] == "episode"] == ["policy-error"] * 2
     with ScriptedModel(in_order([Status(401, "invalid x-api-key")])) as model:
-        proc = cli("--tasks", "ferry", "--policy", "anthropic:m", "--base-url", model.url, env={"ANTHROPIC_API_KEY": "k"})
+        proc = cli("--tasks", "ferry", "--policy", "anthropic:m", "--base-url", model.url,
+                   env={"ANTHROPIC_API_KEY": "k"})
     assert proc.returncode == 2 and "AuthenticationError (HTTP 401): invalid x-api-key" in proc.stderr
     assert "Traceback" not in proc.stderr and model.keys == ["k"]
 
@@ -293,7 +294,8 @@ def test_a_task_that_does_not_load_ends_as_an_error_and_the_rest_run(tmp_path):
     proc = cli("--tasks", tmp_path, "--policy", "optimal", "--report", tmp_path / "r.json")
     assert proc.returncode == 1
     name = tmp_path.name
-    assert re.search(rf"error: {name}/bad \(ferry\): PddlError: problem line 6, column \d+: undeclared predicate 'fly'", proc.stdout), proc.stdout
+    assert re.search(rf"error: {name}/bad \(ferry\): PddlError: problem line 6, column \d+: "
+                     "undeclared predicate 'fly'", proc.stdout), proc.stdout
     overall = json.loads((tmp_path / "r.json").read_text())["overall"]
     assert overall["episodes"] == 1 and overall["solved_rate"] == 1.0 and overall["ended"]["error"] == 1
 

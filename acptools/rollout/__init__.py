@@ -19,7 +19,6 @@ The names below load on first use, so `acptools --help` does not pay for the eng
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
 _HOME = {
     "run": "runner", "run_async": "runner", "RolloutConfig": "runner", "RolloutResult": "runner",
@@ -32,17 +31,6 @@ _HOME = {
     "TraceFile": "traces", "read_rows": "traces",
 }
 __all__ = list(_HOME)
-
-if TYPE_CHECKING:
-    from .defaults import default_max_steps
-    from .policies import (FORMS, AnthropicPolicy, CommandPolicy, FatalPolicyError, OpenAIPolicy, OptimalPolicy,
-                           Policy, PolicyError, PythonPolicy, RandomPolicy, Reply, make_policy)
-    from .prompts import Observation, Prompts
-    from .report import DEFINITIONS, json_report, summarize, table, write_plots
-    from .runner import RolloutConfig, RolloutResult, run, run_async
-    from .tasks import RolloutTask, load_tasks
-    from .traces import TraceFile, read_rows
-
 
 def __getattr__(name: str):
     if name not in _HOME:

@@ -64,7 +64,8 @@ class CommandPolicy(Policy):
         try:
             process = await anyio.open_process(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None)
         except OSError as e:
-            raise FatalPolicyError(f"cannot start {self.argv[0]!r}: {e.strerror or e}", f"--policy {self.name}") from None
+            raise FatalPolicyError(f"cannot start {self.argv[0]!r}: {e.strerror or e}",
+                                   f"--policy {self.name}") from None
         worker = _Worker(process)
         self.all.append(worker)
         return worker
