@@ -1,10 +1,12 @@
-"""The `acptools` command line: score model answers, run the demo, list the bundled examples.
+"""The `acptools` command line: score model answers, roll out policies, run the demo, list the examples.
 
     acptools score --data SOURCE... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
                    [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS]
     acptools score --data SOURCE... --gold         # the stored answers, written as text
     (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
      copy, needs `pip install 'acptools[hf]'`; or files and folders of records)
+    acptools rollout --tasks PATH... --policy POLICY [...]   # a policy's episodes, graded step by step
+                                                             # (acptools.rollout.cli; docs/evaluating.md)
     acptools demo [--example NAME] [--budget S]
     acptools examples
 
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from . import examples
 from .errors import AcpError
+from .rollout import cli as rollout_cli
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
 
@@ -68,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
     c.add_argument("--sample", type=int, default=50, metavar="N", help="verify: how many facts to prove again")
     c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
+    rollout_cli.add_parser(sub)
     d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
@@ -226,6 +230,14 @@ def _gold_check(items: list[dict], semantics: str) -> dict:
         for it in refuted], "unexplained": len(other)}
 
 
+def cmd_rollout(args) -> int:
+    try:
+        _check_outputs(args)
+    except AcpError as e:
+        return _fail(e)
+    return rollout_cli.main(args)
+
+
 def cmd_demo(args) -> int:
     from . import demo
     try:
@@ -246,7 +258,9 @@ def main(argv=None) -> int:
         _parser().print_help()
         return EXIT_INPUT
     try:
-        return {"score": cmd_score, "cache": cmd_cache, "demo": cmd_demo, "examples": cmd_examples}[args.command](args)
+        commands = {"score": cmd_score, "cache": cmd_cache, "rollout": cmd_rollout, "demo": cmd_demo,
+                    "examples": cmd_examples}
+        return commands[args.command](args)
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")
         return 130

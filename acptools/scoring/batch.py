@@ -271,8 +271,9 @@ class _Tracker:
 class Progress:
     """A progress bar on stderr (redrawn at most 10 times a second)."""
 
-    def __init__(self, stream=None, enabled: bool = True):
+    def __init__(self, stream=None, enabled: bool = True, unit: str = "responses"):
         self.stream = stream or sys.stderr
+        self.unit = unit
         self.enabled = enabled
         self.t0 = time.perf_counter()
         self.last = 0.0
@@ -297,7 +298,7 @@ class Progress:
         bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
         el = now - self.t0
         eta = el / share - el if share > 0 else math.nan
-        msg = f"[{bar}] {done}/{total} responses  {el:6.1f}s" + (f"  ~{eta:.0f}s left" if done < total else "")
+        msg = f"[{bar}] {done}/{total} {self.unit}  {el:6.1f}s" + (f"  ~{eta:.0f}s left" if 0 < done < total else "")
         if self.tty:
             self.stream.write("\r" + msg + ("\n" if done >= total else ""))
         else:

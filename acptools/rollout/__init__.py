@@ -1,0 +1,44 @@
+"""Evaluate a model or an agent as a policy: episodes on planning tasks, every step graded against h*.
+
+    from acptools import rollout
+    result = rollout.run(["acpbench-hard:dev:nexta"], "random", rollout.RolloutConfig(jobs=4), out="traces.jsonl")
+    summary = rollout.summarize(result.rows)       # {"overall": {...}, "by_domain": {...}}
+    print(rollout.table(summary))
+
+    policy = rollout.make_policy("openai:my-model", base_url="http://localhost:8000/v1")
+    rollout.run(rollout.load_tasks("ferry", "tasks/"), policy, rollout.RolloutConfig(show_applicable=True))
+
+One module per job: `tasks` (what to roll out), `policies` (who chooses the actions), `prompts`
+(what a policy sees; template files you can replace), `runner` (episodes in flight, grading,
+ending), `traces` (the JSONL file and --resume), `report` (figures, table, JSON, plots),
+`defaults`, and `cli` (`acptools rollout`). docs/evaluating.md explains the metrics.
+
+The names below load on first use, so `acptools --help` does not pay for the engines.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_HOME = {
+    "run": "runner", "run_async": "runner", "RolloutConfig": "runner", "RolloutResult": "runner",
+    "default_max_steps": "defaults", "RolloutTask": "tasks", "load_tasks": "tasks",
+    "Policy": "policies", "Reply": "policies", "PolicyError": "policies", "FatalPolicyError": "policies",
+    "make_policy": "policies", "FORMS": "policies", "OptimalPolicy": "policies", "RandomPolicy": "policies",
+    "OpenAIPolicy": "policies", "AnthropicPolicy": "policies", "CommandPolicy": "policies",
+    "PythonPolicy": "policies", "Observation": "prompts", "Prompts": "prompts", "summarize": "report",
+    "table": "report", "json_report": "report", "write_plots": "report", "DEFINITIONS": "report",
+    "TraceFile": "traces", "read_rows": "traces",
+}
+__all__ = list(_HOME)
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))

@@ -1,0 +1,114 @@
+"""`acptools rollout`: evaluate a policy over a set of tasks, every step graded against h*.
+
+    acptools rollout --tasks PATH... --policy POLICY [--base-url URL] [--show-applicable] [--max-steps N]
+                     [--max-invalid K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--jobs N]
+                     [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR] [--max-tokens N]
+                     [--temperature T] [--timeout S] [--quiet]
+
+Exit codes: 0 every episode ran; 1 some episode ended by a policy error or a task that did not load
+(--resume tries them again); 2 bad input, or a policy that cannot work at all (a rejected key).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from ..errors import AcpError
+from . import defaults as D
+
+EXIT_OK, EXIT_INCOMPLETE, EXIT_INPUT = 0, 1, 2
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser("rollout", help="evaluate a model or agent as a policy: episodes graded step by step",
+                       description="Run a policy on planning tasks, one action per step, and grade every step "
+                                   "against h*: applied or why not, optimal, regret. Prints solved rate, "
+                                   "optimal-step rate, regret, plan length / h* and invalid replies per domain.")
+    r.add_argument("--tasks", nargs="+", action="extend", required=True, metavar="PATH", help=D.TASKS_HELP)
+    r.add_argument("--policy", required=True, help=f"one of: {D.POLICY_FORMS}")
+    r.add_argument("--base-url", metavar="URL", help="the API endpoint of an openai: or anthropic: policy, e.g. "
+                                                     "http://localhost:8000/v1 (vLLM, Ollama, llama.cpp server)")
+    r.add_argument("--show-applicable", action="store_true",
+                   help="list the applicable actions in each observation (an easier test)")
+    r.add_argument("--max-steps", type=int, metavar="N",
+                   help=f"steps per episode, invalid replies included (default 2*h*+10; {D.MAX_STEPS_UNKNOWN} "
+                        "when h* of the start is unknown)")
+    r.add_argument("--max-invalid", type=int, default=D.MAX_INVALID_REPLIES, metavar="K",
+                   help="end an episode after K invalid replies in a row (default %(default)s; 0: never)")
+    r.add_argument("--out", metavar="traces.jsonl", help="one JSON row per step (and per episode)")
+    r.add_argument("--report", metavar="report.json", help="figures overall and per domain")
+    r.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
+    r.add_argument("--jobs", type=int, default=1, metavar="N", help="episodes in flight at once (default 1)")
+    r.add_argument("--resume", action="store_true", help="skip the episodes already finished in --out")
+    r.add_argument("--seed", type=int, default=0, help="seed of the random policy (default 0)")
+    r.add_argument("--budget", type=float, default=D.BUDGET, metavar="CPU_SECONDS",
+                   help="CPU seconds to grade one step (h* searches; default %(default)g); a step not graded in time "
+                        "counts as unknown")
+    r.add_argument("--prompts", metavar="DIR", help="a folder with your own prompt templates (see docs/evaluating.md)")
+    r.add_argument("--max-tokens", type=int, metavar="N", help="reply token limit for API policies")
+    r.add_argument("--temperature", type=float, metavar="T", help="sampling temperature for API policies")
+    r.add_argument("--timeout", type=float, default=D.TIMEOUT, metavar="S",
+                   help="seconds an API request or a cmd: reply may take (default %(default)g)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _check(args) -> None:
+    if args.max_steps is not None and args.max_steps < 1:
+        raise AcpError(f"--max-steps must be at least 1, got {args.max_steps}", "--max-steps")
+    if args.max_invalid < 0:
+        raise AcpError(f"--max-invalid must be 0 (no limit) or more, got {args.max_invalid}", "--max-invalid")
+    if args.timeout <= 0:
+        raise AcpError(f"--timeout must be positive, got {args.timeout}", "--timeout")
+
+
+def main(args) -> int:
+    """Run `acptools rollout` (outputs, --jobs and --budget are checked by the caller). The engines
+    load here, not when the parser is built."""
+    from ..scoring.batch import Progress
+    from .policies import make_policy
+    from .prompts import Prompts
+    from .report import json_report, summarize, table, write_plots
+    from .runner import RolloutConfig, run
+    from .tasks import load_tasks
+    from .traces import ERROR, POLICY_ERROR
+
+    t0 = time.perf_counter()
+    try:
+        _check(args)
+        tasks = load_tasks(*args.tasks)
+        config = RolloutConfig(show_applicable=args.show_applicable, max_steps=args.max_steps,
+                               max_invalid=args.max_invalid, budget=args.budget, jobs=args.jobs, seed=args.seed,
+                               prompts=Prompts.load(args.prompts))
+        policy = make_policy(args.policy, base_url=args.base_url, seed=args.seed, budget=args.budget,
+                             max_tokens=args.max_tokens, temperature=args.temperature, timeout=args.timeout)
+        result = run(tasks, policy, config, out=args.out, resume=args.resume,
+                     progress=Progress(enabled=not args.quiet, unit="episodes"))
+    except AcpError as e:  # FatalPolicyError included: the run cannot go on
+        sys.stderr.write(f"acptools: error: {e}\n")
+        return EXIT_INPUT
+    summary = summarize(result.rows)
+    print(table(summary))
+    failed = [e for e in result.episodes if e["ended"] in (POLICY_ERROR, ERROR)]
+    print(f"\n{len(result.episodes)} episodes of {policy.name} on {len(tasks)} tasks in "
+          f"{time.perf_counter() - t0:.1f} s (--jobs {args.jobs}); steps: {summary['overall']['steps']}; "
+          f"unknown steps: {summary['overall']['unknown_steps']}; failed episodes: {len(failed)}")
+    for e in failed[:10]:
+        print(f"  {e['ended']}: {e['episode']} ({e['domain']}): {e['error']}")
+    if failed:
+        print("  (--resume runs the failed episodes again)")
+    try:
+        if args.out:
+            print(f"traces -> {args.out}")
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                json.dump(json_report(summary, config.settings(policy.name), args.tasks,
+                                      time.perf_counter() - t0), fh, indent=1)
+            print(f"report -> {args.report}")
+        if args.plots:
+            print(f"plots -> {', '.join(write_plots(summary, result.rows, args.plots))}")
+    except OSError as e:
+        sys.stderr.write(f"acptools: error: cannot write {e.filename}: {e.strerror or e}\n")
+        return EXIT_INPUT
+    return EXIT_INCOMPLETE if failed else EXIT_OK

@@ -1,0 +1,112 @@
+"""Model APIs as policies, through the official SDKs (optional extras): `openai:MODEL` speaks the
+chat-completions format to OpenAI or any compatible server (vLLM, Ollama, llama.cpp, ...) at
+--base-url; `anthropic:MODEL` speaks the Messages API. Keys come from OPENAI_API_KEY and
+ANTHROPIC_API_KEY; a local server at --base-url may need none.
+
+Each step is one request: the system prompt and the observation (which carries the history), so
+every step of every episode is independent and episodes can run side by side (--jobs).
+Errors that no retry can fix (a rejected key, an unknown model or endpoint) stop the run; the
+others (after the SDK's own retries) end the episode as 'policy-error'.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from ...errors import AcpError
+from ..defaults import TIMEOUT
+from .base import FatalPolicyError, Policy, PolicyError, Reply
+
+NO_KEY = "no-key"   # what a local server that checks no key is sent (the SDKs insist on one)
+
+
+def _sdk(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise AcpError(f"the {name}:MODEL policy needs the '{name}' package, which is not installed", "--policy",
+                       f"pip install 'acptools[{name}]'") from None
+
+
+def _key(variable: str, base_url: str | None, spec: str) -> str:
+    key = os.environ.get(variable)
+    if key:
+        return key
+    if base_url:
+        return NO_KEY
+    raise AcpError(f"no API key: {variable} is not set", f"--policy {spec}",
+                   f"export {variable}=..., or pass --base-url for a local server that needs no key")
+
+
+class _ApiPolicy(Policy):
+    sdk = ""
+
+    def __init__(self, model: str, base_url: str | None = None, max_tokens: int | None = None,
+                 temperature: float | None = None, timeout: float = TIMEOUT):
+        self.module = _sdk(self.sdk)
+        self.model, self.base_url, self.name = model, base_url, f"{self.sdk}:{model}"
+        self.options = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
+        self.timeout = timeout
+
+    async def act(self, obs) -> Reply:
+        m = self.module
+        try:
+            return await self.request(obs)
+        except (m.AuthenticationError, m.PermissionDeniedError, m.NotFoundError) as e:
+            raise FatalPolicyError(_message(e), f"--policy {self.name}",
+                                   "check the API key, the model name and --base-url") from None
+        except m.APIError as e:
+            raise PolicyError(_message(e)) from None
+
+    async def request(self, obs) -> Reply:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _message(e) -> str:
+    """'BadRequestError (HTTP 400): <the API's own message>'."""
+    text, body = str(getattr(e, "message", e)), getattr(e, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        text = inner.get("message") if isinstance(inner.get("message"), str) else text
+    status = getattr(e, "status_code", None)
+    return f"{type(e).__name__}{f' (HTTP {status})' if status else ''}: {' '.join(text.split())[:300]}"
+
+
+class OpenAIPolicy(_ApiPolicy):
+    sdk = "openai"
+
+    def __init__(self, model: str, base_url: str | None = None, **options):
+        super().__init__(model, base_url, **options)
+        self.client = self.module.AsyncOpenAI(api_key=_key("OPENAI_API_KEY", base_url, self.name),
+                                              base_url=base_url, timeout=self.timeout)
+
+    async def request(self, obs) -> Reply:
+        r = await self.client.chat.completions.create(
+            model=self.model, messages=[{"role": "system", "content": obs.system},
+                                        {"role": "user", "content": obs.prompt}], **self.options)
+        if not r.choices:
+            raise PolicyError("the response has no choices")
+        usage = r.usage
+        return Reply(r.choices[0].message.content or "", usage.prompt_tokens if usage else None,
+                     usage.completion_tokens if usage else None)
+
+
+class AnthropicPolicy(_ApiPolicy):
+    sdk = "anthropic"
+    DEFAULT_MAX_TOKENS = 2048   # the Messages API requires a limit
+
+    def __init__(self, model: str, base_url: str | None = None, **options):
+        super().__init__(model, base_url, **options)
+        self.options.setdefault("max_tokens", self.DEFAULT_MAX_TOKENS)
+        self.client = self.module.AsyncAnthropic(api_key=_key("ANTHROPIC_API_KEY", base_url, self.name),
+                                                 base_url=base_url, timeout=self.timeout)
+
+    async def request(self, obs) -> Reply:
+        r = await self.client.messages.create(model=self.model, system=obs.system,
+                                              messages=[{"role": "user", "content": obs.prompt}], **self.options)
+        text = "".join(block.text for block in r.content if block.type == "text")
+        return Reply(text, r.usage.input_tokens, r.usage.output_tokens)

@@ -1,0 +1,201 @@
+"""Running episodes: up to --jobs in flight at once (anyio tasks), every step graded by the core.
+
+An episode starts in its task's state and asks the policy for one reply per step; each reply is
+graded by `acptools.episode.Episode` (applied / inapplicable / unparsed / hallucinated; optimal and
+regret against h*). It ends at the goal, after `max_steps` steps (default 2*h*+10, or
+MAX_STEPS_UNKNOWN when h* of the start is not known, see `defaults`), after `max_invalid` invalid replies in a row,
+or when the policy fails ('policy-error') or the task does not load ('error').
+
+Grading runs in a worker thread, so while one step is graded the other episodes' model calls go
+on; by default one grading at a time: the searches are mostly Python under the GIL, so two at once
+each run about half as fast (benchmarks/rollout_bench.py), while one at a time keeps every step's
+grading as fast as alone. Its h* searches have a CPU budget (`budget` CPU seconds per step): CPU
+time does not stretch on a busy machine, so the verdicts do not depend on the load or on --jobs.
+A step whose grading ran out of budget is `unknown`, never 0 or 1.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import anyio
+
+from ..dataset import domain_name
+from ..episode import APPLIED, INAPPLICABLE, Episode
+from ..search import Budget
+from ..truth import truth_for
+from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
+from .policies import FatalPolicyError, Policy, PolicyError, make_policy
+from .prompts import Observation, Prompts
+from .tasks import RolloutTask, load_tasks
+from .traces import EPISODE, ERROR, GOAL, MAX_INVALID, MAX_STEPS, POLICY_ERROR, STEP, TraceFile
+
+
+@dataclass
+class RolloutConfig:
+    show_applicable: bool = False     # list the applicable actions in each observation
+    max_steps: int | None = None      # per episode; None: default_max_steps(h*)
+    max_invalid: int = MAX_INVALID_REPLIES  # invalid replies in a row that end an episode; 0: no limit
+    budget: float = BUDGET            # CPU seconds for grading one step (h* searches)
+    jobs: int = 1                     # episodes in flight
+    seed: int = 0                     # the random policy's seed
+    prompts: Prompts = field(default_factory=Prompts.load)
+    grading_threads: int = 1          # gradings at once (see the module docstring)
+
+    def settings(self, policy: str) -> dict:
+        """What makes two runs comparable (a resumed run must match)."""
+        return {"policy": policy, "show_applicable": self.show_applicable, "max_steps": self.max_steps,
+                "max_invalid": self.max_invalid, "budget": self.budget, "seed": self.seed,
+                "prompts": self.prompts.digest}
+
+
+@dataclass
+class RolloutResult:
+    rows: list[dict]          # every trace row (run, step and episode rows), resumed ones included
+
+    @property
+    def episodes(self) -> list[dict]:
+        return [r for r in self.rows if r.get("kind") == EPISODE]
+
+    @property
+    def steps(self) -> list[dict]:
+        return [r for r in self.rows if r.get("kind") == STEP]
+
+
+class _Run:
+    """One rollout: shared by its episodes (the policy, the settings, the traces, the thread limit)."""
+
+    def __init__(self, policy: Policy, config: RolloutConfig, traces: TraceFile):
+        self.policy, self.config, self.traces = policy, config, traces
+        self.grading = anyio.CapacityLimiter(config.grading_threads)
+
+    async def graded(self, fn, *args):
+        """fn(*args) in a grading thread: (its result, the seconds it ran, not counting the wait)."""
+        def timed():
+            t0 = time.perf_counter()
+            return fn(*args), time.perf_counter() - t0
+        return await anyio.to_thread.run_sync(timed, limiter=self.grading)
+
+    async def episode(self, task: RolloutTask) -> dict:
+        t0 = time.perf_counter()
+        end = {**task.info, "kind": EPISODE, "episode": task.id,
+               "domain": domain_name({"PDDL_domain": task.domain_text}), "source": task.source}
+        ep, stats = None, {"input_tokens": None, "output_tokens": None, "policy_seconds": 0.0, "start_seconds": 0.0}
+        try:
+            ep, stats["start_seconds"] = await self.graded(self._start, task)
+            ended, error = await self.steps(task, ep, end["domain"], stats)
+        except FatalPolicyError:
+            raise
+        except PolicyError as e:
+            ended, error = POLICY_ERROR, str(e)
+        except Exception as e:  # one broken task or state must not end a long run: report it
+            ended, error = ERROR, f"{type(e).__name__}: {e}"
+        end.update(ended=ended, error=error, seconds=round(time.perf_counter() - t0, 6), **stats)
+        if ep is not None:
+            end.update(ep.summary().to_dict(), h_star_how=ep.how, max_steps=self.max_steps(ep))
+        return self.traces.write(end)
+
+    def _start(self, task: RolloutTask) -> Episode:
+        return Episode(task.load(), task.state, budget=Budget(None, cpu=self.config.budget))
+
+    def max_steps(self, ep: Episode) -> int:
+        return self.config.max_steps or default_max_steps(ep.h_star_start)
+
+    async def steps(self, task: RolloutTask, ep: Episode, domain: str, stats: dict) -> tuple[str, str | None]:
+        history: list[dict] = []
+        invalid_in_a_row, limit, cfg = 0, self.max_steps(ep), self.config
+        while True:
+            if ep.solved:
+                return GOAL, None
+            if len(ep.history) >= limit:
+                return MAX_STEPS, None
+            if cfg.max_invalid and invalid_in_a_row >= cfg.max_invalid:
+                return MAX_INVALID, None
+            t0 = time.perf_counter()
+            obs = self.observe(task, ep, limit, history)
+            t1 = time.perf_counter()
+            reply = await self.policy.act(obs)
+            t2 = time.perf_counter()
+            step, grading = await self.graded(ep.step, reply.text, Budget(None, cpu=cfg.budget))
+            action = step.action if step.verdict in (APPLIED, INAPPLICABLE) else None
+            history.append({"step": step.step, "reply": reply.text, "action": action, "verdict": step.verdict,
+                            "reason": step.reason})
+            invalid_in_a_row = 0 if step.applied else invalid_in_a_row + 1
+            _add_usage(stats, reply, t2 - t1)
+            self.traces.write({
+                "kind": STEP, "episode": task.id, "domain": domain, "step": step.step, "reply": reply.text,
+                "action": action, "verdict": step.verdict, "optimal": step.optimal, "regret": step.regret,
+                "known": step.known, "reason": step.reason, "h_star_before": step.h_star_before,
+                "h_star_after": step.h_star_after, "input_tokens": reply.input_tokens,
+                "output_tokens": reply.output_tokens, "seconds": round(t2 - t1, 6),
+                "grading_seconds": round(grading, 6),
+                "harness_seconds": round(time.perf_counter() - t2 + t1 - t0, 6)})
+
+    def observe(self, task: RolloutTask, ep: Episode, limit: int, history: list[dict]) -> Observation:
+        applicable = truth_for(ep.task, ep.state).applicable() if self.config.show_applicable else None
+        return Observation(task.id, len(ep.history) + 1, limit, ep.task, ep.state, ep.task.names(ep.state),
+                           applicable, history, self.config.prompts)
+
+
+def _add_usage(stats: dict, reply, seconds: float) -> None:
+    stats["policy_seconds"] = round(stats["policy_seconds"] + seconds, 6)
+    for k in ("input_tokens", "output_tokens"):
+        if getattr(reply, k) is not None:
+            stats[k] = (stats[k] or 0) + getattr(reply, k)
+
+
+async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutConfig, traces: TraceFile,
+                    progress=None) -> RolloutResult:
+    """Run every task not finished in `traces` yet, `config.jobs` at a time; closes the policy."""
+    todo = [t for t in tasks if t.id not in traces.done]
+    total, done = len(tasks), len(tasks) - len(todo)
+    run, queue = _Run(policy, config, traces), iter(todo)
+    if progress:
+        progress(done, total)
+
+    async def worker():
+        nonlocal done
+        for task in queue:          # one iterator shared by the workers: each task is taken once
+            await run.episode(task)
+            done += 1
+            if progress:
+                progress(done, total)
+
+    async with policy:
+        try:
+            async with anyio.create_task_group() as tg:
+                for _ in range(min(config.jobs, len(todo))):
+                    tg.start_soon(worker)
+        except BaseException as e:      # the task group wraps errors in a group: say the policy's own
+            fatal = _fatal(e)
+            if fatal is None:
+                raise
+            raise fatal from None
+    return RolloutResult(traces.rows)
+
+
+def _fatal(e: BaseException) -> FatalPolicyError | None:
+    """The FatalPolicyError in `e` or in its exception groups, if any."""
+    if isinstance(e, FatalPolicyError):
+        return e
+    for inner in getattr(e, "exceptions", ()):
+        found = _fatal(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume: bool = False,
+        progress=None) -> RolloutResult:
+    """Roll out `policy` (a Policy or a --policy string) on `tasks` (RolloutTasks or --tasks
+    strings); traces go to `out` (JSONL) when given, and `resume` skips episodes finished there."""
+    config = config or RolloutConfig()
+    tasks = load_tasks(*tasks)
+    if isinstance(policy, str):
+        policy = make_policy(policy, seed=config.seed, budget=config.budget)
+    traces = TraceFile(out, config.settings(policy.name), resume)
+    try:
+        return anyio.run(run_async, tasks, policy, config, traces, progress)
+    finally:
+        traces.close()
