@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
     c.add_argument("--sample", type=int, default=50, metavar="N", help="verify: how many facts to prove again")
     c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
-    rollout_cli.add_parser(sub)
+    _cache_flags(rollout_cli.add_parser(sub))
     d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
@@ -235,6 +235,7 @@ def cmd_rollout(args) -> int:
         _check_outputs(args)
     except AcpError as e:
         return _fail(e)
+    _open_cache(args)
     return rollout_cli.main(args)
 
 

@@ -80,7 +80,8 @@ def main(argv=None) -> int:
     p.add_argument("--example", default="ferry", help=f"a bundled task: {', '.join(examples.names())}")
     p.add_argument("--model", required=True)
     p.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OpenAI's)")
-    p.add_argument("--server", default="acptools-server", help="the command that starts the MCP server")
+    p.add_argument("--server", default="acptools-server --profile policy",
+                   help="the command that starts the MCP server (the policy profile hides answer-giving tools)")
     p.add_argument("--max-steps", type=int, default=50)
     p.add_argument("--max-repairs", type=int, default=10, help="rejected proposals allowed in the whole run")
     args = p.parse_args(argv)

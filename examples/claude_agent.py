@@ -90,7 +90,8 @@ def main(argv=None) -> int:
     p.add_argument("--problem", type=Path, help="a PDDL problem file")
     p.add_argument("--model", default="claude-sonnet-4-5")
     p.add_argument("--base-url", help="another Messages API endpoint (default: Anthropic's)")
-    p.add_argument("--server", default="acptools-server", help="the command that starts the MCP server")
+    p.add_argument("--server", default="acptools-server --profile policy",
+                   help="the command that starts the MCP server (the policy profile hides answer-giving tools)")
     p.add_argument("--max-turns", type=int, default=30)
     args = p.parse_args(argv)
     if args.domain and args.problem:

@@ -21,7 +21,7 @@ from . import defaults as D
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INPUT = 0, 1, 2
 
 
-def add_parser(sub) -> None:
+def add_parser(sub):
     r = sub.add_parser("rollout", help="evaluate a model or agent as a policy: episodes graded step by step",
                        description="Run a policy on planning tasks, one action per step, and grade every step "
                                    "against h*: applied or why not, optimal, regret. Prints solved rate, "
@@ -52,6 +52,7 @@ def add_parser(sub) -> None:
     r.add_argument("--timeout", type=float, default=D.TIMEOUT, metavar="S",
                    help="seconds an API request or a cmd: reply may take (default %(default)g)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    return r
 
 
 def _check(args) -> None:
