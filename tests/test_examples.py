@@ -19,7 +19,7 @@ from scripted_api import ScriptedModel, in_order, request_text
 from simulator import goal_reached, strips_task, trajectory
 from test_rollout import FERRY_SCRIPT, KEYS
 
-SERVER = f"{sys.executable} -m server --log-level WARNING"   # the worktree's server (cwd is the repo)
+SERVER = f"{sys.executable} -m server --log-level WARNING --profile policy"  # the repository's server, as agents under test see it
 
 
 def run_example(name: str, *args, env: dict) -> subprocess.CompletedProcess:
