@@ -149,6 +149,31 @@ class ProofStore:
                                          (task, state)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    # ---- moving facts between stores (workers on other machines) -----------------------------
+    def export(self, task: str) -> dict:
+        """Everything known about one task: its PDDL, states and current-version facts."""
+        if self.broken:
+            return {}
+        conn = self._connection()
+        texts = self.task_texts(task)
+        return {"task": task, "texts": texts,
+                "states": conn.execute("SELECT state, atoms FROM states WHERE task = ?", (task,)).fetchall(),
+                "facts": [(st, k, key, json.loads(v)) for st, k, key, v in conn.execute(
+                    "SELECT state, kind, key, value FROM facts WHERE version = ? AND task = ?",
+                    (ENGINE_VERSION, task))]}
+
+    def merge(self, exported: dict) -> None:
+        """Add what `export` gave (from another store): PDDL, states and facts."""
+        if self.broken or not exported:
+            return
+        task = exported["task"]
+        if exported.get("texts"):
+            self.remember_task(task, *exported["texts"])
+        for state, atoms in exported.get("states", ()):
+            self.remember_state(task, state, json.loads(atoms) if isinstance(atoms, str) else atoms)
+        for state, kind, key, value in exported.get("facts", ()):
+            self.put(task, state, kind, key, value)
+
     # ---- maintenance --------------------------------------------------------------------------
     def stats(self) -> dict:
         """Rows by engine version and kind, tasks kept, the file's size."""
