@@ -65,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="reference semantics: do not cut responses at lm-eval's stop strings")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     _cache_flags(s)
+    _backend_flags(s)
     c = sub.add_parser("cache", help="the proof store: statistics, verification, clearing",
                        description="Proven truths are kept in an SQLite file and reused by later runs.")
     c.add_argument("action", choices=("stats", "verify", "clear"))
@@ -77,6 +78,14 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
     return p
+
+
+def _backend_flags(p: argparse.ArgumentParser) -> None:
+    """--backend local|ray and --address: where batch work runs (acptools.backends)."""
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local worker processes (default) or Ray tasks (pip install 'acptools[ray]')")
+    p.add_argument("--address", metavar="ADDR", help="--backend ray: a running Ray cluster (default: start one "
+                                                     "here with --jobs CPUs)")
 
 
 def _cache_flags(p: argparse.ArgumentParser) -> None:
@@ -165,7 +174,7 @@ def cmd_score(args) -> int:
         return _fail(AcpError(f"{e.strerror or e}", str(e.filename or "input")))
     progress = batch.Progress(enabled=not args.quiet)
     items = batch.score_pairs(pairs, args.semantics, args.budget, args.jobs, until=not args.no_until,
-                              progress=progress)
+                              progress=progress, backend=args.backend, address=args.address)
     wall = time.perf_counter() - t0
     summary = report.summarize(items)
     print(report.table(summary))

@@ -13,14 +13,18 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 import traceback
 from collections import defaultdict
 from pathlib import Path
 
+from .. import store
 from ..answers import canonical_task
+from ..backends import run_units
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
+from ..grounded import task_key
 from .api import check_stored, gold_response, grade
 from ..questions import DEFAULT_SECONDS
 from ..search import Effort
@@ -195,16 +199,30 @@ def _cost(record: dict) -> float:
 
 
 def _worker(args):
-    """score_group in a worker process; items come back as dicts (picklable, and what callers keep)."""
-    idx, record, rows, semantics, budget, until = args
-    return idx, [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+    """score_group in a worker; items come back as dicts (picklable, and what callers keep). With
+    `shipped` (the driver's proofs about this record's task), the worker proves into a store of
+    its own, seeded with them, and sends back what that store then knows, for the driver to merge:
+    workers on other machines share the driver's proof store this way."""
+    idx, record, rows, semantics, budget, until, shipped = args
+    if shipped is not None:
+        own = store.active()
+        if own is None or not own.path.name.startswith("acptools-worker-"):
+            own = store.use(os.path.join(tempfile.gettempdir(), f"acptools-worker-{os.getpid()}.sqlite"))
+        own.merge(shipped)
+    items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+    back = store.active().export(_task_of(record)) if shipped is not None else None
+    return idx, items, back
+
+
+def _task_of(record: dict) -> str:
+    return task_key(record.get("PDDL_domain", ""), record.get("PDDL_problem", ""))
 
 
 RETRY_FACTOR = 4.0  # items still unknown are graded again, one at a time, with this much more effort
 
 
 def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget=None, jobs: int = 1,
-                until: bool = True, progress=None) -> list[dict]:
+                until: bool = True, progress=None, backend: str = "local", address: str | None = None) -> list[dict]:
     """Score (record, row) pairs; returns item dicts in the order of `pairs`.
 
     `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.search.Effort`), so
@@ -218,7 +236,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     results: list[dict | None] = [None] * len(pairs)
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
     tracker = _Tracker(progress, len(pairs), sum(weights))
-    for k, items in _run_units(pairs, units, semantics, effort, jobs, until):
+    for k, items in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
         tracker.advance(len(units[k]), weights[k])
@@ -226,7 +244,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     if retry:
         tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
         for k, items in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
-                                   until):
+                                   until):  # here, one at a time: nothing else competes for the CPU
             for i, it in zip(units[retry[k]], items):
                 if results[i]["verdict"] == UNKNOWN:
                     it["retried"] = True
@@ -234,18 +252,17 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     return results
 
 
-def _run_units(pairs, units, semantics, effort, jobs: int, until: bool):
-    """Yield (unit index, item dicts) as units finish: in this process, or in `jobs` workers."""
-    if jobs <= 1 or len(units) <= 1:
-        for k, ids in enumerate(units):
-            yield k, [it.to_dict() for it in score_group(pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics,
-                                                          effort, until)]
-        return
-    import multiprocessing as mp
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until) for k, ids in enumerate(units)]
-    with ctx.Pool(jobs) as pool:
-        yield from pool.imap_unordered(_worker, work, chunksize=1)
+def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
+               address: str | None = None):
+    """Yield (unit index, item dicts) as units finish, on the chosen backend (acptools.backends).
+    Local workers share the proof store's file; Ray workers get and return its facts."""
+    shared = store.active() if backend == "ray" else None
+    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until,
+             None if shared is None else shared.export(_task_of(pairs[ids[0]][0]))) for k, ids in enumerate(units)]
+    for k, items, back in run_units(_worker, work, jobs, backend, address):
+        if shared is not None and back:
+            shared.merge(back)
+        yield k, items
 
 
 class _Tracker:

@@ -1,0 +1,56 @@
+"""Where batch work runs: in this process, in local worker processes, or on a Ray cluster.
+
+Batch commands (score, rollout, generate) cut their work into independent units, largest first,
+and hand them to `run_units`, which yields each unit's result as it finishes. The results are the
+same whichever backend runs them; only the wall time differs.
+
+    --backend local --jobs N        N worker processes on this machine (fork), or this process for N=1
+    --backend ray [--address ADDR]  Ray tasks: a local Ray instance with N CPUs, or the cluster at ADDR
+                                    (`ray start --head` on one machine, `ray start --address=...` on
+                                    the others; pip install 'acptools[ray]' everywhere)
+"""
+
+from __future__ import annotations
+
+import os
+
+from .errors import AcpError
+
+BACKENDS = ("local", "ray")
+
+
+def run_units(fn, payloads: list, jobs: int = 1, backend: str = "local", address: str | None = None):
+    """Yield fn(payload) for every payload, as each finishes (order not kept: results carry their
+    own index). `fn` must be a module-level function and payloads picklable."""
+    if backend == "ray":
+        yield from _ray_units(fn, payloads, jobs, address)
+        return
+    if backend != "local":
+        raise AcpError(f"unknown backend {backend!r}", "--backend", f"use one of {', '.join(BACKENDS)}")
+    if jobs <= 1 or len(payloads) <= 1:
+        for p in payloads:
+            yield fn(p)
+        return
+    import multiprocessing as mp
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap_unordered(fn, payloads, chunksize=1)
+
+
+def _ray_units(fn, payloads: list, jobs: int, address: str | None):
+    try:
+        import ray
+    except ImportError:
+        raise AcpError("Ray is not installed", "--backend ray", "pip install 'acptools[ray]'") from None
+    if not ray.is_initialized():
+        kwargs = {"address": address} if address else {"num_cpus": max(1, jobs)}
+        # workers import acptools from where this process does (a checkout, or the installed package)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                 runtime_env={"env_vars": {"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}},
+                 **kwargs)
+    remote = ray.remote(num_cpus=1, max_retries=0)(fn)
+    pending = [remote.remote(p) for p in payloads]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        yield ray.get(done[0])
