@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -19,7 +22,7 @@ from acptools import AcpError, examples
 from acptools.rewards import AcpReward, acp_reward, compute_score, compute_score_batch, partial_reward
 from acptools.scoring import gold_response
 from acptools.truth import task_for
-from conftest import records
+from conftest import ROOT, records
 from oracle import Oracle
 
 G = 4  # generations per prompt
@@ -153,3 +156,12 @@ def test_bad_columns_say_what_is_missing():
         compute_score("acp", "x", "42", None)
     with pytest.raises(AcpError, match="unknown credit"):
         AcpReward(credit="half")
+
+
+def test_the_grpo_example_dry_run():
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "grpo_reward.py"), "--task", "app"],
+                         capture_output=True, text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    rewards = [float(line.split()[0]) for line in out.stdout.splitlines()[:8]]
+    assert rewards[0] == rewards[4] == 1.0 and rewards[2] < 1.0 and rewards[3] == 0.0
+    assert "'graded': 8" in out.stdout
