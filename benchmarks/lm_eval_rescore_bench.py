@@ -45,7 +45,8 @@ def run_lm_eval(venv: Path, work: Path) -> Path:
     t0 = time.perf_counter()
     with open(work / "lm_eval.log", "w") as log:
         subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT,
-                       env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": str(work)})
+                       env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin",
+                            "HOME": str(work)})
     print(f"lm-eval run (generation by the scripted model + lm-eval's own acp_utils scoring): "
           f"{time.perf_counter() - t0:.1f} s")
     return out
@@ -61,6 +62,29 @@ def responses_file(samples_dir: Path, path: Path) -> int:
                                       "response": row["resps"][0][0]}) + "\n")
                 n += 1
     return n
+
+
+def front_end(samples: Path, responses: Path, repeat: int = 5) -> tuple[float, float]:
+    """Seconds (best of `repeat`) to turn each input into (record, response) pairs, in process: what
+    --lm-eval adds or saves before the (identical) grading."""
+    from acptools.dataset import load_records
+    from acptools.scoring import batch, lm_eval_samples
+
+    def lm_eval() -> int:
+        return len([(row.pop("_record"), row) for row in lm_eval_samples.read_samples([samples])])
+
+    def plain() -> int:
+        return len(batch.match(load_records("acpbench-hard:test"), batch.read_responses(responses)))
+
+    best = []
+    for fn in (lm_eval, plain):
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        best.append(min(times))
+    return best[0], best[1]
 
 
 def timed(cmd: list[str], log: Path) -> float:
@@ -79,12 +103,17 @@ def main() -> int:
     src.add_argument("--venv", type=Path, help="a virtualenv with lm-eval 0.4.x and its acpbench extras")
     src.add_argument("--samples", type=Path, help="a folder holding an lm-eval run's samples files")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=2, help="runs of each command (alternating)")
+    ap.add_argument("--repeat", type=int, default=1, help="end-to-end runs of each command (alternating; 0: none)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         samples = run_lm_eval(args.venv, work) if args.venv else args.samples
         n = responses_file(samples, work / "responses.jsonl")
+        lm_front, plain_front = front_end(samples, work / "responses.jsonl")
+        print(f"{n} responses; reading them into (record, response) pairs, best of 5: --lm-eval {lm_front:.3f} s, "
+              f"--data acpbench-hard:test --responses {plain_front:.3f} s")
+        if not args.repeat:
+            return 0
         base = [sys.executable, "-m", "acptools.cli", "score", "--quiet", "--jobs", str(args.jobs)]
         commands = {
             "score --lm-eval": base + ["--lm-eval", str(samples), "--out", str(work / "a.jsonl")],

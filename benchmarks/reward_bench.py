@@ -71,9 +71,10 @@ def main() -> int:
     reward = AcpReward(credit=args.credit, budget=args.budget)
     n = len(rows) * args.generations
     out, warm = call(reward, rows, args.generations, 0)
+    known = [x for x in out if x is not None]
     print(f"warm-up: {n} completions over {len(rows)} nexta prompts in {warm:.1f} s (truths computed: h* of "
-          f"each state and of the successors reached); rewards: mean {statistics.fmean(x for x in out if x is not None):.3f}"
-          f", unknown {sum(x is None for x in out)}")
+          f"each state and of the successors reached); rewards: mean {statistics.fmean(known):.3f}, "
+          f"unknown {n - len(known)}")
     rates = []
     for r in range(1, args.rounds + 1):
         out, secs = call(reward, rows, args.generations, r)

@@ -7,7 +7,8 @@
 Picks the records with the smallest PDDL from the bundled test split (PER_TASK per task, stored
 answers that exact semantics confirms), gives each a scripted response (by position: the stored
 answer written as text, a wrong answer, text with no answer in it, the stored answer in a wordier
-form: val's index with a leading zero, which lm-eval's string comparison scores 0), and runs `lm-eval run` three times through scripts/lm_eval_scripted_run.py: the eight
+form: val's index with a leading zero, which lm-eval's string comparison scores 0), and runs
+`lm-eval run` three times through scripts/lm_eval_scripted_run.py: the eight
 `acp_<task>_gen` tasks, the eight `acp_<task>_gen_with_pddl` tasks, and `acp_nexta_gen` with
 lm-eval's chat template and multi-turn few-shot. lm-eval writes the samples and results files;
 they are copied as written (date stamps and all) under tests/data/lm_eval/<run>/.

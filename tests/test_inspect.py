@@ -253,7 +253,8 @@ def test_inspect_finds_the_tasks_by_name_through_the_entry_point(tmp_path):
             "o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)\n"
             "log = eval('acptools/acp_nexta_gen', model=get_model('mockllm/model', custom_outputs=[o]), limit=1,"
             " log_dir=sys.argv[1], display='none')[0]\n"
-            "s = log.samples[0].scores['acptools_scorer']\nprint(log.eval.task_registry_name, log.eval.task, s.value, s.metadata['verdict'])\n")
+            "s = log.samples[0].scores['acptools_scorer']\n"
+            "print(log.eval.task_registry_name, log.eval.task, s.value, s.metadata['verdict'])\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert out.returncode == 0, out.stderr[-2000:]

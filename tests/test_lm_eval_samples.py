@@ -97,7 +97,8 @@ def test_filtered_grades_what_lm_eval_extracted(tmp_path, capsys):
     code, out, err, items, report = _score(tmp_path, capsys, "--lm-eval", *map(str, FILES), "--filtered",
                                            "--model", "someone/else")
     assert code == 0, out + err
-    assert "graded lm-eval's filtered response (filtered_resps" in out and report["lm_eval"]["graded"] == "filtered_resps"
+    assert "graded lm-eval's filtered response (filtered_resps" in out
+    assert report["lm_eval"]["graded"] == "filtered_resps"
     rows = {(str(f), row["doc_id"]): row for f in FILES for row in _rows(f)}
     for it in items:
         row = rows[(it["file"], it["doc_id"])]
@@ -166,6 +167,7 @@ def test_bad_lm_eval_input(tmp_path, capsys):
     code, _out, err, _items, _ = _score(tmp_path, capsys, "--data", "acpbench-hard:test", "--gold", "--filtered")
     assert code == 2 and "--filtered only applies to --lm-eval" in err
     src = next(f for f in FILES if "land_gen_2" in f.name and "plain" in str(f))
-    path = _copy_with(tmp_path, src, lambda line: line.replace('"group": "landmarks_gen"', '"group": "goal_closer_gen"'))
+    path = _copy_with(tmp_path, src,
+                      lambda line: line.replace('"group": "landmarks_gen"', '"group": "goal_closer_gen"'))
     code, _out, err, _items, _ = _score(tmp_path, capsys, "--lm-eval", path)
     assert code == 2 and "is task nexta, but the file is acp_land_gen" in err

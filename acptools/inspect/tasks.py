@@ -27,58 +27,32 @@ def _config(kind: str, pddl: bool, stops: bool) -> GenerateConfig:
 
 def gen_task(kind: str, split: str = "test", source: str | None = None, pddl: bool = False, chat: bool = True,
              stops: bool = True, semantics: str = "exact", budget: float = 60.0) -> Task:
-    """One ACPBench Hard generation task as lm-eval runs it, graded by acptools_scorer."""
+    """One ACPBench Hard generation task as lm-eval runs it, graded by acptools_scorer. split: dev or test
+    (the bundled copy); source: records from elsewhere (a path, acpbench-hard:..., hf:acpbench-hard:...);
+    pddl: the PDDL in front; chat: the examples as chat turns; stops: lm-eval's stop strings;
+    semantics: exact or reference; budget: CPU seconds per answer."""
     return Task(dataset=acpbench_dataset(kind, split, source, pddl, chat), solver=generate(),
                 scorer=acptools_scorer(semantics, budget), config=_config(kind, pddl, stops),
                 name=lm_eval_task(kind, pddl))
 
 
-@task
-def acp_app_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """app: every action applicable in the state."""
-    return gen_task("app", split, source, pddl, chat, stops, semantics, budget)
+def _gen(kind: str, what: str):
+    """The registered task acp_<kind>_gen (Inspect finds tasks by their registered name)."""
+    def make(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
+        return gen_task(kind, split, source, pddl, chat, stops, semantics, budget)
+    make.__name__ = make.__qualname__ = f"acp_{kind}_gen"
+    make.__doc__ = f"{kind}: {what} Options: split, source, pddl, chat, stops, semantics, budget (see gen_task)."
+    return task(name=make.__name__)(make)
 
 
-@task
-def acp_prog_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """prog: the positive and negative effects of an action."""
-    return gen_task("prog", split, source, pddl, chat, stops, semantics, budget)
-
-
-@task
-def acp_reach_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """reach: a proposition that can never hold (or None)."""
-    return gen_task("reach", split, source, pddl, chat, stops, semantics, budget)
-
-
-@task
-def acp_areach_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """areach: an action that can never become applicable (or None)."""
-    return gen_task("areach", split, source, pddl, chat, stops, semantics, budget)
-
-
-@task
-def acp_val_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """val: the index of the first inapplicable action of a sequence."""
-    return gen_task("val", split, source, pddl, chat, stops, semantics, budget)
-
-
-@task
-def acp_just_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """just: the plan with one or two consecutive redundant actions removed."""
-    return gen_task("just", split, source, pddl, chat, stops, semantics, budget)
-
-
-@task
-def acp_land_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """land: a non-trivial fact landmark (or None)."""
-    return gen_task("land", split, source, pddl, chat, stops, semantics, budget)
-
-
-@task
-def acp_nexta_gen(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
-    """nexta: an action that brings the goal one step closer."""
-    return gen_task("nexta", split, source, pddl, chat, stops, semantics, budget)
+acp_app_gen = _gen("app", "every action applicable in the state.")
+acp_prog_gen = _gen("prog", "the positive and negative effects of an action.")
+acp_reach_gen = _gen("reach", "a proposition that can never hold (or None).")
+acp_areach_gen = _gen("areach", "an action that can never become applicable (or None).")
+acp_val_gen = _gen("val", "the index of the first inapplicable action of a sequence.")
+acp_just_gen = _gen("just", "the plan with one or two consecutive redundant actions removed.")
+acp_land_gen = _gen("land", "a non-trivial fact landmark (or None).")
+acp_nexta_gen = _gen("nexta", "an action that brings the goal one step closer.")
 
 
 @task

@@ -213,7 +213,8 @@ def side_by_side_table(rows: list[dict], semantics: str) -> str:
         pct = (lambda v: "   -" if v is None else f"{100 * v:.1f}%")
         m = SAMPLES_FILE.fullmatch(Path(r["file"]).name) if r.get("file") else None
         run = m.group("date")[:19] if m else ""
-        lines.append(f"{r['model'][:24]:24} {r['lm_eval_task'][:26]:26} {run:19} {r['n']:>4} {pct(r['lm_eval_mean']):>8} "
+        lines.append(f"{r['model'][:24]:24} {r['lm_eval_task'][:26]:26} {run:19} {r['n']:>4} "
+                     f"{pct(r['lm_eval_mean']):>8} "
                      f"{pct(r['exact_accuracy']):>10} {r['unknown']:>4} {r['agree']:>3}/{r['compared']:<3}  "
                      f"{r['lm_eval_1_exact_0']:>4} {r['lm_eval_0_exact_1']:>4}")
     lines.append(f"lm-eval: its stored metric (mean); {ours}: accuracy over decided items; agree: same 0/1 on "
