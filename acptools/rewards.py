@@ -40,7 +40,9 @@ from collections import Counter
 from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
 from .grounded import task_key
-from .lru import LRUCache
+from .lru import CacheMiss, LRUCache
+from .answers import parse_answer
+from .scoring import exact
 from .scoring.api import grade
 from .scoring.items import Outcome
 from .scoring.question import Question, question_of_record
@@ -51,6 +53,7 @@ __all__ = ["AcpReward", "acp_reward", "partial_reward", "compute_score", "comput
            "completion_text", "CREDITS"]
 
 CREDITS = ("exact", "partial")
+OUTCOMES = 65536   # decided outcomes remembered per reward function
 RECORD_FIELDS = ("group", "PDDL_domain", "PDDL_problem")
 STATE_FIELDS = ("task", "domain", "problem")
 _QUESTIONS: LRUCache = LRUCache(2048, remember_evicted=0, kind="question")
@@ -172,6 +175,7 @@ class AcpReward:
         self.credit, self.unknown, self.budget, self.semantics = credit, unknown, budget, semantics
         self.__name__ = name or f"acptools_{credit}"  # trainers log rewards under the function's name
         self.stats: Counter = Counter()
+        self._outcomes: LRUCache = LRUCache(OUTCOMES, remember_evicted=0, kind="outcome")
 
     def __call__(self, prompts=None, completions=None, **columns) -> list[float | None]:
         if completions is None:
@@ -198,9 +202,22 @@ class AcpReward:
         return out
 
     def grade(self, q: Question, text: str) -> Outcome:
-        """One completion's outcome (CPU-budgeted; an internal budget overrun is 'unknown')."""
+        """One completion's outcome (CPU-budgeted; an internal budget overrun is 'unknown'). A decided
+        outcome is remembered per question and answer as read, so another wording of the same answer
+        (a later epoch, another sample of the group) costs only the reading."""
         budget = Budget(None, cpu=self.budget) if self.budget is not None else None
-        return grade(q, text, self.semantics, budget)[0]
+        if self.semantics != "exact":
+            return grade(q, text, self.semantics, budget)[0]
+        parsed = parse_answer(q.kind, text)
+        key = (q, parsed)   # q itself (identity): the key keeps it alive, so it is never confused
+        try:
+            return self._outcomes.get(key)
+        except CacheMiss:
+            pass
+        outcome = exact.SCORERS[q.kind](q, parsed, budget)
+        if outcome.score is not None:
+            self._outcomes.put(key, outcome)
+        return outcome
 
     def _count_unknown(self, unknown: int) -> None:
         self.stats["unknown"] += unknown
