@@ -171,3 +171,12 @@ def test_bad_lm_eval_input(tmp_path, capsys):
                       lambda line: line.replace('"group": "landmarks_gen"', '"group": "goal_closer_gen"'))
     code, _out, err, _items, _ = _score(tmp_path, capsys, "--lm-eval", path)
     assert code == 2 and "is task nexta, but the file is acp_land_gen" in err
+
+
+def test_a_doc_without_group_takes_the_files_task(tmp_path, capsys):
+    src = next(f for f in FILES if "nexta_gen_2" in f.name and "plain" in str(f))
+    path = _copy_with(tmp_path, src, lambda line: line.replace('"group": "goal_closer_gen", ', ''))
+    assert '"group"' not in open(path).read().split('"doc_hash"')[0]
+    code, out, err, items, _ = _score(tmp_path, capsys, "--lm-eval", path)
+    assert code == 0, out + err
+    assert [it["group"] for it in items] == ["goal_closer_gen"] * 4 and sum(it["score"] for it in items) == 2

@@ -7,6 +7,7 @@ from pathlib import Path
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
+from ..answers import canonical_task
 from ..dataset import acpbench_hard, domain_name, load_records, task_of
 from ..errors import AcpError
 from ..prompts import lm_eval_task, prompt_messages, prompt_text
@@ -48,7 +49,6 @@ def acpbench_dataset(task: str, split: str = "test", source: str | Path | None =
     """The records of one task as a dataset. source: None (the bundled copy, `split`), a named source
     (`acpbench-hard:dev`, `hf:acpbench-hard:test`) or files and folders of records (only `task`'s are
     kept). pddl: lm-eval's `_with_pddl` prompt; chat: the examples as chat turns (else one text)."""
-    from ..answers import canonical_task
     try:
         kind = canonical_task(task)
     except ValueError as e:

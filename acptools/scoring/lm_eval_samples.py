@@ -134,7 +134,8 @@ def _record_of(doc, task: str, lm_task: str, where: str) -> dict:
         raise AcpError(f"the doc's id {doc['id']!r} is a float: its low bits are lost (64-bit ids must not pass "
                        f"through a float)", where, "use the samples file as lm-eval wrote it, or rewrite it with "
                        "an exact JSON tool (Python's json, not jq 1.6 or JavaScript)")
-    doc_task = task_of({"id": doc.get("id"), "group": doc.get("group")})
+    # a doc without a group (the Hub's rows may lack it) takes the file's task
+    doc_task = task_of({"id": doc.get("id"), "group": doc["group"]}) if doc.get("group") else task
     if doc_task != task:
         raise AcpError(f"the doc's group {doc.get('group')!r} is task {doc_task}, but the file is {lm_task}", where,
                        "pass the files as lm-eval named them")
