@@ -3,6 +3,7 @@
     acptools score --data SOURCE... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
                    [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS]
     acptools score --data SOURCE... --gold         # the stored answers, written as text
+    acptools score --lm-eval FILE_OR_DIR... [--filtered] [--model NAME]   # lm-eval --log_samples files
     (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
      copy, needs `pip install 'acptools[hf]'`; or files and folders of records)
     acptools rollout --tasks PATH... --policy POLICY [...]   # a policy's episodes, graded step by step
@@ -43,14 +44,21 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("score", help="grade free-text answers to ACPBench Hard records",
                        description="Grade free-text answers to the 8 ACPBench Hard tasks (exactly, with partial "
                                    "credit and reasons); prints accuracy, mean IoU and unknowns per task x domain.")
-    s.add_argument("--data", nargs="+", action="extend", required=True, metavar="SOURCE",
+    s.add_argument("--data", nargs="+", action="extend", metavar="SOURCE",
                    help="acpbench-hard[:dev|test][:TASK] (the bundled ACPBench Hard copy, e.g. acpbench-hard:test), "
                         "hf:acpbench-hard[...] (from the Hugging Face Hub; pip install 'acptools[hf]'), "
-                        "or files or folders of records (JSON arrays, JSONL, .json.gz, .jsonl.gz)"),
+                        "or files or folders of records (JSON arrays, JSONL, .json.gz, .jsonl.gz); "
+                        "needed except with --lm-eval, whose rows carry their records"),
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--responses", metavar="R.jsonl",
                      help="JSONL rows {id, group (optional), response, model (optional), ...}")
     src.add_argument("--gold", action="store_true", help="score each record's stored answer written as text")
+    src.add_argument("--lm-eval", nargs="+", metavar="FILE", dest="lm_eval",
+                     help="lm-eval --log_samples files (samples_acp_<task>_gen[_with_pddl]_<date>.jsonl) or folders "
+                          "holding them; each row's doc is its record (with --data: matched against those records)")
+    s.add_argument("--filtered", action="store_true",
+                   help="--lm-eval: grade lm-eval's filtered_resps (what its scorer saw) instead of the raw resps")
+    s.add_argument("--model", metavar="NAME", help="--lm-eval: the model name (default: from the files' folder)")
     s.add_argument("--semantics", choices=("exact", "reference"), default="exact",
                    help="exact: computed from the PDDL (default); reference: the published lm-eval scorer")
     s.add_argument("--out", metavar="items.jsonl", help="one JSON row per response")
@@ -152,8 +160,41 @@ def _check_outputs(args) -> None:
         raise AcpError(f"--budget must be a positive number of seconds, got {args.budget}", "--budget")
 
 
-def cmd_score(args) -> int:
+def _check_sources(args) -> None:
+    if args.lm_eval is None and not args.data:
+        raise AcpError("--data is required (the records the responses answer)", "acptools score",
+                       "pass --data acpbench-hard:test (the bundled copy), or files or folders of records")
+    if args.lm_eval is None and (args.filtered or args.model):
+        raise AcpError(f"{'--filtered' if args.filtered else '--model'} only applies to --lm-eval input",
+                       "acptools score", "drop it, or pass --lm-eval FILE...")
+
+
+def _records(args) -> list[dict]:
     from .dataset import load_records
+    records = load_records(*args.data)
+    if not records:
+        raise AcpError("no records found", "--data " + " ".join(args.data),
+                       "pass acpbench-hard:test (the bundled copy), or ACPBench Hard .json/.jsonl/.json.gz "
+                       "files or folders holding them")
+    return records
+
+
+def _pairs(args) -> list[tuple[dict, dict]]:
+    """(record, response row) pairs from --responses, --gold or --lm-eval (see the module docstring)."""
+    from .scoring import batch, lm_eval_samples
+    if args.lm_eval is not None:
+        rows = lm_eval_samples.read_samples(args.lm_eval, filtered=args.filtered, model=args.model)
+        if not args.data:
+            return [(row.pop("_record"), row) for row in rows]
+        for row in rows:
+            row.pop("_record")
+        return batch.match(_records(args), rows)
+    records = _records(args)
+    rows = batch.gold_rows(records) if args.gold else batch.read_responses(args.responses)
+    return batch.match(records, rows)
+
+
+def cmd_score(args) -> int:
     from .scoring import batch, report
     from .scoring.items import ERROR
 
@@ -161,13 +202,8 @@ def cmd_score(args) -> int:
     _open_cache(args)
     try:
         _check_outputs(args)
-        records = load_records(*args.data)
-        if not records:
-            raise AcpError("no records found", "--data " + " ".join(args.data),
-                           "pass acpbench-hard:test (the bundled copy), or ACPBench Hard .json/.jsonl/.json.gz "
-                           "files or folders holding them")
-        rows = batch.gold_rows(records) if args.gold else batch.read_responses(args.responses)
-        pairs = batch.match(records, rows)
+        _check_sources(args)
+        pairs = _pairs(args)
     except AcpError as e:
         return _fail(e)
     except OSError as e:
@@ -178,6 +214,7 @@ def cmd_score(args) -> int:
     wall = time.perf_counter() - t0
     summary = report.summarize(items)
     print(report.table(summary))
+    lm_eval = _print_lm_eval(args, items)
     unknown = sum(1 for it in items if it["verdict"] == "unknown")
     retried = sum(1 for it in items if it.get("retried"))
     errors = [it for it in items if it["verdict"] == ERROR]
@@ -202,8 +239,10 @@ def cmd_score(args) -> int:
             print(f"items -> {args.out}")
         if args.report:
             doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
-                                     data=args.data, responses="gold" if args.gold else args.responses,
+                                     data=args.data, responses="gold" if args.gold else args.responses or args.lm_eval,
                                      seconds=wall, gold_check=gold)
+            if lm_eval is not None:
+                doc["lm_eval"] = lm_eval
             with open(args.report, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=1, default=str)
             print(f"report -> {args.report}")
@@ -213,6 +252,19 @@ def cmd_score(args) -> int:
     except OSError as e:
         return _fail(AcpError(f"cannot write: {e.strerror or e}", str(e.filename or "output")))
     return status
+
+
+def _print_lm_eval(args, items: list[dict]) -> dict | None:
+    """--lm-eval: say which text was graded, and lm-eval's own metric beside ours per task."""
+    if args.lm_eval is None:
+        return None
+    from .scoring import lm_eval_samples as les
+    graded = les.FILTERED if args.filtered else les.RAW
+    rows = les.side_by_side(items)
+    print(f"\nlm-eval samples: graded {les.GRADED_HELP[graded]}")
+    if any(r["lm_eval_metric"] for r in rows):
+        print(les.side_by_side_table(rows, args.semantics))
+    return {"graded": graded, "side_by_side": rows}
 
 
 def _gold_check(items: list[dict], semantics: str) -> dict:

@@ -5,6 +5,7 @@ Every stage of the reader imports from here, so this module imports none of them
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["ParsedName", "ParsedAnswer", "TASKS", "TASK_ALIASES", "canonical_task"]
@@ -20,6 +21,10 @@ TASK_ALIASES: dict[str, str] = {
     "landmarks_gen": "land",
     "goal_closer_gen": "nexta",
 }
+
+
+# lm-eval's ACPBench Hard task names: acp_<task>_gen (2-shot) and acp_<task>_gen_with_pddl (the PDDL in front)
+_LM_EVAL_TASK = re.compile(r"acp_([a-z]+)_gen(?:_with_pddl)?")
 
 
 @dataclass(frozen=True)
@@ -54,16 +59,18 @@ class ParsedAnswer:
 
 
 def canonical_task(task: str) -> str:
-    """'app' or a group name such as 'applicable_actions_gen' -> 'app'; ValueError otherwise."""
+    """'app', a group name such as 'applicable_actions_gen' or an lm-eval task name such as
+    'acp_app_gen_with_pddl' -> 'app'; ValueError otherwise."""
     if isinstance(task, str):
         t = task.strip().lower()
         if t in TASKS:
             return t
         if t in TASK_ALIASES:
             return TASK_ALIASES[t]
-        if t.startswith("acp_") and t.endswith("_gen") and t[4:-4] in TASKS:  # lm-eval task names
-            return t[4:-4]
+        m = _LM_EVAL_TASK.fullmatch(t)
+        if m and m.group(1) in TASKS:
+            return m.group(1)
     raise ValueError(
-        f"unknown task {task!r}: expected one of {', '.join(TASKS)} "
-        f"or a group name ({', '.join(TASK_ALIASES)})"
+        f"unknown task {task!r}: expected one of {', '.join(TASKS)}, a group name ({', '.join(TASK_ALIASES)}) "
+        f"or an lm-eval task name (acp_<task>_gen, acp_<task>_gen_with_pddl)"
     )

@@ -86,12 +86,23 @@ def _task_key(group) -> str | None:
         return "?" + str(group).strip().lower()
 
 
+def _as_float(rid) -> float | None:
+    """The id as the nearest double (what a float-based JSON tool keeps of it), None if not a number."""
+    if isinstance(rid, bool):
+        return None
+    try:
+        return float(rid)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 class RecordIndex:
-    """Records by (task, id) and by id alone."""
+    """Records by (task, id), by id alone, and by the id's nearest double (to explain rounded ids)."""
 
     def __init__(self, records: list[dict]):
         self.by_key: dict[tuple[str, str], dict] = {}
         self.by_id: dict[str, list[dict]] = defaultdict(list)
+        self.by_float: dict[float, list[dict]] = defaultdict(list)
         for r in records:
             if not isinstance(r, dict) or "id" not in r or "group" not in r:
                 raise AcpError("a record without 'id' or 'group'", "--data",
@@ -99,6 +110,9 @@ class RecordIndex:
             t = task_of(r)
             self.by_key[(t, str(r["id"]))] = r
             self.by_id[str(r["id"])].append(r)
+            f = _as_float(r["id"])
+            if f is not None:
+                self.by_float[f].append(r)
 
     def find(self, row: dict) -> tuple[dict | None, str]:
         rid = str(row["id"])
@@ -107,13 +121,23 @@ class RecordIndex:
             if t.startswith("?"):
                 return None, f"unknown group {row.get('group')!r}"
             r = self.by_key.get((t, rid))
-            return r, "" if r else f"no {t} record with id {rid}"
+            return r, "" if r else f"no {t} record with id {rid}" + self._rounded(row["id"], t)
         cands = self.by_id.get(rid, [])
         if len(cands) == 1:
             return cands[0], ""
         if not cands:
-            return None, f"no record with id {rid}"
+            return None, f"no record with id {rid}" + self._rounded(row["id"], None)
         return None, f"id {rid} matches {len(cands)} records ({', '.join(task_of(c) for c in cands)}); give a group"
+
+    def _rounded(self, rid, task: str | None) -> str:
+        """Why an id matches nothing when a record's id rounds to the same double: it was rounded."""
+        f = _as_float(rid)
+        near = [r for r in self.by_float.get(f, []) if task is None or task_of(r) == task] if f is not None else []
+        if not near:
+            return ""
+        return (f" (it looks rounded: record id {near[0]['id']} is within float rounding of it; 64-bit ids must "
+                f"not pass through a float: read and write the JSON with an exact parser such as Python's json, "
+                f"not jq 1.6 or JavaScript)")
 
 
 def match(records: list[dict], rows: list[dict]) -> list[tuple[dict, dict]]:
