@@ -6,7 +6,15 @@ test runs on a fresh clone with nothing beside it; no test needs the network or 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+# `python -m pytest` and pytest's `pythonpath = ["."]` put the checkout first on sys.path, where the
+# editable install leaves an `acptools.egg-info` without PEP 610 data; importlib.metadata would find that
+# one first, and Inspect AI would then register our tasks without their `acptools/` namespace. The
+# checkout goes last instead (it still provides what the tests import from it).
+_checkout = Path(__file__).resolve().parents[1]
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _checkout] + [str(_checkout)]
 
 # every test proves its answers afresh: a proof store left by an earlier run must never answer for
 # the code under test (tests of the store itself pass their own file)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import threading
@@ -26,7 +25,6 @@ from acptools.inspect.offloop import off_loop
 from acptools.prompts import prompt_text
 from acptools.scoring import gold_response
 from acptools.truth import clear_caches, task_for, truth_for
-from conftest import ROOT
 
 
 def _output(content: str | None = None, tool: tuple[str, dict] | None = None) -> ModelOutput:
@@ -255,7 +253,8 @@ def test_inspect_finds_the_tasks_by_name_through_the_entry_point(tmp_path):
             " log_dir=sys.argv[1], display='none')[0]\n"
             "s = log.samples[0].scores['acptools_scorer']\n"
             "print(log.eval.task_registry_name, log.eval.task, s.value, s.metadata['verdict'])\n")
+    # away from the checkout, whose acptools.egg-info (no PEP 610 data) would hide the installed package
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["acptools/acp_nexta_gen", "acp_nexta_gen", "0.0", "unparsed"]
