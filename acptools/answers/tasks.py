@@ -35,7 +35,7 @@ from .clean import (AFTER_COLON, NONE_PHRASE, UNMARKED, answer_block, calls_to_g
                     strip_bullet)
 from .grammar import (EMPTY_WORDS, BracketList, Group, Section, group_items, is_word, plausible, read, walk,
                       words_to_name)
-from .types import ParsedAnswer, ParsedName, canonical_task
+from .types import TASKS, ParsedAnswer, ParsedName, canonical_task
 
 __all__ = ["parse_answer", "parse_name"]
 
@@ -299,6 +299,8 @@ def parse_answer(task: str, text: str) -> ParsedAnswer:
     ``ValueError`` for an unknown task name. The rules are in the module docstring.
     """
     task = canonical_task(task)
+    if task not in TASKS:
+        raise ValueError(f"{task!r} is a generated form: its answers are read by acptools.answers.forms")
     if not isinstance(text, str):
         return ParsedAnswer(task, False, error=f"the response must be text, got {type(text).__name__}")
     if not text.strip():

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..forms import form_kind
+
 __all__ = ["ParsedName", "ParsedAnswer", "TASKS", "TASK_ALIASES", "canonical_task"]
 
 TASKS: tuple[str, ...] = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
@@ -54,7 +56,8 @@ class ParsedAnswer:
 
 
 def canonical_task(task: str) -> str:
-    """'app' or a group name such as 'applicable_actions_gen' -> 'app'; ValueError otherwise."""
+    """'app' or a group name such as 'applicable_actions_gen' -> 'app'; a generated form's group or kind
+    -> its kind ('landmarks_bool' -> 'land_bool', see acptools.forms); ValueError otherwise."""
     if isinstance(task, str):
         t = task.strip().lower()
         if t in TASKS:
@@ -63,7 +66,10 @@ def canonical_task(task: str) -> str:
             return TASK_ALIASES[t]
         if t.startswith("acp_") and t.endswith("_gen") and t[4:-4] in TASKS:  # lm-eval task names
             return t[4:-4]
+        kind = form_kind(t)  # a generated form: 'applicable_actions_bool' -> 'app_bool' (acptools.forms)
+        if kind is not None:
+            return kind
     raise ValueError(
         f"unknown task {task!r}: expected one of {', '.join(TASKS)} "
-        f"or a group name ({', '.join(TASK_ALIASES)})"
+        f"or a group name ({', '.join(TASK_ALIASES)}), or a generated form's (see acptools.forms)"
     )

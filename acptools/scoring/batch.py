@@ -21,6 +21,7 @@ from pathlib import Path
 from ..answers import canonical_task
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
+from . import forms
 from .api import check_stored, gold_response, grade
 from .items import ERROR, ItemScore
 from .question import question_of_record, record_where
@@ -148,9 +149,10 @@ def _item_for(record: dict, row: dict, semantics: str) -> ItemScore:
 def score_group(record: dict, rows: list[dict], semantics: str, budget, until: bool = True) -> list[ItemScore]:
     """Score every response to one record (its question is built once)."""
     out = []
+    generated = forms.handles(record)  # a generated form: graded by scoring.forms
     try:
         q = question_of_record(record, lazy=semantics == "reference")
-        if semantics == "reference":
+        if semantics == "reference" and not generated:
             check_stored(q, record_where(record))
         setup_error = None
     except AcpError as e:
@@ -164,7 +166,8 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
             item.score, item.verdict, item.reason = None, ERROR, setup_error
         else:
             try:
-                res, parsed = grade(q, row["response"], semantics, budget, until)
+                res, parsed = forms.grade(q, record, row["response"], semantics, budget) if generated else \
+                    grade(q, row["response"], semantics, budget, until)
                 item.score, item.verdict, item.reason = res.score, res.verdict, res.reason
                 item.witness, item.metrics, item.parsed = res.witness, res.metrics, parsed
             except AcpError as e:
