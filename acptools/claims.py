@@ -38,14 +38,18 @@ Any claim or query may say which state it is about, relative to the question's s
 
 from __future__ import annotations
 
-from .errors import AcpError, UnknownNameError
+from .errors import AcpError, BudgetExceeded, UnknownNameError
 from .grounded import bits
+from .h2 import pair_reachable
+from .search import Budget
 from .task import Task
 from .truth import truth_for
-from .verdict import HOLDS, STATIC, UNKNOWN, Verdict
+from .verdict import H2, HOLDS, RELAXED, STATIC, TRIVIAL, UNKNOWN, Verdict
 
 COUNTED = ("true_atoms", "false_atoms", "executable_actions", "inexecutable_actions")
 SIMULATED = "simulation"        # how replaying actions in the state is known
+SHOWN = "shown-reachable"       # a complete list: every item not in it was shown reachable
+H2_SECONDS = 2.0                # CPU seconds for h^2 of a state (cached per state by the engine)
 
 
 # ---- states -------------------------------------------------------------------------------------
@@ -137,11 +141,57 @@ def _plan_claim(task: Task, state: int, claim: dict) -> Verdict:
     return _known(task.is_plan(rest, state))
 
 
+def _cheap_refutation(task: Task, state: int, goal: list[tuple[int, int]], budget) -> Verdict | None:
+    """A proof that no disjunct of `goal` can ever hold: the delete relaxation, then h^2 (cached per
+    state). The engine tries a witness search first; a claim built to be false should not pay it."""
+    engine = task.questions.engine
+    if not any(p & engine.relax.reachable(state)[0] == p for p, _ in goal):
+        return Verdict(False, RELAXED)
+    try:
+        pairs = engine.h2(state, Budget(None, cpu=H2_SECONDS, parent=budget if isinstance(budget, Budget) else None))
+    except BudgetExceeded:
+        return None
+    if not any(pair_reachable(pairs, p) for p, _ in goal):
+        return Verdict(False, H2)
+    return None
+
+
+def _listed(truth, name: str, item: str) -> Verdict | None:
+    """The verdict of a complete list computed earlier ('atoms' and 'actions': the unreachable ones;
+    'landmarks'), where membership decides both ways; None when no such list is at hand."""
+    res = truth.complete_list(name)
+    if res is None:
+        return None
+    hit = next((it for it in res.items if it.name == item), None)
+    landmarks = name == "landmarks"
+    if hit is not None:
+        return Verdict(landmarks, hit.how)
+    return Verdict(not landmarks, "avoided-by-a-plan" if landmarks else SHOWN)
+
+
 def _reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
     ids = atom_ids(task, claim["atoms"])
+    truth = truth_for(task, state)
+    mask = sum(1 << i for i in set(ids))
+    if mask & state == mask:
+        return Verdict(True, HOLDS, [])
+    listed = _listed(truth, "atoms", task.atom_names[ids[0]]) if len(ids) == 1 else None
+    v = listed or _cheap_refutation(task, state, [(mask, 0)], budget)
+    if v is not None:
+        return v
     if len(ids) == 1:
-        return truth_for(task, state).atom_reach(ids[0], budget)
+        return truth.atom_reach(ids[0], budget)
     return task.questions.is_reachable(ids, state, budget)
+
+
+def _action_reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
+    a = actions_of(task, [claim["action"]], "action")[0]
+    truth = truth_for(task, state)
+    goal = [(op.pre, op.neg) for op in task.ops_of_action[a]]
+    if not goal:
+        return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+    v = _listed(truth, "actions", task.action_names[a]) or _cheap_refutation(task, state, goal, budget)
+    return v if v is not None else truth.action_reach(a, budget)
 
 
 def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
@@ -162,11 +212,14 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
         return _known(count(task, s, claim["of"]) == int(claim["value"]))
     if kind == "reachable":
         return _reachable(task, s, claim, budget)
-    truth = truth_for(task, s)
     if kind == "action_reachable":
-        return truth.action_reach(actions_of(task, [claim["action"]], "action")[0], budget)
+        return _action_reachable(task, s, claim, budget)
     if kind == "landmark":
-        v = truth.landmark(atom_ids(task, [claim["atom"]], "atom")[0], budget)
+        truth = truth_for(task, s)
+        atom = atom_ids(task, [claim["atom"]], "atom")[0]
+        if (s | task.goal_atoms) >> atom & 1:
+            return Verdict(True, TRIVIAL, detail="it holds in the state or is part of the goal")
+        v = _listed(truth, "landmarks", task.atom_names[atom]) or truth.landmark(atom, budget)
         if v.answer is None:
             return Verdict(None, UNKNOWN, detail=v.detail)
         return v

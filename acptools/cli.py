@@ -5,6 +5,8 @@
     acptools score --data SOURCE... --gold         # the stored answers, written as text
     (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
      copy, needs `pip install 'acptools[hf]'`; or files and folders of records)
+    acptools generate --domain D --problem P... [--form hard|bool|mcq|arb] [--tasks ...] [-n N] [--seed S]
+                      --out records.jsonl [--nl TEMPLATES.json]   # see acptools/generate/cli.py
     acptools demo [--example NAME] [--budget S]
     acptools examples
 
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from . import examples
 from .errors import AcpError
+from .generate import cli as generate_cli
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
 
@@ -63,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
+    generate_cli.add_parser(sub)
     return p
 
 
@@ -185,6 +189,13 @@ def cmd_demo(args) -> int:
         return _fail(e)
 
 
+def cmd_generate(args) -> int:
+    try:
+        return generate_cli.run(args)
+    except AcpError as e:
+        return _fail(e)
+
+
 def cmd_examples(args) -> int:
     for name in examples.names():
         print(name)
@@ -197,7 +208,8 @@ def main(argv=None) -> int:
         _parser().print_help()
         return EXIT_INPUT
     try:
-        return {"score": cmd_score, "demo": cmd_demo, "examples": cmd_examples}[args.command](args)
+        return {"score": cmd_score, "demo": cmd_demo, "examples": cmd_examples,
+                "generate": cmd_generate}[args.command](args)
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")
         return 130

@@ -33,7 +33,8 @@ class Pool:
 
 
 def _sample(item: Item, xs, k: int = SAMPLE) -> list:
-    xs = list(xs)
+    """k elements of xs in a seeded order (a set is sorted first: its own order changes per process)."""
+    xs = sorted(xs) if isinstance(xs, (set, frozenset)) else list(xs)
     return item.rng.sample(xs, min(k, len(xs)))
 
 
@@ -42,7 +43,8 @@ def _sample(item: Item, xs, k: int = SAMPLE) -> list:
 def _app(item: Item) -> Pool:
     task, s = item.task, item.state
     applicable = task.applicable(s)
-    others = [a for a in range(task.num_possible_actions) if a not in set(applicable) and task.ops_of_action[a]]
+    now = set(applicable)
+    others = [a for a in range(task.num_possible_actions) if a not in now and task.ops_of_action[a]]
     cands = [(a, True) for a in _sample(item, applicable)] + [(a, False) for a in _sample(item, others)]
     return Pool("Is the following action applicable in this state: {}?",
                 "Which of the following actions will be applicable in this state?",
@@ -91,7 +93,9 @@ def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], boo
 def _reach(item: Item) -> Pool:
     task, s = item.task, item.state
     res = item.truth.unreachable_atoms(item.budget())
-    unreachable = set(res.names)  # proven, even when the list is not complete
+    if not res.complete:  # a partial list depends on how far the budget went: the questions would too
+        raise Skip(UNPROVEN)
+    unreachable = set(res.names)
     if item.rng.random() < 0.5:
         others = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
         cands = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
@@ -106,6 +110,8 @@ def _reach(item: Item) -> Pool:
 def _areach(item: Item) -> Pool:
     task = item.task
     res = item.truth.unreachable_actions(item.budget())
+    if not res.complete:
+        raise Skip(UNPROVEN)
     never = set(res.names)
     possible = [task.action_names[a] for a in range(task.num_possible_actions)
                 if task.ops_of_action[a] and task.action_names[a] not in never]
@@ -120,6 +126,8 @@ def _land(item: Item) -> Pool:
     task, s = item.task, item.state
     item.h_star()  # at a dead end every fact would be a landmark: nothing to ask
     res = item.truth.landmarks(item.budget())
+    if not res.complete:
+        raise Skip(UNPROVEN)
     found = set(res.names)
     goals = [n for n in task.names(task.goal_atoms & ~s)]
     candidates = task.names(((1 << len(task.atoms)) - 1) & ~s & ~task.goal_atoms)
@@ -150,14 +158,19 @@ def _just_plan(item: Item) -> tuple[list[str], str]:
 
 
 def _just(item: Item) -> Pool:
+    """Single actions (that occur once in the plan) when one of them can go, else consecutive pairs."""
     names, text = _just_plan(item)
     good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
-    once = [i for i, n in enumerate(names) if names.count(n) == 1]
-    cands = [(i, (i,) in good) for i in _sample(item, once, 2 * SAMPLE)]
-    return Pool(f'Given the plan: "{text}"; can the following action be removed from this plan and still have a '
+    singles = [(i,) for i, n in enumerate(names) if names.count(n) == 1]
+    pairs = [(i, i + 1) for i in range(len(names) - 1)]
+    use_pairs = not (good & set(singles)) if item.target else item.rng.random() < 0.5 or not singles
+    spans = pairs if use_pairs else singles
+    what = "pair of consecutive actions" if use_pairs else "action"
+    return Pool(f'Given the plan: "{text}"; can the following {what} be removed from this plan and still have a '
                 'valid plan: {}?', "", "",
-                [({"claim": "removable", "plan": names, "steps": [i]}, item.render.action(names[i]), h)
-                 for i, h in cands])
+                [({"claim": "removable", "plan": names, "steps": list(sp)},
+                  " and ".join(item.render.action(names[i]) for i in sp), sp in good)
+                 for sp in _sample(item, spans, 2 * SAMPLE)])
 
 
 POOLS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": _val, "just": _just, "land": _land}
