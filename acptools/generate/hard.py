@@ -44,11 +44,16 @@ def app(item: Item) -> Draft:
     return _draft(item, "app", APP, item.truth.applicable(), actions=True)
 
 
+def prog_answer(item: Item, action: int) -> dict:
+    """The effects of an applicable action: {'pos': [...], 'neg': [...]}."""
+    pos, neg = item.truth.effects(action)
+    return {"pos": sorted(pos), "neg": sorted(neg)}
+
+
 def prog(item: Item) -> Draft:
     a = item.pick(item.task.applicable(item.state))[0]
-    pos, neg = item.truth.effects(a)
     q = PROG.format(action=item.render.action(item.task.action_names[a]))
-    return _draft(item, "prog", q, {"pos": sorted(pos), "neg": sorted(neg)}, atoms=True)
+    return _draft(item, "prog", q, prog_answer(item, a), atoms=True)
 
 
 def reach(item: Item) -> Draft:
@@ -65,18 +70,29 @@ def areach(item: Item) -> Draft:
     return _draft(item, "areach", AREACH, res.names[:LIST_CAP], actions=True)
 
 
+def val_answer(item: Item, plan: list[str]) -> int | None:
+    """The 0-based index of the first action of `plan` that cannot be applied (None: all apply)."""
+    return item.truth.validate(tuple(plan)).first_inapplicable
+
+
 def val(item: Item) -> Draft:
     seq, at = corrupted(item, some_sequence(item))
     names = item.names(seq)
-    found = item.truth.validate(tuple(names)).first_inapplicable
+    found = val_answer(item, names)
     assert found == at, (found, at)  # the steps before `at` are a prefix of an applicable sequence
     return _draft(item, "val", VAL.format(plan=" ".join(names)), at, goal=True, actions=True)
 
 
+def just_answer(item: Item, plan: list[str]) -> list[list[str]]:
+    """Every removal of one action or two consecutive ones that leaves a plan, as answer entries
+    (a pair whose entry would name an earlier occurrence of the same pair is left out)."""
+    removals = item.task.questions.simplify(plan, item.state, item.budget())
+    return [c for c in (removal_code(plan, r.indices) for r in removals) if c]
+
+
 def just(item: Item) -> Draft:
     names = item.names(redundant_plan(item))
-    removals = item.task.questions.simplify(names, item.state, item.budget())
-    codes = [c for c in (removal_code(names, r.indices) for r in removals) if c]
+    codes = just_answer(item, names)
     if not codes:
         raise Skip(NOTHING)
     return _draft(item, "just", JUST.format(plan=" ".join(names)), codes, goal=True, actions=True)

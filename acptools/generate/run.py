@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..errors import AcpError
 from ..forms import ACP_TASKS, ARB_FAMILIES, FORMS
-from ..task import Task, load_task
+from ..task import Task
+from ..truth import task_for
 from . import acp, arb, hard
 from .base import DUPLICATE, Item, Skip
 from .records import make_record
@@ -85,7 +86,7 @@ def load_tasks(domain, problems) -> list[Task]:
     for k, p in enumerate(problems):
         ptext, pwhere = _text(p, f"problem[{k}]")
         try:
-            tasks.append(load_task(dtext, ptext))
+            tasks.append(task_for(dtext, ptext))  # shared (cached) tasks: proofs are reused across calls
         except AcpError as e:
             raise AcpError(f"{e}", f"{dwhere} + {pwhere}") from None
     return tasks

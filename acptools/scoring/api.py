@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ..answers import parse_answer
+from ..answers import parse_answer, vocabulary
 from ..answers.lm_eval import extract
 from ..errors import AcpError
 from ..task import Task
@@ -49,7 +49,7 @@ def grade(q: Question, response, semantics: str = "exact", budget: float | None 
         text = "" if response is None else str(response)
         parsed = extract(q.kind, text, until)
         return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
-    parsed = parse_answer(q.kind, response)
+    parsed = parse_answer(q.kind, response, known=vocabulary(q.task))
     return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 
-from ..answers import parse_answer
+from ..answers import parse_answer, vocabulary
 from ..answers.forms import read_bool, read_choice, read_count, read_step
 from ..claims import atoms_of, decide, evaluate, state_of
 from ..dataset import domain_name
@@ -128,7 +128,7 @@ def _tracking(q: Question, query: dict, answer: set, truth: set) -> dict:
 
 
 def _set(q: Question, record: dict, spec: dict, response, semantics: str, budget):
-    p = parse_answer("app", response)
+    p = parse_answer("app", response, known=vocabulary(q.task))
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
     query = spec["query"]
@@ -151,7 +151,7 @@ def _set(q: Question, record: dict, spec: dict, response, semantics: str, budget
 
 
 def _effects(q: Question, record: dict, spec: dict, response, semantics: str, budget):
-    p = parse_answer("prog", response)
+    p = parse_answer("prog", response, known=vocabulary(q.task))
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
     truth = _truth(q, record, spec, semantics) or {}
@@ -190,12 +190,12 @@ def _number(q: Question, record: dict, spec: dict, response, semantics: str, bud
 
 
 def _name(q: Question, record: dict, spec: dict, response, semantics: str, budget):
-    p = parse_answer("reach", response)
+    p = parse_answer("reach", response, known=vocabulary(q.task))
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
     got = None if p.none else p.items[0].text
     truth = _truth(q, record, spec, semantics)
-    want = None if truth is None else parse_answer("reach", truth).items[0].text
+    want = None if truth is None else parse_answer("reach", truth, known=vocabulary(q.task)).items[0].text
     ok = got == want
     why = "every name is defined" if want is None else f"{want} is not defined in the task"
     return Outcome(int(ok), CORRECT if ok else INCORRECT, why, metrics={"answered": got, "expected": want}), \
@@ -203,7 +203,7 @@ def _name(q: Question, record: dict, spec: dict, response, semantics: str, budge
 
 
 def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budget):
-    p = parse_answer("just", response)
+    p = parse_answer("just", response, known=vocabulary(q.task))
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
     good, bad = _names(q.task, p.items, "action")
