@@ -27,8 +27,12 @@ from .tasks import parse_answer
 _NO = r"(no)(?!\s+(?!it\b|this\b|that\b|because\b|since\b|as\b|the\s+(?:action|fact|sequence)\b)[a-z])"
 _DECISION = re.compile(r"\b(?:(yes|true|false)|" + _NO + r")\b")
 _LEADING = re.compile(r"[\W_]*(?:(yes|true|false)|" + _NO + r")\b")
-_LETTER_MARKED = re.compile(r"[\s(\[*'\"]*(?:option|choice)?\s*\(?([a-d])\)?(?:[\s.):,;]|$)")
-_LETTER = re.compile(r"(?:\b(?:option|choice)\s+\(?([a-d])\)?\b|\(([a-d])\)|^[\s>*-]*([a-d])[.)]?[\s]*$)", re.M)
+# after a marker: the letter first ("B", "(b) because ..."), but "a plan ..." is an article, not option A
+_LETTER_MARKED = re.compile(r"[\s(\[*'\"]*(?:option|choice)?\s*\(?(?:([b-d])|(a)(?!\s+[a-z]))\)?(?:[\s.):,;!]|$)")
+# a letter where it ends a clause: "option b", "the correct option is (c).", "(b)", a line "d."
+_END = r"(?=\s*(?:[.):,;!]|$))"
+_LETTER = re.compile(r"(?:\b(?:option|choice|answer)\s+(?:is\s*:?\s*)?\(?([a-d])\)?" + _END +
+                     r"|\(([a-d])\)|^[\s>*-]*([a-d])[.)]?\s*$)", re.M)
 _VALUES = {"yes": True, "true": True, "no": False, "false": False}
 
 
@@ -78,8 +82,8 @@ def read_choice(text: str, options, labels=("A", "B", "C", "D")) -> Reading:
     for region, level in regions(clean_text(text)):
         if level != UNMARKED:
             m = _LETTER_MARKED.match(first_line(region))
-            if m and m.group(1) in letters:
-                return Reading(True, letters.index(m.group(1)))
+            if m and (m.group(1) or m.group(2)) in letters:
+                return Reading(True, letters.index(m.group(1) or m.group(2)))
         else:
             found = [next(g for g in m.groups() if g) for m in _LETTER.finditer(region)]
             found = [f for f in found if f in letters]

@@ -124,7 +124,7 @@ def _areach(item: Item) -> Pool:
 
 def _land(item: Item) -> Pool:
     task, s = item.task, item.state
-    item.h_star()  # at a dead end every fact would be a landmark: nothing to ask
+    item.solvable()  # at a dead end every fact would be a landmark: nothing to ask
     res = item.truth.landmarks(item.budget())
     if not res.complete:
         raise Skip(UNPROVEN)

@@ -86,6 +86,14 @@ class Item:
             raise Skip(DEAD_END)
         return h.cost
 
+    def solvable(self) -> None:
+        """Skip unless some plan reaches the goal (a satisficing search, cheaper than h*)."""
+        v = self.task.questions.plan(self.state, optimal=False, budget=self.budget())
+        if v.answer is None:
+            raise Skip(UNPROVEN)
+        if v.answer is False:
+            raise Skip(DEAD_END)
+
     def optimal_plan(self) -> list[int]:
         """An optimal plan, drawn with the seeded generator among all optimal next actions."""
         self.h_star()

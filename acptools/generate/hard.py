@@ -99,7 +99,7 @@ def just(item: Item) -> Draft:
 
 
 def land(item: Item) -> Draft:
-    item.h_star()  # at a dead end every atom would be a landmark: nothing to ask
+    item.solvable()  # at a dead end every atom would be a landmark: nothing to ask
     res = item.truth.landmarks(item.budget())
     if not res.complete:
         raise Skip(UNPROVEN)

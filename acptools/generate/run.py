@@ -101,8 +101,11 @@ def builder(form: str, task: str):
 
 
 def generate(domain, problems, options: Options | None = None) -> Generated:
-    """Records of one form for a domain and its problems (PDDL texts or Paths), every answer proven."""
+    """Records of one form for a domain and its problems (PDDL texts or Paths; one problem may be
+    given alone), every answer proven."""
     opt = options or Options()
+    if isinstance(problems, (str, Path)):
+        problems = [problems]
     tasks_wanted = check_tasks(opt.form, opt.tasks)
     if opt.n < 1:
         raise AcpError(f"-n must be at least 1, got {opt.n}", "-n")
