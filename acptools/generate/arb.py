@@ -261,7 +261,8 @@ def hallucination(item: Item) -> Draft:
         facts[i] = _invent(item, facts[i])
     query = {"query": "undefined", "names": facts, "what": "atom"}
     return _draft(item, "hallucination", f"{head} some properties may or may not be defined. Which property out of "
-                  f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are defined.",
+                  f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are "
+                  "defined.",
                   evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
 
 

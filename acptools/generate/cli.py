@@ -92,8 +92,9 @@ def run(args) -> int:
     for p in [domain] + problems:
         if not p.is_file():
             raise AcpError(f"no such file: {p}", "--domain" if p is domain else "--problem")
-    if args.out != "-" and not Path(args.out).resolve().parent.is_dir():
-        raise AcpError(f"folder {Path(args.out).resolve().parent} does not exist", f"--out {args.out}", "create it first")
+    folder = Path(args.out).resolve().parent
+    if args.out != "-" and not folder.is_dir():
+        raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
     out = generate(domain, problems, opt)
     if args.out == "-":
         from .records import dumps

@@ -159,9 +159,9 @@ def _effects(q: Question, record: dict, spec: dict, response, semantics: str, bu
     gn, bn = _names(q.task, p.negative, "atom")
     pos, neg = set(gp) | set(bp), set(gn) | set(bn)
     tp, tn = set(truth.get("pos", [])), set(truth.get("neg", []))
+    signed = lambda p, n: {("+", x) for x in p} | {("-", x) for x in n}  # noqa: E731
     m = {**set_metrics(pos, tp, len(set(bp)), "pos_"), **set_metrics(neg, tn, len(set(bn)), "neg_"),
-         **set_metrics({("+", x) for x in pos} | {("-", x) for x in neg}, {("+", x) for x in tp} | {("-", x) for x in tn},
-                       len(set(bp)) + len(set(bn)))}
+         **set_metrics(signed(pos, neg), signed(tp, tn), len(set(bp)) + len(set(bn)))}
     parsed = {"ok": True, "pos": sorted(pos), "neg": sorted(neg)}
     if bp or bn:
         return Outcome(0, HALLUCINATED, f"{(bp + bn)[0]} is not a proposition of the task", metrics=m), parsed
