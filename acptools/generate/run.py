@@ -111,7 +111,7 @@ def generate(domain, problems, options: Options | None = None) -> Generated:
         raise AcpError(f"-n must be at least 1, got {opt.n}", "-n")
     tasks = load_tasks(domain, problems)
     renders = [Renderer(t, for_domain(t.domain, opt.nl)) for t in tasks]
-    per_problem = 2 * math.ceil(opt.n / len(tasks)) + 4
+    per_problem = states_per_problem(opt.n, len(tasks))
     pools = [sample_states(t, per_problem, random.Random(f"{opt.seed}/states/{k}"), opt.difficulty, opt.budget)
              for k, t in enumerate(tasks)]
     out = Generated([], {}, {}, {})
@@ -122,6 +122,11 @@ def generate(domain, problems, options: Options | None = None) -> Generated:
         out.made[name], out.dropped[name] = len(made), dropped
         out.seconds[name] = round(time.perf_counter() - t0, 3)
     return out
+
+
+def states_per_problem(n: int, problems: int) -> int:
+    """States drawn per problem: twice the records each problem gives a task, and a few spare."""
+    return 2 * math.ceil(n / problems) + 4
 
 
 def _one_task(opt: Options, name: str, tasks, renders, pools) -> tuple[list[dict], Counter]:
