@@ -17,7 +17,7 @@ from acptools.dataset import task_of
 from acptools.errors import AcpError
 from acptools.generate import Options, generate
 from acptools.generate.templates import for_domain, parse
-from acptools.scoring import score_answer, score_response
+from acptools.scoring import gold_response, score_answer, score_response
 from acptools.truth import task_for
 from conftest import PDDL, ROOT, pddl_texts
 from test_generate import generated
@@ -175,3 +175,17 @@ def test_cli_rejects_bad_input(args, message, tmp_path):
                          capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert run.returncode == 2 and message in run.stderr, run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_questions_about_the_initial_state_itself():
+    d, p = examples.texts("gripper-strips")
+    out = generate(d, [p], Options(form="arb", tasks=("state_tracking", "fluent_tracking"), n=6, seed=9, steps=(0,)))
+    assert out.made == {"state_tracking": 6, "fluent_tracking": 6}
+    for r in out.records:
+        assert r["question"].startswith("Given the initial condition, ") and "performed" not in r["question"]
+        query = r["spec"].get("query", {})
+        if query.get("sign") == "true" and "object" not in query:  # the whole initial state, as the PDDL says
+            task = task_for(r["PDDL_domain"], r["PDDL_problem"])
+            assert r["answer"] == task.names(task.init)
+        graded = score_response(r, gold_response(r))
+        assert graded.score == 1 and not any(k.startswith("tracking_") for k in graded.metrics)

@@ -30,16 +30,21 @@ MAX_LIST = 60        # longer answer lists are not asked for
 
 
 class Seq:
-    """The item's action sequence (k steps from its state) and the states along it."""
+    """The item's action sequence (k steps from its state, k from the item's steps, at least `least`)
+    and where it ends; with k = 0 the question is about the initial state itself."""
 
-    def __init__(self, item: Item):
-        k = item.rng.choice(item.steps)
+    def __init__(self, item: Item, least: int = 0):
+        lengths = [k for k in item.steps if k >= least]
+        if not lengths:
+            raise Skip(NOTHING)
+        k = item.rng.choice(lengths)
         self.ids = random_walk(item.task, item.state, k, item.rng)
         if len(self.ids) < k:
             raise Skip(NOTHING)  # a dead end before k steps
         self.names = item.names(self.ids)
         self.text = item.render.actions(self.names)
         self.end = replay(item.task, item.state, self.ids)
+        self.head = PERFORMED.format(actions=self.text) if self.ids else INIT + ","
 
 
 def _draft(item: Item, family: str, question: str, answer, spec: dict, **context) -> Draft:
@@ -97,7 +102,7 @@ def _set(item: Item, family: str, question: str, query: dict, actions: bool = Fa
 
 def fluent_tracking(item: Item) -> Draft:
     seq = Seq(item)
-    head = PERFORMED.format(actions=seq.text)
+    head = seq.head
     if item.rng.random() < 0.5:
         claim, text = _literal(item, seq.end, item.target, seq.end ^ item.state)
         return _bool(item, "fluent_tracking", f"{head} is it True or False that {text}?",
@@ -111,7 +116,7 @@ def fluent_tracking(item: Item) -> Draft:
 
 def state_tracking(item: Item) -> Draft:
     seq = Seq(item)
-    head = PERFORMED.format(actions=seq.text)
+    head = seq.head
     if item.rng.random() < 0.4:
         claim, text = _literals(item, seq.end, item.target)
         return _bool(item, "state_tracking", f"{head} are all of the following {PROPERTIES} true: {text}? "
@@ -123,10 +128,10 @@ def state_tracking(item: Item) -> Draft:
 
 
 def action_executability(item: Item) -> Draft:
-    seq, rng = Seq(item), item.rng
+    seq, rng = Seq(item, least=1), item.rng
     variant = rng.randrange(4)
     if variant == 3:
-        return _set(item, "action_executability", f"{PERFORMED.format(actions=seq.text)} list all executable actions. "
+        return _set(item, "action_executability", f"{seq.head} list all executable actions. "
                     f"{NONE} Answer with a list of actions such as [(a x) (b y)], or None.",
                     {"query": "applicable", "after": seq.names}, actions=True)
     ids, at = (seq.ids, rng.randrange(len(seq.ids))) if item.target and variant < 2 else corrupted(item, seq.ids)
@@ -152,7 +157,7 @@ def effects(item: Item) -> Draft:
     seq = Seq(item)
     task = item.task
     a = item.pick(task.applicable(seq.end))[0]
-    name, head = task.action_names[a], PERFORMED.format(actions=seq.text)
+    name, head = task.action_names[a], seq.head
     after = seq.names + [name]
     if item.rng.random() < 0.5:
         end = replay(task, seq.end, [a])
@@ -167,10 +172,11 @@ def effects(item: Item) -> Draft:
 
 
 def numerical_reasoning(item: Item) -> Draft:
-    seq, rng = Seq(item), item.rng
-    head = PERFORMED.format(actions=seq.text)
-    of = rng.choice(COUNTED)
+    rng = item.rng
     variant = rng.randrange(3)
+    seq = Seq(item, least=1 if variant == 2 else 0)
+    head = seq.head
+    of = rng.choice(COUNTED)
     if variant == 0:
         n = count(item.task, seq.end, of)
         if not item.target:
@@ -190,7 +196,7 @@ def numerical_reasoning(item: Item) -> Draft:
 
 
 def composite(item: Item) -> Draft:
-    seq, rng = Seq(item), item.rng
+    seq, rng = Seq(item, least=1), item.rng
     ids, at = corrupted(item, seq.ids)
     names = item.names(ids)
     head = PLANNED.format(actions=item.render.actions(names))
@@ -233,9 +239,10 @@ def _invent(item: Item, name: str) -> str:
 
 
 def hallucination(item: Item) -> Draft:
-    seq, rng, task = Seq(item), item.rng, item.task
-    head = PERFORMED.format(actions=seq.text)
+    rng, task = item.rng, item.task
     variant = rng.randrange(3)
+    seq = Seq(item, least=1 if variant == 1 else 0)
+    head = seq.head
     if variant == 0:
         obj = rng.choice(sorted(task.types.objects))
         if not item.target:

@@ -42,7 +42,8 @@ def add_parser(sub) -> None:
     g.add_argument("--plan-share", type=float, default=0.5, metavar="F",
                    help="share of states on optimal plans instead of random walks (default 0.5)")
     g.add_argument("--steps", default="1,5,10", metavar="K,K,...",
-                   help="ActionReasoningBench action-sequence lengths (default 1,5,10)")
+                   help="ActionReasoningBench action-sequence lengths (default 1,5,10; 0 asks about the initial "
+                        "state itself)")
     g.add_argument("--quiet", action="store_true", help="no summary")
 
 
@@ -60,9 +61,7 @@ def options(args) -> Options:
     walk = _ints(args.walk, ":", "--walk")
     if len(walk) != 2 or walk[0] > walk[1]:
         raise AcpError(f"expected MIN:MAX with MIN <= MAX, got {args.walk!r}", "--walk", "e.g. --walk 1:20")
-    steps = _ints(args.steps, ",", "--steps")
-    if 0 in steps:
-        raise AcpError("sequence lengths must be at least 1", "--steps", "e.g. --steps 1,5,10")
+    steps = _ints(args.steps, ",", "--steps")  # 0: a question about the initial state itself
     if not 0 <= args.plan_share <= 1:
         raise AcpError(f"--plan-share must be between 0 and 1, got {args.plan_share}", "--plan-share")
     if not args.budget > 0:
