@@ -72,35 +72,36 @@ def _prog(item: Item) -> Pool:
 
 
 def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], bool | None]]:
-    """Two facts at once: pairs that a walk shows together (true), pairs of facts that are each
-    reachable but share an object, so often exclude each other (decided by proof)."""
+    """Two facts at once: pairs that a walk shows together (true), and pairs of facts that are each
+    reachable but share an object or a predicate, so often exclude each other (decided by proof)."""
     task, s, rng = item.task, item.state, item.rng
     out: list[tuple[list[str], bool | None]] = []
     for _ in range(4):
         t = replay(task, s, random_walk(task, s, rng.randint(1, 10), rng))
-        new = [n for n in task.names(t & ~s)]
+        new = task.names(t & ~s)
         if new:
             out.append((sorted({rng.choice(new), rng.choice(task.names(t))}), True))
     atoms = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
     for p in _sample(item, atoms, SAMPLE):
-        pa = set(task.atoms[task.atom_name_index[p]][1])
-        near = [q for q in atoms if q != p and pa & set(task.atoms[task.atom_name_index[q]][1])]
+        pred, args = task.atoms[task.atom_name_index[p]]
+        near = [q for q in atoms if q != p and (task.atoms[task.atom_name_index[q]][0] == pred or
+                                                set(args) & set(task.atoms[task.atom_name_index[q]][1]))]
         if near:
             out.append((sorted([p, rng.choice(near)]), None))
     return [(pair, h) for pair, h in out if len(pair) == 2]
 
 
 def _reach(item: Item) -> Pool:
+    """One fact or two facts at once (ACPBench's two-fact questions), in a seeded mix."""
     task, s = item.task, item.state
     res = item.truth.unreachable_atoms(item.budget())
     if not res.complete:  # a partial list depends on how far the budget went: the questions would too
         raise Skip(UNPROVEN)
     unreachable = set(res.names)
-    if item.rng.random() < 0.5:
-        others = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
-        cands = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
-    else:
-        cands = _reach_pairs(item, unreachable)
+    others = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
+    singles = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
+    pairs = _reach_pairs(item, unreachable)
+    cands = pairs + singles if item.rng.random() < 0.5 else singles + pairs
     return Pool("Is it possible to transition to a state where the following holds: {}?",
                 "Which of the following options can hold in a state that can potentially be reached?",
                 "Which fact is reachable from this state?",
