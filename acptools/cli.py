@@ -8,6 +8,8 @@
      copy, needs `pip install 'acptools[hf]'`; or files and folders of records)
     acptools rollout --tasks PATH... --policy POLICY [...]   # a policy's episodes, graded step by step
                                                              # (acptools.rollout.cli; docs/evaluating.md)
+    acptools generate --domain D --problem P... [--form hard|bool|mcq|arb] [--tasks ...] [-n N] [--seed S]
+                      --out records.jsonl [--nl TEMPLATES.json]   # see acptools/generate/cli.py
     acptools demo [--example NAME] [--budget S]
     acptools examples
 
@@ -27,6 +29,7 @@ from pathlib import Path
 from . import examples
 from .errors import AcpError
 from .rollout import cli as rollout_cli
+from .generate import cli as generate_cli
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
 
@@ -85,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
+    generate_cli.add_parser(sub)
     return p
 
 
@@ -308,6 +312,13 @@ def cmd_demo(args) -> int:
         return _fail(e)
 
 
+def cmd_generate(args) -> int:
+    try:
+        return generate_cli.run(args)
+    except AcpError as e:
+        return _fail(e)
+
+
 def cmd_examples(args) -> int:
     for name in examples.names():
         print(name)
@@ -320,8 +331,8 @@ def main(argv=None) -> int:
         _parser().print_help()
         return EXIT_INPUT
     try:
-        commands = {"score": cmd_score, "cache": cmd_cache, "rollout": cmd_rollout, "demo": cmd_demo,
-                    "examples": cmd_examples}
+        commands = {"score": cmd_score, "cache": cmd_cache, "rollout": cmd_rollout, "generate": cmd_generate,
+                    "demo": cmd_demo, "examples": cmd_examples}
         return commands[args.command](args)
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 from .errors import AcpError
+from .forms import form_kind
 
 GROUP_TO_TASK = {
     "applicable_actions_gen": "app", "progression_gen": "prog", "reachable_atom_gen": "reach",
@@ -49,6 +50,9 @@ def task_of(record: dict) -> str:
         return GROUP_TO_TASK[group]
     if group in TASKS:
         return group
+    kind = form_kind(group)  # a generated form (acptools.forms): 'landmarks_bool' -> 'land_bool'
+    if kind is not None:
+        return kind
     raise AcpError(f"record {record.get('id')!r} has unknown group {group!r}", "data",
                    f"groups: {', '.join(GROUP_TO_TASK)}")
 

@@ -185,6 +185,11 @@ class StateTruth:
                         self._lists[name] = res
         return res
 
+    def complete_list(self, name: str):
+        """The complete list 'atoms' (unreachable), 'actions' (never applicable) or 'landmarks' if one
+        was computed already, else None (never computes)."""
+        return self._lists.get(name)
+
     def unreachable_atoms(self, budget: float | None):
         return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget))
 

@@ -9,9 +9,9 @@ tree and its names) and :mod:`.tasks` (the per-task rules for ambiguous response
 error recovery), reimplemented, for reference semantics (``lm_eval.extract(task, text)``).
 """
 
-from . import lm_eval
-from .tasks import parse_answer, parse_name
+from . import forms, lm_eval
+from .tasks import parse_answer, parse_name, vocabulary
 from .types import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, canonical_task
 
-__all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "canonical_task", "TASKS", "TASK_ALIASES",
-           "lm_eval"]
+__all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "vocabulary", "canonical_task", "TASKS",
+           "TASK_ALIASES", "lm_eval", "forms"]

@@ -14,6 +14,7 @@ that read as prose are skipped: the first word or an argument is an English func
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from functools import lru_cache
 from importlib import resources
 
@@ -196,12 +197,19 @@ def words_to_name(words) -> ParsedName | None:
     return ParsedName.of(toks[0], toks[1:])
 
 
+# Names the task being graded defines (predicates, actions, objects): a task may name a predicate
+# 'here' or an object 'no', which would otherwise read as prose. Set by parse_answer(..., known=).
+KNOWN_NAMES: ContextVar[frozenset] = ContextVar("known_names", default=frozenset())
+
+
 def plausible(pn: ParsedName) -> bool:
-    """True unless the group reads like prose or a lifted schema (see the module docstring)."""
-    if not _NAME_RE.match(pn.name) or pn.name in _NAME_STOP or len(pn.args) > 12:
+    """True unless the group reads like prose or a lifted schema (see the module docstring); a
+    name the task defines (KNOWN_NAMES) never reads as prose."""
+    known = KNOWN_NAMES.get()
+    if not _NAME_RE.match(pn.name) or (pn.name in _NAME_STOP and pn.name not in known) or len(pn.args) > 12:
         return False
     for a in pn.args:
-        if a[0] == "?" or a in _ARG_STOP:
+        if a[0] == "?" or (a in _ARG_STOP and a not in known):
             return False
     return True
 

@@ -33,11 +33,11 @@ from lark import Token
 from .clean import (AFTER_COLON, NONE_PHRASE, UNMARKED, answer_block, calls_to_groups, clean_text, collapse_groups,
                     find_words, first_line, has_group, is_answer_line, mark_labels, regions, search_word, sentences,
                     strip_bullet)
-from .grammar import (EMPTY_WORDS, BracketList, Group, Section, group_items, is_word, plausible, read, walk,
-                      words_to_name)
-from .types import ParsedAnswer, ParsedName, canonical_task
+from .grammar import (EMPTY_WORDS, KNOWN_NAMES, BracketList, Group, Section, group_items, is_word, plausible, read,
+                      walk, words_to_name)
+from .types import TASKS, ParsedAnswer, ParsedName, canonical_task
 
-__all__ = ["parse_answer", "parse_name"]
+__all__ = ["parse_answer", "parse_name", "vocabulary"]
 
 _SINGLE = frozenset({"reach", "areach", "land", "nexta"})  # exactly one item expected
 _NONE_OK = frozenset({"reach", "areach", "land"})  # "None" is a valid answer
@@ -295,16 +295,33 @@ def _colon_region_ok(task: str, region: str) -> bool:
 MAX_REGION_CHARS = 64_000  # an answer block is short: a marked region keeps its start, the rest its end
 
 
-def parse_answer(task: str, text: str, budget=None) -> ParsedAnswer:
+def parse_answer(task: str, text: str, budget=None, known=()) -> ParsedAnswer:
     """Read the answer of `task` (a task or group name) from a model's response `text`.
 
     Never raises on odd text: returns ``ok=False`` and an ``error`` sentence instead. Raises
     ``ValueError`` for an unknown task name. The rules are in the module docstring. Each candidate
     region is read from at most MAX_REGION_CHARS characters (the start of a marked region, the end
     of an unmarked one), so time grows linearly with the text; with a `Budget` (checked between
-    regions) a huge response raises BudgetExceeded instead of running on.
+    regions) a huge response raises BudgetExceeded instead of running on. `known`: names the task
+    defines (predicates, actions, objects; see `vocabulary`), read as names even where they are
+    English words ('(here t1 p3)').
     """
+    token = KNOWN_NAMES.set(frozenset(known))
+    try:
+        return _parse_answer(task, text, budget)
+    finally:
+        KNOWN_NAMES.reset(token)
+
+
+def vocabulary(task) -> frozenset[str]:
+    """The names a grounded task defines: its predicates, action schemas and objects (lower case)."""
+    return frozenset(n.lower() for n in (*task.domain.predicates, *task.domain.actions, *task.types.objects))
+
+
+def _parse_answer(task: str, text: str, budget) -> ParsedAnswer:
     task = canonical_task(task)
+    if task not in TASKS:
+        raise ValueError(f"{task!r} is a generated form: its answers are read by acptools.answers.forms")
     if not isinstance(text, str):
         return ParsedAnswer(task, False, error=f"the response must be text, got {type(text).__name__}")
     if not text.strip():

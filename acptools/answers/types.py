@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..forms import form_kind
+
 __all__ = ["ParsedName", "ParsedAnswer", "TASKS", "TASK_ALIASES", "canonical_task"]
 
 TASKS: tuple[str, ...] = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
@@ -60,7 +62,8 @@ class ParsedAnswer:
 
 def canonical_task(task: str) -> str:
     """'app', a group name such as 'applicable_actions_gen' or an lm-eval task name such as
-    'acp_app_gen_with_pddl' -> 'app'; ValueError otherwise."""
+    'acp_app_gen_with_pddl' -> 'app'; a generated form's group or kind -> its kind ('landmarks_bool' ->
+    'land_bool', see acptools.forms); ValueError otherwise."""
     if isinstance(task, str):
         t = task.strip().lower()
         if t in TASKS:
@@ -70,7 +73,10 @@ def canonical_task(task: str) -> str:
         m = _LM_EVAL_TASK.fullmatch(t)
         if m and m.group(1) in TASKS:
             return m.group(1)
+        kind = form_kind(t)  # a generated form: 'applicable_actions_bool' -> 'app_bool' (acptools.forms)
+        if kind is not None:
+            return kind
     raise ValueError(
-        f"unknown task {task!r}: expected one of {', '.join(TASKS)}, a group name ({', '.join(TASK_ALIASES)}) "
-        f"or an lm-eval task name (acp_<task>_gen, acp_<task>_gen_with_pddl)"
+        f"unknown task {task!r}: expected one of {', '.join(TASKS)}, a group name ({', '.join(TASK_ALIASES)}), "
+        f"an lm-eval task name (acp_<task>_gen, acp_<task>_gen_with_pddl) or a generated form's (see acptools.forms)"
     )

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 
-from ..answers import parse_answer
+from ..answers import parse_answer, vocabulary
 from ..answers.lm_eval import extract
 from ..errors import AcpError, BudgetExceeded
 from ..search import Budget
 from ..task import Task
-from . import exact, reference
+from ..forms import form_kind
+from . import exact, forms, reference
 from .items import UNKNOWN, ItemScore, Outcome, parsed_dict
 from .question import Question, plan_of_question, question_of_record, record_where
 
@@ -56,7 +57,8 @@ def grade(q: Question, response, semantics: str = "exact", budget: "float | Budg
         parsed = extract(q.kind, text, until)
         return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
     try:
-        parsed = parse_answer(q.kind, response, budget if isinstance(budget, Budget) else None)
+        parsed = parse_answer(q.kind, response, budget if isinstance(budget, Budget) else None,
+                              known=vocabulary(q.task))
     except BudgetExceeded as e:
         return Outcome(None, UNKNOWN, f"the response could not be read within the budget ({e})"), {}
     return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
@@ -71,8 +73,12 @@ def score_response(record: dict, response: str, semantics: str = "exact", budget
     `acptools.search.Budget` shared by every proof of this call (set its `cancel` event to stop
     them; a verdict cut short is 'unknown'). until: in reference
     semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does.
-    Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load)."""
+    Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load).
+    Records of the generated forms (yes/no, 4-choice, ActionReasoningBench, plans) are graded by
+    `acptools.scoring.forms`."""
     _check_semantics(semantics)
+    if forms.handles(record):
+        return forms.score_record(record, response, semantics, budget, model)
     t0 = time.perf_counter()
     q = question_of_record(record, lazy=semantics == "reference")
     if semantics == "reference":
@@ -94,6 +100,9 @@ def score_answer(task_kind: str, response: str, task: Task, state=None, action=N
     or ids, or one string). budget: seconds per proof, or a `Budget` shared by every proof of this call
     (set its `cancel` event to stop them). Unreadable names raise an AcpError saying where (`plan[3]`).
     """
+    if form_kind(task_kind) is not None:
+        raise AcpError(f"{task_kind!r} questions are graded from their records", "task kind",
+                       "pass the record to score_response (the MCP tool: record=...)")
     t0 = time.perf_counter()
     q = Question.build(task_kind, task, state, action, plan, effects)
     out, parsed = grade(q, response, "exact", budget)
@@ -129,6 +138,8 @@ def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
 def gold_response(record: dict) -> str:
     """The record's stored answer written the way the ACPBench Hard prompts ask for it."""
     from ..dataset import task_of
+    if forms.handles(record):
+        return forms.gold_text(record)
     kind = task_of(record)
     a = record.get("answer")
     where = record_where(record)

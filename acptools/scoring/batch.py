@@ -25,6 +25,7 @@ from ..backends import run_units
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
 from ..grounded import task_key
+from . import forms
 from .api import check_stored, gold_response, grade
 from ..questions import DEFAULT_SECONDS
 from ..search import Effort
@@ -178,9 +179,10 @@ def _item_for(record: dict, row: dict, semantics: str) -> ItemScore:
 def score_group(record: dict, rows: list[dict], semantics: str, budget, until: bool = True) -> list[ItemScore]:
     """Score every response to one record (its question is built once)."""
     out = []
+    generated = forms.handles(record)  # a generated form: graded by scoring.forms
     try:
         q = question_of_record(record, lazy=semantics == "reference")
-        if semantics == "reference":
+        if semantics == "reference" and not generated:
             check_stored(q, record_where(record))
         setup_error = None
     except AcpError as e:
@@ -194,7 +196,8 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
             item.score, item.verdict, item.reason = None, ERROR, setup_error
         else:
             try:
-                res, parsed = grade(q, row["response"], semantics, budget, until)
+                res, parsed = forms.grade(q, record, row["response"], semantics, budget) if generated else \
+                    grade(q, row["response"], semantics, budget, until)
                 item.score, item.verdict, item.reason = res.score, res.verdict, res.reason
                 item.witness, item.metrics, item.parsed = res.witness, res.metrics, parsed
             except AcpError as e:

@@ -1,0 +1,260 @@
+"""Claims and queries about a state of a task, decided with their proofs: what the generated yes/no,
+multiple-choice and ActionReasoningBench questions ask, and what their graders decide again.
+
+Both are JSON objects, so a record carries them and a grader re-decides them from the record's PDDL
+alone. Names are PDDL atoms and ground actions ('(at c0 l1)', '(sail l0 l1)'); steps are 0-based.
+
+Claims (`decide` -> a Verdict: True or False with how it is known, or None when the budget ran out):
+
+    {"claim": "applicable", "action": a}
+    {"claim": "holds", "atoms": [...], "negated": [...]}     every listed literal holds
+    {"claim": "reachable", "atoms": [...]}                   the atoms can hold together, some time
+    {"claim": "action_reachable", "action": a}               a can become applicable
+    {"claim": "plan", "plan": [...]}                         the sequence is a plan
+    {"claim": "plan_status", "plan": [...], "status": "plan" | "applicable" | "inapplicable", "step": i}
+                                                             ("inapplicable": step i is the first that fails)
+    {"claim": "removable", "plan": [...], "steps": [i] | [i, i+1]}   removing them leaves a plan
+    {"claim": "landmark", "atom": p}                         every plan makes p true at some point
+    {"claim": "executable", "plan": [...]}                   every action applies in turn
+    {"claim": "executable_at", "plan": [...], "step": k}     the steps before k apply, and then step k
+    {"claim": "count", "of": COUNTED, "value": n}
+    {"claim": "defined", "name": x, "what": "object" | "atom" | "action"}   x is part of the task
+
+Queries (`evaluate` -> the value; every query is answered by simulation, so none needs a budget):
+
+    {"query": "atoms", "sign": "true" | "false", "object": o (optional)}   sorted atom names
+    {"query": "applicable"}                                  sorted applicable actions
+    {"query": "effects", "action": a}                        {"pos": [...], "neg": [...]}
+    {"query": "count", "of": COUNTED}                        an int
+    {"query": "first_failure", "plan": [...]}                the 1-based step of the first action that
+                                                             cannot be applied, or None
+    {"query": "steps_before_failure", "plan": [...]}         how many actions apply before the first that fails
+    {"query": "undefined", "names": [...], "what": ...}      the first name not in the task, or None
+
+COUNTED is one of `true_atoms`, `false_atoms`, `executable_actions`, `inexecutable_actions`.
+Any claim or query may say which state it is about, relative to the question's state: `"after":
+[actions]` (all must apply) or `"before_failure": [actions]` (replayed up to the first that fails).
+"""
+
+from __future__ import annotations
+
+from .errors import AcpError, BudgetExceeded, UnknownNameError
+from .grounded import bits
+from .h2 import pair_reachable
+from .search import Budget
+from .task import Task
+from .truth import truth_for
+from .verdict import H2, HOLDS, RELAXED, STATIC, TRIVIAL, UNKNOWN, Verdict
+
+COUNTED = ("true_atoms", "false_atoms", "executable_actions", "inexecutable_actions")
+SIMULATED = "simulation"        # how replaying actions in the state is known
+SHOWN = "shown-reachable"       # a complete list: every item not in it was shown reachable
+H2_SECONDS = 2.0                # CPU seconds for h^2 of a state (cached per state by the engine)
+
+
+# ---- states -------------------------------------------------------------------------------------
+
+def actions_of(task: Task, names, where: str) -> list[int]:
+    try:
+        return task.parse_plan(list(names), where)
+    except UnknownNameError as e:
+        raise AcpError(f"names an action the task does not define: {e}", where) from None
+
+
+def state_of(task: Task, state: int, spec: dict) -> int:
+    """The state a claim or query is about: the question's, or after its `after` / `before_failure` actions."""
+    if spec.get("after"):
+        bad, last = task.run(actions_of(task, spec["after"], "after"), state)
+        if bad is not None:
+            raise AcpError(f"action {bad} of 'after' ({spec['after'][bad]}) cannot be applied", "claim")
+        return last
+    if spec.get("before_failure"):
+        return task.run(actions_of(task, spec["before_failure"], "before_failure"), state)[1]
+    return state
+
+
+def atom_ids(task: Task, names, where: str = "atoms") -> list[int]:
+    try:
+        return [task.parse_atom(a, where=f"{where}[{k}]") for k, a in enumerate(names)]
+    except UnknownNameError as e:
+        raise AcpError(f"names an atom the task does not define: {e}", where) from None
+
+
+def count(task: Task, state: int, of: str) -> int:
+    if of == "true_atoms":
+        return bin(state).count("1")
+    if of == "false_atoms":
+        return len(task.atoms) - bin(state).count("1")
+    applicable = len(task.applicable(state))
+    if of == "executable_actions":
+        return applicable
+    if of == "inexecutable_actions":
+        return task.num_actions - applicable
+    raise AcpError(f"unknown count {of!r}", "claim", f"counts: {', '.join(COUNTED)}")
+
+
+def atoms_of(task: Task, state: int, sign: str, obj: str | None = None) -> list[str]:
+    """Names of the atoms that hold (sign 'true') or do not (sign 'false'), those naming `obj` only."""
+    mask = state if sign == "true" else ((1 << len(task.atoms)) - 1) & ~state
+    return [task.atom_names[i] for i in sorted(bits(mask), key=task.atom_names.__getitem__)
+            if obj is None or obj in task.atoms[i][1]]
+
+
+def is_defined(task: Task, name: str, what: str) -> bool:
+    """Is `name` an object, a proposition (atom) or a ground action of the task?"""
+    if what == "object":
+        return name.strip().lower() in task.types.objects
+    try:
+        (task.parse_action if what == "action" else task.parse_atom)(name)
+        return True
+    except UnknownNameError:
+        return False
+
+
+# ---- claims -------------------------------------------------------------------------------------
+
+def _known(answer: bool, how: str = SIMULATED, detail: str = "") -> Verdict:
+    return Verdict(answer, how, detail=detail)
+
+
+def _plan_claim(task: Task, state: int, claim: dict) -> Verdict:
+    plan = actions_of(task, claim["plan"], "plan")
+    kind = claim["claim"]
+    bad, last = task.run(plan, state)
+    if kind == "executable":
+        return _known(bad is None)
+    if kind == "plan":
+        return _known(bad is None and task.is_goal(last))
+    if kind == "executable_at":
+        k = int(claim["step"])
+        return _known(bad is None or bad > k if k < len(plan) else False)
+    if kind == "plan_status":
+        status = claim["status"]
+        if status == "inapplicable":
+            return _known(bad is not None and bad == int(claim["step"]))
+        if status == "applicable":
+            return _known(bad is None and not task.is_goal(last))
+        return _known(bad is None and task.is_goal(last))
+    # removable: the plan without those steps is a plan
+    gone = {int(i) for i in claim["steps"]}
+    rest = [a for i, a in enumerate(plan) if i not in gone]
+    return _known(task.is_plan(rest, state))
+
+
+def _cheap_refutation(task: Task, state: int, goal: list[tuple[int, int]], budget) -> Verdict | None:
+    """A proof that no disjunct of `goal` can ever hold: the delete relaxation, then h^2 (cached per
+    state). The engine tries a witness search first; a claim built to be false should not pay it."""
+    engine = task.questions.engine
+    if not any(p & engine.relax.reachable(state)[0] == p for p, _ in goal):
+        return Verdict(False, RELAXED)
+    try:
+        pairs = engine.h2(state, Budget(None, cpu=H2_SECONDS, parent=budget if isinstance(budget, Budget) else None))
+    except BudgetExceeded:
+        return None
+    if not any(pair_reachable(pairs, p) for p, _ in goal):
+        return Verdict(False, H2)
+    return None
+
+
+def _listed(truth, name: str, item: str) -> Verdict | None:
+    """The verdict of a complete list computed earlier ('atoms' and 'actions': the unreachable ones;
+    'landmarks'), where membership decides both ways; None when no such list is at hand."""
+    res = truth.complete_list(name)
+    if res is None:
+        return None
+    hit = next((it for it in res.items if it.name == item), None)
+    landmarks = name == "landmarks"
+    if hit is not None:
+        return Verdict(landmarks, hit.how)
+    return Verdict(not landmarks, "avoided-by-a-plan" if landmarks else SHOWN)
+
+
+def _reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
+    ids = atom_ids(task, claim["atoms"])
+    truth = truth_for(task, state)
+    mask = sum(1 << i for i in set(ids))
+    if mask & state == mask:
+        return Verdict(True, HOLDS, [])
+    listed = _listed(truth, "atoms", task.atom_names[ids[0]]) if len(ids) == 1 else None
+    v = listed or _cheap_refutation(task, state, [(mask, 0)], budget)
+    if v is not None:
+        return v
+    if len(ids) == 1:
+        return truth.atom_reach(ids[0], budget)
+    return task.questions.is_reachable(ids, state, budget)
+
+
+def _action_reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
+    a = actions_of(task, [claim["action"]], "action")[0]
+    truth = truth_for(task, state)
+    goal = [(op.pre, op.neg) for op in task.ops_of_action[a]]
+    if not goal:
+        return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+    v = _listed(truth, "actions", task.action_names[a]) or _cheap_refutation(task, state, goal, budget)
+    return v if v is not None else truth.action_reach(a, budget)
+
+
+def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
+    """Is the claim true in `state` (an int state of `task`)? Proven either way, or answer None."""
+    kind = claim.get("claim")
+    if kind == "defined":
+        return _known(is_defined(task, claim["name"], claim.get("what", "atom")), STATIC)
+    s = state_of(task, state, claim)
+    if kind in ("plan", "plan_status", "removable", "executable", "executable_at"):
+        return _plan_claim(task, s, claim)
+    if kind == "applicable":
+        a = actions_of(task, [claim["action"]], "action")[0]
+        return _known(task.op_for(a, s) is not None)
+    if kind == "holds":
+        pos, neg = atom_ids(task, claim.get("atoms", ())), atom_ids(task, claim.get("negated", ()), "negated")
+        return _known(all(s >> i & 1 for i in pos) and not any(s >> i & 1 for i in neg), HOLDS)
+    if kind == "count":
+        return _known(count(task, s, claim["of"]) == int(claim["value"]))
+    if kind == "reachable":
+        return _reachable(task, s, claim, budget)
+    if kind == "action_reachable":
+        return _action_reachable(task, s, claim, budget)
+    if kind == "landmark":
+        truth = truth_for(task, s)
+        atom = atom_ids(task, [claim["atom"]], "atom")[0]
+        if (s | task.goal_atoms) >> atom & 1:
+            return Verdict(True, TRIVIAL, detail="it holds in the state or is part of the goal")
+        v = _listed(truth, "landmarks", task.atom_names[atom]) or truth.landmark(atom, budget)
+        if v.answer is None:
+            return Verdict(None, UNKNOWN, detail=v.detail)
+        return v
+    raise AcpError(f"unknown claim {kind!r}", "claim", "see acptools.claims for the claims")
+
+
+# ---- queries ------------------------------------------------------------------------------------
+
+def first_failure(task: Task, state: int, plan) -> int | None:
+    """The 1-based step of the first action that cannot be applied, or None when all apply."""
+    bad, _ = task.run(actions_of(task, plan, "plan"), state)
+    return None if bad is None else bad + 1
+
+
+def evaluate(task: Task, state: int, query: dict):
+    """The answer to a query (see the module docstring)."""
+    kind = query.get("query")
+    if kind == "undefined":
+        return next((n for n in query["names"] if not is_defined(task, n, query.get("what", "action"))), None)
+    if kind == "first_failure":
+        return first_failure(task, state, query["plan"])
+    if kind == "steps_before_failure":
+        failed = first_failure(task, state, query["plan"])
+        return len(query["plan"]) if failed is None else failed - 1
+    s = state_of(task, state, query)
+    if kind == "atoms":
+        return atoms_of(task, s, query.get("sign", "true"), query.get("object"))
+    if kind == "applicable":
+        return task.questions.applicable(s)
+    if kind == "effects":
+        a = actions_of(task, [query["action"]], "action")[0]
+        eff = truth_for(task, s).effects(a)
+        if eff is None:
+            raise AcpError(f"{query['action']} cannot be applied in the state asked about", "query")
+        return {"pos": sorted(eff[0]), "neg": sorted(eff[1])}
+    if kind == "count":
+        return count(task, s, query["of"])
+    raise AcpError(f"unknown query {kind!r}", "query", "see acptools.claims for the queries")

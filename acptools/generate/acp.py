@@ -1,0 +1,289 @@
+"""The ACPBench (v1) forms of its seven tasks: yes/no questions (balanced: the item says which answer
+it wants) and 4-choice questions with exactly one right option, every option's truth proven.
+
+Each task offers candidate claims (`acptools.claims`) with a hint of their truth; a builder decides
+candidates (the proof, never the hint, sets the answer) until it has what it needs. The question
+texts follow ACPBench's. A record carries its claim(s) in `spec`, so its grader decides them again
+from the record's PDDL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..forms import ACP_STEMS
+from .base import NOTHING, UNPROVEN, Draft, Item, Skip
+from .sequences import corrupted, redundant_plan, some_sequence
+from .states import random_walk, replay, step
+
+LABELS = ("A", "B", "C", "D")
+SAMPLE = 12          # candidates offered per hint
+DECISIONS = 24       # proofs tried per question before giving up
+
+
+@dataclass
+class Pool:
+    """A task's questions in one state: the yes/no question (with {} for the option), the 4-choice
+    stem and query, and candidate (claim, text, hint) triples."""
+
+    yes_no: str
+    stem: str
+    query: str
+    candidates: list[tuple[dict, str, bool | None]]
+
+
+def _sample(item: Item, xs, k: int = SAMPLE) -> list:
+    """k elements of xs in a seeded order (a set is sorted first: its own order changes per process)."""
+    xs = sorted(xs) if isinstance(xs, (set, frozenset)) else list(xs)
+    return item.rng.sample(xs, min(k, len(xs)))
+
+
+# ---- candidates per task --------------------------------------------------------------------------
+
+def _app(item: Item) -> Pool:
+    task, s = item.task, item.state
+    applicable = task.applicable(s)
+    now = set(applicable)
+    others = [a for a in range(task.num_possible_actions) if a not in now and task.ops_of_action[a]]
+    cands = [(a, True) for a in _sample(item, applicable)] + [(a, False) for a in _sample(item, others)]
+    return Pool("Is the following action applicable in this state: {}?",
+                "Which of the following actions will be applicable in this state?",
+                "Which action will be applicable in this state?",
+                [({"claim": "applicable", "action": task.action_names[a]}, item.render.action(task.action_names[a]), h)
+                 for a, h in cands])
+
+
+def _prog(item: Item) -> Pool:
+    task, s = item.task, item.state
+    a = item.pick(task.applicable(s))[0]
+    name = task.action_names[a]
+    t = step(task, s, a)
+    added, deleted = t & ~s, s & ~t
+    unchanged_true, other_false = t & s, ~t & ~s & ((1 << len(task.atoms)) - 1)
+    cands = []
+    for mask, hint, k in ((added, True, SAMPLE), (unchanged_true, True, 4), (deleted, False, SAMPLE),
+                          (other_false, False, 6)):
+        cands += [(n, hint) for n in _sample(item, task.names(mask), k)]
+    text = item.render.action(name)
+    return Pool(f'Will the fact "{{}}" hold after performing the action "{text}" in the current state?',
+                f'Which of the following facts hold after performing the action "{text}" in the current state?',
+                f'Which fact will hold after performing the action "{text}" in the current state?',
+                [({"claim": "holds", "after": [name], "atoms": [n]}, item.render.atom(n), h) for n, h in cands])
+
+
+def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], bool | None]]:
+    """Two facts at once: pairs that a walk shows together (true), and pairs of facts that are each
+    reachable but share an object or a predicate, so often exclude each other (decided by proof)."""
+    task, s, rng = item.task, item.state, item.rng
+    out: list[tuple[list[str], bool | None]] = []
+    for _ in range(4):
+        t = replay(task, s, random_walk(task, s, rng.randint(1, 10), rng))
+        new = task.names(t & ~s)
+        if new:
+            out.append((sorted({rng.choice(new), rng.choice(task.names(t))}), True))
+    atoms = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
+    for p in _sample(item, atoms, SAMPLE):
+        pred, args = task.atoms[task.atom_name_index[p]]
+        near = [q for q in atoms if q != p and (task.atoms[task.atom_name_index[q]][0] == pred or
+                                                set(args) & set(task.atoms[task.atom_name_index[q]][1]))]
+        if near:
+            out.append((sorted([p, rng.choice(near)]), None))
+    return [(pair, h) for pair, h in out if len(pair) == 2]
+
+
+def _reach(item: Item) -> Pool:
+    """One fact or two facts at once (ACPBench's two-fact questions), in a seeded mix."""
+    task, s = item.task, item.state
+    res = item.truth.unreachable_atoms(item.budget())
+    if not res.complete:  # a partial list depends on how far the budget went: the questions would too
+        raise Skip(UNPROVEN)
+    unreachable = set(res.names)
+    others = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
+    singles = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
+    pairs = _reach_pairs(item, unreachable)
+    cands = pairs + singles if item.rng.random() < 0.5 else singles + pairs
+    return Pool("Is it possible to transition to a state where the following holds: {}?",
+                "Which of the following options can hold in a state that can potentially be reached?",
+                "Which fact is reachable from this state?",
+                [({"claim": "reachable", "atoms": atoms}, item.render.atoms(atoms), h) for atoms, h in cands])
+
+
+def _areach(item: Item) -> Pool:
+    task = item.task
+    res = item.truth.unreachable_actions(item.budget())
+    if not res.complete:
+        raise Skip(UNPROVEN)
+    never = set(res.names)
+    possible = [task.action_names[a] for a in range(task.num_possible_actions)
+                if task.ops_of_action[a] and task.action_names[a] not in never]
+    cands = [(n, False) for n in _sample(item, never)] + [(n, None) for n in _sample(item, possible)]
+    return Pool('Is it possible to transition to a state where the action "{}" can be applied?',
+                "Which of the following actions can eventually be applied?",
+                "Which action is reachable from this state?",
+                [({"claim": "action_reachable", "action": n}, item.render.action(n), h) for n, h in cands])
+
+
+def _land(item: Item) -> Pool:
+    task, s = item.task, item.state
+    item.solvable()  # at a dead end every fact would be a landmark: nothing to ask
+    res = item.truth.landmarks(item.budget())
+    if not res.complete:
+        raise Skip(UNPROVEN)
+    found = set(res.names)
+    goals = [n for n in task.names(task.goal_atoms & ~s)]
+    candidates = task.names(((1 << len(task.atoms)) - 1) & ~s & ~task.goal_atoms)
+    cands = [(n, True) for n in _sample(item, found)] + [(n, True) for n in _sample(item, goals, 2)]
+    cands += [(n, False) for n in _sample(item, [n for n in candidates if n not in found])]
+    return Pool("Is the following fact a landmark (must hold at some point along any plan) for the current state? {}",
+                "Which of the following facts is a landmark (must hold at some point along any plan) for the "
+                "current state?",
+                "Which fact must hold at some point on any way to the goal from the current state?",
+                [({"claim": "landmark", "atom": n}, item.render.atom(n), h) for n, h in cands])
+
+
+def _val(item: Item) -> Pool:
+    plan = some_sequence(item, shortest=1)
+    names = item.names(plan)
+    cands = [(names, None)]
+    if len(plan) > 1:
+        cands.append((names[:-1], None))
+    cands.append((item.names(corrupted(item, plan)[0]), False))
+    return Pool('Is the following sequence of actions "{}" valid in this problem?', "", "",
+                [({"claim": "plan", "plan": seq}, ", ".join(item.render.action(n) for n in seq), h)
+                 for seq, h in cands])
+
+
+def _just_plan(item: Item) -> tuple[list[str], str]:
+    names = item.names(redundant_plan(item))
+    return names, ", ".join(item.render.action(n) for n in names)
+
+
+def _just(item: Item) -> Pool:
+    """Single actions (that occur once in the plan) when one of them can go, else consecutive pairs."""
+    names, text = _just_plan(item)
+    good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
+    singles = [(i,) for i, n in enumerate(names) if names.count(n) == 1]
+    pairs = [(i, i + 1) for i in range(len(names) - 1)]
+    use_pairs = not (good & set(singles)) if item.target else item.rng.random() < 0.5 or not singles
+    spans = pairs if use_pairs else singles
+    what = "pair of consecutive actions" if use_pairs else "action"
+    return Pool(f'Given the plan: "{text}"; can the following {what} be removed from this plan and still have a '
+                'valid plan: {}?', "", "",
+                [({"claim": "removable", "plan": names, "steps": list(sp)},
+                  " and ".join(item.render.action(names[i]) for i in sp), sp in good)
+                 for sp in _sample(item, spans, 2 * SAMPLE)])
+
+
+POOLS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": _val, "just": _just, "land": _land}
+
+
+# ---- deciding candidates ------------------------------------------------------------------------
+
+def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset()) -> list[tuple[dict, str]]:
+    """k candidates proven to have truth `want` (those hinted so first), with distinct texts."""
+    order = [c for c in candidates if c[2] is want] + [c for c in candidates if c[2] is None] + \
+            [c for c in candidates if c[2] is (not want)]
+    out, texts, unproven, tried = [], set(avoid), 0, 0
+    for claim, text, _hint in order:
+        if len(out) == k or tried >= DECISIONS:
+            break
+        if text in texts:
+            continue
+        tried += 1
+        try:
+            truth = item.decide(claim)
+        except Skip:
+            unproven += 1
+            continue
+        if truth == want:
+            out.append((claim, text))
+            texts.add(text)
+    if len(out) < k:
+        raise Skip(UNPROVEN if unproven else NOTHING)
+    return out
+
+
+def yes_no(item: Item, task: str) -> Draft:
+    pool = POOLS[task](item)
+    (claim, text), = find(item, pool.candidates, item.target, 1)
+    return Draft(f"{ACP_STEMS[task]}_bool", context(item, task), pool.yes_no.format(text),
+                 "yes" if item.target else "no", item.state,
+                 {"form": "bool", "spec": {"answer_type": "bool", "claim": claim}})
+
+
+def choices(item: Item, task: str, stem: str, query: str, right, wrong) -> Draft:
+    """A 4-choice record from one right and three wrong (claim, text) pairs, in a seeded order."""
+    options = [right] + list(wrong)
+    item.rng.shuffle(options)
+    answer = LABELS[options.index(right)]
+    question = stem + " " + " ".join(f"{label}. {text}." for label, (_, text) in zip(LABELS, options))
+    return Draft(f"{ACP_STEMS[task]}_mcq", context(item, task), question, answer, item.state,
+                 {"form": "mcq", "choices": {"text": [t for _, t in options], "label": list(LABELS)},
+                  "query": query, "spec": {"answer_type": "choice", "claims": [c for c, _ in options]}})
+
+
+def multiple_choice(item: Item, task: str) -> Draft:
+    if task == "val":
+        return _val_choices(item)
+    if task == "just":
+        return _just_choices(item)
+    pool = POOLS[task](item)
+    (right,) = find(item, pool.candidates, True, 1)
+    wrong = find(item, pool.candidates, False, 3, {right[1]})
+    return choices(item, task, pool.stem, pool.query, right, wrong)
+
+
+def _val_choices(item: Item) -> Draft:
+    plan = some_sequence(item, shortest=2)
+    kind = item.rng.choice(("plan", "applicable", "inapplicable"))
+    if kind == "inapplicable":
+        seq, _ = corrupted(item, plan)
+    elif kind == "applicable":
+        seq = plan[:item.rng.randrange(1, len(plan))]
+    else:
+        seq = plan
+    names = item.names(seq)
+    claims = [({"claim": "plan_status", "plan": names, "status": "plan"}, "The sequence is a plan"),
+              ({"claim": "plan_status", "plan": names, "status": "applicable"},
+               "The sequence is applicable, but does not achieve the goal")]
+    claims += [({"claim": "plan_status", "plan": names, "status": "inapplicable", "step": i},
+                f"The sequence is not applicable: step {i + 1} is the first action that cannot be applied")
+               for i in range(len(names))]
+    truths = [item.decide(c) for c, _ in claims]
+    assert truths.count(True) == 1, truths  # the three statuses exclude each other, and one holds
+    right = claims[truths.index(True)]
+    statuses = [c for c in claims[:2] if c is not right]
+    indexes = [c for c in claims[2:] if c is not right]
+    need = 3 - len(statuses)
+    if len(indexes) < need:
+        raise Skip(NOTHING)
+    wrong = statuses + item.rng.sample(indexes, need)
+    text = ", ".join(item.render.action(n) for n in names)
+    return choices(item, "val", f'Which of the following claims is true with regard to the following sequence of '
+                   f'actions "{text}"?', f'Is the sequence of actions "{text}" applicable in the current state, and '
+                   'does it achieve the goal?', right, wrong)
+
+
+def _just_choices(item: Item) -> Draft:
+    names, text = _just_plan(item)
+    good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
+    width = 2 if any(len(g) == 2 for g in good) and len(names) >= 5 else 1
+    spans = [tuple(range(i, i + width)) for i in range(len(names) - width + 1)]
+    cands = [({"claim": "removable", "plan": names, "steps": list(sp)},
+              " and ".join(item.render.action(names[i]) for i in sp), sp in good) for sp in spans]
+    (right,) = find(item, cands, True, 1)
+    wrong = find(item, cands, False, 3, {right[1]})
+    what = "pairs of consecutive actions" if width == 2 else "actions"
+    return choices(item, "just", f'Given the plan: "{text}"; which of the following {what} can be removed from this '
+                   'plan and still have a valid plan?', f'Given the plan: "{text}"; which of the {what} can be removed '
+                   'from this plan?', right, wrong)
+
+
+def context(item: Item, task: str) -> str:
+    return item.render.context(item.state, goal=task in ("val", "just", "land"))
+
+
+def builder(form: str, task: str):
+    if form == "bool":
+        return lambda item: yes_no(item, task)
+    return lambda item: multiple_choice(item, task)

@@ -1,0 +1,278 @@
+"""The ActionReasoningBench form: questions about the state after a sequence of k actions (k drawn
+from the item's `steps`, as ARB's 1, 5, 10, ...), in its seven families, with ARB's phrasing.
+
+Answers are sets of propositions or actions, counts, step indices, yes/no ('True'/'False') and, for
+hallucination questions, the name that is not part of the task (or None). Every answer follows by
+simulation from the record's state (the PDDL problem's init); the record's `spec` says what was asked
+(`acptools.claims` claims and queries), so its grader computes the answer again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..claims import COUNTED, atoms_of, count, evaluate
+from .base import NOTHING, Draft, Item, Skip
+from .sequences import corrupted
+from .states import random_walk, replay
+
+INIT = "Given the initial condition"
+PERFORMED = INIT + ", the following actions are performed: {actions} to reach the current state. In this state,"
+PLANNED = INIT + ", the following actions are planned to be performed: {actions}."
+NONE = "Write None if there are none."
+ATOMS = "Answer with a list of propositions such as [(p a) (q b)], or None."
+PROPERTIES = "valid properties of the state"
+POSITIVE = PROPERTIES + " that do not involve negations"
+NEGATIVE = "valid properties of the state that involve negations"
+COUNT_NAMES = {"true_atoms": POSITIVE, "false_atoms": NEGATIVE, "executable_actions": "executable actions",
+               "inexecutable_actions": "inexecutable actions"}
+MAX_LIST = 60        # longer answer lists are not asked for
+
+
+class Seq:
+    """The item's action sequence (k steps from its state, k from the item's steps, at least `least`)
+    and where it ends; with k = 0 the question is about the initial state itself."""
+
+    def __init__(self, item: Item, least: int = 0):
+        lengths = [k for k in item.steps if k >= least]
+        if not lengths:
+            raise Skip(NOTHING)
+        k = item.rng.choice(lengths)
+        self.ids = random_walk(item.task, item.state, k, item.rng)
+        if len(self.ids) < k:
+            raise Skip(NOTHING)  # a dead end before k steps
+        self.names = item.names(self.ids)
+        self.text = item.render.actions(self.names)
+        self.end = replay(item.task, item.state, self.ids)
+        self.head = PERFORMED.format(actions=self.text) if self.ids else INIT + ","
+
+
+def _draft(item: Item, family: str, question: str, answer, spec: dict, **context) -> Draft:
+    return Draft(f"arb_{family}", item.render.context(item.state, lead="Initially", **context), question, answer,
+                 item.state, {"form": "arb", "spec": spec})
+
+
+def _bool(item: Item, family: str, question: str, claim: dict) -> Draft:
+    truth = item.decide(claim)
+    return _draft(item, family, question, "True" if truth else "False", {"answer_type": "bool", "claim": claim})
+
+
+def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict, str]:
+    """A literal with truth `want` in `state` (an atom or a negated atom), preferring atoms of `prefer`."""
+    task, rng = item.task, item.rng
+    negated = rng.random() < 0.5
+    holds = (not want) if negated else want
+    mask = state if holds else ((1 << len(task.atoms)) - 1) & ~state
+    names = task.names(mask & prefer) if mask & prefer and rng.random() < 0.7 else task.names(mask)
+    if not names:
+        raise Skip(NOTHING)
+    name = rng.choice(names)
+    claim = {"negated": [name]} if negated else {"atoms": [name]}
+    return claim, item.render.atom(name, negated)
+
+
+def _literals(item: Item, state: int, want: bool, k: int = 3) -> tuple[dict, str]:
+    """k literals that all hold in `state` (want True), or all but one (want False)."""
+    parts = [_literal(item, state, True) for _ in range(k)]
+    if not want:
+        parts[item.rng.randrange(k)] = _literal(item, state, False)
+    atoms = sorted({a for c, _ in parts for a in c.get("atoms", ())})
+    negated = sorted({a for c, _ in parts for a in c.get("negated", ())})
+    return {"atoms": atoms, "negated": negated}, ", ".join(dict.fromkeys(t for _, t in parts))
+
+
+def _objects(item: Item, state: int, sign: str) -> str:
+    objs = sorted({o for i in range(len(item.task.atoms)) for o in item.task.atoms[i][1]})
+    item.rng.shuffle(objs)
+    for o in objs:
+        if 0 < len(atoms_of(item.task, state, sign, o)) <= MAX_LIST:
+            return o
+    raise Skip(NOTHING)
+
+
+def _set(item: Item, family: str, question: str, query: dict, actions: bool = False) -> Draft:
+    answer = evaluate(item.task, item.state, query)
+    if len(answer) > MAX_LIST:
+        raise Skip(NOTHING)
+    return _draft(item, family, question, answer, {"answer_type": "set", "query": query},
+                  atoms=not actions, actions=actions)
+
+
+# ---- families -------------------------------------------------------------------------------------
+
+def fluent_tracking(item: Item) -> Draft:
+    seq = Seq(item)
+    head = seq.head
+    if item.rng.random() < 0.5:
+        claim, text = _literal(item, seq.end, item.target, seq.end ^ item.state)
+        return _bool(item, "fluent_tracking", f"{head} is it True or False that {text}?",
+                     {"claim": "holds", "after": seq.names, **claim})
+    sign = "true" if item.rng.random() < 0.6 else "false"
+    obj = _objects(item, seq.end, sign)
+    what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
+    return _set(item, "fluent_tracking", f"{head} what are the {what} for {obj}? {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "object": obj, "after": seq.names})
+
+
+def state_tracking(item: Item) -> Draft:
+    seq = Seq(item)
+    head = seq.head
+    if item.rng.random() < 0.4:
+        claim, text = _literals(item, seq.end, item.target)
+        return _bool(item, "state_tracking", f"{head} are all of the following {PROPERTIES} true: {text}? "
+                     "Respond with True or False.", {"claim": "holds", "after": seq.names, **claim})
+    sign = "false" if item.rng.random() < 0.3 and count(item.task, seq.end, "false_atoms") <= MAX_LIST else "true"
+    what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
+    return _set(item, "state_tracking", f"{head} list all {what}. {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "after": seq.names})
+
+
+def action_executability(item: Item) -> Draft:
+    seq, rng = Seq(item, least=1), item.rng
+    variant = rng.randrange(4)
+    if variant == 3:
+        return _set(item, "action_executability", f"{seq.head} list all executable actions. "
+                    f"{NONE} Answer with a list of actions such as [(a x) (b y)], or None.",
+                    {"query": "applicable", "after": seq.names}, actions=True)
+    ids, at = (seq.ids, rng.randrange(len(seq.ids))) if item.target and variant < 2 else corrupted(item, seq.ids)
+    names = item.names(ids)
+    text = item.render.actions(names)
+    if variant == 0:
+        return _bool(item, "action_executability", f"{PLANNED.format(actions=text)} Is it possible to execute it, "
+                     "True or False?", {"claim": "executable", "plan": names})
+    if variant == 1:
+        return _bool(item, "action_executability", f"{INIT}, for steps 1 through {len(names)} the following actions "
+                     f"are planned to be performed: {text}. Is the action: {item.render.action(names[at])} executable "
+                     f"at step {at + 1}, True or False?", {"claim": "executable_at", "plan": names, "step": at})
+    if rng.random() < 0.3:
+        names, text = seq.names, seq.text
+    query = {"query": "first_failure", "plan": names}
+    return _draft(item, "action_executability", f"{PLANNED.format(actions=text)} What is the first inexecutable "
+                  f"action in the sequence? Answer with its step number, from 1 to {len(names)}, or None if every "
+                  "action can be executed.", evaluate(item.task, item.state, query),
+                  {"answer_type": "index", "query": query})
+
+
+def effects(item: Item) -> Draft:
+    seq = Seq(item)
+    task = item.task
+    a = item.pick(task.applicable(seq.end))[0]
+    name, head = task.action_names[a], seq.head
+    after = seq.names + [name]
+    if item.rng.random() < 0.5:
+        end = replay(task, seq.end, [a])
+        claim, text = _literal(item, end, item.target, end ^ seq.end)
+        return _bool(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Is it True or "
+                     f"False that afterwards {text}?", {"claim": "holds", "after": after, **claim})
+    query = {"query": "effects", "action": name, "after": seq.names}
+    return _draft(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Which properties "
+                  "would become true, and which would become false? Answer with two lists of propositions: the "
+                  "positive effects and the negative effects.", evaluate(task, item.state, query),
+                  {"answer_type": "effects", "query": query}, atoms=True)
+
+
+def numerical_reasoning(item: Item) -> Draft:
+    rng = item.rng
+    variant = rng.randrange(3)
+    seq = Seq(item, least=1 if variant == 2 else 0)
+    head = seq.head
+    of = rng.choice(COUNTED)
+    if variant == 0:
+        n = count(item.task, seq.end, of)
+        if not item.target:
+            n = max(0, n + rng.choice([-2, -1, 1, 2])) if n else rng.randint(1, 3)
+        return _bool(item, "numerical_reasoning", f"{head} is the number of {COUNT_NAMES[of]} equal to {n}? True or "
+                     "False", {"claim": "count", "of": of, "value": n, "after": seq.names})
+    if variant == 1:
+        query = {"query": "count", "of": of, "after": seq.names}
+        q = f"{head} what is the total number of {COUNT_NAMES[of]}? Write as an integer."
+    else:
+        names = item.names(corrupted(item, seq.ids)[0])
+        query = {"query": "steps_before_failure", "plan": names}
+        q = (f"{PLANNED.format(actions=item.render.actions(names))} How many actions are there before the first "
+             "inexecutable action? Write as an integer.")
+    return _draft(item, "numerical_reasoning", q, evaluate(item.task, item.state, query),
+                  {"answer_type": "count", "query": query})
+
+
+def composite(item: Item) -> Draft:
+    seq, rng = Seq(item, least=1), item.rng
+    ids, at = corrupted(item, seq.ids)
+    names = item.names(ids)
+    head = PLANNED.format(actions=item.render.actions(names))
+    before = replay(item.task, item.state, ids[:at])
+    variant = rng.randrange(3)
+    if variant == 0:
+        claim, text = _literals(item, before, item.target)
+        return _bool(item, "composite", f"{head} Are the following properties true before the first inexecutable "
+                     f"action in the sequence: {text}? True or False", {"claim": "holds", "before_failure": names,
+                                                                       **claim})
+    if variant == 1:
+        query = {"query": "count", "of": "true_atoms", "before_failure": names}
+        return _draft(item, "composite", f"{head} How many {POSITIVE} hold just before the first inexecutable action "
+                      "in the sequence? Write as an integer.", evaluate(item.task, item.state, query),
+                      {"answer_type": "count", "query": query})
+    obj = _objects(item, before, "true")
+    return _set(item, "composite", f"{head} What are the {POSITIVE} for {obj} just before the first inexecutable "
+                f"action in the sequence? {NONE} {ATOMS}",
+                {"query": "atoms", "sign": "true", "object": obj, "before_failure": names})
+
+
+def invented_object(task, like: str) -> str:
+    """A name in the style of `like` ('c3' -> 'c7') that is no object, predicate or action of the task."""
+    stem = re.sub(r"\d+$", "", like) or like
+    taken = set(task.types.objects) | set(task.domain.predicates) | set(task.domain.actions)
+    k = 1
+    while f"{stem}{k}" in taken or (stem == like and f"{stem}-{k}" in taken):
+        k += 1
+    return f"{stem}{k}" if stem != like else f"{stem}-{k}"
+
+
+def _invent(item: Item, name: str) -> str:
+    """`name` (an atom or action) with one argument replaced by an object that does not exist."""
+    head, *args = name[1:-1].split()
+    if not args:
+        raise Skip(NOTHING)
+    i = item.rng.randrange(len(args))
+    args[i] = invented_object(item.task, args[i])
+    return "(" + " ".join([head] + args) + ")"
+
+
+def hallucination(item: Item) -> Draft:
+    rng, task = item.rng, item.task
+    variant = rng.randrange(3)
+    seq = Seq(item, least=1 if variant == 1 else 0)
+    head = seq.head
+    if variant == 0:
+        obj = rng.choice(sorted(task.types.objects))
+        if not item.target:
+            obj = invented_object(task, obj)
+        return _bool(item, "hallucination", f"{head} some objects may or may not be defined. Is {obj} part of the "
+                     "domain? True or False", {"claim": "defined", "name": obj, "what": "object"})
+    if variant == 1:
+        names = list(seq.names)
+        if not item.target:
+            i = rng.randrange(len(names))
+            names[i] = _invent(item, names[i])
+        query = {"query": "undefined", "names": names, "what": "action"}
+        q = (f"{PLANNED.format(actions=item.render.actions(names))} Some of these actions may not be defined in this "
+             "domain. Which action is not defined? Answer with the action, or None if all are defined.")
+        return _draft(item, "hallucination", q, evaluate(task, item.state, query),
+                      {"answer_type": "name", "query": query}, actions=True)
+    facts = item.pick(task.names(seq.end), min(3, bin(seq.end).count("1")) or 1)
+    if not item.target:
+        with_args = [i for i, f in enumerate(facts) if " " in f]
+        if not with_args:
+            raise Skip(NOTHING)
+        i = rng.choice(with_args)
+        facts[i] = _invent(item, facts[i])
+    query = {"query": "undefined", "names": facts, "what": "atom"}
+    return _draft(item, "hallucination", f"{head} some properties may or may not be defined. Which property out of "
+                  f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are "
+                  "defined.",
+                  evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
+
+
+BUILDERS = {"fluent_tracking": fluent_tracking, "state_tracking": state_tracking,
+            "action_executability": action_executability, "effects": effects,
+            "numerical_reasoning": numerical_reasoning, "composite": composite, "hallucination": hallucination}

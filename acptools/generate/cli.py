@@ -1,0 +1,106 @@
+"""`acptools generate`: the command line of acptools.generate (registered by acptools.cli).
+
+    acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
+                      [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
+                      [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--quiet]
+
+Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import AcpError
+from .records import write_jsonl
+from .run import ALIASES, TASKS, Options, generate
+from .states import Difficulty
+
+
+def add_parser(sub) -> None:
+    g = sub.add_parser("generate", help="generate questions with proven answers from PDDL",
+                       description="Generate fresh questions with proven answers from a PDDL domain and problems, in "
+                                   "the forms of ACPBench Hard (hard), ACPBench yes/no (bool) and 4-choice (mcq), or "
+                                   "ActionReasoningBench (arb). Same seed, same bytes.")
+    g.add_argument("--domain", required=True, metavar="D", help="PDDL domain file")
+    g.add_argument("--problem", nargs="+", action="extend", required=True, metavar="P", help="PDDL problem file(s)")
+    g.add_argument("--form", choices=tuple(TASKS), default="hard", help="question form (default hard)")
+    g.add_argument("--tasks", nargs="+", action="extend", metavar="T",
+                   help="tasks of the form, comma or space separated (default all): " +
+                        "; ".join(f"{f}: {','.join(ts)}" for f, ts in TASKS.items()) +
+                        f" (arb aliases: {', '.join(sorted(ALIASES))})")
+    g.add_argument("-n", type=int, default=10, metavar="N", help="records per task (default 10)")
+    g.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    g.add_argument("--out", required=True, metavar="records.jsonl", help="output JSONL file ('-': standard output)")
+    g.add_argument("--nl", metavar="TEMPLATES.json",
+                   help="natural-language template file for the domain (default: the shipped one for a bundled "
+                        "domain, else generic phrases like at(c0, l1))")
+    g.add_argument("--budget", type=float, default=10.0, metavar="CPU_SECONDS",
+                   help="CPU seconds per proof (default 10); an item whose proof does not finish is dropped")
+    g.add_argument("--walk", default="1:20", metavar="MIN:MAX", help="random-walk lengths of the states (default 1:20)")
+    g.add_argument("--plan-share", type=float, default=0.5, metavar="F",
+                   help="share of states on optimal plans instead of random walks (default 0.5)")
+    g.add_argument("--steps", default="1,5,10", metavar="K,K,...",
+                   help="ActionReasoningBench action-sequence lengths (default 1,5,10; 0 asks about the initial "
+                        "state itself)")
+    g.add_argument("--quiet", action="store_true", help="no summary")
+
+
+def _ints(text: str, sep: str, flag: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(sep) if x.strip())
+    except ValueError:
+        raise AcpError(f"expected integers separated by {sep!r}, got {text!r}", flag) from None
+    if not values or any(v < 0 for v in values):
+        raise AcpError(f"expected non-negative integers, got {text!r}", flag)
+    return values
+
+
+def options(args) -> Options:
+    walk = _ints(args.walk, ":", "--walk")
+    if len(walk) != 2 or walk[0] > walk[1]:
+        raise AcpError(f"expected MIN:MAX with MIN <= MAX, got {args.walk!r}", "--walk", "e.g. --walk 1:20")
+    steps = _ints(args.steps, ",", "--steps")  # 0: a question about the initial state itself
+    if not 0 <= args.plan_share <= 1:
+        raise AcpError(f"--plan-share must be between 0 and 1, got {args.plan_share}", "--plan-share")
+    if not args.budget > 0:
+        raise AcpError(f"--budget must be a positive number of CPU seconds, got {args.budget}", "--budget")
+    tasks = tuple(t for part in args.tasks or () for t in part.split(",") if t.strip()) or None
+    nl = Path(args.nl) if args.nl else None
+    return Options(form=args.form, tasks=tasks, n=args.n, seed=args.seed, budget=args.budget,
+                   difficulty=Difficulty(walk, args.plan_share), steps=steps, nl=nl)
+
+
+def _summary(out, opt: Options, path: str) -> str:
+    lines = []
+    for task, made in out.made.items():
+        dropped = out.dropped[task]
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items())) if dropped else "none"
+        short = f"  (SHORT of {opt.n})" if made < opt.n else ""
+        lines.append(f"  {task:22s} {made:4d} records in {out.seconds[task]:7.2f} s; dropped: {why}{short}")
+    lines.append(f"{len(out.records)} {opt.form} records -> {path}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    """Returns the exit code (0 all tasks complete, 1 some task short); raises AcpError on bad input."""
+    opt = options(args)
+    domain = Path(args.domain)
+    problems = [Path(p) for p in args.problem]
+    for p in [domain] + problems:
+        if not p.is_file():
+            raise AcpError(f"no such file: {p}", "--domain" if p is domain else "--problem")
+    folder = Path(args.out).resolve().parent
+    if args.out != "-" and not folder.is_dir():
+        raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
+    out = generate(domain, problems, opt)
+    if args.out == "-":
+        from .records import dumps
+        for r in out.records:
+            sys.stdout.write(dumps(r) + "\n")
+    else:
+        write_jsonl(out.records, args.out)
+    if not args.quiet:
+        sys.stderr.write(_summary(out, opt, args.out) + "\n")
+    return 1 if any(m < opt.n for m in out.made.values()) else 0

@@ -1,0 +1,138 @@
+"""Writing atoms, actions, states and goals of a task in natural language, and a question's context.
+
+Phrases come from the domain's template file (see `templates`); whatever has no phrase is written
+generically: `at(c0, l1)`, `sail(l0, l1)`, `empty-ferry()`. A context reads like ACPBench's: what
+the domain is about, its objects, the facts that never change, the current state, the goal when the
+question needs it, and the PDDL names of the actions or propositions an answer is written with.
+"""
+
+from __future__ import annotations
+
+from ..names import split_name
+from .templates import PLACEHOLDER, Templates
+
+
+def join(items, word: str = "and") -> str:
+    """['a'] -> 'a'; ['a', 'b'] -> 'a and b'; ['a', 'b', 'c'] -> 'a, b, and c'."""
+    items = list(items)
+    if len(items) <= 2:
+        return f" {word} ".join(items)
+    return ", ".join(items[:-1]) + f", {word} " + items[-1]
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+class Renderer:
+    """Phrases for one task, from its templates."""
+
+    def __init__(self, task, templates: Templates):
+        self.task, self.templates = task, templates
+        self.domain = task.domain
+
+    # ---- single names -------------------------------------------------------------------------
+    @staticmethod
+    def _fill(phrase: str, params, args) -> str:
+        values = {v.lstrip("?"): a for (v, _), a in zip(params, args)}
+        return PLACEHOLDER.sub(lambda m: values[m.group(1)], phrase)
+
+    @staticmethod
+    def _generic(name: str, args) -> str:
+        return f"{name}({', '.join(args)})"
+
+    def atom(self, name: str, negated: bool = False) -> str:
+        """'(at c0 l1)' -> 'car c0 is at location l1' (or 'at(c0, l1)' without a phrase)."""
+        pred, args = split_name(name)
+        params = self.domain.predicates[pred].params if pred in self.domain.predicates else ()
+        if negated and pred in self.templates.negated:
+            return self._fill(self.templates.negated[pred], params, args)
+        phrase = self.templates.predicates.get(pred)
+        text = self._fill(phrase, params, args) if phrase else self._generic(pred, args)
+        if negated:
+            return f"it is not the case that {text}" if phrase else f"not {text}"
+        return text
+
+    def action(self, name: str) -> str:
+        """'(sail l0 l1)' -> 'sail from location l0 to location l1' (or 'sail(l0, l1)')."""
+        schema, args = split_name(name)
+        phrase = self.templates.actions.get(schema)
+        if not phrase:
+            return self._generic(schema, args)
+        return self._fill(phrase, self.domain.actions[schema].params, args)
+
+    def atoms(self, names, negated: bool = False, word: str = "and") -> str:
+        return join([self.atom(n, negated) for n in names], word)
+
+    def actions(self, names) -> str:
+        return join([self.action(n) for n in names])
+
+    def literals(self, atoms=(), negated=()) -> str:
+        return join([self.atom(n) for n in atoms] + [self.atom(n, True) for n in negated])
+
+    # ---- lifted help: the PDDL names an answer is written with ----------------------------------
+    def _lifted(self, defs, phrases, names) -> str:
+        parts = []
+        for name in names:
+            params = defs[name].params
+            pddl = "(" + " ".join([name] + [v for v, _ in params]) + ")"
+            phrase = phrases.get(name)
+            parts.append(f"{pddl} - {PLACEHOLDER.sub(lambda m: '?' + m.group(1), phrase)}" if phrase else pddl)
+        return join(parts)
+
+    def action_help(self) -> str:
+        return "The available actions are: " + self._lifted(self.domain.actions, self.templates.actions,
+                                                            sorted(self.domain.actions)) + "."
+
+    def atom_help(self) -> str:
+        return "The available propositions are: " + self._lifted(self.domain.predicates, self.templates.predicates,
+                                                                 sorted(self.task.fluents)) + "."
+
+    # ---- the world ------------------------------------------------------------------------------
+    def description(self) -> str:
+        if self.templates.description:
+            return self.templates.description
+        return (f"This is a planning task of the {self.domain.name} domain (its PDDL is given with the question). "
+                "Facts are written as predicate(arguments) and actions as name(arguments).")
+
+    def objects(self) -> str:
+        by_type: dict[str, list[str]] = {}
+        for obj, types in sorted(self.task.types.objects.items()):
+            by_type.setdefault("/".join(types), []).append(obj)
+        return "The objects are: " + "; ".join(f"{join(objs)} ({t})" for t, objs in sorted(by_type.items())) + "."
+
+    def statics(self) -> str:
+        facts = sorted(f for f in self.task.static_true if f[0] not in self.templates.hidden)
+        if not facts:
+            return ""
+        return "The following facts never change: " + self.atoms("(" + " ".join((p,) + tuple(a)) + ")"
+                                                                 for p, a in facts) + "."
+
+    def state(self, state: int, lead: str = "Currently") -> str:
+        names = self.task.names(state)
+        if not names:
+            return f"{lead}, none of the facts that can change holds."
+        return f"{lead}, the following facts hold: {self.atoms(names)}; all other facts that can change are false."
+
+    def goal(self) -> str:
+        task = self.task
+        parts = []
+        for pos, neg in task.goal:
+            parts.append(self.literals(task.names(pos), task.names(neg)) or "nothing")
+        if len(parts) == 1:
+            return f"The goal is to reach a state where the following facts hold: {parts[0]}."
+        return "The goal is to reach a state where one of the following holds: " + \
+            join([f"({p})" for p in parts], "or") + "."
+
+    def context(self, state: int, *, goal: bool = False, actions: bool = False, atoms: bool = False,
+                lead: str = "Currently") -> str:
+        """The text a question is asked in: the domain, its objects and static facts, the state, and
+        (when asked for) the goal and the PDDL names of the actions and propositions."""
+        parts = [self.description(), self.objects(), self.statics(), self.state(state, lead)]
+        if goal:
+            parts.append(self.goal())
+        if actions:
+            parts.append(self.action_help())
+        if atoms:
+            parts.append(self.atom_help())
+        return " ".join(p for p in parts if p)

@@ -1,0 +1,155 @@
+"""Generating a record set: states per problem, then questions per task until each task has N
+records (or its attempts run out), every answer proven; what could not be built is counted."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import AcpError
+from ..forms import ACP_TASKS, ARB_FAMILIES, FORMS
+from ..task import Task
+from ..truth import task_for
+from . import acp, arb, hard
+from .base import DUPLICATE, Item, Skip
+from .records import make_record
+from .render import Renderer
+from .states import Difficulty, sample_states
+from .templates import for_domain
+
+TASKS = {"hard": tuple(hard.BUILDERS), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
+ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
+           "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning"}
+ATTEMPTS_PER_RECORD = 10
+
+
+@dataclass
+class Options:
+    """What to generate. `budget`: CPU seconds per proof (CPU, not wall time, so a busy machine
+    drops no more items than a quiet one). `steps`: ActionReasoningBench sequence lengths."""
+
+    form: str = "hard"
+    tasks: tuple[str, ...] | None = None
+    n: int = 10
+    seed: int = 0
+    budget: float = 10.0
+    difficulty: Difficulty = field(default_factory=Difficulty)
+    steps: tuple[int, ...] = (1, 5, 10)
+    nl: str | Path | None = None
+
+
+@dataclass
+class Generated:
+    """The records (task by task, in order) and, per task, how many were made, how many attempts
+    were dropped and why, and the seconds spent."""
+
+    records: list[dict]
+    made: dict[str, int]
+    dropped: dict[str, Counter]
+    seconds: dict[str, float]
+
+
+def check_tasks(form: str, tasks) -> tuple[str, ...]:
+    if form not in FORMS:
+        raise AcpError(f"unknown form {form!r}", "--form", f"forms: {', '.join(FORMS)}")
+    if not tasks:
+        return TASKS[form]
+    out = []
+    for t in tasks:
+        name = ALIASES.get(t.strip().lower(), t.strip().lower()) if form == "arb" else t.strip().lower()
+        if name not in TASKS[form]:
+            raise AcpError(f"{t!r} is not a task of the {form} form", "--tasks",
+                           f"{form} tasks: {', '.join(TASKS[form])}")
+        out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
+def _text(x, what: str) -> tuple[str, str]:
+    if isinstance(x, Path):
+        try:
+            return x.read_text(encoding="utf-8"), str(x)
+        except OSError as e:
+            raise AcpError(f"cannot read: {e.strerror or e}", str(x)) from None
+    return x, what
+
+
+def load_tasks(domain, problems) -> list[Task]:
+    """Parse and ground each problem with the domain (PDDL text or Paths); errors name the file."""
+    dtext, dwhere = _text(domain, "domain")
+    if not problems:
+        raise AcpError("no problem given", "--problem", "pass one or more PDDL problem files")
+    tasks = []
+    for k, p in enumerate(problems):
+        ptext, pwhere = _text(p, f"problem[{k}]")
+        try:
+            tasks.append(task_for(dtext, ptext))  # shared (cached) tasks: proofs are reused across calls
+        except AcpError as e:
+            raise AcpError(f"{e}", f"{dwhere} + {pwhere}") from None
+    return tasks
+
+
+def builder(form: str, task: str):
+    if form == "hard":
+        return hard.BUILDERS[task]
+    if form == "arb":
+        return arb.BUILDERS[task]
+    return acp.builder(form, task)
+
+
+def generate(domain, problems, options: Options | None = None) -> Generated:
+    """Records of one form for a domain and its problems (PDDL texts or Paths; one problem may be
+    given alone), every answer proven."""
+    opt = options or Options()
+    if isinstance(problems, (str, Path)):
+        problems = [problems]
+    tasks_wanted = check_tasks(opt.form, opt.tasks)
+    if opt.n < 1:
+        raise AcpError(f"-n must be at least 1, got {opt.n}", "-n")
+    tasks = load_tasks(domain, problems)
+    renders = [Renderer(t, for_domain(t.domain, opt.nl)) for t in tasks]
+    per_problem = states_per_problem(opt.n, len(tasks))
+    pools = [sample_states(t, per_problem, random.Random(f"{opt.seed}/states/{k}"), opt.difficulty, opt.budget)
+             for k, t in enumerate(tasks)]
+    out = Generated([], {}, {}, {})
+    for name in tasks_wanted:
+        t0 = time.perf_counter()
+        made, dropped = _one_task(opt, name, tasks, renders, pools)
+        out.records.extend(made)
+        out.made[name], out.dropped[name] = len(made), dropped
+        out.seconds[name] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def states_per_problem(n: int, problems: int) -> int:
+    """States drawn per problem: twice the records each problem gives a task, and a few spare."""
+    return 2 * math.ceil(n / problems) + 4
+
+
+def _one_task(opt: Options, name: str, tasks, renders, pools) -> tuple[list[dict], Counter]:
+    build = builder(opt.form, name)
+    made: list[dict] = []
+    ids: set[int] = set()
+    dropped: Counter = Counter()
+    for attempt in range(ATTEMPTS_PER_RECORD * opt.n + 20):
+        if len(made) >= opt.n:
+            break
+        k = attempt % len(tasks)
+        pool = pools[k]
+        sampled = pool[(attempt // len(tasks)) % len(pool)]
+        item = Item(tasks[k], sampled.state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), renders[k],
+                    opt.budget, target=len(made) % 2 == 0, steps=opt.steps)
+        try:
+            record = make_record(tasks[k], build(item))
+        except Skip as e:
+            dropped[e.reason] += 1
+            continue
+        if record["id"] in ids:
+            dropped[DUPLICATE] += 1
+            continue
+        ids.add(record["id"])
+        made.append(record)
+    return made, dropped

@@ -1,0 +1,108 @@
+"""The states questions are asked in: random walks from the initial state and prefixes of optimal
+plans, as ACPBench Hard draws them, deduplicated. Everything is seeded, so the same seed gives the
+same states.
+
+Optimal plans are followed one optimal action at a time (the set of all optimal next actions is
+exact, whichever engine proved it), choosing among them with the seeded generator: the path does
+not depend on which planner happened to answer first.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..search import Budget
+from ..task import Task
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    """The knob: random walks of `walk` = (shortest, longest) steps from the initial state, and the
+    share of states taken from an optimal plan's prefixes instead (the farther from the goal the
+    prefix ends, the longer the plans the questions ask about)."""
+
+    walk: tuple[int, int] = (1, 20)
+    plan_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class Sampled:
+    state: int
+    origin: str          # 'init', 'walk:K' (K random steps) or 'plan:K' (K steps along an optimal plan)
+
+
+def step(task: Task, state: int, action: int) -> int:
+    return task.apply_op(task.op_for(action, state), state)
+
+
+def random_walk(task: Task, start: int, steps: int, rng: random.Random) -> list[int]:
+    """Up to `steps` actions drawn uniformly among the applicable ones (fewer at a dead end)."""
+    actions, s = [], start
+    for _ in range(steps):
+        options = task.applicable(s)  # sorted by name: the same choices for the same seed
+        if not options:
+            break
+        a = rng.choice(options)
+        actions.append(a)
+        s = step(task, s, a)
+    return actions
+
+
+def replay(task: Task, start: int, actions) -> int:
+    s = start
+    for a in actions:
+        s = step(task, s, a)
+    return s
+
+
+def optimal_path(task: Task, start: int, rng: random.Random, seconds: float) -> list[int] | None:
+    """An optimal plan from `start` (action ids), each step drawn among all optimal next actions;
+    [] when the goal holds; None when the goal is unreachable or the budget (CPU seconds for the
+    whole path) ran out."""
+    opt = task.questions.optimizer
+    budget = Budget(None, cpu=seconds)
+    path, s = [], start
+    while True:
+        res = opt.next_actions(s, budget)
+        if res is None or res.cost is None:
+            return None
+        if res.cost == 0:
+            return path
+        a = rng.choice(sorted(res.optimal, key=task.action_names.__getitem__))
+        path.append(a)
+        s = step(task, s, a)
+
+
+MAX_PLANS = 4  # optimal plans followed per task: from the initial state and from a few walk states
+
+
+def sample_states(task: Task, count: int, rng: random.Random, difficulty: Difficulty, seconds: float) -> list[Sampled]:
+    """Up to `count` distinct states: the initial state first, then walks and optimal-plan prefixes."""
+    out = [Sampled(task.init, "init")]
+    seen = {task.init}
+    plans: list[tuple[int, list[int]]] = []
+    for _ in range(20 * count):
+        if len(out) >= count:
+            break
+        if rng.random() < difficulty.plan_share:
+            if not plans or (len(plans) < MAX_PLANS and rng.random() < 0.5):
+                start = task.init if not plans else replay(task, task.init, _walk(task, difficulty, rng))
+                plans.append((start, optimal_path(task, start, rng, seconds) or []))
+            start, plan = plans[rng.randrange(len(plans))]
+            if not plan:
+                continue
+            k = rng.randrange(len(plan))  # a proper prefix: the goal does not hold yet
+            s, origin = replay(task, start, plan[:k]), f"plan:{k}"
+        else:
+            walk = _walk(task, difficulty, rng)
+            s, origin = replay(task, task.init, walk), f"walk:{len(walk)}"
+        if s not in seen:
+            seen.add(s)
+            out.append(Sampled(s, origin))
+    return out
+
+
+def _walk(task: Task, difficulty: Difficulty, rng: random.Random) -> list[int]:
+    lo, hi = difficulty.walk
+    return random_walk(task, task.init, rng.randint(lo, hi), rng)
