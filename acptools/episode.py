@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .answers import parse_answer
+from .answers import parse_answer, vocabulary
 from .errors import AcpError, UnknownNameError
 from .search import Budget
 from .task import Task
@@ -112,7 +112,7 @@ class Episode:
     def read(self, text: str) -> tuple[int | None, str, str]:
         """(action id or None, verdict when unreadable, reason): a name the task lacks is
         'hallucinated', text with no action in it 'unparsed'."""
-        parsed = parse_answer("nexta", text) if isinstance(text, str) else None
+        parsed = parse_answer("nexta", text, known=vocabulary(self.task)) if isinstance(text, str) else None
         if parsed is None or not parsed.ok or not parsed.items:
             return None, UNPARSED, parsed.error if parsed is not None else "the reply is not text"
         try:

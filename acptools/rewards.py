@@ -41,7 +41,7 @@ from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
 from .grounded import task_key
 from .lru import CacheMiss, LRUCache
-from .answers import parse_answer
+from .answers import parse_answer, vocabulary
 from .scoring import exact
 from .scoring.api import grade
 from .scoring.items import Outcome
@@ -208,7 +208,7 @@ class AcpReward:
         budget = Budget(None, cpu=self.budget) if self.budget is not None else None
         if self.semantics != "exact":
             return grade(q, text, self.semantics, budget)[0]
-        parsed = parse_answer(q.kind, text)
+        parsed = parse_answer(q.kind, text, known=vocabulary(q.task))
         key = (q, parsed)   # q itself (identity): the key keeps it alive, so it is never confused
         try:
             return self._outcomes.get(key)
