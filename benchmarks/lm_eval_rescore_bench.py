@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,17 +105,20 @@ def main() -> int:
     src.add_argument("--samples", type=Path, help="a folder holding an lm-eval run's samples files")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=1, help="end-to-end runs of each command (alternating; 0: none)")
+    ap.add_argument("--keep", type=Path, help="copy the samples files written with --venv to this folder")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         samples = run_lm_eval(args.venv, work) if args.venv else args.samples
+        if args.keep:
+            shutil.copytree(samples, args.keep, dirs_exist_ok=True)
         n = responses_file(samples, work / "responses.jsonl")
         lm_front, plain_front = front_end(samples, work / "responses.jsonl")
         print(f"{n} responses; reading them into (record, response) pairs, best of 5: --lm-eval {lm_front:.3f} s, "
               f"--data acpbench-hard:test --responses {plain_front:.3f} s")
         if not args.repeat:
             return 0
-        base = [sys.executable, "-m", "acptools.cli", "score", "--quiet", "--jobs", str(args.jobs)]
+        base = [sys.executable, "-m", "acptools.cli", "score", "--quiet", "--no-cache", "--jobs", str(args.jobs)]
         commands = {
             "score --lm-eval": base + ["--lm-eval", str(samples), "--out", str(work / "a.jsonl")],
             "score --responses": base + ["--data", "acpbench-hard:test", "--responses", str(work / "responses.jsonl"),
@@ -127,7 +131,10 @@ def main() -> int:
         a = [json.loads(x) for x in (work / "a.jsonl").read_text().splitlines()]
         b = [json.loads(x) for x in (work / "b.jsonl").read_text().splitlines()]
         key = lambda it: (it["task"], str(it["id"]))  # noqa: E731
-        same = {key(x): x["score"] for x in a} == {key(x): x["score"] for x in b}
+        sa, sb = ({key(x): (x["score"], x["verdict"]) for x in items} for items in (a, b))
+        same = sa == sb
+        for k in sorted(k for k in sa.keys() | sb.keys() if sa.get(k) != sb.get(k))[:10]:
+            print(f"  differs: {k}: --lm-eval {sa.get(k)} vs --responses {sb.get(k)}")
         print(f"{n} responses (8 acp_*_gen tasks x 80 test records), --jobs {args.jobs}; scores identical: {same}")
         for name, ts in times.items():
             print(f"  acptools {name:18} {min(ts):7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in ts)})")

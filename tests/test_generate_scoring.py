@@ -189,3 +189,30 @@ def test_questions_about_the_initial_state_itself():
             assert r["answer"] == task.names(task.init)
         graded = score_response(r, gold_response(r))
         assert graded.score == 1 and not any(k.startswith("tracking_") for k in graded.metrics)
+
+
+# ---- over MCP ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("form", ["hard", "bool", "mcq", "arb"])
+def test_mcp_score_answer_grades_generated_records(form):
+    """The MCP `score_answer` tool takes a generated record of any form as `record=`: the gold answer
+    scores 1 there, as in the library."""
+    import anyio
+    from mcp import Client
+    from server.app import build_server
+    from server.config import ServerConfig
+
+    recs = generated("ferry", form).records[:3]
+
+    async def grade_all():
+        async with Client(build_server(ServerConfig())) as client:
+            out = []
+            for r in recs:
+                res = await client.call_tool("score_answer", {"task": r["group"], "record": r,
+                                                              "response": gold_response(r)})
+                assert not res.is_error, res.content[0].text
+                out.append(res.structured_content)
+            return out
+
+    results = anyio.run(grade_all)
+    assert [x["score"] for x in results] == [score_response(r, gold_response(r)).score for r in recs] == [1.0] * 3
