@@ -37,6 +37,7 @@ import json
 import warnings
 from collections import Counter
 
+from . import store
 from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
 from .grounded import task_key
@@ -164,16 +165,21 @@ class AcpReward:
     credit: 'exact' (0/1) or 'partial'. unknown: the reward of a completion whose verdict could not
     be proven within `budget` CPU seconds (None: no reward, for trainers that accept it).
     semantics: 'exact' (from the PDDL) or 'reference' (the published lm-eval scorer's rules).
+    cache: a proof store file (acptools.store; 'default': the user's cache directory) that keeps the
+    proven truths for later runs and for the other reward workers sharing the file; None (the
+    default) leaves the process's store as it is (off unless something opened one).
     `stats` counts graded, correct and unknown completions over the function's life."""
 
     def __init__(self, credit: str = "exact", unknown: float | None = None, budget: float = 30.0,
-                 semantics: str = "exact", name: str | None = None):
+                 semantics: str = "exact", name: str | None = None, cache: str | None = None):
         if credit not in CREDITS:
             raise AcpError(f"unknown credit {credit!r}", "AcpReward", "use 'exact' or 'partial'")
         if semantics not in ("exact", "reference"):
             raise AcpError(f"unknown semantics {semantics!r}", "AcpReward", "use 'exact' or 'reference'")
         self.credit, self.unknown, self.budget, self.semantics = credit, unknown, budget, semantics
         self.__name__ = name or f"acptools_{credit}"  # trainers log rewards under the function's name
+        if cache is not None:
+            store.use(cache)
         self.stats: Counter = Counter()
         self._outcomes: LRUCache = LRUCache(OUTCOMES, remember_evicted=0, kind="outcome")
 
@@ -236,10 +242,10 @@ partial_reward = AcpReward(credit="partial", name="acp_partial_reward")
 _VERL: dict[tuple, AcpReward] = {}
 
 
-def _verl_reward(credit: str, unknown: float, budget: float, semantics: str) -> AcpReward:
-    key = (credit, unknown, budget, semantics)
+def _verl_reward(credit: str, unknown: float, budget: float, semantics: str, cache: str | None) -> AcpReward:
+    key = (credit, unknown, budget, semantics, cache)
     if key not in _VERL:
-        _VERL[key] = AcpReward(credit, unknown, budget, semantics, name="acp_verl")
+        _VERL[key] = AcpReward(credit, unknown, budget, semantics, name="acp_verl", cache=cache)
     return _VERL[key]
 
 
@@ -264,11 +270,13 @@ def _verl_columns(ground_truth, extra_info) -> dict:
 
 
 def compute_score(data_source=None, solution_str="", ground_truth=None, extra_info=None, *, credit: str = "exact",
-                  unknown: float = 0.0, budget: float = 30.0, semantics: str = "exact", **kwargs) -> dict:
+                  unknown: float = 0.0, budget: float = 30.0, semantics: str = "exact", cache: str | None = None,
+                  **kwargs) -> dict:
     """verl's reward function: {"score": reward, "correct": 1.0 or 0.0, "unknown": 1.0 or 0.0}.
     verl needs a number, so an unknown verdict scores `unknown` (0.0) and is counted (see module doc).
-    Extra keyword arguments (verl's custom_reward_function.reward_kwargs) set credit, unknown, budget."""
-    reward = _verl_reward(credit, unknown, budget, semantics)
+    Extra keyword arguments (verl's custom_reward_function.reward_kwargs) set credit, unknown, budget
+    and cache (a proof store file, see AcpReward)."""
+    reward = _verl_reward(credit, unknown, budget, semantics, cache)
     cols = _verl_columns(ground_truth, extra_info)
     q = question_for(cols, f"compute_score ({data_source})")
     outcome = reward.grade(q, solution_str if isinstance(solution_str, str) else completion_text(solution_str))

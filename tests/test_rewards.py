@@ -147,6 +147,34 @@ def test_unknown_is_no_reward_for_trl_and_a_counted_number_for_verl():
     assert any("could not be graded" in str(w.message) for w in caught)
 
 
+def test_a_proof_store_carries_truths_to_another_process(tmp_path):
+    """A reward worker with cache=FILE keeps its proofs there; another process opening the same file
+    grades the same question even with a budget too small to prove anything itself."""
+    from acptools import store
+    from acptools.truth import clear_caches
+    ranked = sorted(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
+    rec = ranked[len(ranked) // 2]  # needs a real search: a starved budget cannot prove it
+    cache = tmp_path / "proofs.sqlite"
+    code = ("import json, sys\nfrom acptools.rewards import AcpReward\n"
+            "rec = json.loads(sys.stdin.read())\n"
+            "r = AcpReward(cache=sys.argv[1])\n"
+            "print(r(prompts=['q'], completions=[rec['answer']['yes'][0]], record=[json.dumps(rec)]))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(cache)], input=json.dumps(rec), capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0 and done.stdout.split() == ["[1.0]"], done.stderr[-2000:]
+    row = {"prompt": "q", "record": json.dumps(rec)}
+    clear_caches()
+    assert math.isnan(trl_call(AcpReward(budget=1e-9), [row], [rec["answer"]["yes"][0]] * G)[0])
+    try:
+        clear_caches()
+        warm = AcpReward(budget=1e-9, cache=str(cache))
+        assert trl_call(warm, [row], [rec["answer"]["yes"][0]] * G) == [1.0] * G
+        assert warm.stats["unknown"] == 0
+    finally:
+        store.use(None)
+        clear_caches()
+
+
 def test_bad_columns_say_what_is_missing():
     with pytest.raises(AcpError, match="nothing to grade against.*record"):
         trl_call(acp_reward, [{"prompt": "q", "solution": "x"}], ["a"] * G)
