@@ -8,7 +8,7 @@ import importlib.metadata
 import json
 from typing import Annotated
 
-from acptools import examples, load_task as load_example_task
+from acptools import examples, load_task as load_example_task, planner, store
 from acptools.describe import describe
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -26,10 +26,12 @@ EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
 
 @tool("Server information")
 def server_info(ctx: Context) -> ServerInfo:
-    """Server version, transport, tool profile, limits and current load (tasks loaded, searches running). No
-    inputs."""
+    """Server version, transport, tool profile, limits and current load (tasks loaded, bytes held, searches
+    running). No inputs."""
     state = state_of(ctx)
     config = state.config
+    runner = state.runner
+    proofs = store.active()
     return ServerInfo(
         name=SERVER_NAME,
         version=package_version(),
@@ -37,14 +39,19 @@ def server_info(ctx: Context) -> ServerInfo:
         transport=config.transport,
         filesystem_access=config.filesystem_access,
         root=str(config.root) if config.root is not None else None,
-        limits=config.limits,
+        limits=config.limits.model_dump(),
         profile=config.profile,
         hidden_tools=[n for n in TOOL_NAMES if n not in config.visible_tools()],
         tasks_loaded=len(state.tasks),
         episodes_live=len(state.episodes),
-        searches_running=state.runner.running,
-        searches_waiting=state.runner.waiting,
-        searches_cancelled=state.runner.cancelled,
+        memory_bytes=state.memory.bytes_held(),
+        searches_running=runner.running,
+        searches_waiting=runner.waiting,
+        searches_cancelled=runner.cancelled,
+        searches_stopping=runner.stopping,
+        loads_running=state.tasks.quick_loads.running + state.tasks.big_loads.running,
+        planners_running=planner.running(),
+        proof_store=None if proofs is None else str(proofs.path),
         scorer_available=scorer() is not None,
     )
 
@@ -74,7 +81,7 @@ def list_examples() -> ListExamplesResult:
 
 
 @tool("Load a PDDL task", LOADS)
-def load_task(
+async def load_task(
     ctx: Context,
     domain: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
     problem: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
@@ -103,7 +110,7 @@ def load_task(
         problem_text, p_file = tasks.read_source(problem, "problem")
         from_file = d_file or p_file
         source = "files" if from_file else "text"
-    task, cached, evicted = tasks.load(domain_text, problem_text)
+    task, cached, evicted = await tasks.load(domain_text, problem_text)
     return LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
                           evicted_task_ids=evicted)
 
