@@ -60,6 +60,9 @@ def open_below_root(path: str, root: str) -> int:
                 links += 1
                 if links > MAX_LINKS:
                     raise PathAccessError(f"path {shown!r} goes through more than {MAX_LINKS} symbolic links") from None
+                if target is None:  # the link was replaced between the open and reading it: open it again
+                    pending.insert(0, name)
+                    continue
                 if target.startswith("/"):
                     while len(dirs) > 1:
                         os.close(dirs.pop())
@@ -74,13 +77,15 @@ def open_below_root(path: str, root: str) -> int:
             os.close(fd)
 
 
-def _link_target(name: str, dir_fd: int, exc: OSError, shown: str) -> str:
-    """The target of the link ``name`` that ``exc`` stopped at; other failures become clear errors."""
+def _link_target(name: str, dir_fd: int, exc: OSError, shown: str) -> str | None:
+    """The target of the link ``name`` that ``exc`` stopped at (None: ``name`` is no longer a link, it
+    changed since the open); other failures become clear errors."""
     if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
         try:
             return os.readlink(name, dir_fd=dir_fd)
-        except OSError:
-            pass
+        except OSError as again:
+            if again.errno == errno.EINVAL and exc.errno != errno.ENOTDIR:
+                return None
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
         raise PathAccessError(f"no such file below the root: {shown!r}") from None
     raise PathAccessError(f"cannot open {shown!r}: {os.strerror(exc.errno or 0)}") from None
