@@ -107,7 +107,10 @@ class SearchRunner:
         budget = Budget(seconds, cancel=threading.Event())
         self._count("_waiting", 1)
         try:
-            await self._limiter.acquire()  # cancelled while waiting: nothing started, nothing to stop
+            await self._limiter.acquire()
+        except anyio.get_cancelled_exc_class():  # cancelled while waiting: nothing started, nothing to stop
+            self._count("_cancelled", 1)
+            raise
         finally:
             self._count("_waiting", -1)
         try:

@@ -28,7 +28,7 @@ from server.files import read_below_root
 from server.runner import SearchRunner
 
 EXAMPLE_PREFIX = "example:"
-BIG_LOAD_BYTES = 100_000  # PDDL texts larger than this ground one (or a few) at a time
+BIG_LOAD_BYTES = 50_000   # PDDL texts larger than this ground one (or a few) at a time
 MAX_NESTING = 2_000       # parenthesis levels a PDDL text may nest (far beyond any real domain)
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
