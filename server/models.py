@@ -56,6 +56,7 @@ class LoadTaskResult(Result):
     static_facts: list[str]
     goal: list[str]
     goal_formula: str
+    truncated: bool = False  # long lists cut to fit the response (the task's PDDL resources hold them all)
     evicted_task_ids: list[str] = Field(default_factory=list)
 
 

@@ -150,8 +150,8 @@ def validate_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg 
 @tool("Redundant actions (just)", too_big="call it without with_plans (the indices say what to remove)")
 async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None, with_plans: bool = False,
                         budget: BudgetArg = None) -> SimplifyPlanResult:
-    """The single actions and consecutive pairs whose removal leaves a valid plan (just), as index lists;
-    with_plans=true adds each shortened plan. Inputs: task_id, plan, state, with_plans, budget."""
+    """Single actions and consecutive pairs whose removal leaves a valid plan (just), as index lists;
+    with_plans=true adds the plans. Inputs: task_id, plan, state, with_plans, budget."""
     a = asked(ctx, task_id, state)
     actions = read_plan(a.task, plan, a.app.config.limits)
     (removals, is_plan), _ = await a.search(budget, lambda q, b: (

@@ -22,12 +22,14 @@ from server.stores import ToolCacheMiss, example_ids
 from server.tools.common import LOADS, scorer, tool
 
 EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
+SUMMARY_ITEMS = 1000       # items a cut list of a task summary keeps at first (fewer if it still does not fit)
+RESPONSE_OVERHEAD = 2000   # bytes of a response around the result
 
 
 @tool("Server information")
 def server_info(ctx: Context) -> ServerInfo:
-    """Server version, transport, tool profile, limits and current load (tasks loaded, bytes held, searches
-    running). No inputs."""
+    """Server version, transport, tool profile, limits and load (tasks, bytes held, searches running). No
+    inputs."""
     state = state_of(ctx)
     config = state.config
     runner = state.runner
@@ -88,7 +90,7 @@ async def load_task(
     example: Annotated[str | None, Field(max_length=200)] = None,
 ) -> LoadTaskResult:
     """Parse and ground a PDDL task: its task_id (a content hash) and a summary (objects, predicates, actions,
-    init, goal). Inputs: domain and problem, or example."""
+    init, goal; long lists cut). Inputs: domain and problem, or example."""
     state = state_of(ctx)
     tasks = state.tasks
     from_file = False
@@ -111,8 +113,23 @@ async def load_task(
         from_file = d_file or p_file
         source = "files" if from_file else "text"
     task, cached, evicted = await tasks.load(domain_text, problem_text)
-    return LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
-                          evicted_task_ids=evicted)
+    result = LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
+                            evicted_task_ids=evicted)
+    return fit_summary(result, state.config.limits.max_response_bytes)
+
+
+def fit_summary(result: LoadTaskResult, max_bytes: int) -> LoadTaskResult:
+    """The summary of a big task with its long lists cut until it fits in a response (sent twice: as text and
+    as structured content); the task's PDDL resources hold everything."""
+    keep = SUMMARY_ITEMS
+    short = result
+    while 2 * len(short.model_dump_json()) > max_bytes - RESPONSE_OVERHEAD and keep:
+        short = result.model_copy(update=dict(
+            objects_by_type={t: objs[:keep] for t, objs in result.objects_by_type.items()},
+            init=result.init[:keep], static_facts=result.static_facts[:keep], goal=result.goal[:keep],
+            goal_formula=result.goal_formula[:keep * 20], truncated=True))
+        keep //= 4
+    return short
 
 
 TOOLS = (server_info, list_examples, load_task)
