@@ -6,6 +6,10 @@ when the thread that started it dies (a parent-death signal), so even `kill -9` 
 takes its planners along; on a normal exit, `atexit` kills whatever still runs. The planner's CPU
 time is charged to the budget while it runs, and it is stopped as soon as the budget is spent or
 cancelled.
+
+Runs are filed under the outermost budget that paid for them, so whoever made that budget (a
+server's call) can wait until none of its planners runs any more (`wait_stopped`) and learn which
+of them failed instead of answering (`failures`: the exit code and the last line it printed).
 """
 
 from __future__ import annotations
@@ -19,15 +23,44 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import weakref
+from dataclasses import dataclass
 from pathlib import Path
 
 from .search import Budget
 
 PREFIX = "acptools-"
 POLL_SECONDS = 0.05
-_live: set[subprocess.Popen] = set()
+# exit codes of the Fast Downward family that are answers (plan found, unsolvable, search space
+# exhausted); anything else (resource limits 20-24, errors 30-37, a signal) is a failed run
+ANSWER_EXITS = frozenset({0, 10, 11, 12})
+TAIL_BYTES = 4096
+_live: dict[subprocess.Popen, Budget] = {}   # running planners -> the outermost budget paying for them
+_failed: weakref.WeakKeyDictionary[Budget, list[Failure]] = weakref.WeakKeyDictionary()
 _live_lock = threading.Lock()
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_memory_cap_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A planner run that ended without an answer of its own: crashed, killed, or out of a resource."""
+
+    planner: str
+    exit_code: int
+    last_line: str
+
+    def __str__(self) -> str:
+        code = f"was killed by signal {-self.exit_code}" if self.exit_code < 0 else f"exited with code {self.exit_code}"
+        return f"{self.planner} {code}" + (f" ({self.last_line})" if self.last_line else "")
+
+
+def limit_memory(mb: int | None) -> None:
+    """Cap the memory (address space, MB) of every planner started from now on; None: each
+    caller's own limit."""
+    global _memory_cap_mb
+    _memory_cap_mb = mb
 
 
 def _die_with_parent() -> None:
@@ -96,48 +129,108 @@ def kill_all() -> None:
 atexit.register(kill_all)
 
 
+def _outermost(budget: Budget) -> Budget:
+    while budget.parent is not None:
+        budget = budget.parent
+    return budget
+
+
+def running(budget: Budget | None = None) -> int:
+    """Planners still running: all of this process's, or those paid for by `budget`'s tree."""
+    with _live_lock:
+        return sum(1 for b in _live.values() if budget is None or b is _outermost(budget))
+
+
+def wait_stopped(budget: Budget, timeout: float) -> bool:
+    """Wait (at most `timeout` seconds) until no planner paid for by `budget`'s tree runs; True
+    when none does."""
+    end = time.perf_counter() + timeout
+    while running(budget):
+        if time.perf_counter() >= end:
+            return False
+        time.sleep(POLL_SECONDS / 5)
+    return True
+
+
+def failures(budget: Budget) -> list[Failure]:
+    """The runs paid for by `budget`'s tree that failed (crashed, killed, out of memory)."""
+    with _live_lock:
+        return list(_failed.get(_outermost(budget), ()))
+
+
+def _last_line(path: str | None) -> str:
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - TAIL_BYTES))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    return next((line.strip()[:200] for line in reversed(lines) if line.strip()), "")
+
+
+def _name(argv: list[str]) -> str:
+    """The planner's name for messages: the binary, or the module of `python -m module`."""
+    if len(argv) > 2 and argv[1] == "-m":
+        return argv[2]
+    return os.path.basename(argv[0])
+
+
 def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None, stdout_path: str | None = None,
         memory_mb: int = 4096, env: dict | None = None) -> tuple[int | None, str]:
     """Run a planner under `budget`: (exit code, or None when stopped by the budget or a cancel;
     a short reason when stopped). Its CPU time is charged to the budget as it runs. Input and
     output go through files, so the planner never waits for a Python thread (another search
-    thread may hold the GIL for long stretches)."""
+    thread may hold the GIL for long stretches); its error output goes to the same file."""
     if budget.cancelled():
         return None, "was cancelled"
     if budget.wall() <= 0:
         return None, "had no budget left"
+    if _memory_cap_mb is not None:
+        memory_mb = min(memory_mb, _memory_cap_mb)
     stdin = open(stdin_path) if stdin_path else subprocess.DEVNULL
     stdout = open(stdout_path, "w") if stdout_path else subprocess.DEVNULL
+    root = _outermost(budget)
     try:
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL, cwd=cwd, env=env,
-                                preexec_fn=_limits(memory_mb))
+        with _live_lock:  # started and filed at once, so a waiter never misses a planner
+            proc = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT, cwd=cwd, env=env,
+                                    preexec_fn=_limits(memory_mb))
+            _live[proc] = root
     finally:
         for f in (stdin, stdout):
             if f is not subprocess.DEVNULL:
                 f.close()
-    with _live_lock:
-        _live.add(proc)
-    charged = 0.0
     try:
-        while True:
-            try:
-                return proc.wait(timeout=POLL_SECONDS), ""
-            except subprocess.TimeoutExpired:
-                pass
-            used = process_cpu(proc.pid)
-            if used is not None and used > charged:
-                budget.charge(used - charged)
-                charged = used
-            if budget.cancelled():
-                return None, "was cancelled"
-            if budget.wall() <= 0:
-                return None, "ran out of its budget"
+        code, why = _watch(proc, budget)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         with _live_lock:
-            _live.discard(proc)
+            _live.pop(proc, None)
+    if code is not None and code not in ANSWER_EXITS:
+        with _live_lock:
+            _failed.setdefault(root, []).append(Failure(_name(argv), code, _last_line(stdout_path)))
+    return code, why
+
+
+def _watch(proc: subprocess.Popen, budget: Budget) -> tuple[int | None, str]:
+    """Wait for the planner, charging its CPU time, until it exits or the budget stops it."""
+    charged = 0.0
+    while True:
+        try:
+            return proc.wait(timeout=POLL_SECONDS), ""
+        except subprocess.TimeoutExpired:
+            pass
+        used = process_cpu(proc.pid)
+        if used is not None and used > charged:
+            budget.charge(used - charged)
+            charged = used
+        if budget.cancelled():
+            return None, "was cancelled"
+        if budget.wall() <= 0:
+            return None, "ran out of its budget"
 
 
 def in_folder(kind: str, work):

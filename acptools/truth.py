@@ -19,7 +19,7 @@ import threading
 
 from . import store
 from .grounded import task_key
-from .lru import LRUCache
+from .lru import CacheMiss, LRUCache
 from .optimal import HStar
 from .questions import DEFAULT_SECONDS, Item, ItemList
 from .search import Budget, Effort
@@ -45,6 +45,22 @@ def truth_for(task: Task, state: int) -> "StateTruth":
     # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
     # object (with its own name tables), and its truths must not be mixed with the old one's
     return _truths.get_or_make((task.key, id(task), state), lambda: StateTruth(task, state))
+
+
+def adopt_task(task: Task) -> None:
+    """Let `task_for` find a task loaded elsewhere (a server grounds tasks under its own budget and
+    limits), so the same PDDL is not grounded twice."""
+    _tasks.put(task.key, task)
+
+
+def forget_task(task: Task) -> None:
+    """Drop a task and every truth about it from the caches, so whoever drops the task frees its memory."""
+    keys = [(_tasks, task.key)] + [(_truths, k) for k in _truths.keys() if k[:2] == (task.key, id(task))]
+    for cache, key in keys:
+        try:
+            cache.pop(key)
+        except CacheMiss:  # another thread dropped it first
+            pass
 
 
 def clear_caches() -> None:

@@ -6,12 +6,18 @@ The only module that imports the tool modules. No planning logic lives here.
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
@@ -31,19 +37,89 @@ from server.config import (
 )
 from server.http import BearerTokenMiddleware, transport_security
 from server.schema import compact_arguments, compact_result
-from server.state import lifespan
+from server.state import lifespan, stop_everything
+from server.stdio import serve_stdio
 from server.tools import episodes, questions, scoring, tasks
+from server.tools.common import ToolSpec
 
 ALL_TOOLS = (*tasks.TOOLS, *questions.TOOLS, *scoring.TOOLS, *episodes.TOOLS)
+RECURSION_LIMIT = 10_000            # PDDL nested MAX_NESTING levels deep reads within it
+THREAD_STACK_BYTES = 64 << 20       # stacks for that depth (address space; only what is used is resident)
 
 
 class PlanningServer(MCPServer):
-    """An MCPServer whose tools/list sends every schema short (see server.schema)."""
+    """An MCPServer that holds every call to the server's rules: tools/list sends every schema short (see
+    server.schema); a call's arguments are checked by name (with a did-you-mean) and its validation errors
+    come back as one line; a result is sent as compact JSON, and never larger than --max-response-bytes;
+    over stdio, a request the SDK cannot read still gets an error reply."""
+
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.config = config
+        self.specs = {fn.spec.name: fn.spec for fn in ALL_TOOLS}
 
     async def list_tools(self) -> list[MCPTool]:
         return [tool.model_copy(update={"input_schema": compact_arguments(tool.input_schema),
                                         "output_schema": compact_result(tool.output_schema)})
                 for tool in await super().list_tools()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        spec = self.specs.get(name)
+        if spec is not None:
+            check_argument_names(spec, arguments)
+        try:
+            result = await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {one_line(exc.__cause__)}") from None
+            raise
+        if spec is None or not isinstance(result, CallToolResult):
+            return result
+        return bounded(compact(result), spec, self.config.limits.max_response_bytes)
+
+    async def run_stdio_async(self) -> None:
+        await serve_stdio(self._lowlevel_server)
+
+
+def check_argument_names(spec: ToolSpec, arguments: dict[str, Any]) -> None:
+    """Refuse an argument the tool does not take, instead of ignoring it."""
+    unknown = [key for key in arguments if key not in spec.arguments]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], spec.arguments, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        takes = ", ".join(spec.arguments) or "no arguments"
+        raise ToolError(f"Error executing tool {spec.name}: unknown argument {unknown[0]!r}{hint}; "
+                        f"{spec.name} takes {takes}")
+
+
+def one_line(exc: ValidationError, shown: int = 3) -> str:
+    """A pydantic validation error as one line: which argument, what is wrong (no URLs, no input dumps)."""
+    parts = []
+    for err in exc.errors(include_url=False)[:shown]:
+        where = ".".join(str(x) for x in err["loc"]) or "arguments"
+        if err["type"] == "missing":
+            parts.append(f"missing required argument {where!r}")
+        else:
+            parts.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
+    more = exc.error_count() - shown
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def compact(result: CallToolResult) -> CallToolResult:
+    """The text copy of a structured result as compact JSON (the SDK indents it)."""
+    if result.is_error or result.structured_content is None:
+        return result
+    text = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
+    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+
+
+def bounded(result: CallToolResult, spec: ToolSpec, max_bytes: int) -> CallToolResult:
+    """The result, or an error saying what to ask instead when it is larger than ``max_bytes`` on the wire."""
+    size = len(result.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8", "surrogatepass"))
+    if size <= max_bytes:
+        return result
+    raise ToolError(f"Error executing tool {spec.name}: the result would be {size} bytes, more than the server "
+                    f"sends ({max_bytes} bytes, --max-response-bytes); {spec.too_big}")
 
 
 def instructions(config: ServerConfig) -> str:
@@ -78,7 +154,7 @@ def build_server(config: ServerConfig | None = None) -> MCPServer:
     names = {fn.spec.name for fn in ALL_TOOLS}
     if names != set(TOOL_NAMES):  # the profile table must know every tool
         raise RuntimeError(f"server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
-    mcp = PlanningServer(SERVER_NAME, title="acptools planning server", version=package_version(),
+    mcp = PlanningServer(config, name=SERVER_NAME, title="acptools planning server", version=package_version(),
                          instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
     visible = set(config.visible_tools())
     for fn in ALL_TOOLS:
@@ -115,8 +191,28 @@ def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any
     return app
 
 
+def prepare_process(config: ServerConfig) -> None:
+    """Process-wide settings for a server process: room to read deeply nested PDDL (a larger recursion
+    limit, with big thread stacks to match; every thread that reads PDDL starts after this), and, over
+    stdio, SIGTERM cancels the searches and kills the planners before the process ends."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    threading.stack_size(THREAD_STACK_BYTES)
+    if config.transport == "stdio":
+        signal.signal(signal.SIGTERM, _stop_then_die)
+
+
+def _stop_then_die(signum: int, _frame: Any) -> None:
+    """SIGTERM over stdio: stop every search and planner (their threads remove their work folders), then
+    die of the signal as before. (The event loop cannot stop on its own: it waits for a blocked stdin read.)"""
+    stop_everything()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
 def serve(config: ServerConfig) -> None:
-    """Run the server until interrupted (blocking)."""
+    """Run the server until interrupted (blocking). Over HTTP, uvicorn turns SIGTERM and SIGINT into a
+    shutdown: open calls are cancelled, and the lifespan waits for their threads and planners."""
+    prepare_process(config)
     server = build_server(config)
     if config.transport == "stdio":
         server.run("stdio")
@@ -125,7 +221,7 @@ def serve(config: ServerConfig) -> None:
 
     app = build_http_app(config, server)
     uv_config = uvicorn.Config(app, host=config.host, port=config.port, log_level=config.log_level.lower(),
-                               lifespan="on", timeout_graceful_shutdown=5)
+                               lifespan="on", timeout_graceful_shutdown=2)
     uvicorn.Server(uv_config).run()
 
 
@@ -158,6 +254,19 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--default-budget", type=float, default=d.default_budget, help="seconds (default %(default)s)")
     p.add_argument("--max-budget", type=float, default=d.max_budget, help="seconds (default %(default)s)")
     p.add_argument("--max-concurrent-searches", type=int, default=d.max_concurrent_searches)
+    p.add_argument("--max-memory", type=int, default=d.max_memory,
+                   help="bytes of cached tasks and episodes' tasks (estimated; default %(default)s)")
+    p.add_argument("--max-response-bytes", type=int, default=d.max_response_bytes,
+                   help="largest tool result sent (default %(default)s)")
+    p.add_argument("--load-budget", type=float, default=d.load_budget,
+                   help="seconds to parse and ground one task (default %(default)s)")
+    p.add_argument("--max-concurrent-loads", type=int, default=d.max_concurrent_loads,
+                   help="big PDDL texts grounded at once (default %(default)s)")
+    p.add_argument("--max-planner-memory", type=int, default=None, metavar="MB",
+                   help="address space of each planner process (default: the library's, 4-8 GB)")
+    p.add_argument("--cache", nargs="?", const="default", default=None, metavar="PATH",
+                   help="share proven truths with other runs in a proof store (acptools.store); without PATH, "
+                   "the default file (ACPTOOLS_CACHE or the user cache folder); default: no store")
     p.add_argument(
         "--log-level",
         type=str.upper,
@@ -204,7 +313,13 @@ def parse_args(argv: Sequence[str] | None = None, environ: dict[str, str] | None
                 default_budget=ns.default_budget,
                 max_budget=ns.max_budget,
                 max_concurrent_searches=ns.max_concurrent_searches,
+                max_memory=ns.max_memory,
+                max_response_bytes=ns.max_response_bytes,
+                load_budget=ns.load_budget,
+                max_concurrent_loads=ns.max_concurrent_loads,
+                max_planner_memory=ns.max_planner_memory,
             ),
+            cache=ns.cache,
         )
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc)) from None

@@ -127,6 +127,11 @@ class Limits(BaseModel):
     default_budget: float = Field(default=30.0, gt=0)           # search seconds when a call gives none
     max_budget: float = Field(default=600.0, gt=0)              # the largest budget a call may ask for
     max_concurrent_searches: int = Field(default=2, ge=1)       # searches at once (others wait)
+    max_memory: int = Field(default=2_000_000_000, ge=1)        # bytes of cached tasks and episodes' tasks
+    max_response_bytes: int = Field(default=1_000_000, ge=1000) # size of one tool result on the wire
+    load_budget: float = Field(default=60.0, gt=0)              # seconds to parse and ground one task
+    max_concurrent_loads: int = Field(default=1, ge=1)          # loads of big PDDL texts at once
+    max_planner_memory: int | None = Field(default=None, ge=1)  # MB of address space per planner process
 
     @model_validator(mode="after")
     def _default_budget_within_max(self) -> Limits:
@@ -153,6 +158,7 @@ class ServerConfig(BaseModel):
     log_level: LogLevel = "INFO"
     profile: str | None = None
     tools: tuple[str, ...] | None = None  # allow-list; None: every tool the profile leaves
+    cache: str | None = None  # the proof store file ("default": acptools' default file); None: no store
 
     @field_validator("host")
     @classmethod

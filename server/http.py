@@ -64,14 +64,18 @@ async def _unauthorized(send: Any, missing: bool) -> None:
 
 
 def transport_security(config: ServerConfig) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection for loopback binds (the SDK only auto-enables it for three exact names)."""
+    """DNS-rebinding protection for loopback binds (the SDK only auto-enables it for three exact names):
+    the Host must name this machine, and a browser's Origin must be this server itself (its own
+    host:port), so a page served from another local port cannot call the tools. With --port 0 the port
+    is not known in advance, and no browser origin is allowed."""
     if not is_loopback_host(config.host):
         return None  # reachable from elsewhere anyway; the bearer token is the protection
     host = config.host.strip("[]")
     host_pattern = f"[{host}]" if ":" in host else host
-    hosts = {"127.0.0.1", "localhost", "[::1]", host_pattern}
+    hosts = sorted({"127.0.0.1", "localhost", "[::1]", host_pattern})
+    port = str(config.port) if config.port else "*"
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=sorted(f"{h}:*" for h in hosts),
-        allowed_origins=sorted(f"http://{h}:*" for h in hosts),
+        allowed_hosts=[f"{h}:{port}" for h in hosts],
+        allowed_origins=[f"http://{h}:{config.port}" for h in hosts] if config.port else [],
     )

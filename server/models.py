@@ -11,7 +11,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from server.config import Limits
 
 
 class Result(BaseModel):
@@ -57,6 +56,7 @@ class LoadTaskResult(Result):
     static_facts: list[str]
     goal: list[str]
     goal_formula: str
+    truncated: bool = False  # long lists cut to fit the response (the task's PDDL resources hold them all)
     evicted_task_ids: list[str] = Field(default_factory=list)
 
 
@@ -110,7 +110,7 @@ class ValidatePlanResult(Result):
 
 class Removal(Result):
     indices: list[int]
-    plan: list[str]
+    plan: list[str] | None  # the plan without them (with_plans=true)
 
 
 class SimplifyPlanResult(Result):
@@ -166,6 +166,7 @@ class OptimalNextResult(Result):
     how: str
     known: bool
     goal_reached: bool
+    detail: str = ""
     budget_seconds: float
 
 
@@ -270,12 +271,17 @@ class ServerInfo(Result):
     transport: str
     filesystem_access: bool
     root: str | None
-    limits: Limits
+    limits: dict[str, Any]  # every limit by its flag's name (max_tasks for --max-tasks)
     profile: str | None
     hidden_tools: list[str]
     tasks_loaded: int
     episodes_live: int
+    memory_bytes: int  # estimated bytes of the tasks held (cached or under an episode), against max_memory
     searches_running: int
     searches_waiting: int
     searches_cancelled: int
+    searches_stopping: int  # cancelled, still stopping their work
+    loads_running: int
+    planners_running: int
+    proof_store: str | None  # the proof store file (--cache), or null
     scorer_available: bool

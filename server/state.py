@@ -8,18 +8,27 @@ a client (tests, scripts), build a state with :meth:`ServerState.create` and pas
 
 from __future__ import annotations
 
+import logging
+import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+from acptools import planner, store
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from server.config import ServerConfig
 from server.runner import SearchRunner
-from server.stores import EpisodeStore, TaskStore
+from server.stores import EpisodeStore, Memory, TaskStore
+
+log = logging.getLogger("acptools.server")
+_states: weakref.WeakSet[ServerState] = weakref.WeakSet()
+SHUTDOWN_WAIT = 20.0  # seconds the server waits at exit for cancelled calls to stop their planners
 
 
 @dataclass
@@ -28,11 +37,19 @@ class ServerState:
     tasks: TaskStore
     episodes: EpisodeStore
     runner: SearchRunner
+    memory: Memory
 
     @classmethod
     def create(cls, config: ServerConfig) -> ServerState:
         limits = config.limits
-        return cls(config, TaskStore(config), EpisodeStore(limits), SearchRunner(limits.max_concurrent_searches))
+        memory = Memory(limits.max_memory)
+        state = cls(config, TaskStore(config, memory), EpisodeStore(limits, memory),
+                    SearchRunner(limits.max_concurrent_searches), memory)
+        _states.add(state)
+        return state
+
+    def __hash__(self) -> int:  # held in a WeakSet (by identity)
+        return id(self)
 
     def seconds(self, budget: float | None) -> float:
         """A tool's budget argument in seconds: the default when absent, never above the maximum."""
@@ -44,17 +61,58 @@ class ServerState:
                             "pass a smaller budget, or start the server with a larger --max-budget")
         return float(budget)
 
+    @property
+    def runners(self) -> tuple[SearchRunner, ...]:
+        return self.runner, self.tasks.quick_loads, self.tasks.big_loads
+
+    async def shutdown(self) -> None:
+        """Cancel every call in flight and wait until their threads and planners are gone."""
+        for runner in self.runners:
+            if not await runner.shutdown(SHUTDOWN_WAIT):
+                log.warning("calls still running at shutdown; their planners are killed at exit")
+        planner.kill_all()
+
+
+def stop_everything(timeout: float = SHUTDOWN_WAIT) -> None:
+    """Cancel every call of every server in this process, kill every planner, and wait (at most ``timeout``
+    seconds) until their threads have returned and removed their work folders. Blocking: for a signal
+    handler, when the event loop cannot run any more."""
+    runners = [runner for state in list(_states) for runner in state.runners]
+    for runner in runners:
+        runner.cancel_all()
+    planner.kill_all()
+    end = time.monotonic() + timeout
+    while any(runner.running for runner in runners) and time.monotonic() < end:
+        time.sleep(0.02)
+
+
+def start_process(config: ServerConfig) -> None:
+    """What the process does once at start: remove work folders a crashed run left, cap planner memory,
+    open the proof store when asked to."""
+    removed = planner.remove_stale_folders()
+    if removed:
+        log.info("removed %d work folders that earlier runs left behind", removed)
+    planner.limit_memory(config.limits.max_planner_memory)
+    if config.cache is not None:
+        found = store.use(config.cache)
+        if found is not None and found.broken:
+            log.warning("the proof store is not used: %s", found.broken)
+
 
 def lifespan(config: ServerConfig) -> Callable[[Any], AbstractAsyncContextManager[ServerState]]:
-    """The SDK lifespan: one state per running server; searches still in flight at shutdown are stopped."""
+    """The SDK lifespan: one state per running server; calls still in flight at shutdown are stopped."""
 
     @asynccontextmanager
     async def run(_server: Any) -> AsyncIterator[ServerState]:
+        start_process(config)
         state = ServerState.create(config)
         try:
             yield state
         finally:
-            state.runner.cancel_all()
+            with anyio.CancelScope(shield=True):  # the server may be stopping because it was cancelled
+                await state.shutdown()
+            if config.cache is not None:
+                store.use(None)
 
     return run
 

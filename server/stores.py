@@ -1,4 +1,5 @@
-"""The server's bounded stores: loaded tasks (bundled examples resolve on their own) and live episodes.
+"""The server's bounded stores: loaded tasks (bundled examples resolve on their own) and live episodes,
+held within one byte budget.
 
 Bookkeeping only: every question is answered by ``acptools``. A miss is a tool error that says
 whether the id was never known or was dropped to make room, and what to call instead.
@@ -7,21 +8,28 @@ whether the id was never known or was dropped to make room, and what to call ins
 from __future__ import annotations
 
 import functools
+import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from pathlib import Path
+from itertools import accumulate
 from typing import TypeVar
 
 import anyio
-from acptools import Task, examples, load_task, task_key
+from acptools import AcpError, Budget, BudgetExceeded, Task, examples, load_task, task_key, truth
 from acptools.episode import Episode
 from acptools.lru import CacheMiss, LRUCache
 from mcp.server.mcpserver.exceptions import ToolError
 
-from server.config import Limits, PathAccessError, ServerConfig
+from server.config import Limits, ServerConfig
+from server.files import read_below_root
+from server.runner import SearchRunner
 
 EXAMPLE_PREFIX = "example:"
+BIG_LOAD_BYTES = 50_000   # PDDL texts larger than this ground one (or a few) at a time
+MAX_NESTING = 2_000       # parenthesis levels a PDDL text may nest (far beyond any real domain)
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -36,15 +44,32 @@ class ToolCacheMiss(ToolError, CacheMiss):
 
 class ToolCache(LRUCache[K, V]):
     """An LRU cache whose misses are tool errors, worded by the optional ``unknown`` / ``evicted``
-    templates (``{key}`` and ``{max_items}`` are filled in)."""
+    templates (``{key}``, ``{max_items}`` and ``{max_bytes}`` are filled in). :meth:`drop` evicts a
+    key on another store's behalf (the shared byte budget), and it is reported as evicted too."""
 
-    def __init__(self, max_items: int, *, kind: str = "item", unknown: str = "", evicted: str = "") -> None:
-        super().__init__(max_items, kind=kind)
+    def __init__(self, max_items: int, *, kind: str = "item", unknown: str = "", evicted: str = "",
+                 max_bytes: int | None = None, sizeof=None) -> None:
+        super().__init__(max_items, kind=kind, max_bytes=max_bytes, sizeof=sizeof)
         self._texts = {False: unknown, True: evicted}
+        self._dropped: OrderedDict[K, None] = OrderedDict()
+
+    def put(self, key: K, value: V) -> list[K]:
+        self._dropped.pop(key, None)
+        return super().put(key, value)
+
+    def drop(self, key: K) -> V:
+        value = self.pop(key)
+        self._dropped[key] = None
+        while len(self._dropped) > 1024:
+            self._dropped.popitem(last=False)
+        return value
 
     def miss(self, key: K, evicted: bool) -> ToolCacheMiss:
+        evicted = evicted or key in self._dropped
         template = self._texts[evicted]
-        message = template.format(key=key, max_items=self.max_items) if template else super().miss(key, evicted).message
+        if not template:
+            return ToolCacheMiss(super().miss(key, evicted).message, key=key, evicted=evicted)
+        message = template.format(key=key, max_items=self.max_items, max_bytes=self.max_bytes)
         return ToolCacheMiss(message, key=key, evicted=evicted)
 
 
@@ -57,10 +82,89 @@ def check_text_size(text: str, arg: str, limits: Limits) -> None:
         )
 
 
+def check_pddl(text: str, arg: str, limits: Limits) -> None:
+    """Size and nesting depth of a PDDL text, checked before anything reads it."""
+    check_text_size(text, arg, limits)
+    if "\x00" in text:
+        raise ToolError(f"{arg}: the PDDL text holds a NUL character at offset {text.index(chr(0))}")
+    parens = re.sub(r"[^()]", "", text)
+    depth = max(accumulate(1 if c == "(" else -1 for c in parens), default=0)
+    if depth > MAX_NESTING:
+        raise ToolError(f"{arg}: the PDDL nests {depth} parentheses deep, more than the server reads "
+                        f"({MAX_NESTING}); flatten the nested formulas")
+
+
 @functools.cache
 def example_ids() -> dict[str, str]:
     """task_id -> name of every bundled example (ids are content hashes, so they never change)."""
     return {task_key(*examples.texts(name))[:16]: name for name in examples.names()}
+
+
+# ---- the byte budget ---------------------------------------------------------------------------
+
+
+class Memory:
+    """The bytes the server holds for its callers: cached tasks and the tasks of live episodes, each
+    distinct task counted once at ``task.approx_bytes`` (the library's estimate of a task and its
+    engines). Past ``max_bytes``, the least recently used cached tasks go first, then the least
+    recently used episodes; a task no store holds any more is dropped from the library's caches."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.lock = threading.RLock()
+        self._caches: dict[str, ToolCache] = {}
+        self._held: dict[str, dict[str, Task]] = {}  # store -> key -> the task it holds
+
+    def register(self, store: str, cache: ToolCache) -> None:
+        self._caches[store] = cache
+        self._held[store] = {}
+
+    def bytes_held(self) -> int:
+        with self.lock:
+            return sum(t.approx_bytes for t in self._distinct().values())
+
+    def _distinct(self) -> dict[int, Task]:
+        return {id(t): t for held in self._held.values() for t in held.values()}
+
+    def fits(self, task: Task) -> None:
+        if task.approx_bytes > self.max_bytes:
+            raise ToolError(f"the task needs about {task.approx_bytes / 1e6:.0f} MB, more than the server holds "
+                            f"for all tasks together ({self.max_bytes / 1e6:.0f} MB); use a smaller problem, or start "
+                            "the server with a larger --max-memory")
+
+    def put(self, store: str, key: str, value, task: Task) -> list[str]:
+        """``value`` (holding ``task``) under ``key`` in ``store``; returns the keys ``store`` lost."""
+        with self.lock:
+            before = self._distinct()
+            cache, held = self._caches[store], self._held[store]
+            lost = cache.put(key, value)
+            held[key] = task
+            for k in lost:
+                held.pop(k, None)
+            lost += [k for s, k in self._make_room(store, key) if s == store]
+            self._forget(before)
+            return lost
+
+    def _make_room(self, store: str, keep: str) -> list[tuple[str, str]]:
+        dropped = []
+        while sum(t.approx_bytes for t in self._distinct().values()) > self.max_bytes:
+            victim = next(((s, k) for s in self._caches for k in self._caches[s].keys()
+                           if (s, k) != (store, keep)), None)
+            if victim is None:
+                break
+            self._caches[victim[0]].drop(victim[1])
+            self._held[victim[0]].pop(victim[1], None)
+            dropped.append(victim)
+        return dropped
+
+    def _forget(self, before: dict[int, Task]) -> None:
+        now = self._distinct()
+        for key, task in before.items():
+            if key not in now:
+                truth.forget_task(task)
+
+
+# ---- tasks -------------------------------------------------------------------------------------
 
 
 class TaskStore:
@@ -68,54 +172,95 @@ class TaskStore:
 
     A bundled example needs no load_task: ``example:<name>`` always resolves, and an example's id
     resolves until the cache has once held and dropped it (then, like any task, it must be loaded
-    again, so a caller learns that the cache is too small).
+    again, so a caller learns that the cache is too small). Loading grounds in a runner under the
+    load budget; texts above BIG_LOAD_BYTES take turns.
     """
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, memory: Memory) -> None:
         self.config = config
         self.limits = config.limits
+        self.memory = memory
+        self.quick_loads = SearchRunner(None)
+        self.big_loads = SearchRunner(self.limits.max_concurrent_loads)
         self._tasks = ToolCache(
-            self.limits.max_tasks, kind="task",
+            self.limits.max_tasks, kind="task", max_bytes=self.limits.max_memory, sizeof=lambda t: t.approx_bytes,
             unknown="unknown task_id {key!r}: no task with this id is loaded. Call load_task first (with PDDL "
                     "text or example=...) and pass the task_id it returns, or pass example:<name> for a bundled "
                     "example (list_examples)",
-            evicted="task_id {key!r} is no longer loaded: the server keeps at most {max_items} tasks and dropped "
-                    "the least recently used one. Call load_task again with the same PDDL (it gets the same task_id)",
+            evicted="task_id {key!r} is no longer loaded: the server keeps at most {max_items} tasks and "
+                    "{max_bytes} bytes of tasks and episodes, and dropped the least recently used one. Call "
+                    "load_task again with the same PDDL (it gets the same task_id)",
         )
+        memory.register("task", self._tasks)
 
     def __len__(self) -> int:
         return len(self._tasks)
 
     def get(self, task_id: str) -> Task:
         if task_id.startswith(EXAMPLE_PREFIX):
-            return self.load(*examples.texts(task_id[len(EXAMPLE_PREFIX):].strip()))[0]
+            return self._example(task_id[len(EXAMPLE_PREFIX):].strip())
         try:
             return self._tasks.get(task_id)
         except ToolCacheMiss as miss:
             name = example_ids().get(task_id)
             if miss.evicted or name is None:
                 raise
-            return self.load(*examples.texts(name))[0]
+            return self._example(name)
 
-    def load(self, domain: str, problem: str) -> tuple[Task, bool, list[str]]:
+    def _example(self, name: str) -> Task:
+        """A bundled example (small: loaded at once, no budget needed)."""
+        domain, problem = examples.texts(name)
+        task = self.cached(domain, problem)
+        if task is None:
+            task = load_task(domain, problem)
+            self._put(task)
+        return task
+
+    def cached(self, domain: str, problem: str) -> Task | None:
+        try:
+            task = self._tasks.get(task_key(domain, problem)[:16])
+        except ToolCacheMiss:
+            return None
+        return task if task.key == task_key(domain, problem) else None
+
+    def _put(self, task: Task) -> list[str]:
+        return self.memory.put("task", task.id, task, task)
+
+    async def load(self, domain: str, problem: str) -> tuple[Task, bool, list[str]]:
         """(task, already cached, evicted task ids).  Both arguments must be PDDL text (never paths)."""
         if "(" not in domain or "(" not in problem:  # the library would read a path: never let it
             raise ToolError("domain and problem must be PDDL text")
-        key = task_key(domain, problem)
+        task = self.cached(domain, problem)
+        if task is not None:
+            return task, True, []
+        big = len(domain) + len(problem) > BIG_LOAD_BYTES
+        runner = self.big_loads if big else self.quick_loads
+        task = await runner.run(lambda b: self._ground(domain, problem, b), self.limits.load_budget)
+        return task, False, self._put(task)
+
+    def _ground(self, domain: str, problem: str, budget: Budget) -> Task:
+        """Parse and ground under the load budget, within the size limits."""
+        check_pddl(domain, "domain", self.limits)
+        check_pddl(problem, "problem", self.limits)
+        limit = self.limits.max_ground_actions
         try:
-            task = self._tasks.get(key[:16])
-            if task.key == key:
-                return task, True, []
-        except ToolCacheMiss:
-            pass
-        task = load_task(domain, problem)
-        if task.num_possible_actions > self.limits.max_ground_actions:
+            task = load_task(domain, problem, max_operators=2 * limit, budget=budget)
+        except BudgetExceeded as exc:
+            raise ToolError(f"loading the task ran out of its budget ({exc}); it is too large to ground within "
+                            f"{self.limits.load_budget:g} s (--load-budget)") from None
+        except AcpError as exc:
+            if exc.where == "grounding":
+                raise ToolError(f"the task grounds to more than {2 * limit} operators, more ground actions than the "
+                                f"server accepts ({limit}); use a smaller problem, or start the server with a larger "
+                                "--max-ground-actions") from None
+            raise
+        if task.num_possible_actions > limit:
             raise ToolError(
                 f"the task has {task.num_possible_actions} ground actions, more than the server accepts "
-                f"({self.limits.max_ground_actions}); use a smaller problem, or start the server with a larger "
-                "--max-ground-actions"
+                f"({limit}); use a smaller problem, or start the server with a larger --max-ground-actions"
             )
-        return task, False, self._tasks.put(task.id, task)
+        self.memory.fits(task)
+        return task
 
     def read_source(self, value: str, arg: str) -> tuple[str, bool]:
         """PDDL text as given, or (with --root) the text of a file below the root. Returns (text, from_file)."""
@@ -130,25 +275,13 @@ class TaskStore:
                 "itself, or start the server with --root DIR to allow paths below DIR"
             )
         name = value.strip()
-        try:
-            path = self.config.resolve_under_root(name)
-        except PathAccessError as exc:
-            raise PathAccessError(f"{arg}: {exc}") from None
-        if not path.is_file():
-            raise PathAccessError(f"{arg}: no such file below the root: {name!r}")
-        size = path.stat().st_size
-        if size > self.limits.max_pddl_bytes:
-            raise ToolError(
-                f"{arg}: file {name!r} has {size} bytes, more than the server accepts "
-                f"({self.limits.max_pddl_bytes}); start the server with a larger --max-pddl-bytes"
-            )
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PathAccessError(f"{arg}: cannot read {name!r}: {type(exc).__name__}") from None
+        text = read_below_root(name, str(self.config.root), self.limits.max_pddl_bytes, arg)
         if "(" not in text:
             raise ToolError(f"{arg}: file {name!r} does not hold PDDL (no '(' in it)")
         return text, True
+
+
+# ---- episodes ----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -161,13 +294,16 @@ class LiveEpisode:
 
 
 class EpisodeStore:
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, memory: Memory) -> None:
+        self.memory = memory
         self._episodes = ToolCache(
             limits.max_episodes, kind="episode",
             unknown="unknown episode_id {key!r}: call start_episode first and pass the episode_id it returns",
-            evicted="episode_id {key!r} is no longer available: the server keeps at most {max_items} episodes and "
-                    "dropped the least recently used one. Call start_episode again",
+            evicted="episode_id {key!r} is no longer available: the server keeps at most {max_items} episodes (and "
+                    f"{limits.max_memory} bytes of tasks and episodes) and dropped the least recently used one. "
+                    "Call start_episode again",
         )
+        memory.register("episode", self._episodes)
 
     def __len__(self) -> int:
         return len(self._episodes)
@@ -175,7 +311,7 @@ class EpisodeStore:
     def add(self, episode: Episode) -> tuple[LiveEpisode, list[str]]:
         """The episode under a new id, and the ids dropped to make room."""
         live = LiveEpisode("ep-" + secrets.token_hex(8), episode)
-        return live, self._episodes.put(live.episode_id, live)
+        return live, self.memory.put("episode", live.episode_id, live, episode.task)
 
     def get(self, episode_id: str) -> LiveEpisode:
         return self._episodes.get(episode_id)

@@ -193,7 +193,7 @@ async def test_tools_list_is_at_most_20_kb() -> None:
 async def test_tool_functions_called_directly() -> None:
     state = ServerState.create(ServerConfig())
     ctx = local_context(state)
-    loaded = tasks.load_task(ctx, example="ferry")
+    loaded = await tasks.load_task(ctx, example="ferry")
     assert loaded.task_id == FERRY_ID and loaded.source == "example:ferry" and not loaded.cached
     assert tasks.server_info(ctx).tasks_loaded == 1
     library = load_task(*examples.texts("ferry")).questions

@@ -39,6 +39,7 @@ _WEAK_COLON = re.compile(r"(?:^|\W)(?:is|are|be)[ \t]*\Z")  # "... are:" (checke
 _PLAN = re.compile(r"plan\b(?:\s+(?:is|would\s+be|will\s+be)\b)?[ \t]*:?")
 _PLAN_ADJ = re.compile(r"(?:^|\W)(?:resulting|simplified|new|final|optimi[sz]ed|shorter|reduced)\s+\Z")
 _MAX_MARKERS = 4  # regions tried per marker kind, latest first
+_LINE_WINDOW = 200  # characters of a marker's line read on each side of it
 UNMARKED, AFTER_COLON, MARKED = 0, 1, 2  # how a region was found (see `regions`)
 _STOP_LINE = re.compile(
     r"^[ \t]*(?:[-+>#]+[ \t]*)?(?:explanation|reasoning|reason|rationale|justification|note|notes|why|"
@@ -161,14 +162,15 @@ def _strong_markers(text: str) -> list[tuple[int, int]]:
     found = []
     for m in find_words(_ANSWER, text):
         i, j = m.start(), m.end()
-        line_start = text.rfind("\n", 0, i) + 1
+        # only the line around the marker matters, read within a window (a megabyte on one line stays linear)
+        line_start = text.rfind("\n", max(0, i - _LINE_WINDOW), i) + 1 or max(0, i - _LINE_WINDOW)
         before = text[line_start:i]
         tail = _ANSWER_TAIL.match(text, j)
         if tail and not tail.group().rstrip().endswith((":", "=", "-")) and not _OWNED.search(before):
             tail = None  # "answer is" needs "the"/"my"/"our"/"final" before it: not "this answer is right"
         final = before.rstrip().endswith("final")
-        line_end = text.find("\n", j)
-        heading = not before.strip(" \t#>-") and not text[j:line_end if line_end >= 0 else len(text)].strip(" \t:")
+        line_end = text.find("\n", j, j + _LINE_WINDOW)
+        heading = not before.strip(" \t#>-") and not text[j:line_end if line_end >= 0 else j + _LINE_WINDOW].strip(" \t:")
         if tail or final or heading:
             if final and not tail:
                 tail = _LABEL_DASH.match(text, j)

@@ -77,21 +77,41 @@ def validate(task: GroundedTask, actions: list[int], state: int) -> Validation:
 def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) -> list[Removal]:
     """Every single action and every pair of consecutive actions whose removal leaves a plan.
 
-    The states before each step are computed once, so each removal replays only the suffix; the
-    budget (checked once per candidate removal) bounds the quadratic worst case on long plans."""
-    prefix = [state]
+    The states along the given actions are computed once. A removal replays the rest of the plan
+    only until it meets the original trajectory again (same state at the same remaining action):
+    from there on it does what the original does, so long plans cost about linear time. The budget
+    is charged per replayed step."""
+    along = [state]  # along[k]: the state before actions[k], up to the first inapplicable action
     for a in actions:
-        op = task.op_for(a, prefix[-1])
+        op = task.op_for(a, along[-1])
         if op is None:
             break
-        prefix.append(task.apply_op(op, prefix[-1]))
-    out = []
+        along.append(task.apply_op(op, along[-1]))
     n = len(actions)
+    original_is_plan = len(along) == n + 1 and task.is_goal(along[n])
+    out = []
     original = tuple(task.action_list(actions))
     for width in (1, 2):
-        for i in range(min(n - width + 1, len(prefix))):
+        for i in range(min(n - width + 1, len(along))):
+            steps, removable = _replay_until_rejoined(task, actions, along, i + width, along[i], original_is_plan)
             if budget is not None:
-                budget.spend(n - i)
-            if task.is_plan(actions[i + width:], prefix[i]):
+                budget.spend(steps)
+            if removable:
                 out.append(Removal(tuple(range(i, i + width)), original))
     return out
+
+
+def _replay_until_rejoined(task: GroundedTask, actions: list[int], along: list[int], k: int, s: int,
+                           original_is_plan: bool) -> tuple[int, bool]:
+    """(steps replayed, whether actions[k:] from `s` reach the goal), stopping early where the
+    replay meets the original trajectory."""
+    steps = 0
+    for k in range(k, len(actions)):
+        if k < len(along) and s == along[k]:
+            return steps + 1, original_is_plan
+        op = task.op_for(actions[k], s)
+        if op is None:
+            return steps + 1, False
+        s = task.apply_op(op, s)
+        steps += 1
+    return steps + 1, task.is_goal(s)

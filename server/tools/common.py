@@ -47,17 +47,24 @@ BudgetArg = Annotated[float | None, Field(gt=0)]
 LimitArg = Annotated[int | None, Field(ge=1, le=MAX_LIST_LIMIT)]
 
 
+DEFAULT_TOO_BIG = "ask for less: a smaller limit, or a smaller state or plan"
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
     title: str
     annotations: ToolAnnotations
     description: str
+    arguments: tuple[str, ...]  # what a caller may pass (the Context is the server's)
+    too_big: str                # what to ask instead when a result is over --max-response-bytes
 
 
-def tool(title: str, annotations: ToolAnnotations = READ_ONLY) -> Callable[[Callable], Callable]:
+def tool(title: str, annotations: ToolAnnotations = READ_ONLY,
+         too_big: str = DEFAULT_TOO_BIG) -> Callable[[Callable], Callable]:
     """Mark a module-level function as an MCP tool: its docstring is the description, and every failure
-    becomes a ToolError (bad input keeps its message; a bug is logged and reported without details)."""
+    becomes a ToolError (bad input keeps its message; a bug is logged and reported without details).
+    ``too_big`` tells a caller what to ask instead of a result that is too large to send."""
 
     def mark(fn: Callable) -> Callable:
         if inspect.iscoroutinefunction(fn):
@@ -70,7 +77,9 @@ def tool(title: str, annotations: ToolAnnotations = READ_ONLY) -> Callable[[Call
             def wrapper(*args: Any, **kwargs: Any) -> Any:
                 with _errors(fn.__name__):
                     return fn(*args, **kwargs)
-        wrapper.spec = ToolSpec(fn.__name__, title, annotations, " ".join((fn.__doc__ or "").split()))
+        arguments = tuple(name for name in inspect.signature(fn).parameters if name != "ctx")
+        wrapper.spec = ToolSpec(fn.__name__, title, annotations, " ".join((fn.__doc__ or "").split()), arguments,
+                                too_big)
         return wrapper
 
     return mark

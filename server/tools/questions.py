@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import Budget, Questions, Task, Verdict
+from acptools import Budget, Questions, Task, Verdict, planner
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
@@ -51,25 +51,39 @@ MAX_UNKNOWN_SHOWN = 500
 
 @dataclass
 class Asked:
-    """A tool call's task and state, read once."""
+    """A tool call's task and state, read once; after a search, what its planners said when they failed."""
 
     app: ServerState
     task: Task
     state: int
+    failed: str = ""
 
     async def search(self, budget: float | None, ask: Callable[[Questions, Budget], Any]) -> tuple[Any, float]:
         """``ask(task.questions, budget)`` in the runner; returns (its answer, the budget's seconds)."""
         seconds = self.app.seconds(budget)
         questions = self.task.questions
-        return await self.app.runner.run(lambda b: ask(questions, b), seconds), seconds
+
+        def work(b: Budget) -> Any:
+            try:
+                return ask(questions, b)
+            finally:
+                self.failed = "; ".join(map(str, planner.failures(b)))
+
+        return await self.app.runner.run(work, seconds), seconds
+
+    def detail(self, own: str, answered: bool) -> str:
+        """A result's detail; an unknown answer also says which planners failed (crashed, out of memory)."""
+        if answered or not self.failed:
+            return own
+        return "; ".join(filter(None, (own, f"planners that failed: {self.failed}")))
 
     async def decide(self, budget: float | None, query: int, names: list[str],
                      question: Callable[..., Verdict]) -> tuple[dict[str, Any], Verdict]:
         """A yes/no ``question(questions, id, state, budget=)`` about one atom or action id: the verdict
         fields of its result, and the verdict."""
         v, seconds = await self.search(budget, lambda q, b: question(q, query, self.state, budget=b))
-        return dict(query=names[query], answer=v.answer, how=v.how, witness=v.witness, detail=v.detail,
-                    budget_seconds=seconds), v
+        return dict(query=names[query], answer=v.answer, how=v.how, witness=v.witness,
+                    detail=self.detail(v.detail, v.answer is not None), budget_seconds=seconds), v
 
 
 def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
@@ -78,22 +92,20 @@ def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
     return Asked(app, task, read_state(task, state))
 
 
-
-
-def _items(result, limit: int | None, seconds: float) -> ItemListResult:
+def _items(a: Asked, result, limit: int | None, seconds: float) -> ItemListResult:
     items = [Item(name=i.name, how=i.how) for i in result.items][:limit]
     unknown = list(result.unknown)
+    own = result.detail or (f"{len(unknown)} candidates undecided" if unknown else "")
     return ItemListResult(
         items=items, complete=result.complete, total=result.total, truncated=result.total > len(items),
-        unknown=unknown[:MAX_UNKNOWN_SHOWN],
-        detail=result.detail or (f"{len(unknown)} candidates undecided" if unknown else ""), budget_seconds=seconds,
+        unknown=unknown[:MAX_UNKNOWN_SHOWN], detail=a.detail(own, result.complete), budget_seconds=seconds,
     )
 
 
 # ---- app, prog, val, just ----------------------------------------------------------------------
 
 
-@tool("Applicable actions (app)")
+@tool("Applicable actions (app)", too_big="pass limit (and offset) to read the actions a page at a time")
 def list_applicable(
     ctx: Context,
     task_id: TaskId,
@@ -135,16 +147,17 @@ def validate_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg 
     )
 
 
-@tool("Redundant actions (just)")
-async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None) -> SimplifyPlanResult:
-    """The single actions and consecutive pairs whose removal leaves a valid plan (just). Inputs: task_id, plan,
-    state."""
+@tool("Redundant actions (just)", too_big="call it without with_plans (the indices say what to remove)")
+async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None, with_plans: bool = False,
+                        budget: BudgetArg = None) -> SimplifyPlanResult:
+    """Single actions and consecutive pairs whose removal leaves a valid plan (just), as index lists;
+    with_plans=true adds the plans. Inputs: task_id, plan, state, with_plans, budget."""
     a = asked(ctx, task_id, state)
     actions = read_plan(a.task, plan, a.app.config.limits)
-    (removals, is_plan), _ = await a.search(a.app.config.limits.max_budget, lambda q, b: (
+    (removals, is_plan), _ = await a.search(budget, lambda q, b: (
         q.simplify(actions, a.state, budget=b), q.is_plan(actions, a.state)))
-    return SimplifyPlanResult(removable=[Removal(indices=list(r.indices), plan=r.plan) for r in removals],
-                              plan_is_valid=is_plan, plan_length=len(actions))
+    return SimplifyPlanResult(removable=[Removal(indices=list(r.indices), plan=r.plan if with_plans else None)
+                                         for r in removals], plan_is_valid=is_plan, plan_length=len(actions))
 
 
 # ---- reach, areach, land ----------------------------------------------------------------------
@@ -160,14 +173,14 @@ async def is_reachable(ctx: Context, task_id: TaskId, atom: AtomArg, state: Stat
     return VerdictResult(**fields)
 
 
-@tool("Atoms that can never hold (reach)")
+@tool("Atoms that can never hold (reach)", too_big="pass a smaller limit")
 async def unreachable_atoms(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
                             budget: BudgetArg = None) -> ItemListResult:
     """Fluent atoms that can never become true from the state (reach), with proofs. Inputs: task_id, state,
     limit (default 200), budget."""
     a = asked(ctx, task_id, state)
     r, seconds = await a.search(budget, lambda q, b: q.unreachable_atoms(a.state, budget=b))
-    return _items(r, limit or DEFAULT_LIST_LIMIT, seconds)
+    return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
 
 
 @tool("Can an action ever apply? (areach)")
@@ -181,7 +194,7 @@ async def is_action_reachable(ctx: Context, task_id: TaskId, action: ActionArg, 
     return VerdictResult(**fields)
 
 
-@tool("Actions that never apply (areach)")
+@tool("Actions that never apply (areach)", too_big="pass a smaller limit")
 async def unreachable_actions(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
                               budget: BudgetArg = None) -> ItemListResult:
     """Ground actions that can never become applicable from the state (areach), with proofs. Inputs: task_id,
@@ -189,7 +202,7 @@ async def unreachable_actions(ctx: Context, task_id: TaskId, state: StateArg = N
     a = asked(ctx, task_id, state)
     lim = limit or DEFAULT_LIST_LIMIT
     r, seconds = await a.search(budget, lambda q, b: q.unreachable_actions(a.state, budget=b, limit=lim))
-    return _items(r, lim, seconds)
+    return _items(a, r, lim, seconds)
 
 
 @tool("Is an atom a landmark? (land)")
@@ -207,7 +220,7 @@ async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, budge
     """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, budget."""
     a = asked(ctx, task_id, state)
     r, seconds = await a.search(budget, lambda q, b: q.landmarks(a.state, budget=b))
-    return _items(r, None, seconds)
+    return _items(a, r, None, seconds)
 
 
 # ---- nexta, plan -------------------------------------------------------------------------------
@@ -224,7 +237,8 @@ async def optimal_next_action(ctx: Context, task_id: TaskId, state: StateArg = N
         h_star=r.h_star, optimal_actions=r.optimal_actions,
         actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
                              known=v.known) for v in r.actions],
-        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state), budget_seconds=seconds,
+        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state),
+        detail=a.detail("", r.known), budget_seconds=seconds,
     )
 
 
@@ -241,7 +255,8 @@ async def plan(
     a = asked(ctx, task_id, state)
     v, seconds = await a.search(budget, lambda q, b: q.plan(a.state, optimal=optimal, budget=b))
     return PlanResult(answer=v.answer, how=v.how, plan=v.witness, length=None if v.witness is None else len(v.witness),
-                      optimal=optimal, h_star=v.extra.get("h_star"), detail=v.detail, budget_seconds=seconds)
+                      optimal=optimal, h_star=v.extra.get("h_star"), detail=a.detail(v.detail, v.answer is not None),
+                      budget_seconds=seconds)
 
 
 TOOLS = (list_applicable, progress, validate_plan, simplify_plan, is_reachable, unreachable_atoms,

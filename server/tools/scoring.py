@@ -6,6 +6,7 @@ import dataclasses
 import math
 from typing import Annotated, Any
 
+from acptools import truth
 from acptools.answers import canonical_task
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -27,6 +28,9 @@ from server.tools.common import (
     tool,
 )
 
+MAX_SHOWN_CHARS = 200   # of one string the scorer read from a response
+MAX_SHOWN_ITEMS = 50    # of one list it read
+
 
 def _jsonable(value: Any) -> Any:
     """Scorer results as JSON-ready data (dataclasses, pydantic models, tuples, sets, NaN)."""
@@ -47,8 +51,21 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _record_call(module, app: ServerState, kind: str, record: dict, response: str, semantics: str):
-    """The grading call for an ACPBench Hard record (its fields checked first)."""
+def _short(value: Any) -> Any:
+    """JSON data cut to a readable size: what the scorer read from a response is shown, never echoed whole."""
+    if isinstance(value, str) and len(value) > MAX_SHOWN_CHARS:
+        return f"{value[:MAX_SHOWN_CHARS]}... ({len(value)} characters)"
+    if isinstance(value, list):
+        shown = [_short(v) for v in value[:MAX_SHOWN_ITEMS]]
+        return shown + ([f"... ({len(value) - MAX_SHOWN_ITEMS} more)"] if len(value) > MAX_SHOWN_ITEMS else [])
+    if isinstance(value, dict):
+        return {k: _short(v) for k, v in value.items()}
+    return value
+
+
+async def _record_call(module, app: ServerState, kind: str, record: dict, response: str, semantics: str):
+    """The grading call for an ACPBench Hard record (its fields checked first, its task loaded by the
+    server's store: under the load budget, the size limits and --max-memory)."""
     for key in ("PDDL_domain", "PDDL_problem"):
         if not isinstance(record.get(key), str):
             raise ToolError(f"record.{key} is missing or not a string: an ACPBench Hard record has "
@@ -63,6 +80,8 @@ def _record_call(module, app: ServerState, kind: str, record: dict, response: st
         if record_kind != kind:
             raise ToolError(f"task is {kind!r} but the record is a {record_kind!r} question (group {group!r}); "
                             f"pass task={record_kind!r}")
+    task, _, _ = await app.tasks.load(record["PDDL_domain"], record["PDDL_problem"])
+    truth.adopt_task(task)  # the scorer finds it instead of grounding the record again
     return lambda b: module.score_response(record, response, semantics=semantics, budget=b)
 
 
@@ -104,7 +123,7 @@ async def score_answer(
     if record is not None:
         if task_id is not None or state is not None or action is not None or plan is not None:
             raise ToolError("pass either record=... or task_id=... (with state/action/plan), not both")
-        call = _record_call(module, app, kind, record, response, semantics)
+        call = await _record_call(module, app, kind, record, response, semantics)
     elif task_id is not None:
         if semantics != "exact":
             raise ToolError(f"semantics {semantics!r} applies only to ACPBench Hard records (pass record=...); "
@@ -113,9 +132,9 @@ async def score_answer(
     else:
         raise ToolError("pass record=... (an ACPBench Hard record) or task_id=... (a task from load_task)")
     result = await app.runner.run(call, app.seconds(budget))
-    return ScoreResult(task=kind, score=result.score, verdict=str(result.verdict), reason=str(result.reason),
+    return ScoreResult(task=kind, score=result.score, verdict=str(result.verdict), reason=_short(str(result.reason)),
                        witness=_jsonable(result.witness), metrics=_jsonable(result.metrics or {}),
-                       parsed=_jsonable(result.parsed or {}), semantics=str(result.semantics))
+                       parsed=_short(_jsonable(result.parsed or {})), semantics=str(result.semantics))
 
 
 TOOLS = (score_answer,)

@@ -8,7 +8,7 @@ import importlib.metadata
 import json
 from typing import Annotated
 
-from acptools import examples, load_task as load_example_task
+from acptools import examples, load_task as load_example_task, planner, store
 from acptools.describe import describe
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -22,14 +22,18 @@ from server.stores import ToolCacheMiss, example_ids
 from server.tools.common import LOADS, scorer, tool
 
 EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
+SUMMARY_ITEMS = 1000       # items a cut list of a task summary keeps at first (fewer if it still does not fit)
+RESPONSE_OVERHEAD = 2000   # bytes of a response around the result
 
 
 @tool("Server information")
 def server_info(ctx: Context) -> ServerInfo:
-    """Server version, transport, tool profile, limits and current load (tasks loaded, searches running). No
+    """Server version, transport, tool profile, limits and load (tasks, bytes held, searches running). No
     inputs."""
     state = state_of(ctx)
     config = state.config
+    runner = state.runner
+    proofs = store.active()
     return ServerInfo(
         name=SERVER_NAME,
         version=package_version(),
@@ -37,14 +41,19 @@ def server_info(ctx: Context) -> ServerInfo:
         transport=config.transport,
         filesystem_access=config.filesystem_access,
         root=str(config.root) if config.root is not None else None,
-        limits=config.limits,
+        limits=config.limits.model_dump(),
         profile=config.profile,
         hidden_tools=[n for n in TOOL_NAMES if n not in config.visible_tools()],
         tasks_loaded=len(state.tasks),
         episodes_live=len(state.episodes),
-        searches_running=state.runner.running,
-        searches_waiting=state.runner.waiting,
-        searches_cancelled=state.runner.cancelled,
+        memory_bytes=state.memory.bytes_held(),
+        searches_running=runner.running,
+        searches_waiting=runner.waiting,
+        searches_cancelled=runner.cancelled,
+        searches_stopping=runner.stopping,
+        loads_running=state.tasks.quick_loads.running + state.tasks.big_loads.running,
+        planners_running=planner.running(),
+        proof_store=None if proofs is None else str(proofs.path),
         scorer_available=scorer() is not None,
     )
 
@@ -74,14 +83,14 @@ def list_examples() -> ListExamplesResult:
 
 
 @tool("Load a PDDL task", LOADS)
-def load_task(
+async def load_task(
     ctx: Context,
     domain: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
     problem: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
     example: Annotated[str | None, Field(max_length=200)] = None,
 ) -> LoadTaskResult:
     """Parse and ground a PDDL task: its task_id (a content hash) and a summary (objects, predicates, actions,
-    init, goal). Inputs: domain and problem, or example."""
+    init, goal; long lists cut). Inputs: domain and problem, or example."""
     state = state_of(ctx)
     tasks = state.tasks
     from_file = False
@@ -103,9 +112,24 @@ def load_task(
         problem_text, p_file = tasks.read_source(problem, "problem")
         from_file = d_file or p_file
         source = "files" if from_file else "text"
-    task, cached, evicted = tasks.load(domain_text, problem_text)
-    return LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
-                          evicted_task_ids=evicted)
+    task, cached, evicted = await tasks.load(domain_text, problem_text)
+    result = LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
+                            evicted_task_ids=evicted)
+    return fit_summary(result, state.config.limits.max_response_bytes)
+
+
+def fit_summary(result: LoadTaskResult, max_bytes: int) -> LoadTaskResult:
+    """The summary of a big task with its long lists cut until it fits in a response (sent twice: as text and
+    as structured content); the task's PDDL resources hold everything."""
+    keep = SUMMARY_ITEMS
+    short = result
+    while 2 * len(short.model_dump_json()) > max_bytes - RESPONSE_OVERHEAD and keep:
+        short = result.model_copy(update=dict(
+            objects_by_type={t: objs[:keep] for t, objs in result.objects_by_type.items()},
+            init=result.init[:keep], static_facts=result.static_facts[:keep], goal=result.goal[:keep],
+            goal_formula=result.goal_formula[:keep * 20], truncated=True))
+        keep //= 4
+    return short
 
 
 TOOLS = (server_info, list_examples, load_task)

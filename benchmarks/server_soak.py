@@ -1,0 +1,251 @@
+"""Soak of `acptools-server` under mixed traffic with faults (issue 10), on loopback only.
+
+    python benchmarks/server_soak.py [--seconds 180] [--http-clients 3]
+
+One streamable-HTTP server and one stdio server run side by side. HTTP clients send cheap calls
+(list_applicable, validate_plan, progress) with a short search now and then, and some walk away in the
+middle of a long search (a disconnect). The stdio client starts exact-h* searches on a 65-step ACPBench
+Hard ferry state and cancels them after 0.3-2 s. Half way through, the stdio server is killed with
+SIGKILL while its planners run, and a new one takes its place (its start removes the dead one's work
+folders). At the end both servers get SIGTERM.
+
+Reports calls, errors, the latency of cheap calls, leftover planner processes and work folders (both must
+be 0) and the peak memory of the servers and their planners.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from acptools.dataset import acpbench_hard  # noqa: E402
+from server_procs import PROTOCOL, StdioServer, alive, planners_of, rss_mb, start_http, wait_until, work_folders  # noqa: E402
+
+CHEAP = ("list_applicable", "validate_plan", "progress")
+
+
+class Tally:
+    """Counts, errors and cheap-call latencies, shared by the traffic threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: dict[str, int] = {}
+        self.errors: list[str] = []
+        self.cheap: dict[str, list[float]] = {}  # transport -> seconds of each cheap call
+
+    def add(self, kind: str, error: str | None = None, cheap_seconds: float | None = None,
+            transport: str = "http") -> None:
+        with self.lock:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            if error:
+                self.errors.append(f"{kind}: {error[:200]}")
+            if cheap_seconds is not None and not error:
+                self.cheap.setdefault(transport, []).append(cheap_seconds)
+
+
+class HttpClient:
+    """A minimal MCP session over streamable HTTP (one JSON-RPC request per POST)."""
+
+    def __init__(self, url: str, read_timeout: float = 120) -> None:
+        self.url, self.session, self.next_id = url, None, 0
+        self.http = httpx2.Client(timeout=httpx2.Timeout(30, read=read_timeout))
+        self.post("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
+                                 "clientInfo": {"name": "soak", "version": "1"}})
+        self.post("notifications/initialized", None)
+
+    def post(self, method: str, params: dict | None) -> dict | None:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                   "MCP-Protocol-Version": PROTOCOL, **({"Mcp-Session-Id": self.session} if self.session else {})}
+        body: dict = {"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})}
+        if method != "notifications/initialized":
+            self.next_id += 1
+            body["id"] = self.next_id
+        reply = self.http.post(self.url, json=body, headers=headers)
+        reply.raise_for_status()
+        self.session = reply.headers.get("mcp-session-id", self.session)
+        if "id" not in body:
+            return None
+        data = [line[6:] for line in reply.text.splitlines() if line.startswith("data: ")]
+        return json.loads(data[-1] if data else reply.text)
+
+    def call(self, tool: str, **arguments) -> dict:
+        reply = self.post("tools/call", {"name": tool, "arguments": arguments})
+        if "result" not in reply:
+            raise RuntimeError(json.dumps(reply)[:200])
+        return reply["result"]
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def http_traffic(url: str, task: dict, stop: threading.Event, tally: Tally, seed: int) -> None:
+    """Cheap calls on a bundled example, a short search now and then, and a client walking away."""
+    rng = random.Random(seed)
+    client = HttpClient(url)
+    tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"]["task_id"]
+    plan = client.call("plan", task_id="example:ferry", budget=30)["structuredContent"]["plan"]
+    while not stop.is_set():
+        tool = rng.choice(CHEAP)
+        args = {"list_applicable": {}, "validate_plan": {"plan": plan}, "progress": {"action": plan[0]}}[tool]
+        t0 = time.perf_counter()
+        try:
+            result = client.call(tool, task_id="example:ferry", **args)
+            tally.add(tool, result["content"][0]["text"] if result.get("isError") else None,
+                      time.perf_counter() - t0)
+        except (httpx2.HTTPError, RuntimeError) as exc:
+            tally.add(tool, repr(exc))
+        roll = rng.random()
+        if roll < 0.05:
+            try:
+                result = client.call("is_reachable", task_id=tid, atom="(on c0)", budget=2)
+                tally.add("is_reachable", result["content"][0]["text"] if result.get("isError") else None)
+            except (httpx2.HTTPError, RuntimeError) as exc:
+                tally.add("is_reachable", repr(exc))
+        elif roll < 0.07:
+            walk_away(url, tid, tally)
+        time.sleep(0.02)
+    client.close()
+
+
+def walk_away(url: str, tid: str, tally: Tally) -> None:
+    """A client that starts a long search and drops the connection after a second."""
+    client = HttpClient(url, read_timeout=1.0)
+    try:
+        client.call("optimal_next_action", task_id=tid, budget=15)
+        tally.add("disconnect", "the long search answered within 1 s")
+    except httpx2.TimeoutException:
+        tally.add("disconnect")
+    finally:
+        client.close()
+
+
+def stdio_traffic(server: StdioServer, tid: str, stop: threading.Event, tally: Tally, rng: random.Random) -> None:
+    """Searches cancelled after 0.3-2 s, and a cheap call between them, until ``stop``."""
+    action = server.ok("list_applicable", task_id=tid)["actions"][0]
+    while not stop.is_set():
+        request = server.start_call("score_answer", task="nexta", response=action, task_id=tid, budget=120)
+        time.sleep(rng.uniform(0.3, 2.0))
+        server.cancel(request)
+        tally.add("cancelled score_answer")
+        t0 = time.perf_counter()
+        try:
+            server.ok("list_applicable", task_id=tid, timeout=30)
+            tally.add("list_applicable (stdio)", cheap_seconds=time.perf_counter() - t0, transport="stdio")
+        except AssertionError as exc:
+            tally.add("list_applicable (stdio)", str(exc))
+
+
+def kill_with_planners(server: StdioServer, tid: str, tally: Tally) -> dict:
+    """SIGKILL a stdio server while a search of it runs planners; what it left behind."""
+    server.start_call("optimal_next_action", task_id=tid, budget=300)
+    started = wait_until(lambda: planners_of(server.pid), 60)
+    planners = planners_of(server.pid)
+    os.kill(server.pid, signal.SIGKILL)
+    server.proc.wait(timeout=30)
+    gone = wait_until(lambda: not any(alive(p) for p in planners) and not planners_of(server.pid), 15)
+    tally.add("server kill", None if started and gone else f"planners started {started}, gone {gone}")
+    return {"planners_at_kill": len(planners), "planners_gone": gone,
+            "folders_after_kill": len(work_folders(server.tmpdir, server.pid))}
+
+
+def peak_memory(pids: list[int], peak: list[float], stop: threading.Event) -> None:
+    """Sample the servers' and their planners' resident memory every half second."""
+    while not stop.is_set():
+        total = 0.0
+        for pid in list(pids):
+            for p in {pid} | planners_of(pid):
+                try:
+                    total += rss_mb(p)
+                except OSError:
+                    pass
+        peak[0] = max(peak[0], total)
+        stop.wait(0.5)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=180)
+    p.add_argument("--http-clients", type=int, default=3)
+    args = p.parse_args()
+    hard = next(r for r in acpbench_hard("test", "nexta") if str(r["answer"]["opt"]) == "65")
+    tmp = Path(tempfile.mkdtemp(prefix="soak-"))
+    tally, stop, peak = Tally(), threading.Event(), [0.0]
+    http_proc, url = start_http(tmp)
+    stdio = StdioServer(tmp)
+    pids = [http_proc.pid, stdio.pid]
+    threads = [threading.Thread(target=peak_memory, args=(pids, peak, stop), daemon=True)]
+    threads += [threading.Thread(target=http_traffic, args=(url, hard, stop, tally, k), daemon=True)
+                for k in range(args.http_clients)]
+    for t in threads:
+        t.start()
+    rng = random.Random(0)
+    tid = stdio.ok("load_task", domain=hard["PDDL_domain"], problem=hard["PDDL_problem"])["task_id"]
+    half = threading.Event()
+    threading.Timer(args.seconds / 2, half.set).start()
+    stdio_traffic(stdio, tid, half, tally, rng)
+    killed = kill_with_planners(stdio, tid, tally)
+    dead_pid, dead_tmp = stdio.pid, stdio.tmpdir
+    stdio.close()
+    stdio = StdioServer(tmp)
+    pids.append(stdio.pid)
+    killed["folders_after_restart"] = len(work_folders(dead_tmp, dead_pid))
+    tid = stdio.ok("load_task", domain=hard["PDDL_domain"], problem=hard["PDDL_problem"])["task_id"]
+    end = threading.Event()
+    threading.Timer(args.seconds / 2, end.set).start()
+    stdio_traffic(stdio, tid, end, tally, rng)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    report(tally, killed, peak[0], shut_down(http_proc, url, stdio, tmp, pids))
+
+
+def shut_down(http_proc, url: str, stdio: StdioServer, tmp: Path, pids: list[int]) -> dict:
+    """SIGTERM both servers; what every server of the run left behind."""
+    client = HttpClient(url)
+    info = client.call("server_info")["structuredContent"]
+    client.close()
+    http_proc.terminate()
+    http_proc.wait(timeout=60)
+    stdio.close()
+    time.sleep(1.0)
+    left = {"http_searches_at_end": info["searches_running"],
+            "leftover_processes": sum(len(planners_of(pid)) for pid in pids),
+            "leftover_folders": sum(len(work_folders(tmp / "tmp", pid)) for pid in pids)}
+    shutil.rmtree(tmp, ignore_errors=True)
+    return left
+
+
+def report(tally: Tally, killed: dict, peak_mb: float, left: dict) -> None:
+    calls = sum(tally.counts.values())
+    print(f"calls {calls}: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.counts.items())))
+    print(f"errors {len(tally.errors)}" + "".join(f"\n  {e}" for e in tally.errors[:10]))
+    for transport, seconds in sorted(tally.cheap.items()):
+        ms = sorted(x * 1e3 for x in seconds)
+        print(f"cheap calls over {transport}: p50 {ms[len(ms) // 2]:.1f} ms, p99 {ms[int(len(ms) * 0.99)]:.0f} ms, "
+              f"max {ms[-1]:.0f} ms")
+    print(f"kill -9 of the stdio server: {killed['planners_at_kill']} planners running, all gone: "
+          f"{killed['planners_gone']}; its work folders {killed['folders_after_kill']} after the kill, "
+          f"{killed['folders_after_restart']} after the next start")
+    print(f"HTTP searches still running when the traffic stopped {left['http_searches_at_end']} "
+          "(walked-away calls end at their budget or at SIGTERM)")
+    print(f"leftover planner processes {left['leftover_processes']}, leftover work folders {left['leftover_folders']}")
+    print(f"peak memory (servers + planners) {peak_mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
