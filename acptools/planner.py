@@ -97,11 +97,12 @@ atexit.register(kill_all)
 
 
 def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None, stdout_path: str | None = None,
-        memory_mb: int = 4096, env: dict | None = None) -> tuple[int | None, str]:
-    """Run a planner under `budget`: (exit code, or None when stopped by the budget or a cancel;
-    a short reason when stopped). Its CPU time is charged to the budget as it runs. Input and
-    output go through files, so the planner never waits for a Python thread (another search
-    thread may hold the GIL for long stretches)."""
+        memory_mb: int = 4096, env: dict | None = None, watch=None) -> tuple[int | None, str]:
+    """Run a planner under `budget`: (exit code, or None when stopped by the budget, a cancel or
+    `watch`; a short reason when stopped). Its CPU time is charged to the budget as it runs; `watch()`
+    is asked at every poll whether to stop it (it has learnt enough). Input and output go through
+    files, so the planner never waits for a Python thread (another search thread may hold the GIL
+    for long stretches)."""
     if budget.cancelled():
         return None, "was cancelled"
     if budget.wall() <= 0:
@@ -132,6 +133,8 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
                 return None, "was cancelled"
             if budget.wall() <= 0:
                 return None, "ran out of its budget"
+            if watch is not None and watch():
+                return None, "was stopped: its answer is known"
     finally:
         if proc.poll() is None:
             proc.kill()
