@@ -208,6 +208,8 @@ def settle(table: HStarTable, solve, budget: Budget, exact: bool = True, workers
 def split(rows: list[Row], parts: int) -> list[list[Row]]:
     """Rows in up to `parts` groups of about equal size, rows with close upper bounds together (a
     group whose upper bounds are all finite can stop at a floor)."""
+    if not rows:
+        return []
     rows = sorted(rows, key=lambda r: (r.hi, r.lo, r.key))
     parts = max(1, min(parts, len(rows)))
     size = -(-len(rows) // parts)

@@ -235,6 +235,15 @@ class Optimizer:
         settle(table, gate, budget, exact, workers=GATE_WORKERS)
         return None if table.open_rows(exact) else table
 
+    def _settled_by_quick(self, table: HStarTable, budget: Budget) -> HStarTable | None:
+        """Each open row by the in-process A* in its quick slice (small states: no process at all)."""
+        for row in table.open_rows():
+            h = self._astar_h(row.state, self._quick(budget))
+            if h is None:
+                return None
+            table.learn_value(row, h.cost, h.plan)
+        return table
+
     def _settled_by_astar(self, table: HStarTable, budget: Budget) -> HStarTable | None:
         """Each open row by the in-process A* (worth it with symmetries, which the planners lack)."""
         for row in table.open_rows():
@@ -350,9 +359,9 @@ class Optimizer:
     def successor_table(self, state: int, budget: Budget) -> tuple[NextActions | None, HStarTable | None]:
         """The optimal next actions and h* after every applicable action (rows left open when the
         budget ran out). The root's race settles the rows when a planner or the A* with symmetries
-        wins it. When the quick in-process A* settles the root: bounds from its plan and ways back,
-        the same quick A* per row, and for the rows left a race of whole-table strategies (gated
-        Fast Downward searches, gated SymK searches, the A* with symmetries per row)."""
+        wins it. When the quick in-process A* settles the root: bounds from its plan and lookahead,
+        then a race of whole-table strategies for the open rows: the quick A* per row, gated Fast
+        Downward searches, gated SymK searches, the A* with symmetries per row."""
         res = self.next_actions(state, budget, exact=True)
         if res is None or res.cost is None:
             return res, None
@@ -360,17 +369,15 @@ class Optimizer:
         if table is None:
             table = self.new_table(state, res.cost, res.plan, optimal=res.optimal)
             table.learn_lookahead(self.engine.gen, [res.plan])
-            for row in table.open_rows():
-                h = self._astar_h(row.state, self._quick(budget))
-                if h is None:
-                    break
-                table.learn_value(row, h.cost, h.plan)
-            if table.open_rows() and res.cost > 0:
-                won = race([lambda b: self._settled_by_gate(table.copy(), self.fd_gate(state), b, True),
-                            lambda b: None if b.pause(SYMK_DELAY) else
-                            self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)]
-                           + self._astar_job(lambda b: self._settled_by_astar(table.copy(), b)), budget)
-                table = won or table
+        if table.open_rows():
+            gated = res.cost > 0  # (no search from a goal state can be gated)
+            won = race([lambda b: self._settled_by_quick(table.copy(), b)] +
+                       ([lambda b: None if b.pause(FD_HEAD_START) else
+                         self._settled_by_gate(table.copy(), self.fd_gate(state), b, True),
+                         lambda b: None if b.pause(SYMK_DELAY) else
+                         self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)] if gated else [])
+                       + self._astar_job(lambda b: self._settled_by_astar(table.copy(), b)), budget)
+            table = won or table
         if table.open_rows():  # nothing else could run: each row's own search
             settle_each(table, lambda t, b: self.h_star(t, b, quick=False), budget)
         return res, table
