@@ -57,11 +57,13 @@ class HStarTable:
     after: dict[int, int] = field(default_factory=dict)    # action id -> its successor of s
 
     @classmethod
-    def of_state(cls, task, canon, state: int) -> "HStarTable":
-        """Rows for every applicable action of `state`; bounds follow from `set_root`."""
+    def of_state(cls, task, canon, state: int, moves) -> "HStarTable":
+        """Rows for the applicable actions of `state`, given as `moves` (action id, successor)
+        pairs; bounds follow from `set_root`."""
         table = cls(task, canon, state, 0)
-        for a in task.applicable(state):
-            t = task.apply_op(task.op_for(a, state), state)
+        for a, t in moves:
+            if a in table.row_of:  # another operator of the same action (a disjunctive precondition)
+                continue
             key = canon(t)
             row = table.rows.get(key)
             if row is None:

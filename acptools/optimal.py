@@ -116,11 +116,12 @@ class Optimizer:
     def _irrelevant_first(self, state: int) -> list[Operator]:
         """Applicable operators left out as goal-irrelevant: they never start an optimal plan, but
         the table still needs h* after them."""
-        return [op for op in self.task.applicable_ops(state) if id(op) not in self._relevant]
+        return [op for op in self.engine.gen.applicable(state) if id(op) not in self._relevant]
 
     def rows_of(self, state: int) -> HStarTable:
         """The successor table of `state` before anything is known about h*."""
-        return HStarTable.of_state(self.task, self.sym.canonical, state)
+        return HStarTable.of_state(self.task, self.sym.canonical, state,
+                                   ((op.action, t) for op, t in self.engine.gen.successors(state)))
 
     def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None) -> HStarTable:
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
