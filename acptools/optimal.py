@@ -337,7 +337,9 @@ class Optimizer:
         partial: list[NextActions] = []
         # for a table the quick A* races Fast Downward, which starts after a head start: a failed
         # quick slice then costs no wall time, and a state the A* settles at once starts no process
-        result = race(([lambda b: self._quick_next(state, b)] if exact else []) +
+        # (with symmetries the A* race entry below does the same search without the slice)
+        quick = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
+        result = race(quick +
                       [lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial),
                        lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial),
                        ] + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)), budget)
@@ -372,12 +374,15 @@ class Optimizer:
             table.learn_lookahead(self.engine.gen, [res.plan])
         if table.open_rows():
             gated = res.cost > 0  # (no search from a goal state can be gated)
-            won = race([lambda b: self._settled_by_quick(table.copy(), b)] +
+            # one in-process A* job: without symmetries in quick slices per row (it gives way to
+            # the planners on any hard row), with them for as long as it takes (the planners lack them)
+            won = race([lambda b: self._settled_by_astar(table.copy(), b.child(SYMMETRY_SECONDS)) if self.sym.active
+                        else self._settled_by_quick(table.copy(), b)] +
                        ([lambda b: None if b.pause(FD_HEAD_START) else
                          self._settled_by_gate(table.copy(), self.fd_gate(state), b, True),
                          lambda b: None if b.pause(SYMK_DELAY) else
-                         self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)] if gated else [])
-                       + self._astar_job(lambda b: self._settled_by_astar(table.copy(), b)), budget)
+                         self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)] if gated else []),
+                       budget)
             table = won or table
         if table.open_rows():  # nothing else could run: each row's own search
             settle_each(table, lambda t, b: self.h_star(t, b, quick=False), budget)

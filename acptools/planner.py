@@ -19,12 +19,14 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from .search import Budget
 
 PREFIX = "acptools-"
 POLL_SECONDS = 0.05
+FIRST_POLL_SECONDS = 0.001
 _live: set[subprocess.Popen] = set()
 _live_lock = threading.Lock()
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -119,12 +121,18 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
     with _live_lock:
         _live.add(proc)
     charged = 0.0
+    event = _cancel_event(budget)
+    step = FIRST_POLL_SECONDS
     try:
         while True:
-            try:
-                return proc.wait(timeout=POLL_SECONDS), ""
-            except subprocess.TimeoutExpired:
-                pass
+            code = proc.poll()
+            if code is not None:
+                return code, ""
+            if event is not None:  # a cancel (a race decided elsewhere) wakes this at once
+                event.wait(step)
+            else:
+                time.sleep(step)
+            step = min(POLL_SECONDS, 2 * step)  # short runs end between the first, frequent polls
             used = process_cpu(proc.pid)
             if used is not None and used > charged:
                 budget.charge(used - charged)
@@ -141,6 +149,15 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
             proc.wait()
         with _live_lock:
             _live.discard(proc)
+
+
+def _cancel_event(budget: Budget) -> threading.Event | None:
+    """The cancel event nearest to `budget` in its chain of parents (the others are polled)."""
+    while budget is not None:
+        if budget.cancel is not None:
+            return budget.cancel
+        budget = budget.parent
+    return None
 
 
 def in_folder(kind: str, work):
