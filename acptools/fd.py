@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import planner
 from .grounded import bits
+from .conditional import compile_away
 from .grounding import Operator
 from .search import Budget
 
@@ -27,9 +28,25 @@ INF = float("inf")
 
 
 def optimal_heuristic(operators: list[Operator]) -> str:
-    """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects (which
-    LM-cut does not support)."""
-    return "hmax" if any(op.conds for op in operators) else "lmcut"
+    """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects that
+    cannot be compiled away (LM-cut does not support them)."""
+    return "lmcut" if plain_operators(operators) is not None else "hmax"
+
+
+_plain_cache: dict[int, tuple[list[Operator], tuple | None]] = {}
+
+
+def plain_operators(operators: list[Operator]) -> tuple[list[Operator], list[int]] | None:
+    """`operators` without conditional effects, with each one's source index (see
+    conditional.py), or None when compiling them away would grow the list too much."""
+    if not any(op.conds for op in operators):
+        return operators, list(range(len(operators)))
+    hit = _plain_cache.get(id(operators))
+    if hit is None or hit[0] is not operators:
+        if len(_plain_cache) > 64:
+            _plain_cache.clear()
+        hit = _plain_cache[id(operators)] = (operators, compile_away(operators))
+    return hit[1]
 
 
 def package_dir(name: str) -> Path | None:
@@ -66,6 +83,7 @@ class FdResult:
     timed_out: bool = False
     detail: str = ""
     floor: float = 0
+    heuristic: str = ""    # the optimal search's heuristic (lmcut or hmax), for the proof's name
 
 
 MAX_EFFECT_SPLIT = 256     # a delete meeting conditional adds becomes at most this many effects
@@ -282,9 +300,25 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         return FdResult(None, True, floor=INF)
     if any(state & p == p and not state & n for p, n in goal):
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
-    config = OPTIMAL.format(optimal_heuristic(operators)) if optimal else SATISFICING
+    heuristic = optimal_heuristic(operators) if optimal else ""
+    res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first, stop_floor)
+    res.heuristic = heuristic
+    return res
+
+
+def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
+            budget: Budget, bound: int | None, memory_mb: int, heuristic: str, not_first: frozenset[int],
+            stop_floor: float | None) -> FdResult:
+    """`solve` past its trivial cases: A* with `heuristic` (greedy search without one)."""
+    optimal = bool(heuristic)
+    config = OPTIMAL.format(heuristic) if optimal else SATISFICING
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
+    source = None
+    plain = plain_operators(operators)
+    if plain is not None and plain[0] is not operators:
+        operators, source = plain
+        not_first = frozenset(j for j, i in enumerate(source) if i in not_first)
     try:
         sas = write_sas(num_atoms, operators, state, goal, not_first)
     except Unsupported as e:
@@ -301,6 +335,8 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         # our operators are named o<index>; goal<j> are the 0-cost helpers of a disjunctive goal
         names = [line[1:-1].split()[0] for line in plan_lines(plan_text)]
         plan = [int(n[1:]) for n in names if n.startswith("o")]
+        if source is not None:
+            plan = [source[j] for j in plan]
         return FdResult(plan, False, floor=len(plan) if optimal else 0)
     if code == _UNSOLVABLE:
         return FdResult(None, True, floor=INF)

@@ -44,6 +44,7 @@ class Gated:
     plan: list[int] | None
     floor: float
     complete: bool = True
+    how: str = ""            # the search that proved it
 
 
 @dataclass

@@ -84,6 +84,12 @@ class NextActions:
     table: HStarTable | None = None  # h* after each action, as far as the search settled it
 
 
+def fd_how(res: fd.FdResult) -> str:
+    """The proof's name for an optimal Fast Downward search (its heuristic depends on the operators
+    it was given: LM-cut once conditional effects are compiled away, else h^max)."""
+    return "fast-downward-" + res.heuristic
+
+
 class Optimizer:
     def __init__(self, engine):
         self.engine = engine
@@ -94,7 +100,6 @@ class Optimizer:
         self._relevant = {id(op) for op in self.ops}
         self.gen = SuccessorGenerator(self.ops)
         self.relax = Relaxation(len(self.task.atoms), self.ops)
-        self.fd_how = "fast-downward-" + fd.optimal_heuristic(self.ops)
         self._reachable: dict[int, list[Operator]] = {}
 
     # ---- operators a search from a state needs -----------------------------------------------
@@ -178,9 +183,9 @@ class Optimizer:
             r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
                          bound=bound, stop_floor=bound)
             if r.plan is not None:
-                return Gated([ops[i].action for i in r.plan], len(r.plan))
+                return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:
-                return Gated(None, r.floor, complete=not r.timed_out)
+                return Gated(None, r.floor, complete=not r.timed_out, how=fd_how(r))
             return None
         return solve
 
@@ -211,9 +216,9 @@ class Optimizer:
     def _fd_h(self, state: int, budget: Budget) -> HStar | None:
         res = self._fd(state, budget)
         if res.plan is not None:
-            return HStar(len(res.plan), res.plan, self.fd_how)
+            return HStar(len(res.plan), res.plan, fd_how(res))
         if res.proven_none:
-            return HStar(None, None, self.fd_how)
+            return HStar(None, None, fd_how(res))
         return None
 
     def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True) -> HStar:
@@ -292,7 +297,7 @@ class Optimizer:
         if any(res is None or not res.complete for res in found):
             return None
         best = min(found, key=lambda res: res.floor)
-        root = HStar(None, None, self.fd_how) if best.plan is None else HStar(len(best.plan), best.plan, self.fd_how)
+        root = HStar(None if best.plan is None else len(best.plan), best.plan, best.how)
         learned = [([r.key for r in g], res) for g, res in zip(groups, found)]
         return self._by_planner(state, root, gate, budget, exact, partial, rows, learned)
 
