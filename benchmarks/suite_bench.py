@@ -128,7 +128,6 @@ def sample_states(task, rng: random.Random, n: int, plan: list[int] | None,
 
 def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
     """Fast Downward's whole pipeline (translate + A*/LM-cut) on the PDDL of `state`."""
-    from acptools import fd
     from acptools.fd import package_dir
     driver = package_dir("up_fast_downward") / "downward" / "fast-downward.py"
     with tempfile.TemporaryDirectory() as d:
@@ -137,7 +136,8 @@ def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
         prob.write_text(task.problem_for(state))
         t0 = time.perf_counter()
         try:
-            heuristic = fd.optimal_heuristic(task.operators)  # LM-cut, h^max with conditional effects
+            # its translator keeps conditional effects, which its LM-cut rejects
+            heuristic = "hmax" if any(op.conds for op in task.operators) else "lmcut"
             p = subprocess.run([sys.executable, str(driver), "--overall-time-limit", str(int(seconds) + 1),
                                 str(dom), str(prob), "--search", f"astar({heuristic}())"], cwd=d, capture_output=True,
                                text=True, timeout=seconds + 10)
