@@ -11,23 +11,42 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import planner
 from .grounded import bits
+from .conditional import compile_away
 from .grounding import Operator
 from .search import Budget
 
 OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan
 _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
+INF = float("inf")
 
 
 def optimal_heuristic(operators: list[Operator]) -> str:
-    """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects (which
-    LM-cut does not support)."""
-    return "hmax" if any(op.conds for op in operators) else "lmcut"
+    """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects that
+    cannot be compiled away (LM-cut does not support them)."""
+    return "lmcut" if plain_operators(operators) is not None else "hmax"
+
+
+_plain_cache: dict[int, tuple[list[Operator], tuple | None]] = {}
+
+
+def plain_operators(operators: list[Operator]) -> tuple[list[Operator], list[int]] | None:
+    """`operators` without conditional effects, with each one's source index (see
+    conditional.py), or None when compiling them away would grow the list too much."""
+    if not any(op.conds for op in operators):
+        return operators, list(range(len(operators)))
+    hit = _plain_cache.get(id(operators))
+    if hit is None or hit[0] is not operators:
+        if len(_plain_cache) > 64:
+            _plain_cache.clear()
+        hit = _plain_cache[id(operators)] = (operators, compile_away(operators))
+    return hit[1]
 
 
 def package_dir(name: str) -> Path | None:
@@ -56,53 +75,65 @@ class Unsupported(Exception):
 
 @dataclass
 class FdResult:
-    """solved: plan (operator indices); proven_none: no plan (within the bound); neither: budget ran out."""
+    """solved: plan (operator indices); proven_none: no plan (within the bound); neither: budget ran
+    out. `floor`: a proven lower bound on the length of any plan (of an optimal search; 0 unknown)."""
 
     plan: list[int] | None
     proven_none: bool
     timed_out: bool = False
     detail: str = ""
+    floor: float = 0
+    heuristic: str = ""    # the optimal search's heuristic (lmcut or hmax), for the proof's name
 
 
-_op_text_cache: dict[tuple, tuple[list, str, list[str]]] = {}
+MAX_EFFECT_SPLIT = 256     # a delete meeting conditional adds becomes at most this many effects
+_var_text_cache: dict[tuple[int, bool], str] = {}
+_op_text_cache: dict[tuple[int, bool, bool], tuple[Operator, str | None]] = {}
 
 
-def _static_parts(num_atoms: int, operators: list[Operator], started: int | None) -> tuple[str, list[str]]:
-    """Variables and operators do not depend on the state or goal: build their text once per list."""
-    key = (id(operators), started)
-    hit = _op_text_cache.get(key)
-    if hit is not None and hit[0] is operators:
-        return hit[1], hit[2]
-    var_lines = []
-    for a in range(num_atoms):
-        var_lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
-    if started is not None:
-        var_lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
+def _variables(num_atoms: int, gate: bool) -> str:
+    """One binary variable per atom (plus the gate's 'started'), built once per size."""
+    key = (num_atoms, gate)
+    text = _var_text_cache.get(key)
+    if text is None:
+        lines = []
+        for a in range(num_atoms):
+            lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
+        if gate:
+            lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
                       "end_variable"]
-    ops_text = [_sas_operator(f"o{i}", op, started) for i, op in enumerate(operators)]
-    # Fast Downward rejects operators without effects; they never help a plan, so they are left out
-    # (plans name operators by their index, so the others keep theirs)
-    if len(_op_text_cache) > 64:
+        if len(_var_text_cache) > 16:
+            _var_text_cache.clear()
+        text = _var_text_cache[key] = "\n".join(lines)
+    return text
+
+
+def _operator_body(op: Operator, started: int | None, gated: bool) -> str | None:
+    """An operator's SAS+ text after its name line, built once per operator (the operator lists
+    passed in change per state: pruned to what is reachable from it)."""
+    key = (id(op), started is not None, gated)
+    hit = _op_text_cache.get(key)
+    if hit is not None and hit[0] is op:
+        return hit[1]
+    if len(_op_text_cache) > 400_000:
         _op_text_cache.clear()
-    _op_text_cache[key] = (operators, "\n".join(var_lines), ops_text)
-    return _op_text_cache[key][1:]
+    body = _sas_operator_body(op, started, gated)
+    _op_text_cache[key] = (op, body)
+    return body
 
 
 def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
               not_first: frozenset[int] = frozenset()) -> str:
     """SAS+ text: atom i is binary variable i (value 0 = true); a disjunctive goal gets a 0-cost
     helper action per disjunct that sets an extra goal variable. Operators in `not_first` may not
-    start the plan: every operator sets a 'started' variable, and those require it."""
+    start the plan: every operator sets a 'started' variable, and those require it. Operators are
+    named o<index in `operators`>; one without effects is left out (Fast Downward rejects it, and it
+    never helps a plan)."""
     started = num_atoms if not_first else None
-    variables, ops_text = _static_parts(num_atoms, operators, started)
-    if not_first:
-        ops_text = list(ops_text)
-        for i in not_first:
-            ops_text[i] = _sas_operator(f"o{i}", operators[i], started, gated=True)
     goal_var = num_atoms + (started is not None)
     multi_goal = len(goal) > 1
     out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(goal_var + multi_goal),
-           variables]
+           _variables(num_atoms, started is not None)]
     if multi_goal:
         out += ["begin_variable", "goal", "-1", "2", "Atom goal()", "NegatedAtom goal()", "end_variable"]
     out += ["0", "begin_state"]
@@ -119,69 +150,133 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
         conds = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
         out += [str(len(conds))] + conds
     out.append("end_goal")
-    goal_ops = []
-    if multi_goal:
-        for j, (p, n) in enumerate(goal):
-            pre = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
-            goal_ops.append("\n".join(["begin_operator", f"goal{j}", str(len(pre))] + pre +
-                                       ["1", f"0 {goal_var} -1 0", "0", "end_operator"]))
-    ops_text = [text for text in ops_text if text is not None]
-    out.append(str(len(ops_text) + len(goal_ops)))
+    ops_text = []
+    for i, op in enumerate(operators):
+        body = _operator_body(op, started, i in not_first)
+        if body is not None:
+            ops_text.append(f"begin_operator\no{i}\n{body}")
+    for j, (p, n) in enumerate(goal if multi_goal else ()):
+        pre = [f"{a} 0" for a in bits(p)] + [f"{a} 1" for a in bits(n)]
+        ops_text.append("\n".join(["begin_operator", f"goal{j}", str(len(pre))] + pre +
+                                  ["1", f"0 {goal_var} -1 0", "0", "end_operator"]))
+    out.append(str(len(ops_text)))
     out += ops_text
-    out += goal_ops
     out.append("0")
     return "\n".join(out) + "\n"
 
 
-def _sas_operator(name: str, op: Operator, started: int | None = None, gated: bool = False) -> str | None:
+def _literals(pos: int, neg: int) -> tuple[tuple[int, int], ...]:
+    return tuple([(a, 0) for a in bits(pos)] + [(a, 1) for a in bits(neg)])
+
+
+def _effects(op: Operator) -> list[tuple[tuple, int, int]]:
+    """(condition, variable, value) effects with `GroundedTask.apply_op`'s semantics, as Fast
+    Downward's translator writes them: every condition reads the old state, several effects may set
+    one variable, and an add wins over a delete of the same atom, so a delete fires only when no
+    add of its atom does (its condition AND the negation of each such add's condition, one effect
+    per combination of negated literals). No two effects that fire together set different values."""
+    adds = [((), a) for a in bits(op.add)]
+    dels = [((), a) for a in bits(op.dele & ~op.add)]
+    for cp, cn, ca, cd in op.conds:
+        cond = _literals(cp, cn)
+        adds += [(cond, a) for a in bits(ca)]
+        dels += [(cond, a) for a in bits(cd & ~ca & ~op.add)]
+    add_conds: dict[int, list[tuple]] = {}
+    for cond, a in adds:
+        add_conds.setdefault(a, []).append(cond)
+    effects = {(cond, a, 0) for cond, a in adds}
+    for cond, a in dels:
+        terms = {tuple(sorted(set(cond)))}
+        for acond in add_conds.get(a, ()):
+            # not acond: one of its literals is false; a term that already fixes it the other way drops out
+            terms = {tuple(sorted(set(t) | {(v, 1 - x)})) for t in terms for v, x in acond if (v, x) not in t}
+            if len(terms) > MAX_EFFECT_SPLIT:
+                raise Unsupported("a delete meets too many conditional adds of its atom")
+        effects.update((t, a, 1) for t in terms if len({v for v, _ in t}) == len(t))
+    return sorted(effects)
+
+
+def _sas_operator_body(op: Operator, started: int | None = None, gated: bool = False) -> str | None:
     pre_val = {a: 0 for a in bits(op.pre)}
     pre_val.update({a: 1 for a in bits(op.neg)})
-    effects = []  # (conditions, var, post)
+    effects = _effects(op)
+    if not effects:
+        return None
     if started is not None:
         effects.append(((), started, 0))
         if gated:
             pre_val[started] = 0
-    for a in bits(op.dele & ~op.add):
-        effects.append(((), a, 1))
-    for a in bits(op.add):
-        effects.append(((), a, 0))
-    for cp, cn, ca, cd in op.conds:
-        cond = tuple([(a, 0) for a in bits(cp)] + [(a, 1) for a in bits(cn)])
-        for a in bits(cd & ~ca):
-            effects.append((cond, a, 1))
-        for a in bits(ca):
-            effects.append((cond, a, 0))
-    if not effects:
-        return None
     affected = {v for _, v, _ in effects}
-    if len(affected) < len(effects):
-        raise Unsupported(f"operator {name} changes one atom in two (conditional) effects")
     prevail = [(v, x) for v, x in pre_val.items() if v not in affected]
-    lines = ["begin_operator", name, str(len(prevail))] + [f"{v} {x}" for v, x in prevail]
+    lines = [str(len(prevail))] + [f"{v} {x}" for v, x in prevail]
     lines.append(str(len(effects)))
+    stated: set[int] = set()
     for cond, v, post in effects:
-        lines.append(" ".join([str(len(cond))] + [f"{cv} {cx}" for cv, cx in cond] +
-                              [str(v), str(pre_val.get(v, -1)), str(post)]))
+        pre = pre_val.get(v, -1) if v not in stated else -1  # an operator precondition, stated once
+        stated.add(v)
+        lines.append(" ".join([str(len(cond))] + [f"{cv} {cx}" for cv, cx in cond] + [str(v), str(pre), str(post)]))
     lines += ["1", "end_operator"]
     return "\n".join(lines)
 
 
-def run_search(binary: str, config: str, sas: str, budget: Budget, memory_mb: int = 4096) -> tuple[int | None, str | None, str]:
+def run_search(binary: str, config: str, sas: str, budget: Budget, memory_mb: int = 4096,
+               stop_when=None) -> tuple[int | None, str | None, str]:
     """Run a Fast Downward-style search binary on SAS+ text under `budget`: (exit code or None when
-    stopped by the budget or a cancel, plan text or None, tail of its output)."""
+    stopped by the budget, a cancel or `stop_when`, plan text or None, tail of its output). With
+    `stop_when(new_output_text) -> bool`, the planner's log is read as it grows and the planner is
+    stopped once that returns True."""
     def work(folder: str):
         plan_file = os.path.join(folder, "plan")
         sas_file, out_file = os.path.join(folder, "input.sas"), os.path.join(folder, "output.txt")
         with open(sas_file, "w") as f:
             f.write(sas)
+        watch = None if stop_when is None else _LogWatch(out_file, stop_when)
         code, why = planner.run([binary, "--search", config, "--internal-plan-file", plan_file], budget, folder,
-                                sas_file, out_file, memory_mb)
+                                sas_file, out_file, memory_mb, watch=watch)
+        if watch is not None:
+            watch()  # the last lines, whether it stopped or finished
         if code is None:
             return None, None, why
         tail = Path(out_file).read_text()[-300:]
         plan_text = Path(plan_file).read_text() if os.path.exists(plan_file) else None
         return code, plan_text, tail
     return planner.in_folder("search", work)
+
+
+class _LogWatch:
+    """Hands the complete lines a planner appended to its log since the last call to `stop_when`."""
+
+    def __init__(self, path: str, stop_when):
+        self.path, self.stop_when, self.offset, self.partial = path, stop_when, 0, b""
+
+    def __call__(self) -> bool:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return False
+        self.offset += len(data)
+        data = self.partial + data
+        cut = data.rfind(b"\n") + 1
+        self.partial = data[cut:]
+        return bool(cut) and self.stop_when(data[:cut].decode("utf-8", "replace"))
+
+
+_F_LINE = re.compile(r"\] f = (\d+)[,\s]")
+
+
+class _FloorWatch:
+    """The largest f-value A* reports having expanded (its "f = K" lines): with an admissible
+    heuristic A* expands states in order of f, so no plan cheaper than that exists."""
+
+    def __init__(self, stop_at: float | None):
+        self.floor, self.stop_at = 0, stop_at
+
+    def __call__(self, text: str) -> bool:
+        for m in _F_LINE.finditer(text):
+            self.floor = max(self.floor, int(m.group(1)))
+        return self.stop_at is not None and self.floor >= self.stop_at
 
 
 def plan_lines(plan_text: str) -> list[str]:
@@ -191,32 +286,60 @@ def plan_lines(plan_text: str) -> list[str]:
 
 def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
           budget: "Budget | float", bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
-          not_first: frozenset[int] = frozenset()) -> FdResult:
-    """Optimal plan with A*/LM-cut (or any plan with greedy search when not `optimal`) within
-    `budget` (a Budget, or wall seconds); with `bound`, only plans of length < bound count."""
+          not_first: frozenset[int] = frozenset(), stop_floor: float | None = None) -> FdResult:
+    """Optimal plan with A* (or any plan with greedy search when not `optimal`) within `budget` (a
+    Budget, or wall seconds); with `bound`, only plans of length < bound count. The optimal search
+    reports in `floor` how cheap a plan could still be, and with `stop_floor` it stops as soon as
+    no plan shorter than that can exist."""
     if not isinstance(budget, Budget):
         budget = Budget(budget)
     binary = downward_binary()
     if binary is None:
         return FdResult(None, False, detail="Fast Downward is not installed (pip install up-fast-downward)")
     if not goal:
-        return FdResult(None, True)
+        return FdResult(None, True, floor=INF)
     if any(state & p == p and not state & n for p, n in goal):
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
-    config = OPTIMAL.format(optimal_heuristic(operators)) if optimal else SATISFICING
+    heuristic = optimal_heuristic(operators) if optimal else ""
+    res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first, stop_floor)
+    res.heuristic = heuristic
+    return res
+
+
+def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
+            budget: Budget, bound: int | None, memory_mb: int, heuristic: str, not_first: frozenset[int],
+            stop_floor: float | None) -> FdResult:
+    """`solve` past its trivial cases: A* with `heuristic` (greedy search without one)."""
+    optimal = bool(heuristic)
+    config = OPTIMAL.format(heuristic) if optimal else SATISFICING
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
+    source = None
+    plain = plain_operators(operators)
+    if plain is not None and plain[0] is not operators:
+        operators, source = plain
+        not_first = frozenset(j for j, i in enumerate(source) if i in not_first)
     try:
         sas = write_sas(num_atoms, operators, state, goal, not_first)
     except Unsupported as e:
         return FdResult(None, False, detail=str(e))
-    code, plan_text, tail = run_search(binary, config, sas, budget, memory_mb)
+    watch = _FloorWatch(stop_floor) if optimal else None
+    code, plan_text, tail = run_search(binary, config, sas, budget, memory_mb, watch)
+    # below the bound A* keeps its guarantee; a plan at or above it was never looked for
+    seen = min(watch.floor, INF if bound is None else bound) if watch is not None else 0
     if code is None:
-        return FdResult(None, False, timed_out=True, detail=f"Fast Downward {tail}")
+        stopped = watch is not None and watch.stop_at is not None and watch.floor >= watch.stop_at
+        return FdResult(None, False, timed_out=not stopped, floor=seen,
+                        detail=f"Fast Downward stopped at f = {seen}" if stopped else f"Fast Downward {tail}")
     if code == _FOUND and plan_text is not None:
         # our operators are named o<index>; goal<j> are the 0-cost helpers of a disjunctive goal
         names = [line[1:-1].split()[0] for line in plan_lines(plan_text)]
-        return FdResult([int(n[1:]) for n in names if n.startswith("o")], False)
-    if code in (_UNSOLVABLE, _NOT_WITHIN_BOUND):
-        return FdResult(None, True)
+        plan = [int(n[1:]) for n in names if n.startswith("o")]
+        if source is not None:
+            plan = [source[j] for j in plan]
+        return FdResult(plan, False, floor=len(plan) if optimal else 0)
+    if code == _UNSOLVABLE:
+        return FdResult(None, True, floor=INF)
+    if code == _NOT_WITHIN_BOUND:
+        return FdResult(None, True, floor=bound)
     return FdResult(None, False, detail=f"Fast Downward exit code {code}: {tail}")

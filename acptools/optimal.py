@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from . import fd, symk
 from .errors import BudgetExceeded
+from .grounding import Operator
+from .hstar_table import INF, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
 from .relaxed import Relaxation
 from .relevance import relevant_operators
 from .search import Budget, optimal_first_actions, satisfies
@@ -31,7 +33,9 @@ QUICK_WORK = 40_000        # ... and at most this many expansions x ground opera
 SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled engines to stop
-_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acptools-opt")
+FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
+GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
+REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
 # up to 3 jobs a race, several races at once (the server runs searches side by side)
 _race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")
 
@@ -77,6 +81,13 @@ class NextActions:
     optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
     how: str
+    table: HStarTable | None = None  # h* after each action, as far as the search settled it
+
+
+def fd_how(res: fd.FdResult) -> str:
+    """The proof's name for an optimal Fast Downward search (its heuristic depends on the operators
+    it was given: LM-cut once conditional effects are compiled away, else h^max)."""
+    return "fast-downward-" + res.heuristic
 
 
 class Optimizer:
@@ -86,9 +97,40 @@ class Optimizer:
         self.sym = Symmetry(self.task, goal_targets(self.task.goal), engine.static_classes)
         # only goal-relevant operators: same h* and optimal first actions, often far less search
         self.ops = [self.task.operators[i] for i in relevant_operators(self.task.operators, self.task.goal)]
+        self._relevant = {id(op) for op in self.ops}
         self.gen = SuccessorGenerator(self.ops)
         self.relax = Relaxation(len(self.task.atoms), self.ops)
-        self.fd_how = "fast-downward-" + fd.optimal_heuristic(self.ops)
+        self._reachable: dict[int, list[Operator]] = {}
+
+    # ---- operators a search from a state needs -----------------------------------------------
+    def ops_from(self, state: int) -> list[Operator]:
+        """The relevant operators that are relaxed-reachable from `state`: no plan from it uses
+        another, and the planners parse and search less (cached for the last few states)."""
+        hit = self._reachable.get(state)
+        if hit is None:
+            _, fired = self.relax.reachable(state)
+            entry = self.relax.entry_of_op
+            hit = [op for i, op in enumerate(self.ops) if fired[entry[i]]]
+            if len(hit) == len(self.ops):
+                hit = self.ops  # the same list object keeps the planners' text caches warm
+            if len(self._reachable) >= REACHABLE_CACHE:
+                self._reachable.pop(next(iter(self._reachable)))
+            self._reachable[state] = hit
+        return hit
+
+    def _irrelevant_first(self, state: int) -> list[Operator]:
+        """Applicable operators left out as goal-irrelevant: they never start an optimal plan, but
+        the table still needs h* after them."""
+        return [op for op in self.engine.gen.applicable(state) if id(op) not in self._relevant]
+
+    def rows_of(self, state: int) -> HStarTable:
+        """The successor table of `state` before anything is known about h*."""
+        return HStarTable.of_state(self.task, self.sym.canonical, state,
+                                   ((op.action, t) for op, t in self.engine.gen.successors(state)))
+
+    def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None) -> HStarTable:
+        not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
+        return (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
 
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
@@ -105,9 +147,10 @@ class Optimizer:
                      first_actions=frozenset(r.first_actions))
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
-        res = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget)
+        ops = self.ops_from(state)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget)
         if res.plan is not None:
-            res.plan = [self.ops[i].action for i in res.plan]
+            res.plan = [ops[i].action for i in res.plan]
         return res
 
     def _symk(self, state: int, budget: Budget) -> HStar | None:
@@ -122,6 +165,44 @@ class Optimizer:
             return HStar(None, None, "symk-bidirectional")
         return None
 
+    # ---- gated searches: plans from a state whose first action must start given table rows ----
+    def fd_gate(self, state: int):
+        """`solve(rows, stop_floor, budget)` -> Gated with Fast Downward: A* over the operators
+        reachable from `state` (plus the applicable irrelevant ones, which rows start), only the
+        rows' actions allowed first, stopped once no plan shorter than `stop_floor` can exist."""
+        ops = self.ops_from(state) + self._irrelevant_first(state)
+        firsts: dict[int, list[int]] = {}   # row key -> operator indices that start it
+        for j, op in enumerate(ops):
+            if state & op.pre == op.pre and not state & op.neg:
+                firsts.setdefault(self.sym.canonical(self.task.apply_op(op, state)), []).append(j)
+
+        def solve(rows: list[Row], stop: float, budget: Budget) -> Gated | None:
+            allowed = {j for r in rows for j in firsts.get(r.key, ())}
+            not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
+            bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
+            r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
+                         bound=bound, stop_floor=bound)
+            if r.plan is not None:
+                return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
+            if r.proven_none or r.floor:
+                return Gated(None, r.floor, complete=not r.timed_out, how=fd_how(r))
+            return None
+        return solve
+
+    def symk_gate(self, state: int):
+        """The same question for SymK, on the domain compiled with a first-action gate."""
+        def solve(rows: list[Row], stop: float, budget: Budget) -> Gated | None:
+            try:
+                domain = self.task.gated_domain_text
+            except ValueError:
+                return None
+            allowed = {a for r in rows for a in r.actions}
+            res = symk.optimal_plan(domain, self.task.problem_for(state, allowed), budget)
+            if res.plan is not None:
+                return Gated([self.task.parse_action(a) for a in res.plan], len(res.plan))
+            return Gated(None, INF) if res.proven_none else None
+        return solve
+
     # ---- questions --------------------------------------------------------------------------
     def _quick(self, budget: Budget) -> Budget:
         return budget.child(QUICK_SECONDS, max(10, QUICK_WORK // max(1, len(self.ops))))
@@ -135,158 +216,182 @@ class Optimizer:
     def _fd_h(self, state: int, budget: Budget) -> HStar | None:
         res = self._fd(state, budget)
         if res.plan is not None:
-            return HStar(len(res.plan), res.plan, self.fd_how)
+            return HStar(len(res.plan), res.plan, fd_how(res))
         if res.proven_none:
-            return HStar(None, None, self.fd_how)
+            return HStar(None, None, fd_how(res))
         return None
 
-    def h_star(self, state: int, budget: Budget) -> HStar:
-        """Exact h*(state) or, when every engine ran out of budget, known=False."""
+    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True) -> HStar:
+        """Exact h*(state) or, when every engine ran out of budget, known=False. `quick` and `astar`
+        False leave out the in-process A* (its first slice, and its race entry), for states where
+        it already failed on a sibling."""
         if satisfies(state, self.task.goal):
             return HStar(0, [], "holds-in-state")
-        h = self._astar_h(state, self._quick(budget))
-        if h:
-            return h
+        if quick:
+            h = self._astar_h(state, self._quick(budget))
+            if h:
+                return h
         h = race([lambda b: self._fd_h(state, b),
                   lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
-                 + self._astar_job(lambda b: self._astar_h(state, b)), budget)
+                 + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []), budget)
         return h or HStar(None, None, "unknown", known=False)
 
-    def _first_action_classes(self, state: int) -> dict[int, tuple[int, list[int], list[int]]]:
-        """Applicable relevant operators of `state` grouped by symmetry class of their successor:
-        canonical key -> (a successor state, action ids, indices into self.ops). Irrelevant
-        operators never start an optimal plan (see relevance.py)."""
-        index = {id(op): i for i, op in enumerate(self.ops)}
-        classes: dict[int, tuple[int, list[int], list[int]]] = {}
-        for op, t in self.gen.successors(state):
-            entry = classes.setdefault(self.sym.canonical(t), (t, [], []))
-            entry[1].append(op.action)
-            entry[2].append(index[id(op)])
-        return classes
+    # ---- whole tables: each strategy settles every row it can; the first to finish wins -------
+    def _settled_by_gate(self, table: HStarTable, gate, budget: Budget, exact: bool) -> HStarTable | None:
+        settle(table, gate, budget, exact, workers=GATE_WORKERS)
+        return None if table.open_rows(exact) else table
 
-    def _optimal_by_exclusion(self, state: int, plan: list[int], solve) -> set[int] | None:
-        """All optimal first actions, given h*(state) = d and one optimal plan: re-solve with only
-        the open candidate first actions allowed (`solve(actions, operators)` -> (plan as action ids
-        or None, proven_none)); a plan of length d reveals another optimal one, a longer plan (or
-        none) proves the rest non-optimal. None: the budget ran out."""
-        if not plan:
-            return set()
-        classes = list(self._first_action_classes(state).values())
-        d = len(plan)
-        optimal: set[int] = set()
+    def _settled_by_quick(self, table: HStarTable, budget: Budget) -> HStarTable | None:
+        """Each open row by the in-process A* in its quick slice (small states: no process at all)."""
+        for row in table.open_rows():
+            h = self._astar_h(row.state, self._quick(budget))
+            if h is None:
+                return None
+            table.learn_value(row, h.cost, h.plan)
+        return table
 
-        def take(action: int) -> None:
-            for _, acts, _ in classes:
-                if action in acts:
-                    optimal.update(acts)
+    def _settled_by_astar(self, table: HStarTable, budget: Budget) -> HStarTable | None:
+        """Each open row by the in-process A* (worth it with symmetries, which the planners lack)."""
+        for row in table.open_rows():
+            h = self._astar_h(row.state, budget)
+            if h is None:
+                return None
+            table.learn_value(row, h.cost, h.plan)
+        return table
 
-        def promote(plan: list[int]) -> None:
-            """Moving a later step of an optimal plan to the front, when the result is still a
-            plan, proves that step an optimal first action too (commuting actions are common)."""
-            for _, acts, _ in classes:
-                if optimal & set(acts):
-                    continue
-                for k, a in enumerate(plan[1:], 1):
-                    if a in acts and self.task.is_plan([a] + plan[:k] + plan[k + 1:], state):
-                        take(a)
-                        break
-
-        take(plan[0])
-        promote(plan)
-        while True:
-            open_ = [c for c in classes if not optimal & set(c[1])]
-            if not open_:
-                return optimal
-            found, proven_none = solve({a for c in open_ for a in c[1]}, {i for c in open_ for i in c[2]})
-            if found is None:
-                return optimal if proven_none else None
-            if len(found) > d:
-                return optimal
-            take(found[0])
-            promote(found)
-
-    def _fd_next(self, state: int, budget: Budget) -> NextActions | None:
-        res = self._fd(state, budget)
-        if res.proven_none:
-            return NextActions(None, frozenset(), None, self.fd_how)
-        if res.plan is None:
-            return None
-        every_op = range(len(self.ops))
-
-        def solve(actions, ops):
-            r = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget,
-                         not_first=frozenset(set(every_op) - ops))
-            plan = None if r.plan is None else [self.ops[i].action for i in r.plan]
-            return plan, r.proven_none
-
-        optimal = self._optimal_by_exclusion(state, res.plan, solve)
-        return None if optimal is None else NextActions(len(res.plan), frozenset(optimal), res.plan,
-                                                        self.fd_how)
-
-    def _symk_next(self, state: int, budget: Budget) -> NextActions | None:
-        """SymK, then exclusion re-solves on the domain compiled with a first-action gate."""
-        root = self._symk(state, budget)
+    def _by_planner(self, state: int, root: HStar | None, gate, budget: Budget, exact: bool,
+                    partial: list | None, rows: HStarTable | None = None, learned=()) -> NextActions | None:
+        """The optimal first actions (with `exact`, h* after every action) from a planner's root
+        solve and gated re-solves, each finding the best of the rows still open. `learned`: gated
+        results (row keys, Gated) found before the root was known. A table that decides the
+        optimal actions but not every row goes to `partial`."""
         if root is None:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
+        table = self.new_table(state, root.cost, root.plan, rows=rows)
+        for keys, res in learned:
+            table.learn_gated([table.rows[k] for k in keys], res)
+        if exact:
+            table.learn_lookahead(self.engine.gen, [root.plan])
+        done = self._settled_by_gate(table, gate, budget, exact)
+        if table.open_rows(exact=False):
+            return None
+        res = NextActions(root.cost, frozenset(table.optimal_actions()), root.plan, root.how, table)
+        if done is None:
+            if partial is not None:
+                partial.append(res)
+            return None
+        return res
 
-        def solve(actions, ops):
-            res = symk.optimal_plan(self.task.gated_domain_text, self.task.problem_for(state, actions), budget)
-            plan = None if res.plan is None else [self.task.parse_action(a) for a in res.plan]
-            return plan, res.proven_none
+    def by_fd(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
+        """Fast Downward's table. With `exact`, the root's solve is itself split: the rows in two
+        groups, one gated search each side by side; h*(s) is the shorter of their plans, and the
+        longer one already settles a row of the other group."""
+        gate = self.fd_gate(state)
+        rows = self.rows_of(state)
+        groups = split(list(rows.rows.values()), GATE_WORKERS) if exact else []
+        if len(groups) < 2:
+            return self._by_planner(state, self._fd_h(state, budget), gate, budget, exact, partial, rows)
+        found = side_by_side([lambda b, g=g: gate(g, INF, b) for g in groups], budget)
+        if any(res is None or not res.complete for res in found):
+            return None
+        best = min(found, key=lambda res: res.floor)
+        root = HStar(None if best.plan is None else len(best.plan), best.plan, best.how)
+        learned = [([r.key for r in g], res) for g, res in zip(groups, found)]
+        return self._by_planner(state, root, gate, budget, exact, partial, rows, learned)
 
-        optimal = self._optimal_by_exclusion(state, root.plan, solve)
-        return None if optimal is None else NextActions(root.cost, frozenset(optimal), root.plan, root.how)
+    def _quick_next(self, state: int, budget: Budget) -> NextActions | None:
+        try:
+            r = self._astar(state, self._quick(budget))
+        except BudgetExceeded:
+            return None
+        return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
 
-    def _astar_next(self, state: int, budget: Budget) -> NextActions | None:
+    def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
+        """SymK's table: its root solve, then gated SymK searches on the first-action-gated domain."""
+        return self._by_planner(state, self._symk(state, budget), self.symk_gate(state), budget, exact, partial)
+
+    def by_astar(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
         try:
             r = self._astar(state, budget)
         except BudgetExceeded:
             return None
-        return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
+        res = NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
+        if not exact or r.cost is None:
+            return res
+        res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions)
+        res.table.learn_lookahead(self.engine.gen, [r.plan])
+        if self._settled_by_astar(res.table, budget) is None:
+            if partial is not None:
+                partial.append(res)
+            return None
+        return res
 
-    def _is_closer(self, t: int, d: int, budget: Budget) -> bool | None:
-        """Is h*(t) = d - 1 for a successor t of a state with h* = d? None: unknown."""
-        h = self.h_star(t, budget)
-        return None if not h.known else h.cost == d - 1
-
-    def next_actions(self, state: int, budget: Budget) -> NextActions | None:
-        """All optimal next actions of `state`, or None when the budget ran out."""
+    def next_actions(self, state: int, budget: Budget, exact: bool = False) -> NextActions | None:
+        """All optimal next actions of `state`, or None when the budget ran out. With `exact`, the
+        race's engines go on to settle h* after every action (`NextActions.table`, complete unless
+        the budget ran out; None after the quick in-process A*, which leaves the rows to the caller)."""
         task = self.task
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], "holds-in-state")
-        try:
-            r = self._astar(state, self._quick(budget))
-            return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
-        except BudgetExceeded:
-            pass
-        result = race([lambda b: self._fd_next(state, b),
-                       lambda b: None if b.pause(SYMK_DELAY) else self._symk_next(state, b),
-                       ] + self._astar_job(lambda b: self._astar_next(state, b)), budget)
+        if not exact:
+            quick = self._quick_next(state, budget)
+            if quick is not None:
+                return quick
+        partial: list[NextActions] = []
+        # for a table the quick A* races Fast Downward, which starts after a head start: a failed
+        # quick slice then costs no wall time, and a state the A* settles at once starts no process
+        # (with symmetries the A* race entry below does the same search without the slice)
+        quick = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
+        result = race(quick +
+                      [lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial),
+                       lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial),
+                       ] + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)), budget)
         if result is not None:
             return result
+        if partial:
+            return max(partial, key=lambda res: len(res.table.rows) - len(res.table.open_rows()))
         # last resort: exact h* of the state and of one successor per symmetry class
         root = self.h_star(state, budget)
         if not root.known:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
-        d = root.cost
-        optimal: set[int] = set()
-        todo = []
-        for t, acts, _ in self._first_action_classes(state).values():
-            if root.plan[0] in acts:  # the optimal plan's first action proves its whole class
-                optimal.update(acts)
-            else:
-                todo.append((t, acts))
-        verdicts = list(_pool.map(lambda item: self._is_closer(item[0], d, budget), todo))
-        for (t, acts), ok in zip(todo, verdicts):
-            if ok is None:
-                return None
-            if ok:
-                optimal.update(acts)
-        return NextActions(d, frozenset(optimal), root.plan, root.how)
+        table = self.new_table(state, root.cost, root.plan)
+        settle_each(table, self.h_star, budget, exact)
+        if table.open_rows(exact=False):
+            return None
+        return NextActions(root.cost, frozenset(table.optimal_actions()), root.plan, root.how, table)
+
+    def successor_table(self, state: int, budget: Budget) -> tuple[NextActions | None, HStarTable | None]:
+        """The optimal next actions and h* after every applicable action (rows left open when the
+        budget ran out). The root's race settles the rows when a planner or the A* with symmetries
+        wins it. When the quick in-process A* settles the root: bounds from its plan and lookahead,
+        then a race of whole-table strategies for the open rows: the quick A* per row, gated Fast
+        Downward searches, gated SymK searches, the A* with symmetries per row."""
+        res = self.next_actions(state, budget, exact=True)
+        if res is None or res.cost is None:
+            return res, None
+        table = res.table
+        if table is None:
+            table = self.new_table(state, res.cost, res.plan, optimal=res.optimal)
+            table.learn_lookahead(self.engine.gen, [res.plan])
+        if table.open_rows():
+            gated = res.cost > 0  # (no search from a goal state can be gated)
+            # one in-process A* job: without symmetries in quick slices per row (it gives way to
+            # the planners on any hard row), with them for as long as it takes (the planners lack them)
+            won = race([lambda b: self._settled_by_astar(table.copy(), b.child(SYMMETRY_SECONDS)) if self.sym.active
+                        else self._settled_by_quick(table.copy(), b)] +
+                       ([lambda b: None if b.pause(FD_HEAD_START) else
+                         self._settled_by_gate(table.copy(), self.fd_gate(state), b, True),
+                         lambda b: None if b.pause(SYMK_DELAY) else
+                         self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)] if gated else []),
+                       budget)
+            table = won or table
+        if table.open_rows():  # nothing else could run: each row's own search
+            settle_each(table, lambda t, b: self.h_star(t, b, quick=False), budget)
+        return res, table
 
     def action_value(self, state: int, action: int, budget: Budget) -> HStar | None:
         """h*(s[a]) for one applicable action (None if `action` is not applicable)."""

@@ -38,6 +38,7 @@ ANSWER_EXITS = frozenset({0, 10, 11, 12})
 TAIL_BYTES = 4096
 _live: dict[subprocess.Popen, Budget] = {}   # running planners -> the outermost budget paying for them
 _failed: weakref.WeakKeyDictionary[Budget, list[Failure]] = weakref.WeakKeyDictionary()
+FIRST_POLL_SECONDS = 0.001
 _live_lock = threading.Lock()
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _memory_cap_mb: int | None = None
@@ -178,11 +179,12 @@ def _name(argv: list[str]) -> str:
 
 
 def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None, stdout_path: str | None = None,
-        memory_mb: int = 4096, env: dict | None = None) -> tuple[int | None, str]:
-    """Run a planner under `budget`: (exit code, or None when stopped by the budget or a cancel;
-    a short reason when stopped). Its CPU time is charged to the budget as it runs. Input and
-    output go through files, so the planner never waits for a Python thread (another search
-    thread may hold the GIL for long stretches); its error output goes to the same file."""
+        memory_mb: int = 4096, env: dict | None = None, watch=None) -> tuple[int | None, str]:
+    """Run a planner under `budget`: (exit code, or None when stopped by the budget, a cancel or
+    `watch`; a short reason when stopped). Its CPU time is charged to the budget as it runs; `watch()`
+    is asked at every poll whether to stop it (it has learnt enough). Input and output go through
+    files, so the planner never waits for a Python thread (another search thread may hold the GIL
+    for long stretches); its error output goes to the same file."""
     if budget.cancelled():
         return None, "was cancelled"
     if budget.wall() <= 0:
@@ -202,7 +204,7 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
             if f is not subprocess.DEVNULL:
                 f.close()
     try:
-        code, why = _watch(proc, budget)
+        code, why = _watch(proc, budget, watch)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -215,14 +217,22 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
     return code, why
 
 
-def _watch(proc: subprocess.Popen, budget: Budget) -> tuple[int | None, str]:
-    """Wait for the planner, charging its CPU time, until it exits or the budget stops it."""
+def _watch(proc: subprocess.Popen, budget: Budget, watch=None) -> tuple[int | None, str]:
+    """Wait for the planner, charging its CPU time, until it exits, the budget stops it or `watch()`
+    says its answer is known. The first polls are frequent (short runs end between them); a cancel
+    wakes the wait at once."""
     charged = 0.0
+    event = _cancel_event(budget)
+    step = FIRST_POLL_SECONDS
     while True:
-        try:
-            return proc.wait(timeout=POLL_SECONDS), ""
-        except subprocess.TimeoutExpired:
-            pass
+        code = proc.poll()
+        if code is not None:
+            return code, ""
+        if event is not None:
+            event.wait(step)
+        else:
+            time.sleep(step)
+        step = min(POLL_SECONDS, 2 * step)
         used = process_cpu(proc.pid)
         if used is not None and used > charged:
             budget.charge(used - charged)
@@ -231,6 +241,17 @@ def _watch(proc: subprocess.Popen, budget: Budget) -> tuple[int | None, str]:
             return None, "was cancelled"
         if budget.wall() <= 0:
             return None, "ran out of its budget"
+        if watch is not None and watch():
+            return None, "was stopped: its answer is known"
+
+
+def _cancel_event(budget: Budget) -> threading.Event | None:
+    """The cancel event nearest to `budget` in its chain of parents (the others are polled)."""
+    while budget is not None:
+        if budget.cancel is not None:
+            return budget.cancel
+        budget = budget.parent
+    return None
 
 
 def in_folder(kind: str, work):

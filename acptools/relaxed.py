@@ -18,7 +18,9 @@ class Relaxation:
 
     def __init__(self, num_atoms: int, operators: list[Operator]):
         pres, adds = [], []
+        self.entry_of_op: list[int] = []  # each operator's own relaxed operator (its conditional effects follow)
         for op in operators:
+            self.entry_of_op.append(len(pres))
             pres.append(list(bits(op.pre)))
             adds.append(op.add)
             for cp, _, ca, _ in op.conds:

@@ -149,10 +149,13 @@ class Budget:
     def pause(self, seconds: float) -> bool:
         """Wait up to `seconds` unless cancelled first; True when cancelled (or out of time)."""
         end = time.perf_counter() + min(seconds, self.wall())
-        while time.perf_counter() < end:
+        while (rest := end - time.perf_counter()) > 0:
             if self.cancelled():
                 return True
-            time.sleep(0.01)
+            if self.cancel is not None:  # wakes at once when this budget's own event is set
+                self.cancel.wait(min(0.01, rest))
+            else:
+                time.sleep(min(0.01, rest))
         return self.cancelled() or self.wall() <= 0
 
     def child(self, cap: float | None = None, states: int | None = None,

@@ -128,7 +128,6 @@ def sample_states(task, rng: random.Random, n: int, plan: list[int] | None,
 
 def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
     """Fast Downward's whole pipeline (translate + A*/LM-cut) on the PDDL of `state`."""
-    from acptools import fd
     from acptools.fd import package_dir
     driver = package_dir("up_fast_downward") / "downward" / "fast-downward.py"
     with tempfile.TemporaryDirectory() as d:
@@ -137,7 +136,8 @@ def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
         prob.write_text(task.problem_for(state))
         t0 = time.perf_counter()
         try:
-            heuristic = fd.optimal_heuristic(task.operators)  # LM-cut, h^max with conditional effects
+            # its translator keeps conditional effects, which its LM-cut rejects
+            heuristic = "hmax" if any(op.conds for op in task.operators) else "lmcut"
             p = subprocess.run([sys.executable, str(driver), "--overall-time-limit", str(int(seconds) + 1),
                                 str(dom), str(prob), "--search", f"astar({heuristic}())"], cwd=d, capture_output=True,
                                text=True, timeout=seconds + 10)
@@ -150,7 +150,7 @@ def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
 
 
 def worker(args) -> None:
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, args.library or str(ROOT))
     from acptools import load_task, fd
     from acptools.questions import DEFAULT_SECONDS
     budget = args.budget if args.budget is not None else DEFAULT_SECONDS
@@ -162,6 +162,10 @@ def worker(args) -> None:
     emit(kind="load", seconds=t_load, operators=len(task.operators), actions=task.num_possible_actions,
          atoms=len(task.atoms), objects=len(task.types.objects), conds=sum(1 for o in task.operators if o.conds))
     rng = random.Random(f"{args.seed}:{args.domain}:{args.size}")
+    if args.states_file:  # the states another run sampled (a baseline library measured on them)
+        states = [(x["origin"], task.parse_state(x["atoms"])) for x in json.loads(Path(args.states_file).read_text())]
+        baseline_optimal_next(task, states, budget)
+        return
     t0 = time.perf_counter()
     res = fd.solve(len(task.atoms), task.operators, task.init, task.goal, 30.0, optimal=False)
     plan, source = None, "fd"
@@ -177,6 +181,7 @@ def worker(args) -> None:
     q = task.questions
     for si, (origin, s) in enumerate(states):
         tag = dict(state=si, origin=origin)
+        emit(kind="state", atoms=task.names(s), **tag)
         # FD alone: h*(s) on our grounded task (every operator, as the issue's baseline)
         emit(kind="start", what="fd_hstar", **tag)
         t0 = time.perf_counter()
@@ -230,6 +235,24 @@ def worker(args) -> None:
     emit(kind="done")
 
 
+def baseline_optimal_next(task, states, budget: float) -> None:
+    """optimal_next of a baseline library on given states (the same measurement as `worker`'s)."""
+    for si, (origin, s) in enumerate(states):
+        tag = dict(state=si, origin=origin)
+        emit(kind="start", what="optimal_next", **tag)
+        t0 = time.perf_counter()
+        try:
+            out, err = task.questions.optimal_next(s, budget=budget), None
+        except Exception as e:
+            out, err = None, f"{type(e).__name__}: {e}"[:300]
+        rec = dict(kind="optimal_next", seconds=time.perf_counter() - t0, unknown=classify_unknown(out), error=err,
+                   **tag)
+        if out is not None:
+            rec.update(h=out.h_star, n_applicable=len(out.actions), how=out.how)
+        emit(**rec)
+    emit(kind="done")
+
+
 # ---------------------------------------------------------------------------------------------
 # the parent
 # ---------------------------------------------------------------------------------------------
@@ -264,9 +287,11 @@ def fd_translate(dom: Path, prob: Path, timeout: float = 600.0) -> dict:
             "error": None if p.returncode == 0 else out[-300:]}
 
 
-def run_task(args, domain: str, size: str) -> dict:
+def run_task(args, domain: str, size: str, library: str | None = None, states_file: str | None = None) -> dict:
     cmd = [sys.executable, __file__, "--worker", "--domain", domain, "--size", size, "--states", str(args.states),
            "--seed", str(args.seed)]
+    if library:
+        cmd += ["--library", library, "--states-file", states_file]
     if args.budget is not None:
         cmd += ["--budget", str(args.budget)]
     if args.skip_questions:
@@ -276,7 +301,7 @@ def run_task(args, domain: str, size: str) -> dict:
     if args.near_goal:
         cmd += ["--near-goal", str(args.near_goal)]
     budget = args.budget if args.budget is not None else 60.0
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=(library or str(ROOT)) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True)
     recs: list[dict] = []
@@ -317,6 +342,19 @@ def run_task(args, domain: str, size: str) -> dict:
     if proc.returncode not in (0, -9) and not any(r["kind"] == "done" for r in recs):
         recs.append({"kind": "crash", "error": f"worker exit code {proc.returncode}"})
     return {"domain": domain, "size": size, "records": recs}
+
+
+def run_baseline(args, domain: str, size: str, records: list[dict]) -> list[dict]:
+    """optimal_next of the library at --baseline on the states this run sampled for the task."""
+    states = [{"origin": x["origin"], "atoms": x["atoms"]} for x in records if x["kind"] == "state"]
+    if not states:
+        return []
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(states, f)
+    try:
+        return run_task(args, domain, size, library=str(Path(args.baseline).resolve()), states_file=f.name)["records"]
+    finally:
+        os.unlink(f.name)
 
 
 def pct(xs, q):
@@ -396,6 +434,8 @@ def report(results: list[dict], budget: float) -> str:
         add(f"overall ours/FD per state (FD solved): median {statistics.median(all_ratios):.2f}, "
             f"p95 {pct(all_ratios, .95):.2f}, max {max(all_ratios):.1f} over {len(all_ratios)} states "
             f"(targets: median <= 1, p95 <= 3)")
+    if any(r.get("baseline") for r in results):
+        lines += baseline_table(results)
     own = [(r, x) for r in results for x in r["records"] if x["kind"] == "fd_own"]
     if own:
         add("")
@@ -449,6 +489,33 @@ def report(results: list[dict], budget: float) -> str:
     return "\n".join(lines)
 
 
+def baseline_table(results: list[dict]) -> list[str]:
+    """optimal_next of this checkout against the --baseline checkout on the same states."""
+    out = ["", "## optimal_next: this checkout against the baseline checkout (same states, run task by task)", "",
+           "| domain | states | ours p50 | ours p95 | base p50 | base p95 | base/ours p50 | base/ours min | "
+           "ours unknown | base unknown | disagree |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    by_dom: dict[str, list] = {}
+    for r in results:
+        base = {x["state"]: x for x in r.get("baseline", []) if x["kind"] == "optimal_next"}
+        for x in r["records"]:
+            if x["kind"] == "optimal_next" and x["state"] in base:
+                by_dom.setdefault(r["domain"], []).append((x, base[x["state"]]))
+    speedups = []
+    for dom, pairs in sorted(by_dom.items()):
+        ours = [x["seconds"] for x, _ in pairs]
+        base = [b["seconds"] for _, b in pairs]
+        sp = [b["seconds"] / max(x["seconds"], 1e-3) for x, b in pairs]
+        speedups += sp
+        disagree = sum(1 for x, b in pairs if not x["unknown"] and not b["unknown"] and x.get("h") != b.get("h"))
+        out.append(f"| {dom} | {len(pairs)} | {fmt(pct(ours, .5))} | {fmt(pct(ours, .95))} | {fmt(pct(base, .5))} | "
+                   f"{fmt(pct(base, .95))} | {fmt(pct(sp, .5))} | {fmt(min(sp))} | {sum(x['unknown'] for x, _ in pairs)} | "
+                   f"{sum(b['unknown'] for _, b in pairs)} | {disagree} |")
+    if speedups:
+        out += ["", f"overall base/ours per state: median {statistics.median(speedups):.2f}, p5 {pct(speedups, .05):.2f}, "
+                    f"over {len(speedups)} states"]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, 2 states, budget 10 s, no HEAVY domains")
@@ -464,9 +531,13 @@ def main() -> int:
     ap.add_argument("--near-goal", type=int, default=None, metavar="K",
                     help="states on the plan with 1..K steps left instead of walks and prefixes")
     ap.add_argument("--from-json", default=None, help="print the report of a saved --json run, run nothing")
+    ap.add_argument("--baseline", default=None, metavar="PATH",
+                    help="also time optimal_next of the acptools checkout at PATH on the same states, task by task")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--domain", help=argparse.SUPPRESS)
     ap.add_argument("--size", help=argparse.SUPPRESS)
+    ap.add_argument("--library", help=argparse.SUPPRESS)
+    ap.add_argument("--states-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker(args)
@@ -495,6 +566,8 @@ def main() -> int:
                 continue
             t0 = time.perf_counter()
             res = run_task(args, dom, size)
+            if args.baseline:
+                res["baseline"] = run_baseline(args, dom, size, res["records"])
             res["fd_translate"] = ({} if args.skip_translate else
                                    fd_translate(SUITE / dom / "domain.pddl", SUITE / dom / f"{size}.pddl"))
             results.append(res)

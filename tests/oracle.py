@@ -45,6 +45,19 @@ class Oracle:
             name = "(" + " ".join([action.name.lower()] + [str(p).lower() for p in params]) + ")"
             yield name, self.sim.apply(st, action, params)
 
+    def apply(self, st: UPState, name: str) -> UPState | None:
+        """The state after one named action, or None if it is not applicable (without listing every
+        applicable action first: on large ADL tasks that takes the simulator many seconds)."""
+        parts = name.strip("() ").lower().split()
+        action = next((a for a in self.problem.actions if a.name.lower() == parts[0]), None)
+        if action is None:
+            return None
+        objects = {o.name.lower(): o for o in self.problem.all_objects}
+        params = [objects[p] for p in parts[1:]]
+        if not self.sim.is_applicable(st, action, params):
+            return None
+        return self.sim.apply(st, action, params)
+
     def applicable(self, atoms) -> list[str]:
         return sorted({n for n, _ in self.moves(self.state(atoms))})
 

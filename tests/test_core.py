@@ -122,8 +122,8 @@ def test_exclusion_finds_every_optimal_first_action(name):
     t = load_task(*examples.texts(name))
     opt = t.questions.optimizer
     rep = opt._astar(t.init, Budget(30, None))
-    by_fd = opt._fd_next(t.init, Budget(30, None))
-    by_symk = opt._symk_next(t.init, Budget(30, None))
+    by_fd = opt.by_fd(t.init, Budget(30, None))
+    by_symk = opt.by_symk(t.init, Budget(30, None))
     assert rep.cost == by_fd.cost == by_symk.cost
     assert set(rep.first_actions) == by_fd.optimal == by_symk.optimal
     dom, prob = examples.texts(name)
@@ -160,7 +160,7 @@ def test_symk_exclusion_on_adl_domains(name):
     t = load_task(dom, prob)
     opt = t.questions.optimizer
     rep = opt._astar(t.init, Budget(30, None))
-    by_symk = opt._symk_next(t.init, Budget(30, None))
+    by_symk = opt.by_symk(t.init, Budget(30, None))
     assert rep.cost == by_symk.cost and set(rep.first_actions) == by_symk.optimal
     assert t.questions.validate([t.action_names[a] for a in by_symk.plan]).goal_reached
 
@@ -186,14 +186,19 @@ def test_goal_relevance_keeps_h_star_and_optimal_first_actions(name):
         assert len(relevant_operators(t.operators, t.goal)) < len(t.operators)
 
 
-def test_fast_downward_runs_conditional_effects_and_effectless_actions():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_fast_downward_runs_conditional_effects_and_effectless_actions(compiled, monkeypatch):
     """LM-cut rejects conditional effects and Fast Downward rejects operators without effects:
-    such tasks run A* with h^max and leave the no-op out, and agree with the in-process A*."""
+    small conditional effects are compiled away (LM-cut), larger ones run A* with h^max; the
+    no-op is left out; both agree with the in-process A*."""
+    from acptools import conditional
+    if not compiled:
+        monkeypatch.setattr(conditional, "MAX_VARIANTS", 1)
     t = load_task(*pddl_texts("switches"))
     opt = t.questions.optimizer
     rep = opt._astar(t.init, Budget(30, None))
-    by_fd = opt._fd_next(t.init, Budget(30, None))
-    assert by_fd is not None and by_fd.how == "fast-downward-hmax"
+    by_fd = opt.by_fd(t.init, Budget(30, None))
+    assert by_fd is not None and by_fd.how == ("fast-downward-lmcut" if compiled else "fast-downward-hmax")
     assert rep.cost == by_fd.cost == 3 and set(rep.first_actions) == by_fd.optimal
     assert t.questions.validate([t.action_names[a] for a in by_fd.plan]).goal_reached
     lit = t.parse_state(["(lit l1)", "(lit l2)", "(lit l3)", "(ready)", "(on s1)"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..hstar_table import INF
 from ..optimal import Optimizer
 from ..search import Budget, greedy_plan
 from ..errors import BudgetExceeded
@@ -30,30 +31,27 @@ class NextActionReport:
 
 def optimal_next(opt: Optimizer, state: int, budget: Budget, with_values: bool = True) -> NextActionReport:
     task = opt.task
-    res = opt.next_actions(state, budget)
+    if with_values:
+        res, table = opt.successor_table(state, budget)
+    else:
+        res, table = opt.next_actions(state, budget), None
     if res is None:
         return NextActionReport(None, [], None, "unknown", False, [])
     names = sorted(task.action_names[a] for a in res.optimal)
     plan = [task.action_names[a] for a in res.plan] if res.plan is not None else None
     values: list[ActionValue] = []
-    if with_values:
-        cache: dict[int, object] = {}
-        for a in task.applicable(state):
-            name = task.action_names[a]
-            if a in res.optimal:
-                values.append(ActionValue(name, res.cost - 1, 0, True))
-                continue
-            t = task.apply_op(task.op_for(a, state), state)
-            key = opt.sym.canonical(t)
-            if key not in cache:
-                cache[key] = opt.h_star(t, budget)
-            h = cache[key]
-            if not h.known:
-                values.append(ActionValue(name, None, None, False, known=False))
-            elif h.cost is None or res.cost is None:
-                values.append(ActionValue(name, None, None, False))
-            else:
-                values.append(ActionValue(name, h.cost, h.cost + 1 - res.cost, False))
+    for a in task.applicable(state) if with_values else ():
+        name = task.action_names[a]
+        if res.cost is None:  # no plan from s, so none from any successor
+            values.append(ActionValue(name, None, None, False))
+            continue
+        settled, h = table.value(a)
+        if not settled:
+            values.append(ActionValue(name, None, None, False, known=False))
+        elif h == INF:
+            values.append(ActionValue(name, None, None, False))
+        else:
+            values.append(ActionValue(name, int(h), int(h) + 1 - res.cost, a in res.optimal))
     return NextActionReport(res.cost, names, plan, res.how, True, values)
 
 
