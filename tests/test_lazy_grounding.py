@@ -146,8 +146,10 @@ def _same_list(a, b) -> None:
             sorted(i.name for i in b.items if i.how == V.STATIC)
 
 
-@pytest.mark.parametrize("name", sorted(_one_per_domain()))
+@pytest.mark.parametrize("name", [n if n.startswith("example:") else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(_one_per_domain())])
 def test_every_answer_is_the_same_as_with_every_action_grounded(name):
+    """Every question kind (minutes per task: the bundled examples by default, the rest with -m slow)."""
     d, p = _one_per_domain()[name]
     lazy, full = load_task(d, p), load_task(d, p, ground_all=True)
     rng = random.Random(1)
