@@ -27,23 +27,26 @@ H2_SHARE = 0.3         # h^2 may use this share of what is left; past it, the co
 
 
 class Engine:
-    """Caches per task: the successor index and relaxation over all operators."""
+    """Caches per task: the successor index and relaxation over the task's operators as they were
+    when it was built (`generation`); valid for states within `covered` (see grounded.py)."""
 
     def __init__(self, task: GroundedTask):
         self.task = task
-        self.gen = SuccessorGenerator(task.operators)
-        self.relax = Relaxation(len(task.atoms), task.operators)
+        self.generation, self.covered, self.operators = task.snapshot()
+        self.gen = SuccessorGenerator(self.operators)
+        self.relax = Relaxation(len(task.atoms), self.operators)
         self._h2: dict[int, list[int]] = {}
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
 
     def h2(self, state: int, budget: Budget | None = None, operators=None) -> list[int]:
         """h^2 pairs of a state (cached for the full operator set); raises BudgetExceeded."""
-        if operators is not None and operators is not self.task.operators:
+        self.check_covers(state)
+        if operators is not None and operators is not self.operators:
             return h2_pairs(len(self.task.atoms), operators, state, budget)
         hit = self._h2.get(state)
         if hit is None:
-            hit = h2_pairs(len(self.task.atoms), self.task.operators, state, budget)
+            hit = h2_pairs(len(self.task.atoms), self.operators, state, budget)
             if len(self._h2) >= 32:
                 self._h2.pop(next(iter(self._h2)))
             self._h2[state] = hit
@@ -55,13 +58,19 @@ class Engine:
         every symmetry; computed once per task)."""
         return static_classes(self.task)
 
+    def check_covers(self, state: int) -> None:
+        """Raise when the state needs operators this engine lacks: a caller skipped task.ensure."""
+        if state & ~self.covered and (self.generation != self.task.generation or state & ~self.task.reached):
+            raise RuntimeError("internal error: a state outside the grounded part of the task reached an engine "
+                               "(call task.ensure(state) first)")
+
     def _make_restricted(self, banned_add: int):
-        ops = restrict(self.task.operators, banned_add)
+        ops = restrict(self.operators, banned_add)
         return ops, SuccessorGenerator(ops), Relaxation(len(self.task.atoms), ops)
 
     def parts(self, banned_add: int = 0):
         if not banned_add:
-            return self.task.operators, self.gen, self.relax
+            return self.operators, self.gen, self.relax
         return self._restricted(banned_add)
 
     def witness(self, plan: list[int]) -> Verdict:
@@ -75,6 +84,7 @@ class Engine:
         search (most witnesses are a few steps away), h^2 (a stronger proof) on a share of what is
         left, then Fast Downward's complete greedy search, then in-process search on the rest.
         """
+        self.check_covers(state)
         if satisfies(state, goal):
             return Verdict(True, HOLDS, [], plan_ids=[])
         try:
@@ -129,6 +139,7 @@ class Engine:
 
     def optimal(self, state: int, budget: Budget, goal=None):
         """h*, all optimal first actions and one optimal plan (A* with h^max); raises BudgetExceeded."""
+        self.check_covers(state)
         goal = self.task.goal if goal is None else goal
         hmax = lambda s: self.relax.hmax(s, goal)
         return optimal_first_actions(self.gen, state, goal, hmax, budget)

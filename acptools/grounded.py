@@ -3,6 +3,23 @@
 A state is an `int` whose bit i says fluent atom i is true (closed world; static facts live in the
 task, not in states). This keeps hashing, copying and subset tests to single big-int operations.
 Names are read here once, at the boundary: everything below works on ids.
+
+Grounding is lazy, by relaxed reachability (exploration.py), yet every answer is about the whole
+task: every type-correct ground action is an action, applicable in any state its precondition
+holds in, reachable from init or not. The invariant that makes this exact:
+
+  * atoms are all numbered at load (`proposition_atoms`) and never renumbered;
+  * `ops_of_action[a]` is complete for every action id a: all operators of that action (none when
+    static facts rule it out, the only case a verdict may call "static"); ids are only appended;
+  * `reached` is closed under the delete relaxation of `operators`, and `operators` holds every
+    operator whose positive preconditions lie in `reached` (plus some others, which never fire
+    from such states). So for a state s within `reached`, every operator applicable in any state
+    reachable from s, and every relaxed or h^2 argument from s, is within `operators`;
+  * `ensure(s)` continues the fixpoint from `reached | s` when s has atoms outside it, replacing
+    `operators` by a longer list (never changing one in place, so caches keyed by the list see
+    the change) and bumping `generation`. Whoever uses `operators` for a state ensures it first:
+    `applicable_ops` here, `Questions.state` for every question (engines are rebuilt when the
+    generation moved), `StateTruth` for its state.
 """
 
 from __future__ import annotations
@@ -10,22 +27,25 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import math
 import re
 import threading
 from dataclasses import dataclass
+from operator import getitem
 
 from .errors import AcpError, UnknownNameError
-from .grounding import MAX_GROUND_OPERATORS, Grounder, Operator, TypeTable, fluent_predicates, ground_schema
+from .bitset import bits
+from .exploration import Exploration
+from .grounding import (MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates,
+                        proposition_atoms)
+from .join import Relation, compile_join
 from .names import did_you_mean, render, split_name, split_plan
 from .pddl import parse_domain, parse_problem
 
-
-def bits(mask: int):
-    """Indices of the set bits of `mask`, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+__all__ = ["GroundedTask", "Unsatisfied", "bits", "split_atoms", "task_key"]
+# a parsed domain is read-only, so the tasks of one domain share it (graders load many problems of few domains)
+_parsed_domain = functools.lru_cache(maxsize=64)(parse_domain)
+POSSIBLE_CHECK_EVERY = 1024  # bindings between budget checks while listing the possible actions
 
 
 def task_key(domain_text: str, problem_text: str) -> str:
@@ -55,9 +75,9 @@ class GroundedTask:
     """A PDDL task grounded once: names both ways, operators, init and goal as bitsets."""
 
     def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS,
-                 budget=None):
+                 budget=None, ground_all: bool = False):
         self.domain_text, self.problem_text = domain_text, problem_text
-        self.domain = parse_domain(domain_text)
+        self.domain = _parsed_domain(domain_text)
         self.problem = parse_problem(problem_text, self.domain)
         self.key = task_key(domain_text, problem_text)
         self.id = self.key[:16]
@@ -65,28 +85,9 @@ class GroundedTask:
         self.fluents = fluent_predicates(self.domain)
         g = Grounder(self.domain, self.problem, self.types, self.fluents)
         self.static_true = g.static_true
-        self._lock = threading.Lock()
-        self.action_names: list[str] = []
-        self.action_index: dict[str, int] = {}
-        self.operators: list[Operator] = []
-        for schema in self.domain.actions.values():
-            for ops in ground_schema(schema, g, self._new_action, budget):
-                self.operators.extend(ops)
-                if len(self.operators) > max_operators:
-                    raise AcpError(f"the task has more than {max_operators} ground operators", "grounding",
-                                   "use a smaller problem")
-        self.num_possible_actions = len(self.action_names)
-        self.ops_of_action: list[list[Operator]] = [[] for _ in self.action_names]
-        for op in self.operators:
-            self.ops_of_action[op.action].append(op)
-        # every type-correct fluent atom is a proposition of the task, even if nothing mentions it
-        for pname in sorted(self.fluents):
-            pred = self.domain.predicates[pname]
-            for args in itertools.product(*(self.types.of(t) for _, t in pred.params)):
-                g.atom_id((pname, args))
-        for fact in self.problem.init:
-            if fact[0] in self.fluents:
-                g.atom_id(fact)
+        for atom in proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents):
+            g.atom_id(atom)
+        g.frozen = True
         self.atoms = g.atoms
         self.atom_index = g.atom_ids
         self.atom_names = [render(p, a) for p, a in self.atoms]
@@ -97,14 +98,151 @@ class GroundedTask:
         for p, _ in self.goal:
             self.goal_atoms |= p
         self._grounder = g
+        self._lock = threading.RLock()
+        self.max_operators = max_operators
+        self.action_names: list[str] = []
+        self.action_index: dict[str, int] = {}
+        self.ops_of_action: list[list[Operator]] = []
+        self.operators: list[Operator] = []
+        self.generation = 0
+        self.reached = 0
+        self._possible: list[str] | None = None
+        self._possible_names: frozenset[str] | None = None
+        self._schemas = {name: SchemaGrounder(schema, g) for name, schema in self.domain.actions.items()}
+        self._joins = self._compile_joins()
+        if ground_all:
+            self._exploration = None
+            self._ground_everything(budget)
+        else:
+            self._exploration = Exploration(self.atoms, self._joins, self._relations, self._action_of)
+            with self._lock:
+                self._extend(self.init, budget)
+
+    def _compile_joins(self) -> dict:
+        """One join per schema over shared relations: the static facts per predicate, and the
+        fluent atoms reached so far (filled by exploration)."""
+        self._relations: dict = {p: Relation() for p in self.domain.predicates}
+        for pred, args in sorted(self.static_true):
+            self._relations[pred].add(args)
+        count = lambda p: math.prod(len(self.types.of(t)) for _, t in self.domain.predicates[p].params)  # noqa: E731
+        return {name: compile_join(schema, [self.types.of(t) for _, t in schema.params], self.fluents,
+                                   self._relations, count)
+                for name, schema in self.domain.actions.items()}
+
+    def _ground_everything(self, budget) -> None:
+        """Every action whose precondition can hold by the static facts (the reference the lazy
+        grounding is tested against; also what `ground_all=True` asks for)."""
+        for name in self.domain.actions:
+            for k, args in enumerate(self.static_bindings(name, budget)):
+                if budget is not None and not k % POSSIBLE_CHECK_EVERY:
+                    budget.check()
+                aid, ops = self._action_of(name, args)
+                if aid is not None:
+                    self.operators.extend(ops)
+                    if len(self.operators) > self.max_operators:
+                        raise self._too_many()
+        self.reached = (1 << len(self.atoms)) - 1
+
+    def _too_many(self) -> AcpError:
+        return AcpError(f"the task has more than {self.max_operators} ground operators", "grounding",
+                        "use a smaller problem")
+
+    def static_bindings(self, schema: str, budget=None, ordered: bool = True) -> list[tuple[str, ...]]:
+        """Argument tuples of a schema that its top-level static literals allow (see join.py), in
+        the order of a nested loop over the typed parameters unless `ordered` is False."""
+        found = self._joins[schema].bindings(budget, fluent=False)
+        if ordered:
+            ranks = [{o: k for k, o in enumerate(self.types.of(t))} for _, t in self.domain.actions[schema].params]
+            found.sort(key=lambda args: tuple(map(getitem, ranks, args)))
+        return found
+
+    # ---- lazy grounding (see the module docstring) --------------------------------------------
+    def ensure(self, state: int, budget=None) -> bool:
+        """Ground whatever a state outside `reached` needs (see the module docstring); True when
+        the operators changed."""
+        if not state & ~self.reached:
+            return False
+        with self._lock:
+            if not state & ~self.reached:
+                return False
+            before = self.generation
+            self._extend(state, budget)
+            return self.generation != before
+
+    def _extend(self, atoms: int, budget) -> None:
+        exp = self._exploration
+        try:
+            exp.extend(atoms, budget)
+        finally:
+            fired = exp.take_fired()
+            if fired:
+                ops = list(self.operators)
+                for aid in fired:
+                    ops.extend(self.ops_of_action[aid])
+                if len(ops) > self.max_operators:
+                    raise self._too_many()
+                self.operators = ops
+            if exp.started and not exp.frontier:
+                self.reached = exp.reached  # written after the operators: readers see both or the old ones
+            if fired:
+                self.generation += 1
+
+    def snapshot(self) -> tuple[int, int, list[Operator]]:
+        """(generation, reached, operators) for an engine: read in this order, the operators cover
+        the reached atoms even while another thread extends them."""
+        generation, reached = self.generation, self.reached
+        return generation, reached, self.operators
+
+    def _action_of(self, schema: str, args: tuple) -> tuple[int | None, list[Operator]]:
+        """The id and complete operators of a ground action; (None, []) when static facts rule it
+        out (no id is given then). Callers hold the lock."""
+        name = render(schema, args)
+        aid = self.action_index.get(name)
+        if aid is not None:
+            return aid, self.ops_of_action[aid]
+        masks = self._schemas[schema].ground(args)
+        if not masks:
+            return None, []
+        aid = self._new_action(name)
+        self.ops_of_action[aid] = [Operator(aid, *m) for m in masks]
+        return aid, self.ops_of_action[aid]
+
+    def possible_actions(self, budget=None) -> list[str]:
+        """Names of the actions whose precondition can hold by the static facts (the rest are
+        never applicable), schema by schema in the join's order; computed once."""
+        if self._possible is None:
+            found = []
+            for name in self.domain.actions:
+                grounder = self._schemas[name]
+                for k, args in enumerate(self.static_bindings(name, budget, ordered=False)):
+                    if budget is not None and not k % POSSIBLE_CHECK_EVERY:
+                        budget.check()
+                    if grounder.possible(args):
+                        found.append(render(name, args))
+            self._possible = found
+        return self._possible
+
+    def possible_set(self, budget=None) -> frozenset[str]:
+        """`possible_actions` as a set (computed once)."""
+        if self._possible_names is None:
+            self._possible_names = frozenset(self.possible_actions(budget))
+        return self._possible_names
+
+    def possible_action_ids(self, budget=None) -> list[int]:
+        """Ids of the actions in `possible_actions` (in its order), giving ids to those that lazy
+        grounding has not met yet."""
+        return [self.parse_action(name) for name in self.possible_actions(budget)]
+
+    @property
+    def num_possible_actions(self) -> int:
+        """Ground actions whose precondition can hold by the static facts."""
+        return len(self.possible_actions())
 
     # ---- names ------------------------------------------------------------------------------
-    def _new_action(self, schema: str, args: tuple[str, ...]) -> int:
-        name = render(schema, args)
-        i = self.action_index.get(name)
-        if i is None:
-            i = self.action_index[name] = len(self.action_names)
-            self.action_names.append(name)
+    def _new_action(self, name: str) -> int:
+        i = self.action_index[name] = len(self.action_names)
+        self.action_names.append(name)
+        self.ops_of_action.append([])
         return i
 
     def _check_args(self, kind: str, name: str, params, args, text: str, where: str) -> None:
@@ -139,11 +277,11 @@ class GroundedTask:
                                    f"actions: {', '.join(sorted(self.domain.actions))}")
         self._check_args("action", name, schema.params, args, text, where)
         with self._lock:
-            i = self.action_index.get(canonical)
+            i, _ = self._action_of(name, args)
             if i is None:
-                i = self.action_index[canonical] = len(self.action_names)
-                self.action_names.append(canonical)
-                self.ops_of_action.append([])
+                i = self.action_index.get(canonical)
+                if i is None:
+                    i = self._new_action(canonical)
         return i
 
     def parse_atom(self, text: str, allow_static: bool = False, where: str = "") -> int | None:
@@ -202,7 +340,7 @@ class GroundedTask:
         """Sorted names of the atoms in `mask` (a state, or any set of atoms)."""
         return sorted(self.atom_names[i] for i in bits(mask))
 
-    @functools.cached_property
+    @property
     def approx_bytes(self) -> int:
         """Rough memory held by this task and its engines once built (for caches that budget
         bytes, not entries): operators carry atom bitsets, so their size grows with the atoms."""
@@ -258,6 +396,7 @@ class GroundedTask:
         return any(state & p == p and not state & n for p, n in self.goal)
 
     def applicable_ops(self, state: int) -> list[Operator]:
+        self.ensure(state)
         return [op for op in self.operators if state & op.pre == op.pre and not state & op.neg]
 
     def applicable(self, state: int) -> list[int]:

@@ -12,7 +12,7 @@ import itertools
 from operator import itemgetter
 from dataclasses import dataclass
 
-from .errors import PddlError
+from .errors import AcpError, PddlError
 from .pddl.model import Domain, Param, Problem
 
 MAX_DISJUNCTS = 256
@@ -73,10 +73,13 @@ class Grounder:
         self.static_true = {f for f in problem.init if f[0] not in fluents}
         self.atom_ids: dict[tuple[str, tuple[str, ...]], int] = {}
         self.atoms: list[tuple[str, tuple[str, ...]]] = []
+        self.frozen = False  # set once every proposition is numbered: nothing may add one later
 
     def atom_id(self, atom) -> int:
         i = self.atom_ids.get(atom)
         if i is None:
+            if self.frozen:
+                raise AcpError(f"internal error: atom {atom} is not among the task's propositions", "grounding")
             i = self.atom_ids[atom] = len(self.atoms)
             self.atoms.append(atom)
         return i
@@ -189,112 +192,6 @@ def fluent_predicates(domain: Domain) -> set[str]:
     return found
 
 
-def static_filter(schema, grounder: Grounder):
-    """Top-level static literals of a precondition, to prune bindings while they are built."""
-    lits = []
-    pre = schema.precondition
-    conjuncts = pre[1] if pre[0] == "and" else (pre,)
-    for c in conjuncts:
-        positive = True
-        if c[0] == "not":
-            c, positive = c[1], False
-        if c[0] == "atom" and c[1] not in grounder.fluents:
-            lits.append((c, positive, {a for a in c[2] if a.startswith("?")}))
-        elif c[0] == "=":
-            lits.append((c, positive, {a for a in c[1:] if a.startswith("?")}))
-    return lits
-
-
-def _static_bindings(schema, grounder: Grounder, budget=None) -> list[tuple[str, ...]]:
-    """Every binding of the schema's parameters (as argument tuples, in the order of a plain
-    nested loop over the typed domains) that satisfies the top-level static literals.
-
-    A join: variables are bound most-constrained first, and a variable that completes a positive
-    static literal takes its candidates from an index of the static facts (in-city ?to ?c with ?c
-    bound lists the locations of that city) instead of trying every object of its type."""
-    params = schema.params
-    if not params:
-        return [()]
-    names = [v for v, _ in params]
-    domains = [grounder.types.of(t) for _, t in params]
-    rank = [{o: k for k, o in enumerate(d)} for d in domains]
-    lits = static_filter(schema, grounder)
-    generators = [c for c, positive, _ in lits if positive and c[0] == "atom"]
-
-    # binding order: greedily the variable most tied to already bound ones, then the smallest domain
-    var_order: list[int] = []
-    bound: set[str] = set()
-    while len(var_order) < len(names):
-        def score(i):
-            v = names[i]
-            ties = sum(1 for c in generators if v in c[2] and all(a == v or not a.startswith("?") or a in bound
-                                                                  for a in c[2]))
-            return (-ties, len(domains[i]))
-        i = min((i for i in range(len(names)) if i not in var_order), key=score)
-        var_order.append(i)
-        bound.add(names[i])
-
-    # per step: generator literals (v once, every other variable bound by then) and the checks
-    step_gens: list[list] = []
-    step_checks: list[list] = []
-    seen: set[str] = set()
-    for i in var_order:
-        v = names[i]
-        seen.add(v)
-        step_gens.append([c for c in generators if c[2].count(v) == 1 and
-                          all(a == v or not a.startswith("?") or a in seen for a in c[2])])
-        step_checks.append([lit for lit in lits if v in lit[2] and lit[2] <= seen])
-    index: dict[tuple, dict] = {}
-
-    def candidates(c, v, binding) -> set[str]:
-        pos = c[2].index(v)
-        others = tuple(k for k in range(len(c[2])) if k != pos)
-        table = index.get((c[1], pos, others))
-        if table is None:
-            table = index[(c[1], pos, others)] = {}
-            for pred, args in grounder.static_true:
-                if pred == c[1] and len(args) == len(c[2]):
-                    table.setdefault(tuple(args[k] for k in others), set()).add(args[pos])
-        key = tuple(binding.get(c[2][k], c[2][k]) for k in others)
-        return table.get(key, set())
-
-    binding: dict[str, str] = {}
-    found: list[tuple[str, ...]] = []
-
-    def holds(lit) -> bool:
-        c, positive, _ = lit
-        if c[0] == "=":
-            a, b = grounder._sub(c[1:], binding)
-            return (a == b) == positive
-        return ((c[1], grounder._sub(c[2], binding)) in grounder.static_true) == positive
-
-    def rec(step: int) -> None:
-        if budget is not None:
-            budget.check()
-        if step == len(var_order):
-            found.append(tuple(binding[v] for v in names))
-            return
-        i = var_order[step]
-        v = names[i]
-        values = None
-        for c in step_gens[step]:
-            got = candidates(c, v, binding)
-            values = got if values is None else values & got
-        if values is None:
-            values = domains[i]
-        else:
-            values = sorted((o for o in values if o in rank[i]), key=rank[i].__getitem__)
-        for obj in values:
-            binding[v] = obj
-            if all(holds(lit) for lit in step_checks[step]):
-                rec(step + 1)
-        binding.pop(v, None)
-
-    rec(0)
-    found.sort(key=lambda args: tuple(rank[k][a] for k, a in enumerate(args)))
-    return found
-
-
 def _flat_literals(f: tuple, positive: bool, out: list) -> bool:
     """Collect the literals of a conjunction, [(positive, tag, predicate, args)]; False when `f`
     (under this polarity) is anything else, which then takes the general DNF path."""
@@ -338,8 +235,7 @@ def _arguments(positions: list[int], written: tuple):
 class _Template:
     """A schema whose precondition is a conjunction of literals and whose effect is a conjunction of
     adds and deletes, compiled once: grounding one binding is then a few dict lookups instead of a
-    walk over formula trees. Atoms are visited in the order the general path visits them, so the
-    atom numbering is the same."""
+    walk over formula trees."""
 
     def __init__(self, schema, grounder: Grounder):
         self.ok = False
@@ -349,66 +245,130 @@ class _Template:
             return
         index = {v: k for k, (v, _) in enumerate(schema.params)}
         pick = lambda args: _arguments([index.get(a, -1) for a in args], args)  # noqa: E731
-        self.pre = [(positive, tag == "=", pred, pred in grounder.fluents, pick(args))
-                    for positive, tag, pred, args in lits]
-        self.eff = [(is_add, pred, pick(args)) for is_add, pred, args in effs if pred in grounder.fluents]
+        fluent = grounder.fluents
+        self.equal = [(positive, pick(args)) for positive, tag, _, args in lits if tag == "="]
+        self.static = [(positive, pred, pick(args)) for positive, tag, pred, args in lits
+                       if tag == "atom" and pred not in fluent]
+        self.pos = [(pred, pick(args)) for positive, tag, pred, args in lits if positive and pred in fluent]
+        self.neg = [(pred, pick(args)) for positive, tag, pred, args in lits if not positive and pred in fluent]
+        self.adds = [(pred, pick(args)) for is_add, pred, args in effs if is_add and pred in fluent]
+        self.dels = [(pred, pick(args)) for is_add, pred, args in effs if not is_add and pred in fluent]
+        # a positive and a negative precondition on one predicate may name the same atom
+        self.clashes = [(p1, n1) for pred, p1 in self.pos for other, n1 in self.neg if pred == other]
         self.grounder = grounder
         self.ok = True
 
+    def static_holds(self, args: tuple) -> bool:
+        for positive, pick in self.equal:
+            a, b = pick(args)
+            if (a == b) != positive:
+                return False
+        static = self.grounder.static_true
+        return all(((pred, pick(args)) in static) == positive for positive, pred, pick in self.static)
+
+    def possible(self, args: tuple) -> bool:
+        """Can the precondition hold for this binding (static facts, no contradiction)?"""
+        return self.static_holds(args) and not any(p(args) == n(args) for p, n in self.clashes)
+
     def ground(self, args: tuple) -> tuple[int, int, int, int] | None:
         """(pre, neg, add, del) masks for one binding, or None when a literal is false."""
-        g = self.grounder
-        static, atom_id = g.static_true, g.atom_id
-        pos = neg = 0
-        for positive, equality, pred, fluent, pick in self.pre:
-            vals = pick(args)
-            if equality:
-                if (vals[0] == vals[1]) != positive:
-                    return None
-            elif not fluent:
-                if ((pred, vals) in static) != positive:
-                    return None
-            elif positive:
-                pos |= 1 << atom_id((pred, vals))
-            else:
-                neg |= 1 << atom_id((pred, vals))
+        if not self.static_holds(args):
+            return None
+        ids = self.grounder.atom_ids  # every atom is numbered at load (proposition_atoms)
+        pos = neg = add = dele = 0
+        for pred, pick in self.pos:
+            pos |= 1 << ids[(pred, pick(args))]
+        for pred, pick in self.neg:
+            neg |= 1 << ids[(pred, pick(args))]
         if pos & neg:
             return None
-        add = dele = 0
-        for is_add, pred, pick in self.eff:
-            bit = 1 << atom_id((pred, pick(args)))
-            if is_add:
-                add |= bit
-            else:
-                dele |= bit
+        for pred, pick in self.adds:
+            add |= 1 << ids[(pred, pick(args))]
+        for pred, pick in self.dels:
+            dele |= 1 << ids[(pred, pick(args))]
         return pos, neg, add, dele
 
 
-def ground_schema(schema, grounder: Grounder, action_id_of, budget=None):
-    """Yield [operators...] for every binding whose static part can hold. With a `budget`
-    (checked per binding), raises BudgetExceeded when it is spent or cancelled."""
-    order = [v for v, _ in schema.params]
-    template = _Template(schema, grounder)
-    for args in _static_bindings(schema, grounder, budget):
-        if budget is not None:
-            budget.check()
-        if template.ok:
-            masks = template.ground(args)
-            if masks is not None:
-                yield [Operator(action_id_of(schema.name, args), *masks, ())]
-            continue
-        b = dict(zip(order, args))
-        pre = grounder.dnf(schema.precondition, b)
+class SchemaGrounder:
+    """Grounds bindings of one schema (argument tuples in parameter order) to operator masks:
+    through the compiled template when the schema is conjunctive, else the general formula walk."""
+
+    def __init__(self, schema, grounder: Grounder):
+        self.schema = schema
+        self.grounder = grounder
+        self.order = [v for v, _ in schema.params]
+        self.template = _Template(schema, grounder)
+
+    def possible(self, args: tuple) -> bool:
+        """Can the precondition hold for this binding by the static facts?"""
+        if self.template.ok:
+            return self.template.possible(args)
+        return bool(self.grounder.dnf(self.schema.precondition, dict(zip(self.order, args))))
+
+    def ground(self, args: tuple) -> list[tuple]:
+        """[(pre, neg, add, del, conds)], one per precondition disjunct; [] when the static
+        facts (or a contradiction) rule the binding out."""
+        if self.template.ok:
+            masks = self.template.ground(args)
+            return [] if masks is None else [masks + ((),)]
+        g = self.grounder
+        b = dict(zip(self.order, args))
+        pre = g.dnf(self.schema.precondition, b)
         if not pre:
-            continue
-        effs = grounder.effects(schema.effect, b)
+            return []
         plain_add = plain_del = 0
         conds = []
-        for cond, add, dele in effs:
+        for cond, add, dele in g.effects(self.schema.effect, b):
             if cond == ((0, 0),):
                 plain_add |= add
                 plain_del |= dele
             else:
                 conds.extend((cp, cn, add, dele) for cp, cn in cond)
-        aid = action_id_of(schema.name, args)
-        yield [Operator(aid, p, n, plain_add, plain_del, tuple(conds)) for p, n in pre]
+        return [(p, n, plain_add, plain_del, tuple(conds)) for p, n in pre]
+
+
+def proposition_atoms(domain: Domain, goal: tuple, types: TypeTable,
+                      fluents: set[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """Every fluent atom of the task, numbered once at load and never renumbered: each type-correct
+    atom (predicates in name order, arguments in type order), then the atoms an action or goal can
+    mention with arguments outside the predicate's declared types (a variable typed more loosely
+    than the predicate, or an ill-fitting constant)."""
+    atoms: dict[tuple[str, tuple[str, ...]], None] = {}
+    for pname in sorted(fluents):
+        for args in itertools.product(*(types.of(t) for _, t in domain.predicates[pname].params)):
+            atoms[(pname, args)] = None
+
+    def visit(pred: str, args: tuple, scope: dict) -> None:
+        if pred not in fluents:
+            return
+        declared = [set(types.of(t)) for _, t in domain.predicates[pred].params]
+        choices = [types.of(scope[a]) if a in scope else [a] for a in args]
+        if all(set(c) <= d for c, d in zip(choices, declared)):
+            return
+        for combo in itertools.product(*choices):
+            atoms.setdefault((pred, combo), None)
+
+    for schema in domain.actions.values():
+        scope = {v: t for v, t in schema.params}
+        walk_atoms(schema.precondition, scope, visit)
+        walk_atoms(schema.effect, scope, visit)
+    walk_atoms(goal, {}, visit)
+    return list(atoms)
+
+
+def walk_atoms(f: tuple, scope: dict, visit) -> None:
+    """Call visit(pred, args, scope) for every atom of a formula or effect; `scope` maps the
+    variables in force to their types."""
+    tag = f[0]
+    if tag in ("atom", "add", "del"):
+        visit(f[1], f[2], scope)
+    elif tag in ("and", "or"):
+        for g in f[1]:
+            walk_atoms(g, scope, visit)
+    elif tag == "not":
+        walk_atoms(f[1], scope, visit)
+    elif tag in ("imply", "when"):
+        walk_atoms(f[1], scope, visit)
+        walk_atoms(f[2], scope, visit)
+    elif tag in ("forall", "exists"):
+        walk_atoms(f[2], {**scope, **dict(f[1])}, visit)

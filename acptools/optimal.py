@@ -96,7 +96,7 @@ class Optimizer:
         self.task = engine.task
         self.sym = Symmetry(self.task, goal_targets(self.task.goal), engine.static_classes)
         # only goal-relevant operators: same h* and optimal first actions, often far less search
-        self.ops = [self.task.operators[i] for i in relevant_operators(self.task.operators, self.task.goal)]
+        self.ops = [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)]
         self._relevant = {id(op) for op in self.ops}
         self.gen = SuccessorGenerator(self.ops)
         self.relax = Relaxation(len(self.task.atoms), self.ops)

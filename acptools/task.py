@@ -23,17 +23,20 @@ class Task(GroundedTask):
         return Questions(self)
 
 
-def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS, budget=None) -> Task:
+def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS, budget=None, *,
+              ground_all: bool = False) -> Task:
     """Parse and ground a task once; ask it questions through `.questions`.
 
     `domain` and `problem` are PDDL text, or `pathlib.Path`s of files. A plain string is always
     text, so a server passing user input here can never be tricked into reading a file. Grounding
     stops with an `AcpError` past `max_operators` ground operators; malformed PDDL is a `PddlError`
     with line and column. With a `Budget`, grounding stops (BudgetExceeded) once it is spent or
-    cancelled.
+    cancelled. Operators are grounded as questions need them (relaxed reachability, continued
+    for any state asked about); `ground_all=True` grounds every action the static facts allow at
+    once (the same answers, slower to load).
     """
     if isinstance(domain, Path):
         domain = domain.read_text()
     if isinstance(problem, Path):
         problem = problem.read_text()
-    return Task(domain, problem, max_operators, budget)
+    return Task(domain, problem, max_operators, budget, ground_all=ground_all)

@@ -78,6 +78,7 @@ class StateTruth:
     def __init__(self, task: Task, state: int):
         self.task = task
         self.state = state
+        task.ensure(state)  # every engine this truth asks may then take the state (see grounded.py)
         self.questions = task.questions
         self.lock = threading.RLock()
         self._applicable: list[str] | None = None
@@ -221,11 +222,8 @@ class StateTruth:
             found = None
             task = self.task
             if task.num_actions > task.num_possible_actions:
-                for name in task.all_ground_actions():
-                    i = task.action_index.get(name)
-                    if i is None or not task.ops_of_action[i]:
-                        found = name
-                        break
+                possible = task.possible_set()
+                found = next(name for name in task.all_ground_actions() if name not in possible)
             self._lists["static"] = found
         return self._lists["static"]
 

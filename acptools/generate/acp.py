@@ -44,7 +44,7 @@ def _app(item: Item) -> Pool:
     task, s = item.task, item.state
     applicable = task.applicable(s)
     now = set(applicable)
-    others = [a for a in range(task.num_possible_actions) if a not in now and task.ops_of_action[a]]
+    others = [a for a in task.possible_action_ids() if a not in now and task.ops_of_action[a]]
     cands = [(a, True) for a in _sample(item, applicable)] + [(a, False) for a in _sample(item, others)]
     return Pool("Is the following action applicable in this state: {}?",
                 "Which of the following actions will be applicable in this state?",
@@ -114,7 +114,7 @@ def _areach(item: Item) -> Pool:
     if not res.complete:
         raise Skip(UNPROVEN)
     never = set(res.names)
-    possible = [task.action_names[a] for a in range(task.num_possible_actions)
+    possible = [task.action_names[a] for a in task.possible_action_ids()
                 if task.ops_of_action[a] and task.action_names[a] not in never]
     cands = [(n, False) for n in _sample(item, never)] + [(n, None) for n in _sample(item, possible)]
     return Pool('Is it possible to transition to a state where the action "{}" can be applied?',

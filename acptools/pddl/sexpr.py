@@ -26,22 +26,24 @@ class SList(list):
     col: int = 0
 
 
-_TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s();]+")
+_TOKEN = re.compile(r";[^\n]*|\(|\)|[^\s();]+")  # whitespace between tokens is skipped
 
 
 def read_sexpr(text: str, source: str) -> SList:
     """Parse exactly one top-level list; `source` names the text in errors ('domain', 'problem')."""
     stack: list[SList] = []
     result: SList | None = None
-    line, line_start = 1, 0
+    line, line_start, last = 1, 0, 0
     for m in _TOKEN.finditer(text):
         tok = m.group()
-        col = m.start() - line_start + 1
-        if tok[0].isspace() or tok[0] == ";":
-            nl = tok.count("\n")
-            if nl:
-                line += nl
-                line_start = m.start() + tok.rindex("\n") + 1
+        start = m.start()
+        nl = text.count("\n", last, start)
+        if nl:
+            line += nl
+            line_start = text.rindex("\n", last, start) + 1
+        last = start
+        col = start - line_start + 1
+        if tok[0] == ";":
             continue
         if tok == "(":
             lst = SList()

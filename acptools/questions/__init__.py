@@ -19,7 +19,6 @@ proven within the budget says `unknown`. Every plan returned is a list of action
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 from ..engine import Engine
 from ..errors import AcpError
@@ -50,27 +49,44 @@ class HStarReport:
 
 
 class Questions:
-    """Ask the eight questions (and h*, plans) about one task; engines are built on first use."""
+    """Ask the eight questions (and h*, plans) about one task; engines are built on first use.
+
+    Every method reads its state through `state()`, which grounds what the state needs
+    (`task.ensure`), before it takes `engine` or `optimizer`: those are rebuilt whenever the task's
+    operators grew since they were made (see grounded.py)."""
 
     def __init__(self, task: GroundedTask):
         self.task = task
+        self._engine: Engine | None = None
+        self._optimizer: Optimizer | None = None
 
-    @cached_property
+    @property
     def engine(self) -> Engine:
-        return Engine(self.task)
+        engine = self._engine
+        if engine is None or engine.generation != self.task.generation:
+            engine = self._engine = Engine(self.task)
+        return engine
 
-    @cached_property
+    @property
     def optimizer(self) -> Optimizer:
-        return Optimizer(self.engine)
+        engine = self.engine
+        opt = self._optimizer
+        if opt is None or opt.engine is not engine:
+            opt = self._optimizer = Optimizer(engine)
+        return opt
 
     # ---- inputs -----------------------------------------------------------------------------
     def state(self, state=None) -> int:
-        """The state as a bitset: None is the problem's init; atom strings are read closed-world."""
+        """The state as a bitset: None is the problem's init; atom strings are read closed-world.
+        Whatever the state needs is grounded before any engine sees it."""
         if state is None:
-            return self.task.init
-        if isinstance(state, int):
-            return state
-        return self.task.parse_state(state)
+            s = self.task.init
+        elif isinstance(state, int):
+            s = state
+        else:
+            s = self.task.parse_state(state)
+        self.task.ensure(s)
+        return s
 
     def as_budget(self, budget: "float | Budget | Effort | None") -> Budget:
         """Wall seconds (default DEFAULT_SECONDS), a Budget the caller holds (to cancel it), or an
@@ -125,48 +141,56 @@ class Questions:
                 mask |= 1 << (a if isinstance(a, int) else self.task.parse_atom(a, where=f"atom[{k}]"))
         else:
             mask = 1 << self._atom(atom)
-        return reach.is_reachable(self.engine, mask, self.state(state), self.as_budget(budget))
+        s = self.state(state)
+        return reach.is_reachable(self.engine, mask, s, self.as_budget(budget))
 
     def unreachable_atoms(self, state=None, budget: "float | Budget | None" = None,
                           limit: int | None = None) -> ItemList:
         """reach: every proposition that can never hold, each with its proof; `complete` says
         every other one was shown reachable."""
-        return reach.unreachable_atoms(self.engine, self.state(state), self.as_budget(budget), limit)
+        s = self.state(state)
+        return reach.unreachable_atoms(self.engine, s, self.as_budget(budget), limit)
 
     def is_action_reachable(self, action, state=None, budget: "float | Budget | None" = None) -> Verdict:
         """areach: can the ground action ever become applicable? (witness, proof, or unknown)"""
-        return reach.is_action_reachable(self.engine, self._action(action), self.state(state),
-                                         self.as_budget(budget))
+        a, s = self._action(action), self.state(state)
+        return reach.is_action_reachable(self.engine, a, s, self.as_budget(budget))
 
     def unreachable_actions(self, state=None, budget: "float | Budget | None" = None,
                             limit: int | None = None) -> ItemList:
         """areach: every type-correct ground action that can never become applicable, with proofs."""
-        return reach.unreachable_actions(self.engine, self.state(state), self.as_budget(budget), limit)
+        s = self.state(state)
+        return reach.unreachable_actions(self.engine, s, self.as_budget(budget), limit)
 
     # ---- land --------------------------------------------------------------------------------
     def is_landmark(self, atom, state=None, budget: "float | Budget | None" = None) -> Verdict:
         """land: must every plan from the state make the atom true? False comes with a plan that
         avoids it; trivial landmarks (true now, or in the goal) say so in `extra['trivial']`."""
-        return landmarks.is_landmark(self.engine, self._atom(atom), self.state(state), self.as_budget(budget))
+        a, s = self._atom(atom), self.state(state)
+        return landmarks.is_landmark(self.engine, a, s, self.as_budget(budget))
 
     def landmarks(self, state=None, budget: "float | Budget | None" = None) -> ItemList:
         """land: every non-trivial fact landmark of the state, with proofs."""
-        return landmarks.landmarks(self.engine, self.state(state), self.as_budget(budget))
+        s = self.state(state)
+        return landmarks.landmarks(self.engine, s, self.as_budget(budget))
 
     # ---- nexta, planning ---------------------------------------------------------------------
     def optimal_next(self, state=None, budget: "float | Budget | None" = None,
                      with_values: bool = True) -> NextActionReport:
         """nexta: h*, every optimal next action, one optimal plan and (with_values) h* after each
         applicable action with its regret."""
-        return nexta.optimal_next(self.optimizer, self.state(state), self.as_budget(budget), with_values)
+        s = self.state(state)
+        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), with_values)
 
     def h_star(self, state=None, budget: "float | Budget | None" = None) -> HStarReport:
         """The length of a shortest plan from the state, with one such plan."""
-        return self._report(self.optimizer.h_star(self.state(state), self.as_budget(budget)))
+        s = self.state(state)
+        return self._report(self.optimizer.h_star(s, self.as_budget(budget)))
 
     def action_value(self, action, state=None, budget: "float | Budget | None" = None) -> HStarReport | None:
         """h*(s[a]) for one action; None when the action is not applicable in the state."""
-        h = self.optimizer.action_value(self.state(state), self._action(action), self.as_budget(budget))
+        a, s = self._action(action), self.state(state)
+        h = self.optimizer.action_value(s, a, self.as_budget(budget))
         return None if h is None else self._report(h)
 
     def _report(self, h) -> HStarReport:

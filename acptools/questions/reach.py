@@ -129,7 +129,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     trajectory shows: first for a large compatible conjunction of them, then for whichever one is
     nearest. Its greedy search is complete, so 'no plan' for the disjunction of all wanted items
     proves them all unreachable. Returns (atoms still missing, actions still missing, exhausted)."""
-    task, gen = engine.task, engine.gen
+    task, gen, operators = engine.task, engine.gen, engine.operators
     conjunctive = pairs is not None
     while atoms or actions:
         if conjunctive:
@@ -138,7 +138,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             goal = [(1 << a, 0) for a in bits(atoms)]
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
-        res = fd.solve(len(task.atoms), task.operators, state, goal,
+        res = fd.solve(len(task.atoms), operators, state, goal,
                        budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False)
         if res.plan is None:
             if not conjunctive and res.proven_none:
@@ -154,7 +154,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             for op in gen.applicable(s):
                 actions.discard(op.action)
             if i is not None:
-                s = task.apply_op(task.operators[i], s)
+                s = task.apply_op(operators[i], s)
         # the plan's end is a new reachable region: a short walk there shows its neighbours too
         atoms, actions = _walk(engine, s, atoms, set(actions), budget.child(PLAN_WALK_SECONDS), seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
@@ -197,6 +197,7 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
 def _cheap_proofs(engine: Engine, state: int, budget: Budget) -> tuple[int, list[int] | None]:
     """The relaxed-reachable atoms and the h^2 pairs of a state (None when h^2 did not finish in
     its share of the budget); raises BudgetExceeded when not even the relaxation finished."""
+    engine.check_covers(state)
     relaxed, _ = engine.relax.reachable(state, budget)
     left = budget.left()
     try:
@@ -231,18 +232,17 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
 STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
 
 
-def _statically_impossible(task, budget: Budget, limit: int | None) -> list[Item]:
+def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit: int | None) -> list[Item]:
     """Type-correct ground actions whose static preconditions are false: at most `limit` (or
     STATIC_LISTED) of them, since a task may have millions; their number is arithmetic."""
     limit = min(limit or STATIC_LISTED, STATIC_LISTED)
     found: list[Item] = []
-    if task.num_actions == task.num_possible_actions:
+    if task.num_actions == len(possible):
         return found
     for k, name in enumerate(task.all_ground_actions()):
         if not k & 4095:
             budget.check()
-        i = task.action_index.get(name)
-        if i is None or not task.ops_of_action[i]:
+        if name not in possible:
             found.append(Item(name, STATIC))
             if limit and len(found) >= limit:
                 break
@@ -250,22 +250,26 @@ def _statically_impossible(task, budget: Budget, limit: int | None) -> list[Item
 
 
 def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
-    """Never-applicable ground actions; those ruled out by static facts first, then the rest."""
+    """Never-applicable ground actions; those ruled out by static facts first, then the rest. An
+    action the grounding never reached from `state` (and the states before it) has no operator
+    whose preconditions are relaxed-reachable: the relaxation rules it out without grounding it."""
     task = engine.task
-    static_count = task.num_actions - task.num_possible_actions
     try:
-        found = _statically_impossible(task, budget, limit)
+        possible = task.possible_actions(budget)
+        static_count = task.num_actions - len(possible)
+        found = _statically_impossible(task, task.possible_set(), budget, limit)
         relaxed, pairs = _cheap_proofs(engine, state, budget)
     except BudgetExceeded as e:
         return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
     todo: set[int] = set()
     proven: list[Item] = []
-    for a in range(task.num_possible_actions):
-        ops = task.ops_of_action[a]
+    for name in possible:
+        a = task.action_index.get(name)
+        ops = task.ops_of_action[a] if a is not None else ()
         if not any(op.pre & relaxed == op.pre for op in ops):
-            proven.append(Item(task.action_names[a], RELAXED))
+            proven.append(Item(name, RELAXED))
         elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
-            proven.append(Item(task.action_names[a], H2))
+            proven.append(Item(name, H2))
         else:
             todo.add(a)
     settled, unknown = _settle(engine, state, 0, todo, budget, pairs)
