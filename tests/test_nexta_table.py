@@ -12,7 +12,6 @@ by searches that share no table code, and Fast Downward's plans must replay in t
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 

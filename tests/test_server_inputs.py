@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import httpx2
-import pytest
 from acptools import examples, load_task
 from acptools.store import ProofStore
 from server_procs import PROTOCOL, StdioServer, start_http
