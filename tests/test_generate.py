@@ -54,15 +54,20 @@ def _effects_text(pos, neg, task) -> str:
     return f"[{' '.join(pos)}] [{' '.join(neg)}]"
 
 
+def _some_action(task) -> str:
+    """A ground action of the task (lazy grounding names only the actions it has met so far)."""
+    return next(iter(task.all_ground_actions()))
+
+
 def _hard_wrong(r: dict, kind: str, task) -> str:
     a = r["answer"]
     applicable = task.questions.applicable()
     if kind == "app":
-        return "[" + " ".join(a[1:] if a else [task.action_names[0]]) + "]"
+        return "[" + " ".join(a[1:] if a else [_some_action(task)]) + "]"
     if kind == "prog":
         return _effects_text(a["pos"], a["neg"], task)
     if kind in ("reach", "areach"):
-        return "None" if a else (task.atom_names[0] if kind == "reach" else task.action_names[0])
+        return "None" if a else (task.atom_names[0] if kind == "reach" else _some_action(task))
     if kind == "val":
         return str(a + 1)
     if kind == "just":
@@ -91,7 +96,7 @@ def wrong(r: dict) -> str:
     if t == "set":
         if a:
             return "[" + " ".join(a[1:]) + "]" if len(a) > 1 else "None"
-        return task.action_names[0] if spec["query"]["query"] == "applicable" else _atom_not_in(task, a)
+        return _some_action(task) if spec["query"]["query"] == "applicable" else _atom_not_in(task, a)
     if t == "effects":
         return _effects_text(a["pos"], a["neg"], task)
     if t == "count":
