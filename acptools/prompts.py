@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .answers import canonical_task
+from .answers import TASKS, canonical_task
 from .errors import AcpError
 
 DATA = Path(__file__).parent / "data" / "acpbench_prompts.json"
@@ -38,6 +38,9 @@ def lm_eval_task(task: str, pddl: bool = False) -> str:
         kind = canonical_task(task)
     except ValueError as e:
         raise AcpError(str(e), "task") from None
+    if kind not in TASKS:
+        raise AcpError(f"unknown task {task!r} for lm-eval: its ACPBench Hard tasks are {', '.join(TASKS)}", "task",
+                       "generated forms have no lm-eval prompt; use the record's own question")
     return f"acp_{kind}_gen" + ("_with_pddl" if pddl else "")
 
 
