@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
-    generate_cli.add_parser(sub)
+    _backend_flags(generate_cli.add_parser(sub))
     return p
 
 
