@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from acptools import AcpError, examples, rollout, store
+from acptools import AcpError, Budget, examples, optimal, rollout, store
 from acptools.cli import main
 from acptools.dataset import acpbench_hard
 from acptools.generate import Options, dumps, generate
@@ -172,3 +172,18 @@ def test_ray_needs_a_policy_it_can_make_again():
     policy = RandomPolicy(0)  # made directly, not from a --policy string
     with pytest.raises(AcpError, match="makes the policy again in each worker"):
         rollout.run(["ferry"], policy, rollout.RolloutConfig(backend="ray"))
+
+
+# ---- local workers are forked: what the parent started must not hang them ------------------------
+
+def _race_in_child() -> int:
+    return optimal.race([lambda budget: 1], Budget(30))
+
+
+def test_a_forked_worker_races_after_its_parent_did():
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform: workers start afresh")
+    assert optimal.race([lambda budget: 1], Budget(30)) == 1  # the parent's race threads now run
+    with mp.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_race_in_child).get(timeout=60) == 1
