@@ -14,8 +14,10 @@ from acptools import AcpError, Budget, examples, optimal, rollout, store
 from acptools.cli import main
 from acptools.dataset import acpbench_hard
 from acptools.generate import Options, dumps, generate
-from acptools.rollout.policies import RandomPolicy
+from acptools.rollout.policies import FatalPolicyError, RandomPolicy
+from acptools.rollout.traces import read_rows
 from conftest import ROOT
+from scripted_api import ScriptedModel, Status, in_order
 
 pytest.importorskip("ray", reason="the [ray] extra (part of the test extra) is not installed")
 
@@ -139,6 +141,15 @@ def test_rollout_on_ray_gives_the_local_traces_and_returns_its_proofs(ray_addres
     assert sum(n for k, n in facts.items() if k.endswith("h*")) >= len(local.steps)  # the workers' proofs came back
 
 
+def test_a_resumed_ray_rollout_runs_only_the_unfinished_episodes(ray_address, tmp_path):
+    config = rollout.RolloutConfig(jobs=2, seed=2, max_steps=4, backend="ray")
+    first = rollout.run(["ferry"], "random", config, out=tmp_path / "t.jsonl")
+    both = rollout.run(["ferry", "grid"], "random", config, out=tmp_path / "t.jsonl", resume=True)
+    assert [e["episode"] for e in both.episodes] == ["example/ferry", "example/grid"]  # ferry's kept, not run again
+    assert _episodes(both.rows)["example/ferry"] == _episodes(first.rows)["example/ferry"]
+    assert len(read_rows(tmp_path / "t.jsonl")) == len(both.rows)
+
+
 def test_rollout_cli_at_a_ray_address_gives_the_local_traces(ray_address, tmp_path):
     outs = {}
     for name, flags in (("local", []), ("ray", ["--backend", "ray", "--address", ray_address])):
@@ -187,3 +198,10 @@ def test_a_forked_worker_races_after_its_parent_did():
     assert optimal.race([lambda budget: 1], Budget(30)) == 1  # the parent's race threads now run
     with mp.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_race_in_child).get(timeout=60) == 1
+
+
+def test_a_policy_that_cannot_work_stops_a_ray_run(ray_address):
+    with ScriptedModel(in_order([Status(401, "invalid api key")])) as model:
+        policy = rollout.make_policy("openai:m", base_url=model.openai_url)
+        with pytest.raises(FatalPolicyError, match=r"AuthenticationError \(HTTP 401\): invalid api key"):
+            rollout.run(["ferry"], policy, rollout.RolloutConfig(backend="ray"))
