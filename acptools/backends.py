@@ -13,20 +13,26 @@ same whichever backend runs them; only the wall time differs.
 from __future__ import annotations
 
 import os
+import tempfile
 
+from . import store
 from .errors import AcpError
 
 BACKENDS = ("local", "ray")
 
 
+def check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise AcpError(f"unknown backend {backend!r}", "--backend", f"use one of {', '.join(BACKENDS)}")
+
+
 def run_units(fn, payloads: list, jobs: int = 1, backend: str = "local", address: str | None = None):
     """Yield fn(payload) for every payload, as each finishes (order not kept: results carry their
     own index). `fn` must be a module-level function and payloads picklable."""
+    check_backend(backend)
     if backend == "ray":
         yield from _ray_units(fn, payloads, jobs, address)
         return
-    if backend != "local":
-        raise AcpError(f"unknown backend {backend!r}", "--backend", f"use one of {', '.join(BACKENDS)}")
     if jobs <= 1 or len(payloads) <= 1:
         for p in payloads:
             yield fn(p)
@@ -35,6 +41,35 @@ def run_units(fn, payloads: list, jobs: int = 1, backend: str = "local", address
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     with ctx.Pool(jobs) as pool:
         yield from pool.imap_unordered(fn, payloads, chunksize=1)
+
+
+def run_sharing_proofs(fn, payloads: list, tasks: list, jobs: int = 1, backend: str = "local",
+                       address: str | None = None):
+    """`run_units`, with the proof store shared by the workers. Local workers share its file; a
+    Ray task receives what the driver's store knows about its unit's tasks (`tasks[i]`: the task
+    keys payload i works on) and returns what it knows after, which the driver merges: workers on
+    other machines share the driver's proof store this way."""
+    shared = store.active() if backend == "ray" else None
+    if shared is None:
+        yield from run_units(fn, payloads, jobs, backend, address)
+        return
+    work = [(fn, p, keys, [shared.export(k) for k in keys]) for p, keys in zip(payloads, tasks)]
+    for result, back in run_units(_with_proofs, work, jobs, backend, address):
+        for exported in back:
+            shared.merge(exported)
+        yield result
+
+
+def _with_proofs(args):
+    """fn(payload) proving into this worker's own store, seeded with the shipped facts."""
+    fn, payload, keys, shipped = args
+    own = store.active()
+    if own is None or not own.path.name.startswith("acptools-worker-"):
+        own = store.use(os.path.join(tempfile.gettempdir(), f"acptools-worker-{os.getpid()}.sqlite"))
+    for exported in shipped:
+        own.merge(exported)
+    result = fn(payload)
+    return result, [own.export(k) for k in keys]
 
 
 def _ray_units(fn, payloads: list, jobs: int, address: str | None):
@@ -51,6 +86,10 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
                  **kwargs)
     remote = ray.remote(num_cpus=1, max_retries=0)(fn)
     pending = [remote.remote(p) for p in payloads]
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(done[0])
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:  # the caller stopped early (an error, a fatal policy): the rest is not wanted
+        for ref in pending:
+            ray.cancel(ref)

@@ -83,12 +83,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
     c.add_argument("--sample", type=int, default=50, metavar="N", help="verify: how many facts to prove again")
     c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
-    _cache_flags(rollout_cli.add_parser(sub))
+    r = rollout_cli.add_parser(sub)
+    _cache_flags(r)
+    _backend_flags(r)
     d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
     d.add_argument("--example", default=examples.DEFAULT, metavar="NAME", help="a bundled example (see `acptools examples`)")
     d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
     sub.add_parser("examples", help="list the bundled example tasks")
-    generate_cli.add_parser(sub)
+    _backend_flags(generate_cli.add_parser(sub))
     return p
 
 

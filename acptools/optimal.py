@@ -14,6 +14,7 @@ seconds (see search.Budget), so a busy machine slows a search down without chang
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
@@ -36,8 +37,19 @@ LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled 
 FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
 GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
-# up to 3 jobs a race, several races at once (the server runs searches side by side)
-_race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")
+
+
+def _new_pool() -> None:
+    """The thread pool races run in. A forked child (a local --jobs worker) inherits the pool
+    object but not its threads, and would wait forever on it: it gets a new one."""
+    global _race_pool
+    # up to 3 jobs a race, several races at once (the server runs searches side by side)
+    _race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")
+
+
+_new_pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_pool)
 
 
 def race(jobs, budget: Budget):

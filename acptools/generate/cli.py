@@ -2,7 +2,8 @@
 
     acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
-                      [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--quiet]
+                      [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
+                      [--address ADDR] [--quiet]
 
 Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input.
 """
@@ -18,7 +19,7 @@ from .run import ALIASES, TASKS, Options, generate
 from .states import Difficulty
 
 
-def add_parser(sub) -> None:
+def add_parser(sub):
     g = sub.add_parser("generate", help="generate questions with proven answers from PDDL",
                        description="Generate fresh questions with proven answers from a PDDL domain and problems, in "
                                    "the forms of ACPBench Hard (hard), ACPBench yes/no (bool) and 4-choice (mcq), or "
@@ -44,7 +45,11 @@ def add_parser(sub) -> None:
     g.add_argument("--steps", default="1,5,10", metavar="K,K,...",
                    help="ActionReasoningBench action-sequence lengths (default 1,5,10; 0 asks about the initial "
                         "state itself)")
+    g.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="workers (default 1): each problem's states, then each task's records, run side by side; "
+                        "the output is the same")
     g.add_argument("--quiet", action="store_true", help="no summary")
+    return g
 
 
 def _ints(text: str, sep: str, flag: str) -> tuple[int, ...]:
@@ -66,6 +71,8 @@ def options(args) -> Options:
         raise AcpError(f"--plan-share must be between 0 and 1, got {args.plan_share}", "--plan-share")
     if not args.budget > 0:
         raise AcpError(f"--budget must be a positive number of CPU seconds, got {args.budget}", "--budget")
+    if args.jobs < 1:
+        raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
     tasks = tuple(t for part in args.tasks or () for t in part.split(",") if t.strip()) or None
     nl = Path(args.nl) if args.nl else None
     return Options(form=args.form, tasks=tasks, n=args.n, seed=args.seed, budget=args.budget,
@@ -94,7 +101,7 @@ def run(args) -> int:
     folder = Path(args.out).resolve().parent
     if args.out != "-" and not folder.is_dir():
         raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
-    out = generate(domain, problems, opt)
+    out = generate(domain, problems, opt, args.jobs, args.backend, args.address)
     if args.out == "-":
         from .records import dumps
         for r in out.records:

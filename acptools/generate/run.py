@@ -10,8 +10,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..backends import run_sharing_proofs
 from ..errors import AcpError
 from ..forms import ACP_TASKS, ARB_FAMILIES, FORMS
+from ..grounded import task_key
 from ..task import Task
 from ..truth import task_for
 from . import acp, arb, hard
@@ -79,17 +81,24 @@ def _text(x, what: str) -> tuple[str, str]:
 
 def load_tasks(domain, problems) -> list[Task]:
     """Parse and ground each problem with the domain (PDDL text or Paths); errors name the file."""
+    dtext, ptexts = read_texts(domain, problems)
+    return [_load(dtext, ptext, where) for ptext, where in ptexts]
+
+
+def read_texts(domain, problems) -> tuple[str, list[tuple[str, str]]]:
+    """The domain's PDDL text and each problem's (text, where), read from files when given Paths."""
     dtext, dwhere = _text(domain, "domain")
     if not problems:
         raise AcpError("no problem given", "--problem", "pass one or more PDDL problem files")
-    tasks = []
-    for k, p in enumerate(problems):
-        ptext, pwhere = _text(p, f"problem[{k}]")
-        try:
-            tasks.append(task_for(dtext, ptext))  # shared (cached) tasks: proofs are reused across calls
-        except AcpError as e:
-            raise AcpError(f"{e}", f"{dwhere} + {pwhere}") from None
-    return tasks
+    return dtext, [(ptext, f"{dwhere} + {pwhere}") for k, p in enumerate(problems)
+                   for ptext, pwhere in [_text(p, f"problem[{k}]")]]
+
+
+def _load(dtext: str, ptext: str, where: str = "") -> Task:
+    try:
+        return task_for(dtext, ptext)  # shared (cached) tasks: proofs are reused across calls
+    except AcpError as e:
+        raise AcpError(f"{e}", where) from None
 
 
 def builder(form: str, task: str):
@@ -100,28 +109,63 @@ def builder(form: str, task: str):
     return acp.builder(form, task)
 
 
-def generate(domain, problems, options: Options | None = None) -> Generated:
+def generate(domain, problems, options: Options | None = None, jobs: int = 1, backend: str = "local",
+             address: str | None = None) -> Generated:
     """Records of one form for a domain and its problems (PDDL texts or Paths; one problem may be
-    given alone), every answer proven."""
+    given alone), every answer proven. The work runs as independent units on `backend` with `jobs`
+    workers (acptools.backends): first each problem's states, then each task's records; the output
+    is the same bytes whichever backend and however many jobs."""
     opt = options or Options()
     if isinstance(problems, (str, Path)):
         problems = [problems]
     tasks_wanted = check_tasks(opt.form, opt.tasks)
     if opt.n < 1:
         raise AcpError(f"-n must be at least 1, got {opt.n}", "-n")
-    tasks = load_tasks(domain, problems)
-    renders = [Renderer(t, for_domain(t.domain, opt.nl)) for t in tasks]
-    per_problem = states_per_problem(opt.n, len(tasks))
-    pools = [sample_states(t, per_problem, random.Random(f"{opt.seed}/states/{k}"), opt.difficulty, opt.budget)
-             for k, t in enumerate(tasks)]
+    dtext, ptexts = read_texts(domain, problems)
+    tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]  # here too: bad PDDL fails early
+    templates = [for_domain(t.domain, opt.nl) for t in tasks]
+    keys = [task_key(dtext, ptext) for ptext, _ in ptexts]
+    count = states_per_problem(opt.n, len(tasks))
+    order = sorted(range(len(tasks)), key=lambda k: -len(ptexts[k][0]))  # largest first
+    pools: list = [None] * len(tasks)
+    for k, pool in run_sharing_proofs(_states_unit, [(k, dtext, ptexts[k][0], count, opt) for k in order],
+                                      [[keys[k]] for k in order], jobs, backend, address):
+        pools[k] = pool
+    problem_texts = [ptext for ptext, _ in ptexts]
+    order = sorted(tasks_wanted, key=lambda name: -TASK_COST.get(name, 1.0))
+    done = {}
+    for name, made, dropped, seconds in run_sharing_proofs(
+            _records_unit, [(name, opt, dtext, problem_texts, templates, pools) for name in order],
+            [keys] * len(order), jobs, backend, address):
+        done[name] = made, dropped, seconds
     out = Generated([], {}, {}, {})
-    for name in tasks_wanted:
-        t0 = time.perf_counter()
-        made, dropped = _one_task(opt, name, tasks, renders, pools)
+    for name in tasks_wanted:  # the tasks' order, whichever unit finished first
+        made, out.dropped[name], out.seconds[name] = done[name]
         out.records.extend(made)
-        out.made[name], out.dropped[name] = len(made), dropped
-        out.seconds[name] = round(time.perf_counter() - t0, 3)
+        out.made[name] = len(made)
     return out
+
+
+# a scheduling guess (largest first): the tasks that need optimal plans, then searches, then the rest
+TASK_COST = {"nexta": 100.0, "plan": 100.0, "reach": 20.0, "areach": 20.0, "land": 10.0, "just": 2.0}
+
+
+def _states_unit(args) -> tuple[int, list]:
+    """One problem's states (a unit of work)."""
+    k, dtext, ptext, count, opt = args
+    return k, sample_states(_load(dtext, ptext), count, random.Random(f"{opt.seed}/states/{k}"), opt.difficulty,
+                            opt.budget)
+
+
+def _records_unit(args) -> tuple[str, list[dict], Counter, float]:
+    """One task's records over every problem (a unit of work): the records, the attempts dropped
+    and why, the seconds it took."""
+    name, opt, dtext, problem_texts, templates, pools = args
+    t0 = time.perf_counter()
+    tasks = [_load(dtext, ptext) for ptext in problem_texts]
+    renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
+    made, dropped = _one_task(opt, name, tasks, renders, pools)
+    return name, made, dropped, round(time.perf_counter() - t0, 3)
 
 
 def states_per_problem(n: int, problems: int) -> int:

@@ -3,7 +3,7 @@
     acptools rollout --tasks PATH... --policy POLICY [--base-url URL] [--show-applicable] [--max-steps N]
                      [--max-invalid K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--jobs N]
                      [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR] [--max-tokens N]
-                     [--temperature T] [--timeout S] [--quiet]
+                     [--temperature T] [--timeout S] [--backend local|ray] [--address ADDR] [--quiet]
 
 Exit codes: 0 every episode ran; 1 some episode ended by a policy error or a task that did not load
 (--resume tries them again); 2 bad input, or a policy that cannot work at all (a rejected key).
@@ -81,7 +81,7 @@ def main(args) -> int:
         tasks = load_tasks(*args.tasks)
         config = RolloutConfig(show_applicable=args.show_applicable, max_steps=args.max_steps,
                                max_invalid=args.max_invalid, budget=args.budget, jobs=args.jobs, seed=args.seed,
-                               prompts=Prompts.load(args.prompts))
+                               prompts=Prompts.load(args.prompts), backend=args.backend, address=args.address)
         policy = make_policy(args.policy, base_url=args.base_url, seed=args.seed, budget=args.budget,
                              max_tokens=args.max_tokens, temperature=args.temperature, timeout=args.timeout)
         result = run(tasks, policy, config, out=args.out, resume=args.resume,

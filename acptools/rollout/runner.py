@@ -21,7 +21,10 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from ..backends import check_backend, run_sharing_proofs
 from ..dataset import domain_name
+from ..errors import AcpError
+from ..grounded import task_key
 from ..episode import APPLIED, INAPPLICABLE, Episode
 from ..search import Budget
 from ..truth import truth_for
@@ -42,6 +45,8 @@ class RolloutConfig:
     seed: int = 0                     # the random policy's seed
     prompts: Prompts = field(default_factory=Prompts.load)
     grading_threads: int = 1          # gradings at once (see the module docstring)
+    backend: str = "local"            # where episodes run: here (anyio tasks) or "ray" (acptools.backends)
+    address: str | None = None        # backend "ray": a running cluster (default: a local Ray instance)
 
     def settings(self, policy: str) -> dict:
         """What makes two runs comparable (a resumed run must match)."""
@@ -194,8 +199,51 @@ def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume:
     tasks = load_tasks(*tasks)
     if isinstance(policy, str):
         policy = make_policy(policy, seed=config.seed, budget=config.budget)
+    check_backend(config.backend)
     traces = TraceFile(out, config.settings(policy.name), resume)
     try:
-        return anyio.run(run_async, tasks, policy, config, traces, progress)
+        if config.backend == "local":
+            return anyio.run(run_async, tasks, policy, config, traces, progress)
+        return run_distributed(tasks, policy, config, traces, progress)
     finally:
         traces.close()
+
+
+def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutConfig, traces: TraceFile,
+                    progress=None) -> RolloutResult:
+    """Every episode not finished in `traces` as a unit of work on `config.backend` (acptools.backends),
+    largest task first, `config.jobs` at a time, the proof store shared. Each worker makes the policy
+    again from its recipe; an episode's rows are written when it comes back."""
+    if policy.recipe is None:
+        raise AcpError("another backend makes the policy again in each worker, from its --policy string",
+                       f"--backend {config.backend}", "make the policy with make_policy, or pass its --policy string")
+    todo = sorted((t for t in tasks if t.id not in traces.done), key=lambda t: -len(t.problem_text))
+    total, done = len(tasks), len(tasks) - len(todo)
+    if progress:
+        progress(done, total)
+    units = [(task, policy.recipe, config) for task in todo]
+    keys = [[task_key(t.domain_text, t.problem_text)] for t in todo]
+    for rows, fatal in run_sharing_proofs(_episode_unit, units, keys, config.jobs, config.backend, config.address):
+        if fatal is not None:
+            raise FatalPolicyError(*fatal)
+        for row in rows:
+            traces.write(row)
+        done += 1
+        if progress:
+            progress(done, total)
+    return RolloutResult(traces.rows)
+
+
+def _episode_unit(args) -> tuple[list[dict], tuple | None]:
+    """One episode in a worker: its trace rows, or why the policy cannot work at all."""
+    task, recipe, config = args
+    policy, traces = make_policy(**recipe), TraceFile()
+
+    async def one():
+        async with policy:
+            await _Run(policy, config, traces).episode(task)
+    try:
+        anyio.run(one)
+    except FatalPolicyError as e:
+        return [], (e.what, e.where, e.suggestion)
+    return traces.rows[1:], None  # the first row holds the settings: the driver's file has its own

@@ -13,15 +13,13 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 import traceback
 from collections import defaultdict
 from pathlib import Path
 
-from .. import store
 from ..answers import canonical_task
-from ..backends import run_units
+from ..backends import run_sharing_proofs
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
 from ..grounded import task_key
@@ -226,19 +224,9 @@ def _cost(record: dict) -> float:
 
 
 def _worker(args):
-    """score_group in a worker; items come back as dicts (picklable, and what callers keep). With
-    `shipped` (the driver's proofs about this record's task), the worker proves into a store of
-    its own, seeded with them, and sends back what that store then knows, for the driver to merge:
-    workers on other machines share the driver's proof store this way."""
-    idx, record, rows, semantics, budget, until, shipped = args
-    if shipped is not None:
-        own = store.active()
-        if own is None or not own.path.name.startswith("acptools-worker-"):
-            own = store.use(os.path.join(tempfile.gettempdir(), f"acptools-worker-{os.getpid()}.sqlite"))
-        own.merge(shipped)
-    items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
-    back = store.active().export(_task_of(record)) if shipped is not None else None
-    return idx, items, back
+    """score_group in a worker; items come back as dicts (picklable, and what callers keep)."""
+    idx, record, rows, semantics, budget, until = args
+    return idx, [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
 
 
 def _task_of(record: dict) -> str:
@@ -281,15 +269,10 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
 
 def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
                address: str | None = None):
-    """Yield (unit index, item dicts) as units finish, on the chosen backend (acptools.backends).
-    Local workers share the proof store's file; Ray workers get and return its facts."""
-    shared = store.active() if backend == "ray" else None
-    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until,
-             None if shared is None else shared.export(_task_of(pairs[ids[0]][0]))) for k, ids in enumerate(units)]
-    for k, items, back in run_units(_worker, work, jobs, backend, address):
-        if shared is not None and back:
-            shared.merge(back)
-        yield k, items
+    """Yield (unit index, item dicts) as units finish, on the chosen backend, the proof store
+    shared (acptools.backends)."""
+    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until) for k, ids in enumerate(units)]
+    yield from run_sharing_proofs(_worker, work, [[_task_of(w[1])] for w in work], jobs, backend, address)
 
 
 class _Tracker:

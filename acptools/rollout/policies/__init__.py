@@ -27,6 +27,14 @@ def make_policy(spec: str, *, base_url: str | None = None, seed: int = 0, budget
                 max_tokens: int | None = None, temperature: float | None = None, timeout: float = TIMEOUT) -> Policy:
     """The policy a --policy string names. `budget`: CPU seconds for the optimal policy's h* search;
     `timeout`: seconds a model API or command may take per reply."""
+    policy = _make(spec, base_url=base_url, seed=seed, budget=budget, max_tokens=max_tokens,
+                   temperature=temperature, timeout=timeout)
+    policy.recipe = {"spec": spec, "base_url": base_url, "seed": seed, "budget": budget, "max_tokens": max_tokens,
+                     "temperature": temperature, "timeout": timeout}
+    return policy
+
+
+def _make(spec: str, *, base_url, seed, budget, max_tokens, temperature, timeout) -> Policy:
     kind, _, rest = spec.partition(":")
     if base_url is not None and kind not in ("openai", "anthropic"):
         raise AcpError("--base-url is for openai:MODEL and anthropic:MODEL policies", f"--policy {spec}")

@@ -42,6 +42,7 @@ class Policy:
     `async with policy:` closes its clients or processes at the end."""
 
     name = "policy"
+    recipe: dict | None = None  # make_policy's arguments, when it made this policy (Ray workers make it again)
 
     async def __aenter__(self) -> "Policy":
         return self
