@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -185,6 +184,7 @@ def main() -> int:
     rows = read(resp)
     print(f"{len(rows)} responses ({Counter(r['model'].split(':')[0] for r in rows)}) on {a.data}; outputs in {work}")
     us = [sys.executable, "-m", "acptools.cli", "score", "--data", a.data, "--responses", str(resp), "--quiet"]
+    store = ["--cache", str(work / "proofs.sqlite")]
     walls = {}
     if a.skip_reference and (work / "ref_items.jsonl").exists():
         walls["reference"] = json.loads((work / "bench.json").read_text())["wall"]["reference"]
@@ -193,8 +193,12 @@ def main() -> int:
                                   "--responses", str(resp), "--out", str(work / "ref_items.jsonl"), "--jobs",
                                   str(a.ref_jobs), "--quiet"], work / "ref.log")
     print(f"reference scorer (lm-eval, --jobs {a.ref_jobs}): {walls['reference']:.1f} s")
-    for name, extra in (("exact-j1", ["--jobs", "1"]), ("exact-j2", ["--jobs", "2"]),
-                        ("refmode-j1", ["--semantics", "reference", "--jobs", "1"])):
+    (work / "proofs.sqlite").unlink(missing_ok=True)
+    # cold runs prove everything afresh; then a run fills a fresh proof store and one more reads it (warm:
+    # a second model's responses to the same records)
+    for name, extra in (("exact-j1", ["--jobs", "1", "--no-cache"]), ("exact-j2", ["--jobs", "2", "--no-cache"]),
+                        ("refmode-j1", ["--semantics", "reference", "--jobs", "1", "--no-cache"]),
+                        ("fill-j2", ["--jobs", "2"] + store), ("warm-j2", ["--jobs", "2"] + store)):
         walls[name] = run(us + extra + ["--out", str(work / f"{name}.jsonl")], work / f"{name}.log")
         print(f"acptools {name}: {walls[name]:.1f} s")
 
@@ -210,9 +214,14 @@ def main() -> int:
     print("\n== wall time, end to end (each scorer is one process: start-up, data, scoring, output) ==")
     print(f"{'scorer':34} {'seconds':>8} {'speed-up vs reference':>22}")
     for name, label in (("reference", "reference (lm-eval acp_utils)"), ("exact-j1", "acptools exact, --jobs 1"),
-                        ("exact-j2", "acptools exact, --jobs 2"), ("refmode-j1", "acptools reference mode, --jobs 1")):
+                        ("exact-j2", "acptools exact, --jobs 2"), ("refmode-j1", "acptools reference mode, --jobs 1"),
+                        ("fill-j2", "acptools exact, --jobs 2, store fills"),
+                        ("warm-j2", "acptools exact, --jobs 2, warm store")):
         print(f"{label:34} {walls[name]:8.1f} {walls['reference'] / walls[name]:21.1f}x")
-    print(f"\nexact: unknown {unknown}, errors {errors}; --jobs 2 gives the same score on {same_j2}/{len(exact)} items;"
+    warm = read(work / "warm-j2.jsonl")
+    same_warm = sum(1 for x, y in zip(exact, warm) if (x["score"], x["verdict"]) == (y["score"], y["verdict"]))
+    print(f"\nwarm store: the same (score, verdict) as the cold run on {same_warm}/{len(exact)} items")
+    print(f"exact: unknown {unknown}, errors {errors}; --jobs 2 gives the same score on {same_j2}/{len(exact)} items;"
           f" reference scorer nulls (crash/timeout): {ref_null}")
 
     print("\n== item seconds per task (sum over items; excludes start-up and loading) ==")
