@@ -6,6 +6,7 @@ call's cancellable budget), and copies the answer into its result model.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -67,7 +68,8 @@ class Asked:
             try:
                 return ask(questions, b)
             finally:
-                self.failed = "; ".join(map(str, planner.failures(b)))
+                runs = Counter(map(str, planner.failures(b)))
+                self.failed = "; ".join(text if n == 1 else f"{text} [{n} runs]" for text, n in runs.items())
 
         return await self.app.runner.run(work, seconds), seconds
 
