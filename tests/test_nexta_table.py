@@ -205,7 +205,8 @@ def _near_goal_states(task, n: int, seed: int = 0):
     return out
 
 
-@pytest.mark.parametrize("domain,depth", [("briefcaseworld", 3), ("schedule", 2), ("miconic-fulladl", 3)])
+@pytest.mark.parametrize("domain,depth", [("briefcaseworld", 3), pytest.param("schedule", 2, marks=pytest.mark.slow),
+                                          ("miconic-fulladl", 3)])
 def test_suite_adl_tables_match_independent_searches(domain, depth):
     """Small near-goal states of ADL suite tasks (conditional effects, quantifiers): the table
     equals the in-process A*'s h* of every successor, and the plans replay in the oracle."""

@@ -104,8 +104,9 @@ def test_gold_scores_one(split, task):
     _check_gold(split, task)
 
 
-@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("split", [s if s == "dev" else pytest.param(s, marks=pytest.mark.slow) for s in SPLITS])
 def test_gold_nexta(split):
+    """The test split (its 65-step ferry state alone takes tens of seconds) runs with -m slow."""
     _check_gold(split, "nexta")
 
 
