@@ -55,7 +55,7 @@ def task_key(domain_text: str, problem_text: str) -> str:
 
 
 def split_atoms(text: str) -> list[str]:
-    """'(at c0 l0) (empty-ferry)' -> ['(at c0 l0)', '(empty-ferry)']; one bare atom stays whole."""
+    """'(p a b) (q)' -> ['(p a b)', '(q)']; one bare atom stays whole."""
     found = re.findall(r"\([^()]*\)", text)
     return found if len(found) > 1 else [text]
 

@@ -128,8 +128,8 @@ def instructions(config: ServerConfig) -> str:
     text = (
         "Proven answers about PDDL planning tasks. Start with load_task (PDDL text, or example=<name>); it returns "
         "a task_id that the other tools take. Bundled examples need no load_task: pass task_id='example:<name>' "
-        "(e.g. example:ferry) or the id list_examples shows.\n"
-        "Names: atoms and actions are written '(at c1 l0)' and '(board c1 l0)'; case, commas and extra spaces do "
+        "(names from list_examples) or the id list_examples shows.\n"
+        "Names: atoms and actions are written '(predicate obj1 obj2)' and '(action obj1 obj2)'; case, commas and extra spaces do "
         "not matter; an unknown name is an error with a did-you-mean. A plan is a list of actions, or one string "
         "'(a x) (b y)' or one action per line. Plan indices are 0-based.\n"
         "States: a list of fluent atoms under the closed-world assumption (atoms left out are false); static "

@@ -1,7 +1,7 @@
 """Writing atoms, actions, states and goals of a task in natural language, and a question's context.
 
 Phrases come from the domain's template file (see `templates`); whatever has no phrase is written
-generically: `at(c0, l1)`, `sail(l0, l1)`, `empty-ferry()`. A context reads like ACPBench's: what
+generically: `pred(o1, o2)`, `act(o1, o2)`, `flag()`. A context reads like ACPBench's: what
 the domain is about, its objects, the facts that never change, the current state, the goal when the
 question needs it, and the PDDL names of the actions or propositions an answer is written with.
 """

@@ -3,16 +3,16 @@
 A template file is JSON:
 
     {
-      "domain": "ferry",                                   the PDDL domain name it is for
-      "description": "A ferry carries cars ...",           opens every question's context
-      "predicates": {"at": "car {c} is at location {l}", "empty-ferry": "the ferry is empty"},
-      "negated": {"at": "car {c} is not at location {l}"}, optional; default "it is not the case that ..."
-      "actions": {"sail": "sail from location {from} to location {to}"},
+      "domain": "DOMAIN",                                  the PDDL domain name it is for
+      "description": "What the domain is about ...",       opens every question's context
+      "predicates": {"pred": "{x} is next to {y}", "flag": "the flag is up"},
+      "negated": {"pred": "{x} is not next to {y}"},       optional; default "it is not the case that ..."
+      "actions": {"act": "move {x} beside {y}"},
       "hidden": ["not-eq"]                                 optional: static predicates the description
     }                                                      already states, left out of the context
 
 `{name}` stands for the PDDL parameter `?name` of the predicate or action. Predicates and actions
-without a phrase are written generically (`at(c0, l1)`, `sail(l0, l1)`), as is every domain without
+without a phrase are written generically (`pred(o1, o2)`, `act(o1, o2)`), as is every domain without
 a file. Files for the bundled example domains ship with them (`acptools/examples/<name>/nl.json`);
 `load(path)` reads a file of your own, for any domain.
 """
@@ -95,7 +95,7 @@ def load(path) -> Templates:
     """A template file of your own."""
     p = Path(path)
     if not p.is_file():
-        raise AcpError(f"no such template file: {p}", "--nl", f"write one like {EXAMPLES / 'ferry' / FILE_NAME}")
+        raise AcpError(f"no such template file: {p}", "--nl", f"write one like the {FILE_NAME} files under {EXAMPLES}")
     return parse(p.read_text(encoding="utf-8"), str(p))
 
 

@@ -6,7 +6,7 @@
     print(rollout.table(summary))
 
     policy = rollout.make_policy("openai:my-model", base_url="http://localhost:8000/v1")
-    rollout.run(rollout.load_tasks("ferry", "tasks/"), policy, rollout.RolloutConfig(show_applicable=True))
+    rollout.run(rollout.load_tasks("example:NAME", "tasks/"), policy, rollout.RolloutConfig(show_applicable=True))
 
 One module per job: `tasks` (what to roll out), `policies` (who chooses the actions), `prompts`
 (what a policy sees; template files you can replace), `runner` (episodes in flight, grading,

@@ -6,7 +6,7 @@
     load_tasks("tasks/")                      # a folder with domain.pddl and problem files, or a folder
                                               #   of such folders
     load_tasks("tasks/p03.pddl")              # one problem file (its domain.pddl beside it)
-    load_tasks("ferry", "example:grid")       # bundled example tasks (acptools.examples)
+    load_tasks("NAME", "example:NAME")        # bundled example tasks by name (acptools.examples.names())
 
 Identical start states (same domain, problem and state text) are rolled out once: ACPBench Hard
 asks several questions about one state, and a policy should not be paid twice for it.
