@@ -1,0 +1,84 @@
+"""Episodes: every step's verdict, regret and optimality against the brute-force oracle."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acptools import AcpError, examples, load_task
+from acptools.episode import APPLIED, HALLUCINATED, INAPPLICABLE, UNPARSED, Episode
+from tests.support.small_tasks import DOMAINS, SEEDS, SETTINGS, make, space
+
+
+@settings(SETTINGS, max_examples=5)  # each example grades eight steps against a full state space
+@given(domain=st.sampled_from(sorted(DOMAINS)), seed=SEEDS, walk=st.integers(0, 1000))
+def test_random_walk_steps_are_graded_as_the_oracle_says(domain, seed, walk):
+    task, oracle = make(domain, seed)
+    init, graph, dist = space(domain, seed)
+    ep = Episode(task, budget=30)
+    assert ep.h_star_start == dist.get(init)
+    rng = random.Random(walk)
+    state = frozenset(init)
+    for _ in range(8):
+        if task.is_goal(ep.state):
+            break
+        moves = graph[state]
+        if not moves:
+            break
+        name, nxt = rng.choice(moves)
+        step = ep.step(f"I will take {name} now.", budget=30)
+        assert step.verdict == APPLIED and step.known and step.action == name
+        before, after = dist.get(state), dist.get(nxt)
+        if before is None:
+            assert step.optimal is False and step.regret is None
+        elif after is None:
+            assert step.optimal is False and step.h_star_after is None
+        else:
+            assert (step.h_star_before, step.h_star_after) == (before, after)
+            assert step.regret == after + 1 - before and step.optimal == (after == before - 1)
+        state = nxt
+        assert set(task.names(ep.state)) == set(state) & set(task.atom_names)
+    s = ep.summary()
+    assert s.applied_steps == len(ep.history) and s.unknown_steps == 0
+    assert s.optimal_steps == sum(1 for st_ in ep.history if st_.optimal)
+
+
+def test_invalid_replies_are_classified_and_leave_the_state():
+    task = load_task(*examples.texts("ferry"))
+    ep = Episode(task)
+    start = ep.state
+    assert ep.step("no idea").verdict == UNPARSED
+    assert ep.step("(fly l0 l1)").verdict == HALLUCINATED
+    assert ep.step("(board c7 l0)").verdict == HALLUCINATED
+    bad = ep.step("(debark c0 l1)")
+    assert bad.verdict == INAPPLICABLE and "(on c0)" in bad.reason
+    assert ep.state == start
+    s = ep.summary()
+    assert s.invalid == {"inapplicable": 1, "unparsed": 1, "hallucinated": 2} and s.applied_steps == 0
+    assert s.optimal_step_rate is None and s.mean_regret is None
+
+
+def test_following_an_optimal_plan_solves_with_rate_one_and_no_extra_search():
+    task = load_task(*examples.texts("ferry"))
+    plan = task.questions.h_star().plan
+    ep = Episode(task)
+    for a in plan:
+        assert ep.step(a).optimal
+    s = ep.summary()
+    assert s.solved and s.optimal_step_rate == 1.0 and s.plan_length == s.h_star_start == len(plan)
+    assert s.length_ratio == 1.0 and s.excess_length == 0
+    with pytest.raises(AcpError, match="finished"):
+        ep.step(plan[0])
+
+
+def test_unknown_optimality_is_counted_apart_and_not_searched_again():
+    task = load_task(*examples.texts("grid"))
+    ep = Episode(task, budget=1e-9)
+    assert not ep.h_star_known
+    step = ep.step(task.questions.applicable()[0], budget=1e-9)
+    assert step.verdict == APPLIED and not step.known and step.optimal is None
+    s = ep.summary()
+    assert s.unknown_steps == 1 and s.optimal_step_rate is None
