@@ -9,7 +9,7 @@ from __future__ import annotations
 from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
 from .grounded import task_key
 from .questions import HStarReport, Questions
-from .search import Budget, Effort
+from .budget import Budget, Effort
 from .task import Task, load_task
 from .verdict import Verdict
 

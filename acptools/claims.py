@@ -41,7 +41,7 @@ from __future__ import annotations
 from .errors import AcpError, BudgetExceeded, UnknownNameError
 from .grounded import bits
 from .h2 import pair_reachable
-from .search import Budget
+from .budget import Budget
 from .task import Task
 from .truth import truth_for
 from .verdict import H2, HOLDS, RELAXED, STATIC, TRIVIAL, UNKNOWN, Verdict

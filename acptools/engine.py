@@ -14,7 +14,8 @@ from . import fd
 from .errors import BudgetExceeded
 from .h2 import h2_pairs, pair_reachable
 from .relaxed import Relaxation
-from .search import Budget, greedy_plan, optimal_first_actions, restrict, satisfies
+from .budget import Budget
+from .search import greedy_plan, optimal_first_actions, restrict, satisfies
 from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets, static_classes
 from .grounded import GroundedTask

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from .answers import parse_answer, vocabulary
 from .errors import AcpError, UnknownNameError
-from .search import Budget
+from .budget import Budget
 from .task import Task
 from .optimal import HStar
 from .truth import allowance, truth_for

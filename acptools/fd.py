@@ -19,7 +19,7 @@ from . import planner
 from .grounded import bits
 from .conditional import compile_away
 from .grounding import Operator
-from .search import Budget
+from .budget import Budget
 
 OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan

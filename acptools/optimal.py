@@ -9,7 +9,7 @@ All searches use only the goal-relevant operators (relevance.py). A portfolio of
      after SYMK_DELAY seconds. The first exact answer wins and the others are stopped before the
      call returns.
 Every answer is exact; if all engines run out of budget the answer is `unknown`. Slices are CPU
-seconds (see search.Budget), so a busy machine slows a search down without changing its outcome.
+seconds (see acptools.budget), so a busy machine slows a search down without changing its outcome.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from .grounding import Operator
 from .hstar_table import INF, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
 from .relaxed import Relaxation
 from .relevance import relevant_operators
-from .search import Budget, optimal_first_actions, satisfies
+from .budget import Budget
+from .search import optimal_first_actions, satisfies
 from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets
 

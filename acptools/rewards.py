@@ -47,7 +47,7 @@ from .scoring import exact
 from .scoring.api import grade
 from .scoring.items import Outcome
 from .scoring.question import Question, question_of_record
-from .search import Budget
+from .budget import Budget
 from .truth import task_for
 
 __all__ = ["AcpReward", "acp_reward", "partial_reward", "compute_score", "compute_score_batch", "reward_value",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import planner
 from .fd import package_dir, plan_lines, run_search
-from .search import Budget
+from .budget import Budget
 
 _FOUND, _UNSOLVABLE, _UNSOLVED = 0, 11, 12
 _TRANSLATE_UNSOLVABLE = 10

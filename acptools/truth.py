@@ -22,7 +22,7 @@ from .grounded import task_key
 from .lru import CacheMiss, LRUCache
 from .optimal import HStar
 from .questions import DEFAULT_SECONDS, Item, ItemList
-from .search import Budget, Effort
+from .budget import Budget, Effort
 from .task import Task, load_task
 from .verdict import Verdict
 

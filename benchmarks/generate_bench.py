@@ -34,7 +34,7 @@ from acptools.dataset import task_of  # noqa: E402
 from acptools.generate import TASKS, Options, generate  # noqa: E402
 from acptools.generate.run import states_per_problem  # noqa: E402
 from acptools.generate.states import Difficulty, sample_states  # noqa: E402
-from acptools.search import Budget  # noqa: E402
+from acptools.budget import Budget
 from acptools.truth import clear_caches  # noqa: E402
 
 

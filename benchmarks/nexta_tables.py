@@ -31,7 +31,7 @@ def worker(data: str, cpu: float) -> None:
     """One JSON line per nexta state: its table and the CPU seconds it took."""
     from acptools import load_task
     from acptools.dataset import load_records, task_of
-    from acptools.search import Budget
+    from acptools.budget import Budget
     for r in load_records(data):
         if task_of(r) != "nexta":
             continue

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from acptools import rollout  # noqa: E402
-from acptools.search import Budget  # noqa: E402
+from acptools.budget import Budget
 from acptools.truth import truth_for  # noqa: E402
 from scripted_api import ScriptedModel, request_text  # noqa: E402
 

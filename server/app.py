@@ -233,6 +233,7 @@ def serve(config: ServerConfig) -> None:
 def _build_parser() -> argparse.ArgumentParser:
     d = Limits()
     p = argparse.ArgumentParser(prog="acptools-server", description="MCP server exposing acptools planning tools.")
+    p.add_argument("--version", action="version", version=f"acptools-server {package_version()}")
     p.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio", help="default: stdio")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})")

@@ -8,10 +8,10 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from acptools import __version__
 from acptools.answers import TASKS, canonical_task
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -29,10 +29,8 @@ LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
 def package_version() -> str:
-    try:
-        return metadata.version("acptools")
-    except metadata.PackageNotFoundError:
-        return "0.0.0+unknown"
+    """The installed acptools version (one source: acptools.__version__, which pyproject.toml reads too)."""
+    return __version__
 
 
 class ConfigError(ValueError):

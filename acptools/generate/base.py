@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..claims import decide
-from ..search import Budget
+from ..budget import Budget
 from ..task import Task
 from ..truth import StateTruth, truth_for
 from .render import Renderer

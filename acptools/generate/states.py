@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..search import Budget
+from ..budget import Budget
 from ..task import Task
 
 

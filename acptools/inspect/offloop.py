@@ -8,7 +8,7 @@ from typing import TypeVar
 
 import anyio
 
-from ..search import Budget
+from ..budget import Budget
 
 T = TypeVar("T")
 

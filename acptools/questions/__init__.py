@@ -24,7 +24,7 @@ from ..engine import Engine
 from ..errors import AcpError
 from ..grounded import GroundedTask
 from ..optimal import Optimizer
-from ..search import Budget, Effort
+from ..budget import Budget, Effort
 from ..verdict import EXHAUSTIVE, UNKNOWN, WITNESS, Verdict
 from . import basic, landmarks, nexta, reach
 from .basic import Progression, Removal, Validation

@@ -8,7 +8,7 @@ and a plan of the compiled task (which never makes p true) refutes it.
 from __future__ import annotations
 
 from ..engine import Engine
-from ..search import Budget
+from ..budget import Budget
 from ..grounded import bits
 from ..errors import BudgetExceeded
 from ..verdict import RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from ..hstar_table import INF
 from ..optimal import Optimizer
-from ..search import Budget, greedy_plan
+from ..budget import Budget
+from ..search import greedy_plan
 from ..errors import BudgetExceeded
 
 

@@ -8,7 +8,7 @@ from .. import fd
 from ..engine import H2_SHARE, Engine
 from ..h2 import pair_reachable
 from ..errors import BudgetExceeded
-from ..search import Budget
+from ..budget import Budget
 from ..grounded import bits
 from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
 from .results import Item, ItemList

@@ -5,7 +5,7 @@ what remains."""
 
 from __future__ import annotations
 
-from ..search import Budget
+from ..budget import Budget
 
 MIN_SLICE = 0.05  # CPU seconds: below this a share decides nothing worth its start-up
 

@@ -26,7 +26,7 @@ from ..dataset import domain_name
 from ..errors import AcpError
 from ..grounded import task_key
 from ..episode import APPLIED, INAPPLICABLE, Episode
-from ..search import Budget
+from ..budget import Budget
 from ..truth import truth_for
 from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy

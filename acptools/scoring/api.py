@@ -7,7 +7,7 @@ import time
 from ..answers import parse_answer, vocabulary
 from ..answers.lm_eval import extract
 from ..errors import AcpError, BudgetExceeded
-from ..search import Budget
+from ..budget import Budget
 from ..task import Task
 from ..forms import form_kind
 from . import exact, forms, reference
@@ -70,7 +70,7 @@ def score_response(record: dict, response: str, semantics: str = "exact", budget
 
     semantics: 'exact' (computed from the PDDL; the default) or 'reference' (the published lm-eval
     scorer's rules). budget: seconds per proof (None: the library default of 60 s), or an
-    `acptools.search.Budget` shared by every proof of this call (set its `cancel` event to stop
+    `acptools.Budget` shared by every proof of this call (set its `cancel` event to stop
     them; a verdict cut short is 'unknown'). until: in reference
     semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does.
     Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load).

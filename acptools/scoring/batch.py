@@ -10,9 +10,7 @@ items are in :mod:`.report`.
 from __future__ import annotations
 
 import json
-import math
 import os
-import sys
 import time
 import traceback
 from collections import defaultdict
@@ -26,7 +24,7 @@ from ..grounded import task_key
 from . import forms
 from .api import check_stored, gold_response, grade
 from ..questions import DEFAULT_SECONDS
-from ..search import Effort
+from ..budget import Effort
 from .items import ERROR, UNKNOWN, ItemScore
 from .question import question_of_record, record_where
 
@@ -240,7 +238,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
                 until: bool = True, progress=None, backend: str = "local", address: str | None = None) -> list[dict]:
     """Score (record, row) pairs; returns item dicts in the order of `pairs`.
 
-    `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.search.Effort`), so
+    `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.Effort`), so
     the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
     again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported."""
     effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
@@ -294,40 +292,3 @@ class _Tracker:
 
 
 # ---- progress ------------------------------------------------------------------------------------
-
-class Progress:
-    """A progress bar on stderr (redrawn at most 10 times a second)."""
-
-    def __init__(self, stream=None, enabled: bool = True, unit: str = "responses"):
-        self.stream = stream or sys.stderr
-        self.unit = unit
-        self.enabled = enabled
-        self.t0 = time.perf_counter()
-        self.last = 0.0
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-
-    def note(self, text: str) -> None:
-        if self.enabled:
-            self.stream.write(text + "\n")
-            self.stream.flush()
-
-    def __call__(self, done: int, total: int, work: float | None = None) -> None:
-        """`work`: the share of the estimated work done (items differ a lot in cost: the time left
-        is estimated from it, not from the item count)."""
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if done < total and now - self.last < (0.1 if self.tty else 5.0):
-            return
-        self.last = now
-        frac = done / total if total else 1.0
-        share = frac if work is None else work
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        el = now - self.t0
-        eta = el / share - el if share > 0 else math.nan
-        msg = f"[{bar}] {done}/{total} {self.unit}  {el:6.1f}s" + (f"  ~{eta:.0f}s left" if 0 < done < total else "")
-        if self.tty:
-            self.stream.write("\r" + msg + ("\n" if done >= total else ""))
-        else:
-            self.stream.write(msg + "\n")
-        self.stream.flush()

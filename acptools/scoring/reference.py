@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..answers.lm_eval import cleanup_answer, fix_action_name
 from ..errors import UnknownNameError
-from ..search import Budget, Effort
+from ..budget import Budget, Effort
 from .items import CORRECT, INCORRECT, NOT_PLAN, NOT_SUBSEQUENCE, SUBOPTIMAL, UNPARSED, Outcome, set_metrics
 from .question import Question
 

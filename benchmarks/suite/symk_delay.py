@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parent))
 
 from acptools import fd, load_task, symk  # noqa: E402
-from acptools.search import Budget  # noqa: E402
+from acptools.budget import Budget
 from suite_bench import sample_states  # noqa: E402
 
 

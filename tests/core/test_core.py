@@ -17,7 +17,7 @@ from acptools import (
     load_task,
     symk,
 )
-from acptools.search import Budget
+from acptools.budget import Budget
 from tests.support import simulator
 from tests.support.data import PDDL, pddl_texts, records
 

@@ -23,7 +23,7 @@ from acptools.dataset import acpbench_hard, domain_name
 from acptools.errors import BudgetExceeded
 from acptools.names import render
 from acptools.relaxed import Relaxation
-from acptools.search import Budget
+from acptools.budget import Budget
 from tests.support.data import PDDL, ROOT
 
 SUITE = ROOT / "benchmarks" / "suite"

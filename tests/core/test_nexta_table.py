@@ -17,7 +17,7 @@ import pytest
 
 from acptools import fd, load_task
 from acptools.hstar_table import INF, HStarTable
-from acptools.search import Budget
+from acptools.budget import Budget
 from tests.support.data import ROOT
 from tests.support.oracle import Oracle
 from tests.support.small_tasks import DOMAINS, make, space

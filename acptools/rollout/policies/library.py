@@ -6,7 +6,7 @@ import random
 
 import anyio
 
-from ...search import Budget
+from ...budget import Budget
 from ...truth import truth_for
 from .base import Policy, PolicyError, Reply
 

@@ -16,12 +16,15 @@ import sys
 import time
 
 from ..errors import AcpError
-from . import defaults as D
+from ..progress import Progress
+from ..rollout import defaults as D
+from .common import backend_flags, cache_flags, check_outputs, fail, open_cache
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INPUT = 0, 1, 2
 
 
 def add_parser(sub):
+    """Register `acptools rollout`."""
     r = sub.add_parser("rollout", help="evaluate a model or agent as a policy: episodes graded step by step",
                        description="Run a policy on planning tasks, one action per step, and grade every step "
                                    "against h*: applied or why not, optimal, regret. Prints solved rate, "
@@ -52,6 +55,8 @@ def add_parser(sub):
     r.add_argument("--timeout", type=float, default=D.TIMEOUT, metavar="S",
                    help="seconds an API request or a cmd: reply may take (default %(default)g)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    cache_flags(r)
+    backend_flags(r)
     return r
 
 
@@ -64,19 +69,18 @@ def _check(args) -> None:
         raise AcpError(f"--timeout must be positive, got {args.timeout}", "--timeout")
 
 
-def main(args) -> int:
-    """Run `acptools rollout` (outputs, --jobs and --budget are checked by the caller). The engines
-    load here, not when the parser is built."""
-    from ..scoring.batch import Progress
-    from .policies import make_policy
-    from .prompts import Prompts
-    from .report import json_report, summarize, table, write_plots
-    from .runner import RolloutConfig, run
-    from .tasks import load_tasks
-    from .traces import ERROR, POLICY_ERROR
+def run(args) -> int:
+    """Run `acptools rollout`. The engines load here, not when the parser is built."""
+    from ..rollout.policies import make_policy
+    from ..rollout.prompts import Prompts
+    from ..rollout.report import json_report, summarize, table, write_plots
+    from ..rollout.runner import RolloutConfig, run as run_episodes
+    from ..rollout.tasks import load_tasks
+    from ..rollout.traces import ERROR, POLICY_ERROR
 
     t0 = time.perf_counter()
     try:
+        check_outputs(args)
         _check(args)
         tasks = load_tasks(*args.tasks)
         config = RolloutConfig(show_applicable=args.show_applicable, max_steps=args.max_steps,
@@ -84,11 +88,11 @@ def main(args) -> int:
                                prompts=Prompts.load(args.prompts), backend=args.backend, address=args.address)
         policy = make_policy(args.policy, base_url=args.base_url, seed=args.seed, budget=args.budget,
                              max_tokens=args.max_tokens, temperature=args.temperature, timeout=args.timeout)
-        result = run(tasks, policy, config, out=args.out, resume=args.resume,
+        open_cache(args)
+        result = run_episodes(tasks, policy, config, out=args.out, resume=args.resume,
                      progress=Progress(enabled=not args.quiet, unit="episodes"))
     except AcpError as e:  # FatalPolicyError included: the run cannot go on
-        sys.stderr.write(f"acptools: error: {e}\n")
-        return EXIT_INPUT
+        return fail(e)
     summary = summarize(result.rows)
     print(table(summary))
     failed = [e for e in result.episodes if e["ended"] in (POLICY_ERROR, ERROR)]

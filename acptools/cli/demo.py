@@ -1,13 +1,34 @@
-"""`acptools demo`: ask all eight ACPBench Hard questions about a bundled example and print proofs."""
+"""`acptools demo`: ask all eight ACPBench Hard questions about a bundled example and print proofs;
+`acptools examples`: list the bundled examples."""
 
 from __future__ import annotations
 
 import time
 
-from . import examples, load_task
+from .. import examples, load_task
+from ..errors import AcpError
+from .common import EXIT_OK, fail
 
 
-def run(name: str = examples.DEFAULT, budget: float = 60.0) -> int:
+def add_parser(sub):
+    """Register `acptools demo`."""
+    d = sub.add_parser("demo", help="answer all eight questions about a bundled example task")
+    d.add_argument("--example", default=examples.DEFAULT, metavar="NAME",
+                   help="a bundled example (see `acptools examples`)")
+    d.add_argument("--budget", type=float, default=60.0, metavar="S", help="seconds per question")
+    return d
+
+
+def run(args) -> int:
+    """Run the demo on --example; 2 for an unknown example."""
+    try:
+        return int(answer_all(args.example, args.budget) or 0)
+    except AcpError as e:
+        return fail(e)
+
+
+def answer_all(name: str = examples.DEFAULT, budget: float = 60.0) -> int:
+    """Print every question's answer about one bundled example, with how each is known."""
     domain, problem = examples.texts(name)
     t0 = time.perf_counter()
     task = load_task(domain, problem)
@@ -41,3 +62,17 @@ def run(name: str = examples.DEFAULT, budget: float = 60.0) -> int:
           + f" (complete: {lm.complete})")
     print(f"\nall answers in {time.perf_counter() - t0:.2f} s")
     return 0
+
+
+class Examples:
+    """`acptools examples`: the bundled example names, one per line."""
+
+    @staticmethod
+    def add_parser(sub):
+        return sub.add_parser("examples", help="list the bundled example tasks")
+
+    @staticmethod
+    def run(args) -> int:
+        for name in examples.names():
+            print(name)
+        return EXIT_OK

@@ -1,4 +1,4 @@
-"""`acptools generate`: the command line of acptools.generate (registered by acptools.cli).
+"""`acptools generate`: questions with proven answers from PDDL (acptools.generate).
 
     acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
@@ -14,12 +14,14 @@ import sys
 from pathlib import Path
 
 from ..errors import AcpError
-from .records import write_jsonl
-from .run import ALIASES, TASKS, Options, generate
-from .states import Difficulty
+from ..generate.records import dumps, write_jsonl
+from ..generate.run import ALIASES, TASKS, Options, generate
+from ..generate.states import Difficulty
+from .common import backend_flags, fail
 
 
 def add_parser(sub):
+    """Register `acptools generate`."""
     g = sub.add_parser("generate", help="generate questions with proven answers from PDDL",
                        description="Generate fresh questions with proven answers from a PDDL domain and problems, in "
                                    "the forms of ACPBench Hard (hard), ACPBench yes/no (bool) and 4-choice (mcq), or "
@@ -49,6 +51,7 @@ def add_parser(sub):
                    help="workers (default 1): each problem's states, then each task's records, run side by side; "
                         "the output is the same")
     g.add_argument("--quiet", action="store_true", help="no summary")
+    backend_flags(g)
     return g
 
 
@@ -91,7 +94,14 @@ def _summary(out, opt: Options, path: str) -> str:
 
 
 def run(args) -> int:
-    """Returns the exit code (0 all tasks complete, 1 some task short); raises AcpError on bad input."""
+    """Returns the exit code: 0 all tasks complete, 1 some task short, 2 bad input."""
+    try:
+        return _generate(args)
+    except AcpError as e:
+        return fail(e)
+
+
+def _generate(args) -> int:
     opt = options(args)
     domain = Path(args.domain)
     problems = [Path(p) for p in args.problem]
@@ -103,7 +113,6 @@ def run(args) -> int:
         raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
     out = generate(domain, problems, opt, args.jobs, args.backend, args.address)
     if args.out == "-":
-        from .records import dumps
         for r in out.records:
             sys.stdout.write(dumps(r) + "\n")
     else:

@@ -1,0 +1,73 @@
+"""What every subcommand shares: exit codes, the parser class, error output and the shared flags."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import AcpError
+
+EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's usage errors exit 2 with one clear line, as ours do."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog.split()[0]}: error: {message}\n")
+        raise SystemExit(EXIT_INPUT)
+
+
+def fail(e: AcpError) -> int:
+    """Print an input error (what, where, what to do) and return the input-error exit code."""
+    sys.stderr.write(f"acptools: error: {e}\n")
+    return EXIT_INPUT
+
+
+def backend_flags(p: argparse.ArgumentParser) -> None:
+    """--backend local|ray and --address: where batch work runs (acptools.backends)."""
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local worker processes (default) or Ray tasks (pip install 'acptools[ray]')")
+    p.add_argument("--address", metavar="ADDR", help="--backend ray: a running Ray cluster (default: start one "
+                                                     "here with --jobs CPUs)")
+
+
+def cache_flags(p: argparse.ArgumentParser) -> None:
+    """--cache PATH / --no-cache: where proven truths are kept and reused between runs."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--cache", metavar="PATH", default="default",
+                   help="the proof store (default: <user cache dir>/acptools/proofs.sqlite, or $ACPTOOLS_CACHE)")
+    g.add_argument("--no-cache", dest="cache", action="store_const", const=None, help="prove everything afresh")
+
+
+def open_cache(args) -> None:
+    """Use the store --cache names for this process (a damaged one is named and bypassed)."""
+    from .. import store
+    found = store.use(args.cache)
+    if found is not None and found.broken:
+        sys.stderr.write(f"acptools: warning: proof store not used: {found.broken}\n")
+
+
+def check_outputs(args) -> None:
+    """--out, --report, --plots, --jobs and --budget are usable before any work starts."""
+    for flag in ("out", "report"):
+        path = getattr(args, flag, None)
+        if path:
+            parent = Path(path).resolve().parent
+            if not parent.is_dir():
+                raise AcpError(f"folder {parent} does not exist", f"--{flag} {path}", "create it first")
+            if Path(path).is_dir():
+                raise AcpError("is a folder", f"--{flag} {path}", "give a file name")
+    if getattr(args, "plots", None):
+        from ..scoring.report import have_matplotlib
+        if not have_matplotlib():
+            raise AcpError("matplotlib is not installed", "--plots",
+                           "pip install matplotlib (or pip install 'acptools[plots]'), or drop --plots")
+        if Path(args.plots).exists() and not Path(args.plots).is_dir():
+            raise AcpError("exists and is not a folder", f"--plots {args.plots}")
+    if args.jobs < 1:
+        raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
+    if args.budget is not None and not args.budget > 0:
+        raise AcpError(f"--budget must be a positive number of seconds, got {args.budget}", "--budget")
