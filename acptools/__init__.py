@@ -1,25 +1,38 @@
 """acptools: proven answers to questions about action, change and planning in PDDL tasks.
 
 The public API is what this module exports plus the modules named in `PUBLIC_MODULES`; the MCP
-server and the harness adapters use nothing else.
+server and the harness adapters use nothing else. The engine's rooms (`ENGINE_PACKAGES`: the PDDL
+reader, grounding, search and the outside planners) are reached only through the face modules that
+wrap them (`ENGINE_GATES`); `tools/check_structure.py` enforces both rules.
 """
 
 from __future__ import annotations
 
-from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
-from .grounded import task_key
-from .questions import HStarReport, Questions
 from .budget import Budget, Effort
-from .task import Task, load_task
+from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
+from .questions import HStarReport, Questions
+from .task import Task, load_task, task_key
 from .verdict import Verdict
 
 __version__ = "0.1.0"
 
-# modules whose names (besides those re-exported here) other packages may import
-PUBLIC_MODULES = ("acptools.examples", "acptools.dataset", "acptools.scoring", "acptools.answers",
-                  "acptools.questions", "acptools.verdict", "acptools.errors", "acptools.episode", "acptools.truth",
-                  "acptools.lru", "acptools.describe", "acptools.rollout", "acptools.generate", "acptools.rewards",
-                  "acptools.inspect", "acptools.store", "acptools.prompts", "acptools.planner")
+# modules whose names (besides those re-exported here) other packages may import: every top-level module
+# and subpackage of acptools except the engine's rooms
+PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.budget", "acptools.claims", "acptools.cli",
+                  "acptools.dataset", "acptools.describe", "acptools.episode", "acptools.errors", "acptools.examples",
+                  "acptools.forms", "acptools.generate", "acptools.inspect", "acptools.lru", "acptools.planners",
+                  "acptools.progress", "acptools.prompts", "acptools.questions", "acptools.rewards",
+                  "acptools.rollout", "acptools.scoring", "acptools.store", "acptools.task", "acptools.truth",
+                  "acptools.verdict")
 
-__all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport", "Questions", "Task", "Verdict",
-           "load_task", "task_key", "PUBLIC_MODULES", "__version__"]
+# the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`
+ENGINE_PACKAGES = ("acptools.pddl", "acptools.ground", "acptools.engine", "acptools.planners.fd",
+                   "acptools.planners.symk", "acptools.planners.process")
+
+# the face modules that wrap the engine: the only modules outside ENGINE_PACKAGES that may import from them
+ENGINE_GATES = ("acptools.task", "acptools.questions", "acptools.truth", "acptools.claims", "acptools.describe",
+                "acptools.episode", "acptools.planners")
+
+__all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport",
+           "Questions", "Task", "Verdict", "load_task", "task_key", "ENGINE_GATES", "ENGINE_PACKAGES",
+           "PUBLIC_MODULES", "__version__"]

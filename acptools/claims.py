@@ -38,10 +38,10 @@ Any claim or query may say which state it is about, relative to the question's s
 
 from __future__ import annotations
 
-from .errors import AcpError, BudgetExceeded, UnknownNameError
-from .grounded import bits
-from .h2 import pair_reachable
 from .budget import Budget
+from .engine.h2 import pair_reachable
+from .errors import AcpError, BudgetExceeded, UnknownNameError
+from .ground.grounded import bits
 from .task import Task
 from .truth import truth_for
 from .verdict import H2, HOLDS, RELAXED, STATIC, TRIVIAL, UNKNOWN, Verdict

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .names import render
+from .ground.names import render, split_name
 from .pddl.writer import effect, formula, typed_list
 from .task import Task
+
+# the name and formula writers a reader of PDDL needs (question rendering, prompts), from the one place
+# that writes them
+__all__ = ["describe", "formula", "render", "split_name", "TaskSummary", "ActionSchemaInfo", "Parameter", "PredicateInfo"]
 
 
 @dataclass

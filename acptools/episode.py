@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from .answers import parse_answer, vocabulary
-from .errors import AcpError, UnknownNameError
 from .budget import Budget
+from .engine.optimal import HStar
+from .errors import AcpError, UnknownNameError
 from .task import Task
-from .optimal import HStar
 from .truth import allowance, truth_for
 
 APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED = "applied", "inapplicable", "unparsed", "hallucinated"

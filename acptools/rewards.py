@@ -38,16 +38,16 @@ import warnings
 from collections import Counter
 
 from . import store
+from .answers import parse_answer, vocabulary
+from .budget import Budget
 from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
-from .grounded import task_key
 from .lru import CacheMiss, LRUCache
-from .answers import parse_answer, vocabulary
 from .scoring import exact
 from .scoring.api import grade
 from .scoring.items import Outcome
 from .scoring.question import Question, question_of_record
-from .budget import Budget
+from .task import task_key
 from .truth import task_for
 
 __all__ = ["AcpReward", "acp_reward", "partial_reward", "compute_score", "compute_score_batch", "reward_value",

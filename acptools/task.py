@@ -9,9 +9,11 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from .grounded import GroundedTask
-from .grounding import MAX_GROUND_OPERATORS
+from .ground.grounded import GroundedTask, task_key
+from .ground.grounding import MAX_GROUND_OPERATORS
 from .questions import Questions
+
+__all__ = ["Task", "load_task", "task_key"]
 
 
 class Task(GroundedTask):

@@ -18,11 +18,11 @@ import hashlib
 import threading
 
 from . import store
-from .grounded import task_key
-from .lru import CacheMiss, LRUCache
-from .optimal import HStar
-from .questions import DEFAULT_SECONDS, Item, ItemList
 from .budget import Budget, Effort
+from .engine.optimal import HStar
+from .ground.grounded import task_key
+from .lru import CacheMiss, LRUCache
+from .questions import DEFAULT_SECONDS, Item, ItemList
 from .task import Task, load_task
 from .verdict import Verdict
 

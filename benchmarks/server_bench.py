@@ -32,8 +32,8 @@ from acptools import load_task  # noqa: E402
 from acptools.dataset import domain_name, load_records  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from server import ServerConfig, build_server  # noqa: E402
-from server.config import Limits  # noqa: E402
+from acptools_server import ServerConfig, build_server
+from acptools_server.config import Limits
 
 DEFAULT_DATA = "acpbench-hard"  # the bundled copy (acptools.dataset)
 TARGETS_MS = {
@@ -124,7 +124,7 @@ async def bench_inprocess(n: int, records: list[dict], rows: dict[str, list[floa
 
 def server_command() -> list[str]:
     script = shutil.which("acptools-server")
-    return [script] if script else [sys.executable, "-m", "server"]
+    return [script] if script else [sys.executable, "-m", "acptools_server"]
 
 
 async def bench_stdio(n: int, record: dict, plan: list[str], rows: dict[str, list[float]]) -> None:

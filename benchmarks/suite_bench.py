@@ -12,7 +12,7 @@ For every task:
   * states: seeded random walks from the initial state and prefixes of a plan (the plan is Fast
     Downward's greedy plan on our grounded task), deterministic for a --seed;
   * per state: `optimal_next` (h* plus the h*-after table of every applicable action) against Fast
-    Downward A* computing h*(s) alone on our grounded task (`acptools.fd.solve`), ratio ours/FD;
+    Downward A* computing h*(s) alone on our grounded task (`acptools.planners.fd.solve`), ratio ours/FD;
     with --fd-own also FD's full pipeline (translate + A*/LM-cut) on the PDDL of that state;
   * every question kind under the given budget: time and `unknown` verdicts (answer None, an
     ItemList with complete False, a report with known False).
@@ -129,7 +129,7 @@ def sample_states(task, rng: random.Random, n: int, plan: list[int] | None,
 
 def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
     """Fast Downward's whole pipeline (translate + A*/LM-cut) on the PDDL of `state`."""
-    from acptools.fd import package_dir
+    from acptools.planners.fd import package_dir
     driver = package_dir("up_fast_downward") / "downward" / "fast-downward.py"
     with tempfile.TemporaryDirectory() as d:
         dom, prob = Path(d, "d.pddl"), Path(d, "p.pddl")
@@ -152,7 +152,8 @@ def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
 
 def worker(args) -> None:
     sys.path.insert(0, args.library or str(ROOT))
-    from acptools import load_task, fd
+    from acptools import load_task
+    from acptools.planners import fd
     from acptools.questions import DEFAULT_SECONDS
     budget = args.budget if args.budget is not None else DEFAULT_SECONDS
     d = SUITE / args.domain

@@ -1,21 +1,21 @@
 """MCP server for acptools: the MCP layer only (all planning logic lives in ``acptools``).
 
-Modules: :mod:`server.config` (limits, configuration, path rules, tool profiles), :mod:`server.http`
-(bearer token, transport security), :mod:`server.app` (build, serve, CLI), :mod:`server.state` (what the
-tools share, through the SDK's lifespan context), :mod:`server.stores` (task and episode stores),
-:mod:`server.runner` (searches off the event loop, cancellable budgets), :mod:`server.models` (results),
-:mod:`server.tools` (the tools).
+Modules: :mod:`acptools_server.config` (limits, configuration, path rules, tool profiles), :mod:`acptools_server.http`
+(bearer token, transport security), :mod:`acptools_server.app` (build, serve, CLI), :mod:`acptools_server.state` (what the
+tools share, through the SDK's lifespan context), :mod:`acptools_server.stores` (task and episode stores),
+:mod:`acptools_server.runner` (searches off the event loop, cancellable budgets), :mod:`acptools_server.models` (results),
+:mod:`acptools_server.tools` (the tools).
 
 Entry points:
 
-* ``python -m server [options]`` / console script ``acptools-server`` -> :func:`server.app.main`
-* :func:`server.app.build_server` -> a configured ``mcp.server.mcpserver.MCPServer``
+* ``python -m acptools_server [options]`` / console script ``acptools-server`` -> :func:`acptools_server.app.main`
+* :func:`acptools_server.app.build_server` -> a configured ``mcp.server.mcpserver.MCPServer``
 """
 
 from __future__ import annotations
 
-from server.app import build_http_app, build_server, main
-from server.config import (
+from acptools_server.app import build_http_app, build_server, main
+from acptools_server.config import (
     SERVER_NAME,
     ConfigError,
     PathAccessError,

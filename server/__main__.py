@@ -1,6 +1,6 @@
 import sys
 
-from server.app import main
+from acptools_server.app import main
 
 if __name__ == "__main__":
     sys.exit(main())

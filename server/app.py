@@ -15,13 +15,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
-from mcp.types import Tool as MCPTool
-from pydantic import ValidationError
-
-from server.config import (
+from acptools_server.config import (
     DEFAULT_HOST,
     DEFAULT_HTTP_PATH,
     DEFAULT_PORT,
@@ -35,12 +29,17 @@ from server.config import (
     ServerConfig,
     package_version,
 )
-from server.http import BearerTokenMiddleware, transport_security
-from server.schema import compact_arguments, compact_result
-from server.state import lifespan, stop_everything
-from server.stdio import serve_stdio
-from server.tools import episodes, questions, scoring, tasks
-from server.tools.common import ToolSpec
+from acptools_server.http import BearerTokenMiddleware, transport_security
+from acptools_server.schema import compact_arguments, compact_result
+from acptools_server.state import lifespan, stop_everything
+from acptools_server.stdio import serve_stdio
+from acptools_server.tools import episodes, questions, scoring, tasks
+from acptools_server.tools.common import ToolSpec
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
 
 ALL_TOOLS = (*tasks.TOOLS, *questions.TOOLS, *scoring.TOOLS, *episodes.TOOLS)
 RECURSION_LIMIT = 10_000            # PDDL nested MAX_NESTING levels deep reads within it
@@ -153,7 +152,7 @@ def build_server(config: ServerConfig | None = None) -> MCPServer:
     config = config or ServerConfig()
     names = {fn.spec.name for fn in ALL_TOOLS}
     if names != set(TOOL_NAMES):  # the profile table must know every tool
-        raise RuntimeError(f"server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
+        raise RuntimeError(f"acptools_server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
     mcp = PlanningServer(config, name=SERVER_NAME, title="acptools planning server", version=package_version(),
                          instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
     visible = set(config.visible_tools())

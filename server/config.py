@@ -11,11 +11,19 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from acptools import __version__
-from acptools.answers import TASKS, canonical_task
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
+
+from acptools import __version__
+from acptools.answers import TASKS, canonical_task
 
 SERVER_NAME = "acptools"
 TOKEN_ENV_VAR = "ACPTOOLS_TOKEN"

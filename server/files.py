@@ -11,7 +11,7 @@ import os
 import stat
 from pathlib import PurePosixPath
 
-from server.config import PathAccessError
+from acptools_server.config import PathAccessError
 
 MAX_LINKS = 40  # symbolic links followed in one path (the kernel's own limit)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -6,9 +6,8 @@ import hmac
 import json
 from typing import Any
 
+from acptools_server.config import ServerConfig, is_loopback_host
 from mcp.server.transport_security import TransportSecuritySettings
-
-from server.config import ServerConfig, is_loopback_host
 
 
 class BearerTokenMiddleware:

@@ -12,7 +12,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
-
 class Result(BaseModel):
     """The base of every result model (a tool's structured content)."""
 

@@ -20,8 +20,8 @@ from typing import Generic, TypeVar
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
-from acptools import Budget
-from acptools import planner
+
+from acptools import Budget, planners
 
 T = TypeVar("T")
 log = logging.getLogger("acptools.server")
@@ -50,7 +50,7 @@ class _Call(Generic[T]):
             self.error = exc
         finally:
             self.budget.cancel.set()  # a finished call's budget is spent: nothing it started may run on
-            planner.wait_stopped(self.budget, PLANNER_GRACE)
+            planners.wait_stopped(self.budget, PLANNER_GRACE)
             self.on_exit()
             try:
                 anyio.from_thread.run_sync(self.done.set, token=self.token)

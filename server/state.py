@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from acptools import planner, store
+from acptools_server.config import ServerConfig
+from acptools_server.runner import SearchRunner
+from acptools_server.stores import EpisodeStore, Memory, TaskStore
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from server.config import ServerConfig
-from server.runner import SearchRunner
-from server.stores import EpisodeStore, Memory, TaskStore
+from acptools import planners, store
 
 log = logging.getLogger("acptools.server")
 _states: weakref.WeakSet[ServerState] = weakref.WeakSet()
@@ -70,7 +70,7 @@ class ServerState:
         for runner in self.runners:
             if not await runner.shutdown(SHUTDOWN_WAIT):
                 log.warning("calls still running at shutdown; their planners are killed at exit")
-        planner.kill_all()
+        planners.kill_all()
 
 
 def stop_everything(timeout: float = SHUTDOWN_WAIT) -> None:
@@ -80,7 +80,7 @@ def stop_everything(timeout: float = SHUTDOWN_WAIT) -> None:
     runners = [runner for state in list(_states) for runner in state.runners]
     for runner in runners:
         runner.cancel_all()
-    planner.kill_all()
+    planners.kill_all()
     end = time.monotonic() + timeout
     while any(runner.running for runner in runners) and time.monotonic() < end:
         time.sleep(0.02)
@@ -89,10 +89,10 @@ def stop_everything(timeout: float = SHUTDOWN_WAIT) -> None:
 def start_process(config: ServerConfig) -> None:
     """What the process does once at start: remove work folders a crashed run left, cap planner memory,
     open the proof store when asked to."""
-    removed = planner.remove_stale_folders()
+    removed = planners.remove_stale_folders()
     if removed:
         log.info("removed %d work folders that earlier runs left behind", removed)
-    planner.limit_memory(config.limits.max_planner_memory)
+    planners.limit_memory(config.limits.max_planner_memory)
     if config.cache is not None:
         found = store.use(config.cache)
         if found is not None and found.broken:

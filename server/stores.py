@@ -18,14 +18,23 @@ from itertools import accumulate
 from typing import TypeVar
 
 import anyio
-from acptools import AcpError, Budget, BudgetExceeded, Task, examples, load_task, task_key, truth
-from acptools.episode import Episode
-from acptools.lru import CacheMiss, LRUCache
+from acptools_server.config import Limits, ServerConfig
+from acptools_server.files import read_below_root
+from acptools_server.runner import SearchRunner
 from mcp.server.mcpserver.exceptions import ToolError
 
-from server.config import Limits, ServerConfig
-from server.files import read_below_root
-from server.runner import SearchRunner
+from acptools import (
+    AcpError,
+    Budget,
+    BudgetExceeded,
+    Task,
+    examples,
+    load_task,
+    task_key,
+    truth,
+)
+from acptools.episode import Episode
+from acptools.lru import CacheMiss, LRUCache
 
 EXAMPLE_PREFIX = "example:"
 BIG_LOAD_BYTES = 50_000   # PDDL texts larger than this ground one (or a few) at a time

@@ -6,7 +6,13 @@
 3. server/ imports only the public API of acptools: names in ``acptools.__all__`` and the modules in
    ``acptools.PUBLIC_MODULES`` (read from acptools/__init__.py without importing it);
 4. no block of MIN_BLOCK_LINES or more consecutive identical lines (stripped; blank and comment lines
-   skipped) in two places within acptools/ and server/, except the pairs in ALLOWED_REPEATS.
+   skipped) in two places within acptools/ and server/, except the pairs in ALLOWED_REPEATS;
+5. the top level of acptools/ holds only the public face and the engine's rooms: every top-level module
+   and subpackage is in ``acptools.PUBLIC_MODULES`` or ``acptools.ENGINE_PACKAGES``;
+6. the engine's rooms (``acptools.ENGINE_PACKAGES``) are imported only from inside them and from the face
+   modules that wrap them (``acptools.ENGINE_GATES``);
+7. no upward import: every module belongs to one of the LAYERS (bottom up) and imports only from its own
+   layer or those below.
 
 Prints one line per finding and a summary; exits 1 when anything is found.
 """
@@ -19,11 +25,28 @@ from collections import defaultdict
 from pathlib import Path
 
 PACKAGES = ("acptools", "server", "examples", "scripts", "tools")
-MAX_FUNCTION_LINES = 120
+MAX_FUNCTION_LINES = 80
 MIN_BLOCK_LINES = 6
 REPEAT_DIRS = ("acptools", "server")
 # accepted repeats: (file, file, first line of the block), each with the reason it stays
 ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {}
+# the layers, bottom up: a module belongs to the layer of its longest matching prefix
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.forms", "acptools.kinds", "acptools.lru",
+     "acptools.store", "acptools.progress"),                        # leaves: no engine, no I/O beyond their own
+    ("acptools.pddl",),                                                # text -> lifted model
+    ("acptools.ground",),                                              # lifted model -> grounded task
+    ("acptools.planners",),                                            # outside planners on a grounded task
+    ("acptools.engine",),                                              # proofs and search
+    ("acptools.questions",),                                           # the eight questions
+    ("acptools.task",),                                                # the public task
+    ("acptools.truth", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
+     "acptools.dataset", "acptools.examples", "acptools.prompts", "acptools.backends"),  # the face's services
+    ("acptools.scoring", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
+     "acptools.unified", "acptools.environments", "acptools.evaluation", "acptools.report"),  # applications
+    ("acptools.cli",),                                                 # the command line
+    ("acptools", "server", "examples", "scripts", "tools"),           # the package's face and everything outside
+)
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -120,15 +143,80 @@ def long_functions(root: Path, mods: dict[str, Path], trees: dict[str, ast.AST])
     return out
 
 
-def public_api(root: Path) -> tuple[set[str], set[str]]:
-    """(names in acptools.__all__, modules in acptools.PUBLIC_MODULES)."""
+def declared(root: Path, name: str) -> set[str]:
+    """A tuple or list literal assigned to `name` in acptools/__init__.py, read without importing it."""
     tree = ast.parse((root / "acptools" / "__init__.py").read_text())
-    values = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id in ("__all__", "PUBLIC_MODULES"):
-                values[node.targets[0].id] = set(ast.literal_eval(node.value))
-    return values.get("__all__", set()), values.get("PUBLIC_MODULES", set())
+            if node.targets[0].id == name:
+                return set(ast.literal_eval(node.value))
+    return set()
+
+
+def public_api(root: Path) -> tuple[set[str], set[str]]:
+    """(names in acptools.__all__, modules in acptools.PUBLIC_MODULES)."""
+    return declared(root, "__all__"), declared(root, "PUBLIC_MODULES")
+
+
+def _within(module: str, prefixes) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def unlisted_top_level(root: Path) -> list[str]:
+    """Top-level modules and subpackages of acptools that are neither public nor an engine room."""
+    listed = declared(root, "PUBLIC_MODULES") | declared(root, "ENGINE_PACKAGES")
+    out = []
+    for path in sorted((root / "acptools").iterdir()):
+        name = path.stem if path.suffix == ".py" else path.name
+        is_module = path.suffix == ".py" and name != "__init__"
+        is_package = path.is_dir() and (path / "__init__.py").exists()
+        if (is_module or is_package) and not any(m == f"acptools.{name}" or m.startswith(f"acptools.{name}.")
+                                                 for m in listed):
+            out.append(f"unlisted top-level module: acptools/{path.name} is in neither acptools.PUBLIC_MODULES nor "
+                       "acptools.ENGINE_PACKAGES (list it, or move it into the room it belongs to)")
+    return out
+
+
+def engine_imports(root: Path, mods: dict[str, Path], trees: dict[str, ast.AST]) -> list[str]:
+    """Imports of the engine's rooms from outside them and outside the face modules that wrap them."""
+    rooms, gates = declared(root, "ENGINE_PACKAGES"), declared(root, "ENGINE_GATES")
+    out = []
+    for name, path in mods.items():
+        if _within(name, rooms) or _within(name, gates):
+            continue
+        for line, module, names in imports(name, path, trees[name]):
+            targets = [module] + [f"{module}.{n}" for n in names]
+            hit = next((t for t in targets if _within(t, rooms)), None)
+            if hit:
+                out.append(f"engine import: {path.relative_to(root)}:{line} imports {hit}; reach the engine through "
+                           f"the public face ({', '.join(sorted(gates))})")
+    return out
+
+
+def layer_of(module: str) -> int | None:
+    best = None
+    for i, prefixes in enumerate(LAYERS):
+        for p in prefixes:
+            inside = module == p or (module.startswith(p + ".") and p != "acptools")  # the package face: itself only
+            if inside and (best is None or len(p) > best[1]):
+                best = (i, len(p))
+    return None if best is None else best[0]
+
+
+def upward_imports(root: Path, mods: dict[str, Path], graph: dict[str, set[str]]) -> list[str]:
+    """Arrows from a module to a module of a higher layer (LAYERS, bottom up)."""
+    out = []
+    for name in sorted(mods):
+        own = layer_of(name)
+        if own is None:
+            out.append(f"no layer: {mods[name].relative_to(root)} belongs to none of LAYERS (add its package)")
+            continue
+        for target in sorted(graph[name]):
+            up = layer_of(target)
+            if up is not None and up > own:
+                out.append(f"upward import: {mods[name].relative_to(root)} ({name}, layer {own}) imports {target} "
+                           f"(layer {up})")
+    return out
 
 
 def private_imports(root: Path, mods: dict[str, Path], trees: dict[str, ast.AST]) -> list[str]:
@@ -198,6 +286,9 @@ def check(root: Path) -> list[str]:
     findings += long_functions(root, mods, trees)
     findings += private_imports(root, mods, trees)
     findings += repeated_blocks(root)
+    findings += unlisted_top_level(root)
+    findings += engine_imports(root, mods, trees)
+    findings += upward_imports(root, mods, graph)
     return findings
 
 

@@ -30,11 +30,37 @@ import re
 
 from lark import Token
 
-from .clean import (AFTER_COLON, NONE_PHRASE, UNMARKED, answer_block, calls_to_groups, clean_text, collapse_groups,
-                    find_words, first_line, has_group, is_answer_line, mark_labels, regions, search_word, sentences,
-                    strip_bullet)
-from .grammar import (EMPTY_WORDS, KNOWN_NAMES, BracketList, Group, Section, group_items, is_word, plausible, read,
-                      walk, words_to_name)
+from .clean import (
+    AFTER_COLON,
+    NONE_PHRASE,
+    UNMARKED,
+    answer_block,
+    calls_to_groups,
+    clean_text,
+    collapse_groups,
+    find_words,
+    first_line,
+    has_group,
+    is_answer_line,
+    mark_labels,
+    regions,
+    search_word,
+    sentences,
+    strip_bullet,
+)
+from .grammar import (
+    EMPTY_WORDS,
+    KNOWN_NAMES,
+    BracketList,
+    Group,
+    Section,
+    group_items,
+    is_word,
+    plausible,
+    read,
+    walk,
+    words_to_name,
+)
 from .types import TASKS, ParsedAnswer, ParsedName, canonical_task
 
 __all__ = ["parse_answer", "parse_name", "vocabulary"]

@@ -74,7 +74,8 @@ def run(args) -> int:
     from ..rollout.policies import make_policy
     from ..rollout.prompts import Prompts
     from ..rollout.report import json_report, summarize, table, write_plots
-    from ..rollout.runner import RolloutConfig, run as run_episodes
+    from ..rollout.runner import RolloutConfig
+    from ..rollout.runner import run as run_episodes
     from ..rollout.tasks import load_tasks
     from ..rollout.traces import ERROR, POLICY_ERROR
 

@@ -18,7 +18,15 @@ import time
 
 from ..errors import AcpError
 from ..progress import Progress
-from .common import EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, open_cache
+from .common import (
+    EXIT_CHECK,
+    EXIT_OK,
+    backend_flags,
+    cache_flags,
+    check_outputs,
+    fail,
+    open_cache,
+)
 
 
 def add_parser(sub):

@@ -11,8 +11,8 @@ import random
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..claims import decide
 from ..budget import Budget
+from ..claims import decide
 from ..task import Task
 from ..truth import StateTruth, truth_for
 from .render import Renderer

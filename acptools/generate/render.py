@@ -8,7 +8,7 @@ question needs it, and the PDDL names of the actions or propositions an answer i
 
 from __future__ import annotations
 
-from ..names import split_name
+from ..describe import split_name
 from .templates import PLACEHOLDER, Templates
 
 

@@ -13,8 +13,7 @@ from pathlib import Path
 from ..backends import run_sharing_proofs
 from ..errors import AcpError
 from ..forms import ACP_TASKS, ARB_FAMILIES, FORMS
-from ..grounded import task_key
-from ..task import Task
+from ..task import Task, task_key
 from ..truth import task_for
 from . import acp, arb, hard
 from .base import DUPLICATE, Item, Skip

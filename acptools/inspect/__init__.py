@@ -24,8 +24,18 @@ except ImportError:  # the extra is optional: say how to get it
 
 from .dataset import acpbench_dataset, record_to_sample
 from .scorer import acptools_scorer, mean_iou
-from .tasks import (acp_agentic, acp_app_gen, acp_areach_gen, acp_just_gen, acp_land_gen, acp_nexta_gen,
-                    acp_policy, acp_prog_gen, acp_reach_gen, acp_val_gen)
+from .tasks import (
+    acp_agentic,
+    acp_app_gen,
+    acp_areach_gen,
+    acp_just_gen,
+    acp_land_gen,
+    acp_nexta_gen,
+    acp_policy,
+    acp_prog_gen,
+    acp_reach_gen,
+    acp_val_gen,
+)
 
 __all__ = ["acpbench_dataset", "record_to_sample", "acptools_scorer", "mean_iou", "acp_app_gen", "acp_prog_gen",
            "acp_reach_gen", "acp_areach_gen", "acp_val_gen", "acp_just_gen", "acp_land_gen", "acp_nexta_gen",

@@ -20,10 +20,10 @@ SYSTEM = ("You may call tools that simulate the planning task. Call load_task wi
 
 
 def acptools_mcp(tools=DEFAULT_TOOLS, server_args: list[str] | None = None):
-    """Inspect tools from the acptools MCP server, run over stdio with this Python (`python -m server`).
+    """Inspect tools from the acptools MCP server, run over stdio with this Python (`python -m acptools_server`).
     tools: names or globs the model may call ("all" for every tool); server_args: extra command-line
     flags for the server."""
-    server = mcp_server_stdio(name="acptools", command=sys.executable, args=["-m", "server", *(server_args or [])],
+    server = mcp_server_stdio(name="acptools", command=sys.executable, args=["-m", "acptools_server", *(server_args or [])],
                               env=_server_env())
     return mcp_tools(server, tools="all" if tools == "all" else list(tools))
 

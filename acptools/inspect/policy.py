@@ -3,8 +3,8 @@ against h* (acptools.episode); the score says whether it solved the task and how
 
 from __future__ import annotations
 
-from inspect_ai.model import ChatMessageUser
 from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageUser
 from inspect_ai.scorer import Score, Target, accuracy, mean, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import json
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Target, accuracy, metric, scorer, stderr
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Target,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 
 from ..errors import AcpError

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine import Engine
-from ..errors import AcpError
-from ..grounded import GroundedTask
-from ..optimal import Optimizer
 from ..budget import Budget, Effort
+from ..engine.optimal import Optimizer
+from ..engine.reachability import Engine
+from ..errors import AcpError
+from ..ground.grounded import GroundedTask
 from ..verdict import EXHAUSTIVE, UNKNOWN, WITNESS, Verdict
 from . import basic, landmarks, nexta, reach
 from .basic import Progression, Removal, Validation

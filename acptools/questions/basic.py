@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..grounded import GroundedTask
+from ..ground.grounded import GroundedTask
 
 
 @dataclass

@@ -7,10 +7,10 @@ and a plan of the compiled task (which never makes p true) refutes it.
 
 from __future__ import annotations
 
-from ..engine import Engine
 from ..budget import Budget
-from ..grounded import bits
+from ..engine.reachability import Engine
 from ..errors import BudgetExceeded
+from ..ground.grounded import bits
 from ..verdict import RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
 from .results import Item, ItemList
 from .rounds import decide_in_rounds

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..hstar_table import INF
-from ..optimal import Optimizer
 from ..budget import Budget
-from ..search import greedy_plan
+from ..engine.hstar_table import INF
+from ..engine.optimal import Optimizer
+from ..engine.search import greedy_plan
 from ..errors import BudgetExceeded
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from .. import fd
-from ..engine import H2_SHARE, Engine
-from ..h2 import pair_reachable
-from ..errors import BudgetExceeded
 from ..budget import Budget
-from ..grounded import bits
+from ..engine.h2 import pair_reachable
+from ..engine.reachability import H2_SHARE, Engine
+from ..errors import BudgetExceeded
+from ..ground.grounded import bits
+from ..planners import fd
 from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
 from .results import Item, ItemList
 from .rounds import decide_in_rounds

@@ -23,9 +23,9 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from ..describe import formula
 from ..episode import APPLIED, INAPPLICABLE, UNPARSED
 from ..errors import AcpError
-from ..pddl.writer import formula
 from ..task import Task
 
 FILES = {

@@ -22,17 +22,26 @@ from dataclasses import dataclass, field
 import anyio
 
 from ..backends import check_backend, run_sharing_proofs
-from ..dataset import domain_name
-from ..errors import AcpError
-from ..grounded import task_key
-from ..episode import APPLIED, INAPPLICABLE, Episode
 from ..budget import Budget
+from ..dataset import domain_name
+from ..episode import APPLIED, INAPPLICABLE, Episode
+from ..errors import AcpError
+from ..task import task_key
 from ..truth import truth_for
 from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .prompts import Observation, Prompts
 from .tasks import RolloutTask, load_tasks
-from .traces import EPISODE, ERROR, GOAL, MAX_INVALID, MAX_STEPS, POLICY_ERROR, STEP, TraceFile
+from .traces import (
+    EPISODE,
+    ERROR,
+    GOAL,
+    MAX_INVALID,
+    MAX_STEPS,
+    POLICY_ERROR,
+    STEP,
+    TraceFile,
+)
 
 
 @dataclass

@@ -20,9 +20,8 @@ from pathlib import Path
 from .. import examples
 from ..dataset import load_records, task_of
 from ..errors import AcpError
-from ..grounded import task_key
 from ..scoring.question import check_record
-from ..task import Task
+from ..task import Task, task_key
 from ..truth import task_for
 from .defaults import TASKS_HELP
 

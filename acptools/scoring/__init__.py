@@ -10,9 +10,9 @@ Exact semantics computes the truth from the record's PDDL (docs/scoring.md); per
 cached (bounded LRU), so many responses to one question cost one computation.
 """
 
+from ..truth import cache_sizes, clear_caches
 from .api import SEMANTICS, gold_response, score_answer, score_response
 from .items import VERDICTS, ItemScore
-from ..truth import cache_sizes, clear_caches
 
 __all__ = ["ItemScore", "score_response", "score_answer", "gold_response", "SEMANTICS", "VERDICTS",
            "clear_caches", "cache_sizes"]

@@ -6,10 +6,10 @@ import time
 
 from ..answers import parse_answer, vocabulary
 from ..answers.lm_eval import extract
-from ..errors import AcpError, BudgetExceeded
 from ..budget import Budget
-from ..task import Task
+from ..errors import AcpError, BudgetExceeded
 from ..forms import form_kind
+from ..task import Task
 from . import exact, forms, reference
 from .items import UNKNOWN, ItemScore, Outcome, parsed_dict
 from .question import Question, plan_of_question, question_of_record, record_where

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from ..answers import canonical_task
 from ..backends import run_sharing_proofs
+from ..budget import Effort
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
-from ..grounded import task_key
+from ..questions import DEFAULT_SECONDS
+from ..task import task_key
 from . import forms
 from .api import check_stored, gold_response, grade
-from ..questions import DEFAULT_SECONDS
-from ..budget import Effort
 from .items import ERROR, UNKNOWN, ItemScore
 from .question import question_of_record, record_where
 

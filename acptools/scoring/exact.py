@@ -8,11 +8,27 @@ as the target once it is verified to be the effects of an applicable action.
 from __future__ import annotations
 
 from ..errors import UnknownNameError
-from .items import (CORRECT, HALLUCINATED, INAPPLICABLE, INCORRECT, MISSED, NOT_LANDMARK, NOT_PLAN, NOT_SUBSEQUENCE,
-                    REACHABLE, SUBOPTIMAL, TRIVIAL, UNKNOWN, UNPARSED, Outcome, nh_jaccard, plan_text, set_metrics,
-                    show)
+from .items import (
+    CORRECT,
+    HALLUCINATED,
+    INAPPLICABLE,
+    INCORRECT,
+    MISSED,
+    NOT_LANDMARK,
+    NOT_PLAN,
+    NOT_SUBSEQUENCE,
+    REACHABLE,
+    SUBOPTIMAL,
+    TRIVIAL,
+    UNKNOWN,
+    UNPARSED,
+    Outcome,
+    nh_jaccard,
+    plan_text,
+    set_metrics,
+    show,
+)
 from .question import Question
-
 
 # ---- names -------------------------------------------------------------------------------------
 

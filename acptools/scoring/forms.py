@@ -29,8 +29,18 @@ from ..claims import atoms_of, decide, evaluate, state_of
 from ..dataset import domain_name
 from ..errors import AcpError, UnknownNameError
 from ..forms import form_kind
-from .items import (CORRECT, HALLUCINATED, INCORRECT, NOT_PLAN, UNKNOWN, UNPARSED, ItemScore, Outcome, set_metrics,
-                    show)
+from .items import (
+    CORRECT,
+    HALLUCINATED,
+    INCORRECT,
+    NOT_PLAN,
+    UNKNOWN,
+    UNPARSED,
+    ItemScore,
+    Outcome,
+    set_metrics,
+    show,
+)
 from .question import Question, question_of_record, record_where
 
 YES = ("yes", "true")

@@ -11,9 +11,18 @@ time-out does there. Nothing from lm-eval is imported.
 from __future__ import annotations
 
 from ..answers.lm_eval import cleanup_answer, fix_action_name
-from ..errors import UnknownNameError
 from ..budget import Budget, Effort
-from .items import CORRECT, INCORRECT, NOT_PLAN, NOT_SUBSEQUENCE, SUBOPTIMAL, UNPARSED, Outcome, set_metrics
+from ..errors import UnknownNameError
+from .items import (
+    CORRECT,
+    INCORRECT,
+    NOT_PLAN,
+    NOT_SUBSEQUENCE,
+    SUBOPTIMAL,
+    UNPARSED,
+    Outcome,
+    set_metrics,
+)
 from .question import Question
 
 REACH_SECONDS = 3.0   # is_unsolvable: K* timeout=3

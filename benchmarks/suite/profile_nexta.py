@@ -16,7 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acptools import fd, load_task, optimal  # noqa: E402
+from acptools.planners import fd
+from acptools import load_task
+from acptools.engine import optimal
 from acptools.questions import nexta  # noqa: E402
 from suite_bench import sample_states  # noqa: E402
 

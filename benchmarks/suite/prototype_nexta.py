@@ -18,8 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acptools import fd, load_task  # noqa: E402
-from acptools.relaxed import Relaxation  # noqa: E402
+from acptools.planners import fd
+from acptools import load_task
+from acptools.engine.relaxed import Relaxation
 from suite_bench import sample_states  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """Fast Downward on the conditional-effect tasks our SAS+ encoding used to refuse (one atom added
 and deleted in two conditional effects of one operator). The encoding now follows Fast Downward's
-translator (`acptools.fd._effects`: several effects may set one variable; a delete meeting an add
+translator (`acptools.planners.fd._effects`: several effects may set one variable; a delete meeting an add
 of the same atom under another condition gets that condition negated, one effect per literal; add
 wins, as in GroundedTask.apply_op). Compares its h* and time with the library's h_star on
 random-walk states, and checks every plan.
@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from acptools import fd, load_task  # noqa: E402
+from acptools.planners import fd
+from acptools import load_task
 
 args = sys.argv[1:] or ["briefcaseworld", "small", "rubiks-cube", "small"]
 for dom, size in zip(args[::2], args[1::2]):

@@ -1,6 +1,6 @@
 """When is SymK worth a core beside Fast Downward? h*(s) by each planner alone, one after the
 other, on the suite's harder states (random walks and plan prefixes, the suite_bench sampler), to
-choose when SymK joins the race (`acptools.optimal.SYMK_DELAY`).
+choose when SymK joins the race (`acptools.engine.optimal.SYMK_DELAY`).
 
     PYTHONPATH=. python benchmarks/suite/symk_delay.py [--budget S] [--states N] DOMAIN/SIZE ...
 
@@ -16,7 +16,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parent))
 
-from acptools import fd, load_task, symk  # noqa: E402
+from acptools.planners import fd, symk
+from acptools import load_task
 from acptools.budget import Budget
 from suite_bench import sample_states  # noqa: E402
 

@@ -15,7 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acptools import fd, load_task  # noqa: E402
+from acptools.planners import fd
+from acptools import load_task
 from acptools.questions import basic  # noqa: E402
 from suite_bench import sample_states  # noqa: E402
 

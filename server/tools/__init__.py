@@ -2,5 +2,5 @@
 questions and plans), scoring (score_answer) and episodes (policy episodes).
 
 Each module holds module-level tool functions (callable without a client: pass
-``server.state.local_context(state)`` as ``ctx``) and a ``TOOLS`` tuple that ``server.app`` registers.
+``acptools_server.state.local_context(state)`` as ``ctx``) and a ``TOOLS`` tuple that ``acptools_server.app`` registers.
 """

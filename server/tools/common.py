@@ -18,12 +18,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import AcpError, BudgetExceeded, Task
+from acptools_server.config import Limits
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from server.config import Limits
+from acptools import AcpError, BudgetExceeded, Task
 
 log = logging.getLogger("acptools.server")
 

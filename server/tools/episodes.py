@@ -3,12 +3,26 @@ the server's episode store, one step at a time per episode."""
 
 from __future__ import annotations
 
-from acptools.episode import Episode, Step
+from acptools_server.models import (
+    EpisodeStep,
+    EpisodeSummaryResult,
+    StartEpisodeResult,
+    StepEpisodeResult,
+)
+from acptools_server.state import state_of
+from acptools_server.tools.common import (
+    MUTATES,
+    ActionArg,
+    BudgetArg,
+    EpisodeId,
+    StateArg,
+    TaskId,
+    read_state,
+    tool,
+)
 from mcp.server.mcpserver import Context
 
-from server.models import EpisodeStep, EpisodeSummaryResult, StartEpisodeResult, StepEpisodeResult
-from server.state import state_of
-from server.tools.common import MUTATES, ActionArg, BudgetArg, EpisodeId, StateArg, TaskId, read_state, tool
+from acptools.episode import Episode, Step
 
 
 @tool("Start an episode", MUTATES)

@@ -11,11 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import Budget, Questions, Task, Verdict, planner
-from mcp.server.mcpserver import Context
-from pydantic import Field
-
-from server.models import (
+from acptools_server.models import (
     ActionValue,
     Item,
     ItemListResult,
@@ -29,8 +25,8 @@ from server.models import (
     ValidatePlanResult,
     VerdictResult,
 )
-from server.state import ServerState, state_of
-from server.tools.common import (
+from acptools_server.state import ServerState, state_of
+from acptools_server.tools.common import (
     DEFAULT_LIST_LIMIT,
     MAX_LIST_LIMIT,
     ActionArg,
@@ -46,6 +42,10 @@ from server.tools.common import (
     read_state,
     tool,
 )
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from acptools import Budget, Questions, Task, Verdict, planners
 
 MAX_UNKNOWN_SHOWN = 500
 
@@ -68,7 +68,7 @@ class Asked:
             try:
                 return ask(questions, b)
             finally:
-                runs = Counter(map(str, planner.failures(b)))
+                runs = Counter(map(str, planners.failures(b)))
                 self.failed = "; ".join(text if n == 1 else f"{text} [{n} runs]" for text, n in runs.items())
 
         return await self.app.runner.run(work, seconds), seconds

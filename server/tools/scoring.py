@@ -6,16 +6,10 @@ import dataclasses
 import math
 from typing import Annotated, Any
 
-from acptools import truth
-from acptools.answers import canonical_task
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
-
-from server.models import ScoreResult
-from server.state import ServerState, state_of
-from server.stores import check_text_size
-from server.tools.common import (
+from acptools_server.models import ScoreResult
+from acptools_server.state import ServerState, state_of
+from acptools_server.stores import check_text_size
+from acptools_server.tools.common import (
     MAX_NAME_CHARS,
     SCORER_MODULE,
     BudgetArg,
@@ -27,6 +21,12 @@ from server.tools.common import (
     scorer,
     tool,
 )
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+from acptools import truth
+from acptools.answers import canonical_task
 
 MAX_SHOWN_CHARS = 200   # of one string the scorer read from a response
 MAX_SHOWN_ITEMS = 50    # of one list it read

@@ -8,18 +8,24 @@ import importlib.metadata
 import json
 from typing import Annotated
 
-from acptools import examples, load_task as load_example_task, planner, store
-from acptools.describe import describe
+from acptools_server.config import SERVER_NAME, TOOL_NAMES, package_version
+from acptools_server.models import (
+    ExampleInfo,
+    ListExamplesResult,
+    LoadTaskResult,
+    ServerInfo,
+)
+from acptools_server.state import state_of
+from acptools_server.stores import ToolCacheMiss, example_ids
+from acptools_server.tools.common import LOADS, scorer, tool
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources.types import TextResource
 from pydantic import Field
 
-from server.config import SERVER_NAME, TOOL_NAMES, package_version
-from server.models import ExampleInfo, ListExamplesResult, LoadTaskResult, ServerInfo
-from server.state import state_of
-from server.stores import ToolCacheMiss, example_ids
-from server.tools.common import LOADS, scorer, tool
+from acptools import examples, planners, store
+from acptools import load_task as load_example_task
+from acptools.describe import describe
 
 EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
 SUMMARY_ITEMS = 1000       # items a cut list of a task summary keeps at first (fewer if it still does not fit)
@@ -52,7 +58,7 @@ def server_info(ctx: Context) -> ServerInfo:
         searches_cancelled=runner.cancelled,
         searches_stopping=runner.stopping,
         loads_running=state.tasks.quick_loads.running + state.tasks.big_loads.running,
-        planners_running=planner.running(),
+        planners_running=planners.running(),
         proof_store=None if proofs is None else str(proofs.path),
         scorer_available=scorer() is not None,
     )

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from acptools import conditional, load_task
+from acptools import load_task
+from acptools.ground import conditional
 from tests.support.data import pddl_texts
 
 SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "suite"

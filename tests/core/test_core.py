@@ -8,16 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from acptools import (
-    AcpError,
-    PddlError,
-    UnknownNameError,
-    examples,
-    fd,
-    load_task,
-    symk,
-)
+from acptools import AcpError, PddlError, UnknownNameError, examples, load_task
 from acptools.budget import Budget
+from acptools.planners import fd, symk
 from tests.support import simulator
 from tests.support.data import PDDL, pddl_texts, records
 
@@ -177,9 +170,9 @@ def test_symk_exclusion_on_adl_domains(name):
 def test_goal_relevance_keeps_h_star_and_optimal_first_actions(name):
     """Searching only goal-relevant operators changes neither h* nor the optimal first actions:
     checked against the in-process A* over *every* operator (doors has negative preconditions)."""
-    from acptools.optimal import Optimizer
-    from acptools.relevance import relevant_operators
-    from acptools.search import optimal_first_actions
+    from acptools.engine.optimal import Optimizer
+    from acptools.engine.relevance import relevant_operators
+    from acptools.engine.search import optimal_first_actions
 
     if name in examples.names():
         dom, prob = examples.texts(name)
@@ -199,7 +192,7 @@ def test_fast_downward_runs_conditional_effects_and_effectless_actions(compiled,
     """LM-cut rejects conditional effects and Fast Downward rejects operators without effects:
     small conditional effects are compiled away (LM-cut), larger ones run A* with h^max; the
     no-op is left out; both agree with the in-process A*."""
-    from acptools import conditional
+    from acptools.ground import conditional
     if not compiled:
         monkeypatch.setattr(conditional, "MAX_VARIANTS", 1)
     t = load_task(*pddl_texts("switches"))
@@ -311,7 +304,7 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
 
 def test_a_race_survives_a_failing_engine():
     """One engine raising must not stop another from answering; with no answer the error shows."""
-    from acptools.optimal import race
+    from acptools.engine.optimal import race
 
     def broken(budget):
         raise RuntimeError("engine bug")
@@ -376,7 +369,7 @@ def test_every_plan_the_questions_return_is_action_names():
 def test_compiled_schemas_ground_exactly_like_the_general_path(name, monkeypatch):
     """Conjunctive schemas are compiled to lookups; the operators, atoms and their numbering are
     those of the general formula walk."""
-    import acptools.grounding as grounding
+    import acptools.ground.grounding as grounding
 
     texts = examples.texts(name) if name in examples.names() else pddl_texts(name)
     fast = load_task(*texts)

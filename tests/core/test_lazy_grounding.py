@@ -19,11 +19,11 @@ import pytest
 
 from acptools import examples, load_task
 from acptools import verdict as V
-from acptools.dataset import acpbench_hard, domain_name
-from acptools.errors import BudgetExceeded
-from acptools.names import render
-from acptools.relaxed import Relaxation
 from acptools.budget import Budget
+from acptools.dataset import acpbench_hard, domain_name
+from acptools.engine.relaxed import Relaxation
+from acptools.errors import BudgetExceeded
+from acptools.ground.names import render
 from tests.support.data import PDDL, ROOT
 
 SUITE = ROOT / "benchmarks" / "suite"

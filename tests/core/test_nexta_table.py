@@ -15,9 +15,10 @@ import random
 
 import pytest
 
-from acptools import fd, load_task
-from acptools.hstar_table import INF, HStarTable
+from acptools import load_task
 from acptools.budget import Budget
+from acptools.engine.hstar_table import INF, HStarTable
+from acptools.planners import fd
 from tests.support.data import ROOT
 from tests.support.oracle import Oracle
 from tests.support.small_tasks import DOMAINS, make, space
@@ -96,7 +97,7 @@ def test_gated_searches_after_an_astar_root_match_oracle(domain, seed):
     table = opt._settled_by_gate(fresh(), opt.fd_gate(task.init), Budget(120), True)
     assert table is not None
     _check_table(task, table, values)
-    from acptools.hstar_table import settle_each
+    from acptools.engine.hstar_table import settle_each
     each = fresh()
     settle_each(each, lambda t, b: opt.h_star(t, b, quick=False, astar=False), Budget(120))
     _check_table(task, each, values)

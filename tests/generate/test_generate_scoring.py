@@ -198,10 +198,9 @@ def test_mcp_score_answer_grades_generated_records(form):
     """The MCP `score_answer` tool takes a generated record of any form as `record=`: the gold answer
     scores 1 there, as in the library."""
     import anyio
+    from acptools_server.app import build_server
+    from acptools_server.config import ServerConfig
     from mcp import Client
-
-    from server.app import build_server
-    from server.config import ServerConfig
 
     recs = generated("ferry", form).records[:3]
 

@@ -24,7 +24,7 @@ from tests.support.scripted_api import (
 )
 from tests.support.simulator import goal_reached, strips_task, trajectory
 
-SERVER = f"{sys.executable} -m server --log-level WARNING --profile policy"  # the repository's server, as agents under test see it
+SERVER = f"{sys.executable} -m acptools_server --log-level WARNING --profile policy"  # the repository's server, as agents under test see it
 
 
 def run_example(name: str, *args, env: dict) -> subprocess.CompletedProcess:

@@ -17,20 +17,20 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.server.mcpserver.exceptions import ToolError
-
-from server import (
+from acptools_server import (
     ConfigError,
     PathAccessError,
     ServerConfig,
     build_server,
     resolve_under_root,
 )
-from server.app import parse_args
-from server.config import Limits, is_loopback_host
-from server.stores import ToolCache, ToolCacheMiss
+from acptools_server.app import parse_args
+from acptools_server.config import Limits, is_loopback_host
+from acptools_server.stores import ToolCache, ToolCacheMiss
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.mcpserver.exceptions import ToolError
+
 from tests.support.server_procs import (
     INSPECTOR_PKG,
     clean_env,
@@ -134,10 +134,10 @@ async def test_tool_errors_reach_client_as_is_error_without_traceback(tmp_path: 
 
 
 def _stdio_params(*args: str) -> StdioServerParameters:
-    # The SDK passes only a safe subset of the environment; cwd=REPO makes `-m server` importable.
+    # The SDK passes only a safe subset of the environment; cwd=REPO makes `-m acptools_server` importable.
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "server", "--log-level", "WARNING", *args],
+        args=["-m", "acptools_server", "--log-level", "WARNING", *args],
         cwd=str(REPO),
     )
 
@@ -183,13 +183,13 @@ async def test_stdio_subprocess_with_client_session() -> None:
 
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """`python -m server --transport streamable-http` on a free loopback port, token from ACPTOOLS_TOKEN."""
+    """`python -m acptools_server --transport streamable-http` on a free loopback port, token from ACPTOOLS_TOKEN."""
     token = "test-token-0123456789abcdef"
     port = free_port()
     log = tmp_path / "server.log"
     with open(log, "wb") as log_file:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "server", "--transport", "streamable-http", "--host", "127.0.0.1",
+            [sys.executable, "-m", "acptools_server", "--transport", "streamable-http", "--host", "127.0.0.1",
              "--port", str(port), "--log-level", "WARNING", "--max-tasks", "11"],
             cwd=REPO,
             env=clean_env(ACPTOOLS_TOKEN=token),
@@ -262,7 +262,7 @@ async def test_http_sdk_client_without_token_fails(http_server: tuple[str, str])
 
 def test_refuses_non_loopback_bind_without_token_subprocess() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "server", "--transport", "streamable-http", "--host", "0.0.0.0", "--port", "0"],
+        [sys.executable, "-m", "acptools_server", "--transport", "streamable-http", "--host", "0.0.0.0", "--port", "0"],
         cwd=REPO,
         env=clean_env(),
         stdin=subprocess.DEVNULL,
@@ -410,7 +410,7 @@ def test_bounded_cache_thread_safety() -> None:
 
 
 def _inspector(*args: str) -> dict:
-    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", sys.executable, "-m", "server", *args]
+    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", sys.executable, "-m", "acptools_server", *args]
     proc = subprocess.run(
         cmd,
         cwd=REPO,

@@ -11,9 +11,9 @@ import time
 
 import anyio
 import pytest
+from acptools_server import ServerConfig, build_server
 from mcp import Client
 
-from server import ServerConfig, build_server
 from tests.support.data import records
 from tests.support.mcp_client import Tools
 

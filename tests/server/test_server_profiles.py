@@ -13,15 +13,15 @@ from pathlib import Path
 
 import anyio
 import pytest
+from acptools_server import ConfigError, ServerConfig
+from acptools_server.app import parse_args
+from acptools_server.config import ANSWERS, POLICY_HIDDEN, TOOL_NAMES, hidden_by_profile
+from acptools_server.state import ServerState, local_context
+from acptools_server.tools import episodes, questions, scoring, tasks
 from mcp import Client, StdioServerParameters
 from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import examples, load_task
-from server import ConfigError, ServerConfig
-from server.app import parse_args
-from server.config import ANSWERS, POLICY_HIDDEN, TOOL_NAMES, hidden_by_profile
-from server.state import ServerState, local_context
-from server.tools import episodes, questions, scoring, tasks
 from tests.support.mcp_client import EXPECTED_TOOLS
 from tests.support.server_procs import INSPECTOR_PKG, clean_env
 
@@ -40,7 +40,7 @@ def anyio_backend() -> str:
 
 
 def stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "server", "--log-level", "WARNING", *args],
+    return StdioServerParameters(command=sys.executable, args=["-m", "acptools_server", "--log-level", "WARNING", *args],
                                  cwd=str(REPO))
 
 
@@ -127,7 +127,7 @@ async def test_stateless_call_on_a_bundled_example_id() -> None:
 
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed; MCP Inspector CLI unavailable")
 def test_inspector_cli_calls_a_tool_on_an_example_id_directly() -> None:
-    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", sys.executable, "-m", "server", "--method", "tools/call",
+    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", sys.executable, "-m", "acptools_server", "--method", "tools/call",
            "--tool-name", "list_applicable", "--tool-arg", f"task_id={FERRY_ID}"]
     proc = subprocess.run(cmd, cwd=REPO, env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=300)
@@ -150,7 +150,7 @@ def _tools_list_bytes(*args: str) -> bytes:
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
     ]
     env = {**os.environ, "ACPTOOLS_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "server", *args], cwd=REPO, env=env, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "acptools_server", *args], cwd=REPO, env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import anyio
 import pytest
+from acptools_server import ServerConfig, build_server
+from acptools_server.config import Limits
+from acptools_server.runner import SearchRunner
+from acptools_server.tools import scoring as scoring_tools
 from mcp import Client
 
 from acptools import examples, load_task
-from server import ServerConfig, build_server
-from server.config import Limits
-from server.runner import SearchRunner
-from server.tools import scoring as scoring_tools
 from tests.support.data import records as bundled_records
 from tests.support.mcp_client import CALL_TIMEOUT, EXPECTED_TOOLS, Tools
 

@@ -42,7 +42,7 @@ def server_command() -> list[str]:
     script = shutil.which("acptools-server")
     if script is not None:
         return [script]
-    return [sys.executable, "-c", "import sys; from server.app import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from acptools_server.app import main; sys.exit(main())"]
 
 
 async def _exercise(t: Tools) -> None:

@@ -25,22 +25,35 @@ def test_each_check_catches_what_it_is_for(tmp_path: Path) -> None:
     (tmp_path / "acptools").mkdir()
     (tmp_path / "server").mkdir()
     (tmp_path / "acptools" / "__init__.py").write_text(
-        '__all__ = ["load_task"]\nPUBLIC_MODULES = ("acptools.episode",)\n')
+        '__all__ = ["load_task"]\nPUBLIC_MODULES = ("acptools.episode", "acptools.a", "acptools.b", "acptools.task", '
+        '"acptools.scoring")\nENGINE_PACKAGES = ("acptools.engine",)\nENGINE_GATES = ("acptools.task",)\n')
     body = "".join(f"    v{i} = {i}\n" for i in range(7))
     (tmp_path / "acptools" / "a.py").write_text(f"from acptools.b import x\n\n\ndef f():\n{body}")
     (tmp_path / "acptools" / "b.py").write_text(f"from . import a\n\nx = 1\n\n\ndef g():\n{body}")
     (tmp_path / "acptools" / "episode.py").write_text("")
+    (tmp_path / "acptools" / "stray.py").write_text("")                         # in neither list
+    (tmp_path / "acptools" / "engine").mkdir()
+    (tmp_path / "acptools" / "engine" / "__init__.py").write_text("")
+    (tmp_path / "acptools" / "engine" / "search.py").write_text("from acptools.scoring import grade\n")  # upward
+    (tmp_path / "acptools" / "task.py").write_text("from acptools.engine.search import astar\n")  # a gate: allowed
+    (tmp_path / "acptools" / "scoring.py").write_text("from acptools.engine.search import astar\n\ngrade = 1\n")
     (tmp_path / "server" / "tools.py").write_text(
         "from acptools import load_task, Task\nfrom acptools.grounded import split_atoms\n"
         "from acptools.episode import Episode\n")
-    (tmp_path / "server" / "big.py").write_text("def big():\n" + "".join(f"    y = {i}\n" for i in range(125)))
+    (tmp_path / "server" / "big.py").write_text("def big():\n" + "".join(f"    y = {i}\n" for i in range(85)))
     proc = run(tmp_path)
     out = proc.stdout
     assert proc.returncode == 1
     assert "import circle: acptools.a <-> acptools.b" in out
-    assert "long function: server/big.py:1 big (126 lines > 120)" in out
+    assert "long function: server/big.py:1 big (86 lines > 80)" in out
     assert "private import: server/tools.py:1 from acptools import Task" in out
     assert "private import: server/tools.py:2 acptools.grounded is not in acptools.PUBLIC_MODULES" in out
     assert "Episode" not in out and "load_task" not in out  # public names pass
     assert "repeated block: 7 lines at acptools/a.py:5 and acptools/b.py:7" in out
-    assert out.strip().endswith("5 finding(s)")
+    assert "unlisted top-level module: acptools/stray.py" in out
+    assert "engine import: acptools/scoring.py:1 imports acptools.engine.search" in out
+    assert "acptools/task.py" not in out  # the gate may import the engine
+    assert "upward import: acptools/engine/search.py (acptools.engine.search, layer 4) imports acptools.scoring" in out
+    assert "import circle: acptools.engine.search <-> acptools.scoring" in out
+    assert all(f"no layer: acptools/{m}.py" in out for m in ("a", "b", "stray"))
+    assert out.strip().endswith("12 finding(s)"), out

@@ -31,12 +31,12 @@ def server_env(tmpdir: Path, **extra: str) -> dict[str, str]:
 
 
 class StdioServer:
-    """`python -m server` over stdio, spoken to line by line."""
+    """`python -m acptools_server` over stdio, spoken to line by line."""
 
     def __init__(self, tmp: Path, *args: str, **env: str) -> None:
         self.tmpdir = tmp / "tmp"
         self.log = open(tmp / f"server-{time.monotonic_ns()}.log", "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", "--log-level", "WARNING", *args], cwd=REPO,
+        self.proc = subprocess.Popen([sys.executable, "-m", "acptools_server", "--log-level", "WARNING", *args], cwd=REPO,
                                      env=server_env(self.tmpdir, **env), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log)
         self.responses: dict[Any, dict] = {}
@@ -135,10 +135,10 @@ def free_port() -> int:
 
 
 def start_http(tmp: Path, *args: str) -> tuple[subprocess.Popen, str]:
-    """`python -m server --transport streamable-http` on a free loopback port, once it listens."""
+    """`python -m acptools_server --transport streamable-http` on a free loopback port, once it listens."""
     port = free_port()
     log = open(tmp / "http-server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--transport", "streamable-http", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "acptools_server", "--transport", "streamable-http", "--port", str(port),
                              "--log-level", "WARNING", *args], cwd=REPO, env=server_env(tmp / "tmp"),
                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60

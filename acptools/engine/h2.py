@@ -8,8 +8,8 @@ none of their deletes), which only makes more pairs reachable, so "unreachable" 
 
 from __future__ import annotations
 
-from .grounding import Operator
-from .grounded import bits
+from ..ground.grounded import bits
+from ..ground.grounding import Operator
 
 
 def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None) -> list[int]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .grounding import Operator
-from .grounded import bits
+from ..ground.grounded import bits
+from ..ground.grounding import Operator
 
 
 class SuccessorGenerator:

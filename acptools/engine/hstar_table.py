@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, replace
 
-from .budget import Budget
+from ..budget import Budget
 
 INF = float("inf")
 

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from functools import cached_property, lru_cache
 
-from . import fd
-
-from .errors import BudgetExceeded
+from ..budget import Budget
+from ..errors import BudgetExceeded
+from ..ground.grounded import GroundedTask
+from ..planners import fd
+from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
 from .relaxed import Relaxation
-from .budget import Budget
 from .search import greedy_plan, optimal_first_actions, restrict, satisfies
 from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets, static_classes
-from .grounded import GroundedTask
-from .verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
-
 
 QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnesses are a few steps away
 QUICK_STATES = 2000

@@ -9,7 +9,7 @@ sound for any choice of representative and exact when states are canonicalised c
 
 from __future__ import annotations
 
-from .grounded import GroundedTask, bits
+from ..ground.grounded import GroundedTask, bits
 
 
 class Symmetry:

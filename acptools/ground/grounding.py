@@ -9,11 +9,11 @@ effects.
 from __future__ import annotations
 
 import itertools
-from operator import itemgetter
 from dataclasses import dataclass
+from operator import itemgetter
 
-from .errors import AcpError, PddlError
-from .pddl.model import Domain, Param, Problem
+from ..errors import AcpError, PddlError
+from ..pddl.model import Domain, Param, Problem
 
 MAX_DISJUNCTS = 256
 MAX_GROUND_OPERATORS = 2_000_000

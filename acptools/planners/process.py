@@ -28,7 +28,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from .budget import Budget
+from ..budget import Budget
 
 PREFIX = "acptools-"
 POLL_SECONDS = 0.05

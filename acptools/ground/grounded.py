@@ -33,14 +33,21 @@ import threading
 from dataclasses import dataclass
 from operator import getitem
 
-from .errors import AcpError, UnknownNameError
+from ..errors import AcpError, UnknownNameError
+from ..pddl import parse_domain, parse_problem
 from .bitset import bits
 from .exploration import Exploration
-from .grounding import (MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates,
-                        proposition_atoms)
+from .grounding import (
+    MAX_GROUND_OPERATORS,
+    Grounder,
+    Operator,
+    SchemaGrounder,
+    TypeTable,
+    fluent_predicates,
+    proposition_atoms,
+)
 from .join import Relation, compile_join
 from .names import did_you_mean, render, split_name, split_plan
-from .pddl import parse_domain, parse_problem
 
 __all__ = ["GroundedTask", "Unsatisfied", "bits", "split_atoms", "task_key"]
 # a parsed domain is read-only, so the tasks of one domain share it (graders load many problems of few domains)
@@ -354,7 +361,7 @@ class GroundedTask:
     def problem_for(self, state: int, first_actions=None) -> str:
         """PDDL problem text with `state` (plus the static facts) as its initial state. With
         `first_actions` (action ids), for the domain of `gated_domain_text`: only those may come first."""
-        from .pddl.writer import allowed_predicate, write_problem
+        from ..pddl.writer import allowed_predicate, write_problem
         facts = set(self.static_true) | {self.atoms[i] for i in bits(state)}
         for a in first_actions or ():
             schema, args = split_name(self.action_names[a])
@@ -365,13 +372,13 @@ class GroundedTask:
     def written_domain_text(self) -> str:
         """The domain as our parser read it, written back for outside planners: costs dropped (plan
         length is the cost) and only what acptools understood, so their translators see our task."""
-        from .pddl.writer import write_domain
+        from ..pddl.writer import write_domain
         return write_domain(self.domain)
 
     @functools.cached_property
     def gated_domain_text(self) -> str:
         """The domain compiled so that a plan may start only with an allowed ground action."""
-        from .pddl.writer import write_domain
+        from ..pddl.writer import write_domain
         return write_domain(self.domain, first_action_gate=True)
 
     @property

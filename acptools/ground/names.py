@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from .errors import UnknownNameError
+from ..errors import UnknownNameError
 
 _WORD = re.compile(r"[^\s(),\[\]'\"`]+")
 

@@ -19,13 +19,22 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
-from . import fd, symk
-from .errors import BudgetExceeded
-from .grounding import Operator
-from .hstar_table import INF, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
+from ..budget import Budget
+from ..errors import BudgetExceeded
+from ..ground.grounding import Operator
+from ..planners import fd, symk
+from .hstar_table import (
+    INF,
+    Gated,
+    HStarTable,
+    Row,
+    settle,
+    settle_each,
+    side_by_side,
+    split,
+)
 from .relaxed import Relaxation
 from .relevance import relevant_operators
-from .budget import Budget
 from .search import optimal_first_actions, satisfies
 from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets

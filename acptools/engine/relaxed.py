@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import heapq
 
-from .grounding import Operator
-from .grounded import bits
+from ..ground.grounded import bits
+from ..ground.grounding import Operator
 
 
 class Relaxation:

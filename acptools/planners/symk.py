@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import planner
+from ..budget import Budget
+from . import process as planner
 from .fd import package_dir, plan_lines, run_search
-from .budget import Budget
 
 _FOUND, _UNSOLVABLE, _UNSOLVED = 0, 11, 12
 _TRANSLATE_UNSOLVABLE = 10

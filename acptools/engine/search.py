@@ -10,8 +10,8 @@ import heapq
 from dataclasses import dataclass
 from itertools import count
 
-from .budget import Budget
-from .grounding import Operator
+from ..budget import Budget
+from ..ground.grounding import Operator
 from .successors import SuccessorGenerator
 
 

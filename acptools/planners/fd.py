@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import planner
-from .grounded import bits
-from .conditional import compile_away
-from .grounding import Operator
-from .budget import Budget
+from ..budget import Budget
+from ..ground.conditional import compile_away
+from ..ground.grounded import bits
+from ..ground.grounding import Operator
+from . import process as planner
 
 OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan

@@ -10,7 +10,7 @@ every operator.
 
 from __future__ import annotations
 
-from .grounding import Operator
+from ..ground.grounding import Operator
 
 
 def relevant_operators(operators: list[Operator], goal: list[tuple[int, int]]) -> list[int]:
