@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 # and subpackage of acptools except the engine's rooms
 PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.budget", "acptools.claims", "acptools.cli",
                   "acptools.dataset", "acptools.describe", "acptools.episode", "acptools.errors", "acptools.examples",
-                  "acptools.forms", "acptools.generate", "acptools.inspect", "acptools.lru", "acptools.planners",
+                  "acptools.generate", "acptools.kinds", "acptools.inspect", "acptools.lru", "acptools.planners",
                   "acptools.progress", "acptools.prompts", "acptools.questions", "acptools.rewards",
                   "acptools.rollout", "acptools.scoring", "acptools.store", "acptools.task", "acptools.truth",
                   "acptools.verdict")

@@ -23,15 +23,11 @@ import re
 from pathlib import Path
 
 from .errors import AcpError
-from .forms import form_kind
+from .kinds import HARD, KINDS, form_kind
 
-GROUP_TO_TASK = {
-    "applicable_actions_gen": "app", "progression_gen": "prog", "reachable_atom_gen": "reach",
-    "reachable_action_gen": "areach", "validation_gen": "val", "action_justification_gen": "just",
-    "landmarks_gen": "land", "goal_closer_gen": "nexta",
-}
+TASKS = HARD
+GROUP_TO_TASK = {KINDS[t].group: t for t in TASKS}
 TASK_TO_GROUP = {t: g for g, t in GROUP_TO_TASK.items()}
-TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
 SPLITS = ("dev", "test")
 FIELDS = ("id", "group", "context", "question", "answer", "PDDL_domain", "PDDL_problem")
 
@@ -50,7 +46,7 @@ def task_of(record: dict) -> str:
         return GROUP_TO_TASK[group]
     if group in TASKS:
         return group
-    kind = form_kind(group)  # a generated form (acptools.forms): 'landmarks_bool' -> 'land_bool'
+    kind = form_kind(group)  # a generated form (acptools.kinds): 'landmarks_bool' -> 'land_bool'
     if kind is not None:
         return kind
     raise AcpError(f"record {record.get('id')!r} has unknown group {group!r}", "data",

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .answers import TASKS, canonical_task
+from .dataset import task_of
 from .errors import AcpError
 
 DATA = Path(__file__).parent / "data" / "acpbench_prompts.json"
@@ -58,7 +59,6 @@ def _render(template: str, doc: dict, where: str) -> str:
 
 def _turns(record: dict, task: str | None, pddl: bool) -> tuple[dict, list[tuple[str, str]], str]:
     """(config, [(example question, its answer)], the record's question)."""
-    from .dataset import task_of
     kind = task or task_of(record)
     cfg = _config(kind, pddl)
     where = f"record {record.get('group', kind)}/{record.get('id', '?')}"

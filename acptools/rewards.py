@@ -43,7 +43,7 @@ from .budget import Budget
 from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
 from .lru import CacheMiss, LRUCache
-from .scoring import exact
+from .kinds import GRADER, implementation
 from .scoring.api import grade
 from .scoring.items import Outcome
 from .scoring.question import Question, question_of_record
@@ -220,7 +220,7 @@ class AcpReward:
             return self._outcomes.get(key)
         except CacheMiss:
             pass
-        outcome = exact.SCORERS[q.kind](q, parsed, budget)
+        outcome = implementation(GRADER, q.kind)(q, parsed, budget)
         if outcome.score is not None:
             self._outcomes.put(key, outcome)
         return outcome

@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from acptools import __version__
+from acptools import __version__, kinds
 from acptools.answers import TASKS, canonical_task
 
 SERVER_NAME = "acptools"
@@ -58,22 +58,14 @@ class PathAccessError(ToolError, ValueError):
 
 # Every tool, with the ACP question kinds it answers outright or lets a caller work out by probing
 # (e.g. `progress` on each action answers app; a one-step `validate_plan` answers prog).
-ANSWERS: dict[str, frozenset[str]] = {
-    "server_info": frozenset(), "list_examples": frozenset(), "load_task": frozenset(),
-    "list_applicable": frozenset({"app"}),
-    "progress": frozenset({"app", "prog", "val"}),
-    "validate_plan": frozenset({"app", "prog", "val", "just"}),
-    "simplify_plan": frozenset({"just"}),
-    "is_reachable": frozenset({"reach"}), "unreachable_atoms": frozenset({"reach"}),
-    "is_action_reachable": frozenset({"areach"}), "unreachable_actions": frozenset({"areach"}),
-    "is_landmark": frozenset({"land"}), "landmarks": frozenset({"land"}),
-    "optimal_next_action": frozenset({"app", "nexta"}),
-    "plan": frozenset({"nexta"}),
-    "score_answer": frozenset(TASKS),
-    "start_episode": frozenset({"app", "nexta"}), "step_episode": frozenset({"app", "prog", "nexta"}),
-    "episode_summary": frozenset({"nexta"}),
-}
-TOOL_NAMES = tuple(ANSWERS)
+TOOL_NAMES = ("server_info", "list_examples", "load_task", "list_applicable", "progress", "validate_plan",
+              "simplify_plan", "is_reachable", "unreachable_atoms", "is_action_reachable", "unreachable_actions",
+              "is_landmark", "landmarks", "optimal_next_action", "plan", "score_answer", "start_episode",
+              "step_episode", "episode_summary")
+# the kinds each tool answers come from the registry (acptools.kinds: each kind names its tools); the scorer
+# grades every kind
+ANSWERS: dict[str, frozenset[str]] = {name: kinds.tools_answering().get(name, frozenset()) for name in TOOL_NAMES}
+ANSWERS["score_answer"] = frozenset(TASKS)
 
 # A policy under test must find its own plan: hide every tool that returns an optimal action, a plan
 # (witnesses are plans: to an atom, to an applicable action, to the goal avoiding an atom), a shorter

@@ -20,17 +20,20 @@ class Result(BaseModel):
 
 
 class Parameter(Result):
+    """An action schema's parameter: its variable and type."""
     name: str
     type: str
 
 
 class PredicateInfo(Result):
+    """A predicate's name, parameters and PDDL signature."""
     name: str
     parameters: list[Parameter]
     signature: str
 
 
 class ActionSchemaInfo(Result):
+    """An action schema: parameters, precondition and effect as PDDL text."""
     name: str
     parameters: list[Parameter]
     signature: str
@@ -39,6 +42,7 @@ class ActionSchemaInfo(Result):
 
 
 class LoadTaskResult(Result):
+    """load_task: the task's id and a summary of its objects, predicates, actions, init and goal."""
     task_id: str
     domain_name: str
     problem_name: str
@@ -60,6 +64,7 @@ class LoadTaskResult(Result):
 
 
 class ExampleInfo(Result):
+    """A bundled example: its name, fixed task id, resource URIs and size."""
     name: str
     task_id: str  # works as a task_id without load_task
     domain_name: str
@@ -72,6 +77,7 @@ class ExampleInfo(Result):
 
 
 class ListExamplesResult(Result):
+    """list_examples: every bundled example."""
     examples: list[ExampleInfo]
 
 
@@ -79,6 +85,7 @@ class ListExamplesResult(Result):
 
 
 class ListApplicableResult(Result):
+    """list_applicable: the applicable actions of a state (one page of them)."""
     actions: list[str]
     total: int
     offset: int
@@ -87,6 +94,7 @@ class ListApplicableResult(Result):
 
 
 class ProgressResult(Result):
+    """progress: whether an action applies, the next state and its effects."""
     action: str
     applicable: bool
     state: list[str]
@@ -97,6 +105,7 @@ class ProgressResult(Result):
 
 
 class ValidatePlanResult(Result):
+    """validate_plan: the first inapplicable action (0-based) or null, and whether the goal is reached."""
     first_inapplicable: int | None
     unsatisfied_preconditions: list[str]
     goal_reached: bool
@@ -108,11 +117,13 @@ class ValidatePlanResult(Result):
 
 
 class Removal(Result):
+    """One way to shorten a plan: the removed indices and the plan that is left."""
     indices: list[int]
     plan: list[str] | None  # the plan without them (with_plans=true)
 
 
 class SimplifyPlanResult(Result):
+    """simplify_plan: every removal of one action or two consecutive ones that leaves a plan."""
     removable: list[Removal]
     plan_is_valid: bool
     plan_length: int
@@ -122,6 +133,7 @@ class SimplifyPlanResult(Result):
 
 
 class VerdictResult(Result):
+    """A yes/no/unknown verdict with how it is known and its witness plan."""
     query: str
     answer: bool | None
     how: str
@@ -131,15 +143,18 @@ class VerdictResult(Result):
 
 
 class LandmarkResult(VerdictResult):
+    """is_landmark: a verdict, and whether the landmark is trivial."""
     trivial: bool | None
 
 
 class Item(Result):
+    """One item of a list answer and how it is proven."""
     name: str
     how: str
 
 
 class ItemListResult(Result):
+    """A list question's proven items, whether the list is complete, and what is still undecided."""
     items: list[Item]
     complete: bool  # the list is the whole answer
     total: int
@@ -150,6 +165,7 @@ class ItemListResult(Result):
 
 
 class ActionValue(Result):
+    """One applicable action's h* after it and its regret."""
     action: str
     h_star_after: int | None
     regret: int | None
@@ -158,6 +174,7 @@ class ActionValue(Result):
 
 
 class OptimalNextResult(Result):
+    """optimal_next_action: h*, every optimal next action, per-action values and a plan."""
     h_star: int | None
     optimal_actions: list[str]
     actions: list[ActionValue]
@@ -170,6 +187,7 @@ class OptimalNextResult(Result):
 
 
 class PlanResult(Result):
+    """plan: a plan (optimal when proven so), its length and h*."""
     answer: bool | None
     how: str
     plan: list[str] | None
@@ -184,6 +202,7 @@ class PlanResult(Result):
 
 
 class ScoreResult(Result):
+    """score_answer: the score, verdict, reason, witness and metrics of one graded answer."""
     task: str
     score: int | None  # 1 correct, 0 wrong, None undecided
     verdict: str
@@ -198,6 +217,7 @@ class ScoreResult(Result):
 
 
 class StartEpisodeResult(Result):
+    """start_episode: the episode's id, start state, h* and applicable actions."""
     episode_id: str
     task_id: str
     state: list[str]
@@ -210,6 +230,7 @@ class StartEpisodeResult(Result):
 
 
 class StepEpisodeResult(Result):
+    """step_episode: one graded step: applied or why not, optimal, regret, the new state."""
     episode_id: str
     step: int
     action: str
@@ -229,6 +250,7 @@ class StepEpisodeResult(Result):
 
 
 class EpisodeStep(Result):
+    """One step of an episode as the summary lists it."""
     step: int
     action: str
     verdict: str
@@ -239,6 +261,7 @@ class EpisodeStep(Result):
 
 
 class EpisodeSummaryResult(Result):
+    """episode_summary: steps, invalid actions, optimal-step rate, the plan and whether it solved the task."""
     episode_id: str
     task_id: str
     steps: int
@@ -264,6 +287,7 @@ class EpisodeSummaryResult(Result):
 
 
 class ServerInfo(Result):
+    """server_info: version, transport, profile, limits and what is loaded or running."""
     name: str
     version: str
     mcp_sdk_version: str

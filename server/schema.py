@@ -46,10 +46,12 @@ def compact_arguments(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def compact_result(schema: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A tool's outputSchema, short (a copy); definitions lose their docstrings too."""
+    """A tool's outputSchema, short (a copy): the result model and its definitions lose their docstrings
+    (the tool's description says what it returns)."""
     if schema is None:
         return None
     schema = copy.deepcopy(schema)
+    schema.pop("description", None)
     for definition in schema.get("$defs", {}).values():
         definition.pop("description", None)
     _walk(schema, _RESULT_NOISE, drop_null_default=False)

@@ -32,7 +32,7 @@ REPEAT_DIRS = ("acptools", "server")
 ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {}
 # the layers, bottom up: a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.forms", "acptools.kinds", "acptools.lru",
+    ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
      "acptools.store", "acptools.progress"),                        # leaves: no engine, no I/O beyond their own
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task

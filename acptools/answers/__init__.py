@@ -10,7 +10,7 @@ error recovery), reimplemented, for reference semantics (``lm_eval.extract(task,
 """
 
 from . import forms, lm_eval
-from .tasks import parse_answer, parse_name, vocabulary
+from .decisions import parse_answer, parse_name, vocabulary
 from .types import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, canonical_task
 
 __all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "vocabulary", "canonical_task", "TASKS",

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from .clean import NONE_PHRASE, UNMARKED, clean_text, first_line, regions, search_word
-from .tasks import parse_answer
+from .decisions import parse_answer
 
 # "no" decides only where it stands alone: "No, ...", "No it is not", but not "no block is on top"
 _NO = r"(no)(?!\s+(?!it\b|this\b|that\b|because\b|since\b|as\b|the\s+(?:action|fact|sequence)\b)[a-z])"

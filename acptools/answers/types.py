@@ -8,21 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..forms import form_kind
+from ..kinds import HARD, KINDS, form_kind
 
 __all__ = ["ParsedName", "ParsedAnswer", "TASKS", "TASK_ALIASES", "canonical_task"]
 
-TASKS: tuple[str, ...] = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
-TASK_ALIASES: dict[str, str] = {
-    "applicable_actions_gen": "app",
-    "progression_gen": "prog",
-    "reachable_atom_gen": "reach",
-    "reachable_action_gen": "areach",
-    "validation_gen": "val",
-    "action_justification_gen": "just",
-    "landmarks_gen": "land",
-    "goal_closer_gen": "nexta",
-}
+TASKS: tuple[str, ...] = HARD
+TASK_ALIASES: dict[str, str] = {KINDS[t].group: t for t in TASKS}   # record group -> task
 
 
 # lm-eval's ACPBench Hard task names: acp_<task>_gen (2-shot) and acp_<task>_gen_with_pddl (the PDDL in front)
@@ -49,7 +40,7 @@ class ParsedName:
 
 @dataclass(frozen=True)
 class ParsedAnswer:
-    """What could be read from a response; the rules are in :mod:`acptools.answers.tasks`."""
+    """What could be read from a response; the rules are in :mod:`acptools.answers.decisions`."""
 
     task: str
     ok: bool
@@ -63,7 +54,7 @@ class ParsedAnswer:
 def canonical_task(task: str) -> str:
     """'app', a group name such as 'applicable_actions_gen' or an lm-eval task name such as
     'acp_app_gen_with_pddl' -> 'app'; a generated form's group or kind -> its kind ('landmarks_bool' ->
-    'land_bool', see acptools.forms); ValueError otherwise."""
+    'land_bool', see acptools.kinds); ValueError otherwise."""
     if isinstance(task, str):
         t = task.strip().lower()
         if t in TASKS:
@@ -73,10 +64,10 @@ def canonical_task(task: str) -> str:
         m = _LM_EVAL_TASK.fullmatch(t)
         if m and m.group(1) in TASKS:
             return m.group(1)
-        kind = form_kind(t)  # a generated form: 'applicable_actions_bool' -> 'app_bool' (acptools.forms)
+        kind = form_kind(t)  # a generated form: 'applicable_actions_bool' -> 'app_bool' (acptools.kinds)
         if kind is not None:
             return kind
     raise ValueError(
         f"unknown task {task!r}: expected one of {', '.join(TASKS)}, a group name ({', '.join(TASK_ALIASES)}), "
-        f"an lm-eval task name (acp_<task>_gen, acp_<task>_gen_with_pddl) or a generated form's (see acptools.forms)"
+        f"an lm-eval task name (acp_<task>_gen, acp_<task>_gen_with_pddl) or a generated form's (see acptools.kinds)"
     )

@@ -72,11 +72,11 @@ def _check(args) -> None:
 def run(args) -> int:
     """Run `acptools rollout`. The engines load here, not when the parser is built."""
     from ..rollout.policies import make_policy
-    from ..rollout.prompts import Prompts
+    from ..rollout.observations import Prompts
     from ..rollout.report import json_report, summarize, table, write_plots
     from ..rollout.runner import RolloutConfig
     from ..rollout.runner import run as run_episodes
-    from ..rollout.tasks import load_tasks
+    from ..rollout.sources import load_tasks
     from ..rollout.traces import ERROR, POLICY_ERROR
 
     t0 = time.perf_counter()

@@ -10,8 +10,9 @@ from the record's PDDL.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
-from ..forms import ACP_STEMS
+from ..kinds import ACP_STEMS, ACP_TASKS, generator
 from .base import NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, some_sequence
 from .states import random_walk, replay, step
@@ -204,6 +205,7 @@ def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset
 
 
 def yes_no(item: Item, task: str) -> Draft:
+    """A yes/no question about `task` whose answer (the item says which) is proven."""
     pool = POOLS[task](item)
     (claim, text), = find(item, pool.candidates, item.target, 1)
     return Draft(f"{ACP_STEMS[task]}_bool", context(item, task), pool.yes_no.format(text),
@@ -223,6 +225,7 @@ def choices(item: Item, task: str, stem: str, query: str, right, wrong) -> Draft
 
 
 def multiple_choice(item: Item, task: str) -> Draft:
+    """A 4-choice question about `task` with exactly one right option, every option's truth proven."""
     if task == "val":
         return _val_choices(item)
     if task == "just":
@@ -280,10 +283,11 @@ def _just_choices(item: Item) -> Draft:
 
 
 def context(item: Item, task: str) -> str:
+    """The question's context: the state (and the goal where the task needs it) in natural language."""
     return item.render.context(item.state, goal=task in ("val", "just", "land"))
 
 
-def builder(form: str, task: str):
-    if form == "bool":
-        return lambda item: yes_no(item, task)
-    return lambda item: multiple_choice(item, task)
+# every ACPBench task in both forms, registered under its kind ('app_bool', 'app_mcq', ...)
+for _task in ACP_TASKS:
+    generator(f"{_task}_bool")(partial(yes_no, task=_task))
+    generator(f"{_task}_mcq")(partial(multiple_choice, task=_task))

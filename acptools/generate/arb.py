@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..claims import COUNTED, atoms_of, count, evaluate
+from ..kinds import generator
 from .base import NOTHING, Draft, Item, Skip
 from .sequences import corrupted
 from .states import random_walk, replay
@@ -100,7 +101,9 @@ def _set(item: Item, family: str, question: str, query: dict, actions: bool = Fa
 
 # ---- families -------------------------------------------------------------------------------------
 
+@generator("arb_fluent_tracking")
 def fluent_tracking(item: Item) -> Draft:
+    """Fluent tracking: which properties (positive or negative) hold after the actions."""
     seq = Seq(item)
     head = seq.head
     if item.rng.random() < 0.5:
@@ -114,7 +117,9 @@ def fluent_tracking(item: Item) -> Draft:
                 {"query": "atoms", "sign": sign, "object": obj, "after": seq.names})
 
 
+@generator("arb_state_tracking")
 def state_tracking(item: Item) -> Draft:
+    """State tracking: the whole state after the actions, restricted to what they changed."""
     seq = Seq(item)
     head = seq.head
     if item.rng.random() < 0.4:
@@ -127,7 +132,9 @@ def state_tracking(item: Item) -> Draft:
                 {"query": "atoms", "sign": sign, "after": seq.names})
 
 
+@generator("arb_action_executability")
 def action_executability(item: Item) -> Draft:
+    """Action executability: whether (or from which step) the sequence can be executed."""
     seq, rng = Seq(item, least=1), item.rng
     variant = rng.randrange(4)
     if variant == 3:
@@ -153,7 +160,9 @@ def action_executability(item: Item) -> Draft:
                   {"answer_type": "index", "query": query})
 
 
+@generator("arb_effects")
 def effects(item: Item) -> Draft:
+    """Effects: what changes if the next action is performed after the sequence."""
     seq = Seq(item)
     task = item.task
     a = item.pick(task.applicable(seq.end))[0]
@@ -171,7 +180,9 @@ def effects(item: Item) -> Draft:
                   {"answer_type": "effects", "query": query}, atoms=True)
 
 
+@generator("arb_numerical_reasoning")
 def numerical_reasoning(item: Item) -> Draft:
+    """Numerical reasoning: how many properties or executable actions there are after the actions."""
     rng = item.rng
     variant = rng.randrange(3)
     seq = Seq(item, least=1 if variant == 2 else 0)
@@ -195,7 +206,9 @@ def numerical_reasoning(item: Item) -> Draft:
                   {"answer_type": "count", "query": query})
 
 
+@generator("arb_composite")
 def composite(item: Item) -> Draft:
+    """Composite: a question combining executability and the resulting state."""
     seq, rng = Seq(item, least=1), item.rng
     ids, at = corrupted(item, seq.ids)
     names = item.names(ids)
@@ -238,7 +251,9 @@ def _invent(item: Item, name: str) -> str:
     return "(" + " ".join([head] + args) + ")"
 
 
+@generator("arb_hallucination")
 def hallucination(item: Item) -> Draft:
+    """Hallucination: whether a named object, fluent or action exists at all in the task."""
     rng, task = item.rng, item.task
     variant = rng.randrange(3)
     seq = Seq(item, least=1 if variant == 1 else 0)
@@ -271,8 +286,3 @@ def hallucination(item: Item) -> Draft:
                   f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are "
                   "defined.",
                   evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
-
-
-BUILDERS = {"fluent_tracking": fluent_tracking, "state_tracking": state_tracking,
-            "action_executability": action_executability, "effects": effects,
-            "numerical_reasoning": numerical_reasoning, "composite": composite, "hallucination": hallucination}

@@ -12,17 +12,17 @@ from pathlib import Path
 
 from ..backends import run_sharing_proofs
 from ..errors import AcpError
-from ..forms import ACP_TASKS, ARB_FAMILIES, FORMS
+from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementation, kind_of, kinds_of_form
 from ..task import Task, task_key
 from ..truth import task_for
-from . import acp, arb, hard
+from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
 from .base import DUPLICATE, Item, Skip
 from .records import make_record
 from .render import Renderer
 from .states import Difficulty, sample_states
 from .templates import for_domain
 
-TASKS = {"hard": tuple(hard.BUILDERS), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
+TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
 ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
            "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning"}
 ATTEMPTS_PER_RECORD = 10
@@ -101,11 +101,8 @@ def _load(dtext: str, ptext: str, where: str = "") -> Task:
 
 
 def builder(form: str, task: str):
-    if form == "hard":
-        return hard.BUILDERS[task]
-    if form == "arb":
-        return arb.BUILDERS[task]
-    return acp.builder(form, task)
+    """The registered question builder of a form's task (acptools.kinds)."""
+    return implementation(GENERATOR, kind_of(form, task))
 
 
 def generate(domain, problems, options: Options | None = None, jobs: int = 1, backend: str = "local",
@@ -131,7 +128,7 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
                                       [[keys[k]] for k in order], jobs, backend, address):
         pools[k] = pool
     problem_texts = [ptext for ptext, _ in ptexts]
-    order = sorted(tasks_wanted, key=lambda name: -TASK_COST.get(name, 1.0))
+    order = sorted(tasks_wanted, key=lambda name: -cost(kind_of(opt.form, name)))
     done = {}
     for name, made, dropped, seconds in run_sharing_proofs(
             _records_unit, [(name, opt, dtext, problem_texts, templates, pools) for name in order],
@@ -146,7 +143,6 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
 
 
 # a scheduling guess (largest first): the tasks that need optimal plans, then searches, then the rest
-TASK_COST = {"nexta": 100.0, "plan": 100.0, "reach": 20.0, "areach": 20.0, "land": 10.0, "just": 2.0}
 
 
 def _states_unit(args) -> tuple[int, list]:

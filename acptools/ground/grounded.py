@@ -35,6 +35,7 @@ from operator import getitem
 
 from ..errors import AcpError, UnknownNameError
 from ..pddl import parse_domain, parse_problem
+from ..pddl.writer import allowed_predicate, write_domain, write_problem
 from .bitset import bits
 from .exploration import Exploration
 from .grounding import (
@@ -361,7 +362,6 @@ class GroundedTask:
     def problem_for(self, state: int, first_actions=None) -> str:
         """PDDL problem text with `state` (plus the static facts) as its initial state. With
         `first_actions` (action ids), for the domain of `gated_domain_text`: only those may come first."""
-        from ..pddl.writer import allowed_predicate, write_problem
         facts = set(self.static_true) | {self.atoms[i] for i in bits(state)}
         for a in first_actions or ():
             schema, args = split_name(self.action_names[a])
@@ -372,13 +372,11 @@ class GroundedTask:
     def written_domain_text(self) -> str:
         """The domain as our parser read it, written back for outside planners: costs dropped (plan
         length is the cost) and only what acptools understood, so their translators see our task."""
-        from ..pddl.writer import write_domain
         return write_domain(self.domain)
 
     @functools.cached_property
     def gated_domain_text(self) -> str:
         """The domain compiled so that a plan may start only with an allowed ground action."""
-        from ..pddl.writer import write_domain
         return write_domain(self.domain, first_action_gate=True)
 
     @property

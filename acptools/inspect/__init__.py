@@ -22,7 +22,7 @@ except ImportError:  # the extra is optional: say how to get it
     raise AcpError("acptools.inspect needs Inspect AI, which is not installed", "acptools.inspect",
                    "pip install 'acptools[inspect]'") from None
 
-from .dataset import acpbench_dataset, record_to_sample
+from .samples import acpbench_dataset, record_to_sample
 from .scorer import acptools_scorer, mean_iou
 from .tasks import (
     acp_agentic,

@@ -8,6 +8,7 @@ from inspect_ai.model import ChatMessageUser
 from inspect_ai.scorer import Score, Target, accuracy, mean, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
+from ..dataset import domain_name
 from ..episode import APPLIED, Episode
 from ..truth import task_for
 from .offloop import off_loop
@@ -20,7 +21,6 @@ INSTRUCTIONS = ("We now act in this task one step at a time, starting in the sta
 def policy_sample(record: dict, pddl: bool = False) -> Sample:
     """A record's task as an episode to play from its initial state: its description (and PDDL), the
     rules of the game and the starting state as atoms."""
-    from ..dataset import domain_name
     task = task_for(record["PDDL_domain"], record["PDDL_problem"])
     parts = [record.get("context", "")]
     if pddl:

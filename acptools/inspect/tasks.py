@@ -14,7 +14,7 @@ from inspect_ai.solver import generate, system_message, use_tools
 from ..dataset import acpbench_hard, load_records, task_of
 from ..prompts import lm_eval_task, max_tokens, stop_strings
 from .agentic import DEFAULT_TOOLS, SYSTEM, acptools_mcp, generate_with_server
-from .dataset import acpbench_dataset
+from .samples import acpbench_dataset
 from .policy import episode_scorer, play_episode, policy_sample
 from .scorer import acptools_scorer
 

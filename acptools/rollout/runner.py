@@ -30,8 +30,8 @@ from ..task import task_key
 from ..truth import truth_for
 from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy
-from .prompts import Observation, Prompts
-from .tasks import RolloutTask, load_tasks
+from .observations import Observation, Prompts
+from .sources import RolloutTask, load_tasks
 from .traces import (
     EPISODE,
     ERROR,

@@ -7,24 +7,17 @@ import time
 from ..answers import parse_answer, vocabulary
 from ..answers.lm_eval import extract
 from ..budget import Budget
+from ..dataset import task_of
 from ..errors import AcpError, BudgetExceeded
-from ..forms import form_kind
+from ..kinds import GRADER, KINDS, REFERENCE, form_kind, implementation
 from ..task import Task
-from . import exact, forms, reference
+from . import exact, forms, reference  # noqa: F401  (importing them registers their graders in acptools.kinds)
 from .items import UNKNOWN, ItemScore, Outcome, parsed_dict
 from .question import Question, plan_of_question, question_of_record, record_where
 
 SEMANTICS = ("exact", "reference")
 MAX_REFERENCE_CHARS = 200_000
 
-# the shape each task's stored answer must have (reference semantics reads it as the truth)
-_STORED = {
-    "app": (list, "a list of actions"), "prog": (dict, "{'pos': [...], 'neg': [...]}"),
-    "reach": (list, "a list of atoms"), "areach": (list, "a list of actions"), "val": (int, "an integer index"),
-    "just": (list, "a list of removals"), "land": (dict, "{'yes': [...], 'no': [...]}"),
-    "nexta": (dict, "{'yes': [...], 'no': [...], 'maybe': [...], 'opt': '...'}"),
-}
-_KEYS = {"prog": ("pos", "neg"), "land": ("yes",), "nexta": ("yes", "no", "maybe")}
 
 
 def _check_semantics(semantics: str) -> None:
@@ -34,11 +27,11 @@ def _check_semantics(semantics: str) -> None:
 
 def check_stored(q: Question, where: str) -> None:
     """Reference semantics reads the stored answer as the truth: it must have the task's shape."""
-    typ, shape = _STORED[q.kind]
+    typ, shape, keys = KINDS[q.kind].stored
     st = q.stored
     ok = isinstance(st, typ) and not isinstance(st, bool)
-    if ok and q.kind in _KEYS:
-        ok = all(isinstance(st.get(k), list) for k in _KEYS[q.kind])
+    if ok and keys:
+        ok = all(isinstance(st.get(k), list) for k in keys)
     if not ok:
         raise AcpError(f"the stored answer is not {shape} (got {st!r:.80})", where,
                        "reference semantics scores against the stored answer; use --semantics exact")
@@ -55,13 +48,13 @@ def grade(q: Question, response, semantics: str = "exact", budget: "float | Budg
                            f"({MAX_REFERENCE_CHARS}): the published scorer's parser is slow on long text and "
                            "lm-eval generations are far shorter", "response", "use semantics 'exact'")
         parsed = extract(q.kind, text, until)
-        return reference.SCORERS[q.kind](q, parsed, budget), {"reference": parsed}
+        return implementation(REFERENCE, q.kind)(q, parsed, budget), {"reference": parsed}
     try:
         parsed = parse_answer(q.kind, response, budget if isinstance(budget, Budget) else None,
                               known=vocabulary(q.task))
     except BudgetExceeded as e:
         return Outcome(None, UNKNOWN, f"the response could not be read within the budget ({e})"), {}
-    return exact.SCORERS[q.kind](q, parsed, budget), parsed_dict(parsed)
+    return implementation(GRADER, q.kind)(q, parsed, budget), parsed_dict(parsed)
 
 
 def score_response(record: dict, response: str, semantics: str = "exact", budget: "float | Budget | None" = None,
@@ -137,7 +130,6 @@ def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
 
 def gold_response(record: dict) -> str:
     """The record's stored answer written the way the ACPBench Hard prompts ask for it."""
-    from ..dataset import task_of
     if forms.handles(record):
         return forms.gold_text(record)
     kind = task_of(record)

@@ -20,6 +20,7 @@ from ..answers import canonical_task
 from ..backends import run_sharing_proofs
 from ..budget import Effort
 from ..dataset import domain_name, task_of
+from ..kinds import cost
 from ..errors import AcpError
 from ..questions import DEFAULT_SECONDS
 from ..task import task_key
@@ -212,7 +213,7 @@ def _cost(record: dict) -> float:
     """A scheduling guess (largest first): nexta needs optimal planning, then searches, then the rest."""
     kind = task_of(record)
     size = len(record.get("PDDL_problem", "")) / 1000
-    base = {"nexta": 100.0, "reach": 20.0, "areach": 20.0, "land": 10.0, "just": 2.0}.get(kind, 1.0)
+    base = cost(kind)
     if kind == "nexta" and isinstance(record.get("answer"), dict):
         try:
             base *= 1 + int(record["answer"].get("opt") or 0) / 5

@@ -8,6 +8,7 @@ as the target once it is verified to be the effects of an applicable action.
 from __future__ import annotations
 
 from ..errors import UnknownNameError
+from ..kinds import grader
 from .items import (
     CORRECT,
     HALLUCINATED,
@@ -63,7 +64,9 @@ def _why_inapplicable(q: Question, action: str) -> str:
 
 # ---- app ---------------------------------------------------------------------------------------
 
+@grader("app")
 def app(q: Question, parsed, budget) -> Outcome:
+    """app (every action applicable in the state), exact semantics: the answer against what the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     good, bad = _resolve(q.task, parsed.items, "action")
@@ -106,7 +109,9 @@ def _prog_target(q: Question):
     return pos, neg, f"the effects of {show(hits, 3)}", ""
 
 
+@grader("prog")
 def prog(q: Question, parsed, budget) -> Outcome:
+    """prog (the positive and negative effects of an action), exact semantics: the answer against what the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     pos_t, neg_t, how, err = _prog_target(q)
@@ -167,7 +172,9 @@ def _hint_names(stored, key=None) -> list[str]:
     return [x for x in stored if isinstance(x, str)] if isinstance(stored, list) else []
 
 
+@grader("reach")
 def reach(q: Question, parsed, budget) -> Outcome:
+    """reach (a proposition that can never hold), exact semantics: the answer against what the PDDL proves."""
     if parsed.ok and parsed.none:
         return _with_category(_reach_none(q, budget))
     atom, bad = _single(q, parsed, "atom")
@@ -210,7 +217,9 @@ def _reach_none(q: Question, budget) -> Outcome:
 
 # ---- areach ------------------------------------------------------------------------------------
 
+@grader("areach")
 def areach(q: Question, parsed, budget) -> Outcome:
+    """areach (an action that can never become applicable), exact semantics: the answer against what the PDDL proves."""
     if parsed.ok and parsed.none:
         return _with_category(_areach_none(q, budget))
     action, bad = _single(q, parsed, "action")
@@ -257,7 +266,9 @@ def _areach_none(q: Question, budget) -> Outcome:
 
 # ---- land --------------------------------------------------------------------------------------
 
+@grader("land")
 def land(q: Question, parsed, budget) -> Outcome:
+    """land (a non-trivial fact landmark), exact semantics: the answer against what the PDDL proves."""
     if parsed.ok and parsed.none:
         return _with_category(_land_none(q, budget))
     atom, bad = _single(q, parsed, "atom")
@@ -302,7 +313,9 @@ def _land_none(q: Question, budget) -> Outcome:
 
 # ---- val ---------------------------------------------------------------------------------------
 
+@grader("val")
 def val(q: Question, parsed, budget) -> Outcome:
+    """val (the first inapplicable action of a sequence), exact semantics: the answer against what the PDDL proves."""
     if not parsed.ok or parsed.index is None:
         return _unparsed(parsed)
     v = q.truth.validate(tuple(q.plan))
@@ -333,7 +346,9 @@ def _is_subsequence(plan: list[str], sub: list[str]) -> bool:
     return all(any(a == b for b in it) for a in sub)
 
 
+@grader("just")
 def just(q: Question, parsed, budget) -> Outcome:
+    """just (a plan with one or two consecutive actions removed), exact semantics: the answer against what the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     good, bad = _resolve(q.task, parsed.items, "action")
@@ -367,7 +382,9 @@ def just(q: Question, parsed, budget) -> Outcome:
 
 # ---- nexta -------------------------------------------------------------------------------------
 
+@grader("nexta")
 def nexta(q: Question, parsed, budget) -> Outcome:
+    """nexta (an action that brings the goal one step closer), exact semantics: the answer against what the PDDL proves."""
     action, bad = _single(q, parsed, "action")
     if bad:
         return bad
@@ -409,7 +426,3 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, SUBOPTIMAL, f"{action} does not bring the goal closer: h*(s) = {root.cost} but h* after it "
                    f"is {after.cost} (regret {regret}); an optimal plan starts with {names(root.plan)[0]}: "
                    f"{plan_text(names(root.plan))}", witness=names(root.plan), metrics=m)
-
-
-SCORERS = {"app": app, "prog": prog, "reach": reach, "areach": areach, "val": val, "just": just, "land": land,
-           "nexta": nexta}

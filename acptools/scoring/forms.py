@@ -1,4 +1,4 @@
-"""Grading answers to the generated forms (acptools.forms): ACPBench yes/no and 4-choice questions,
+"""Grading answers to the generated forms (acptools.kinds): ACPBench yes/no and 4-choice questions,
 ActionReasoningBench questions and model-written plans. `score_response` sends records of these
 groups here.
 
@@ -28,7 +28,7 @@ from ..answers.forms import read_bool, read_choice, read_count, read_step
 from ..claims import atoms_of, decide, evaluate, state_of
 from ..dataset import domain_name
 from ..errors import AcpError, UnknownNameError
-from ..forms import form_kind
+from ..kinds import form_kind
 from .items import (
     CORRECT,
     HALLUCINATED,

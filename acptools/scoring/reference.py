@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..answers.lm_eval import cleanup_answer, fix_action_name
 from ..budget import Budget, Effort
 from ..errors import UnknownNameError
+from ..kinds import reference_grader
 from .items import (
     CORRECT,
     INCORRECT,
@@ -119,7 +120,9 @@ def _nothing_read(what: str) -> Outcome:
     return Outcome(0, UNPARSED, f"the reference grammar read no {what} from the response: 0")
 
 
+@reference_grader("app")
 def app(q: Question, parsed, budget) -> Outcome:
+    """app (every action applicable in the state), as the published lm-eval scorer grades it."""
     if parsed is None:
         return _nothing_read("action list")
     real = [a.lower() for a in q.stored]
@@ -131,7 +134,9 @@ def app(q: Question, parsed, budget) -> Outcome:
                    f"{m['extra']}): 0", metrics=m)
 
 
+@reference_grader("prog")
 def prog(q: Question, parsed, budget) -> Outcome:
+    """prog (the positive and negative effects of an action), as the published lm-eval scorer grades it."""
     if parsed is None or len(parsed) > 2 or len(parsed) < 1:
         return _nothing_read("pair of lists")
     real_pos = [a.lower() for a in q.stored["pos"]]
@@ -161,7 +166,9 @@ def _empty_list_or_unparsed(real: list, parsed, expected: str) -> Outcome | None
     return None
 
 
+@reference_grader("reach")
 def reach(q: Question, parsed, budget) -> Outcome:
+    """reach (a proposition that can never hold), as the published lm-eval scorer grades it."""
     real = [f"({x.strip().lower()})" for x in q.stored]
     early = _empty_list_or_unparsed(real, parsed, "atom or None")
     if early:
@@ -173,7 +180,9 @@ def reach(q: Question, parsed, budget) -> Outcome:
     return Outcome(int(ok), CORRECT if ok else INCORRECT, f"{x} is not stored; planner: {why}")
 
 
+@reference_grader("areach")
 def areach(q: Question, parsed, budget) -> Outcome:
+    """areach (an action that can never become applicable), as the published lm-eval scorer grades it."""
     real = q.stored
     early = _empty_list_or_unparsed(real, parsed, "action or None")
     if early:
@@ -197,7 +206,9 @@ def areach(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, INCORRECT, f"{action} is not stored; planner: its preconditions are reachable: 0")
 
 
+@reference_grader("val")
 def val(q: Question, parsed, budget) -> Outcome:
+    """val (the first inapplicable action of a sequence), as the published lm-eval scorer grades it."""
     if parsed is None:
         return _nothing_read("index")
     real = str(q.stored)
@@ -211,7 +222,9 @@ def val(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, INCORRECT, f"{parsed!r} is not the stored index {real!r}: 0", metrics=m)
 
 
+@reference_grader("just")
 def just(q: Question, parsed, budget) -> Outcome:
+    """just (a plan with one or two consecutive actions removed), as the published lm-eval scorer grades it."""
     if parsed is None:
         return _nothing_read("action list")
     seq = (q.question_text or "")[19:-147].replace(") (", ")######(").split("######")
@@ -249,7 +262,9 @@ def just(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, NOT_PLAN, "the goal does not hold at the end: 0", metrics=m)
 
 
+@reference_grader("land")
 def land(q: Question, parsed, budget) -> Outcome:
+    """land (a non-trivial fact landmark), as the published lm-eval scorer grades it."""
     yes = [a.lower() for a in q.stored["yes"]]
     if parsed is None:
         return _nothing_read("atom or None")
@@ -263,7 +278,9 @@ def land(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, INCORRECT, f"{x} is not in the stored 'yes' list: 0")
 
 
+@reference_grader("nexta")
 def nexta(q: Question, parsed, budget) -> Outcome:
+    """nexta (an action that brings the goal one step closer), as the published lm-eval scorer grades it."""
     if parsed is None:
         return _nothing_read("action")
     st = q.stored
@@ -293,7 +310,3 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     return Outcome(int(ok), CORRECT if ok else SUBOPTIMAL,
                    f"{action} ('maybe'): h* after it is {after.cost}, stored opt {opt}: {int(ok)}",
                    metrics={"h_star_after": after.cost, "opt": int(opt)})
-
-
-SCORERS = {"app": app, "prog": prog, "reach": reach, "areach": areach, "val": val, "just": just, "land": land,
-           "nexta": nexta}

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from acptools.dataset import FIELDS, task_of
-from acptools.forms import form_kind
+from acptools.kinds import form_kind
 from acptools.scoring import gold_response, score_response
 from acptools.scoring.question import plan_of_question
 from acptools.truth import task_for

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...errors import AcpError
 from ..defaults import BUDGET, TIMEOUT
 from ..defaults import POLICY_FORMS as FORMS
-from .api import AnthropicPolicy, OpenAIPolicy
+from .model_apis import AnthropicPolicy, OpenAIPolicy
 from .base import FatalPolicyError, Policy, PolicyError, Reply, as_reply
 from .command import CommandPolicy
 from .library import OptimalPolicy, RandomPolicy

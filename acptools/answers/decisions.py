@@ -61,14 +61,15 @@ from .grammar import (
     walk,
     words_to_name,
 )
+from ..kinds import KINDS
 from .types import TASKS, ParsedAnswer, ParsedName, canonical_task
 
 __all__ = ["parse_answer", "parse_name", "vocabulary"]
 
-_SINGLE = frozenset({"reach", "areach", "land", "nexta"})  # exactly one item expected
-_NONE_OK = frozenset({"reach", "areach", "land"})  # "None" is a valid answer
-_KIND = {"app": "ground action", "just": "ground action", "nexta": "ground action", "areach": "ground action",
-         "reach": "atom", "land": "atom", "prog": "atom"}
+# the answer rules of each task, from the registry (acptools.kinds)
+_SINGLE = frozenset(t for t in TASKS if KINDS[t].single)     # exactly one item expected
+_NONE_OK = frozenset(t for t in TASKS if KINDS[t].none_ok)   # "None" is a valid answer
+_KIND = {t: KINDS[t].items for t in TASKS if KINDS[t].items}  # what the items are: atoms or ground actions
 
 _BARE_NO = re.compile(r"\s*no\s*[.!]?\s*\Z")
 _DIGITS = re.compile(r"\d+")

@@ -1,0 +1,45 @@
+"""The registry of question kinds (acptools.kinds) is complete: every kind has its builder, every
+ACPBench Hard kind its graders, every tool a kind names exists in the server, and every layer reads
+the registry's names instead of a table of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from acptools import answers, dataset, kinds
+from acptools.generate import TASKS as GENERATE_TASKS
+from acptools.scoring import score_response  # noqa: F401  (importing scoring registers the graders)
+from acptools_server.config import ANSWERS, TOOL_NAMES
+
+
+@pytest.mark.parametrize("name", sorted(kinds.KINDS))
+def test_every_kind_has_a_generator_and_a_group_that_names_it(name: str) -> None:
+    kind = kinds.KINDS[name]
+    assert name in kinds.registered(kinds.GENERATOR)
+    assert kinds.GROUP_TO_KIND[kind.group] == name
+    assert answers.canonical_task(kind.group) == name
+    assert kind.form in kinds.FORMS and kind.cost > 0
+
+
+@pytest.mark.parametrize("name", kinds.HARD)
+def test_every_hard_kind_has_both_graders_tools_and_answer_rules(name: str) -> None:
+    kind = kinds.KINDS[name]
+    assert name in kinds.registered(kinds.GRADER) and name in kinds.registered(kinds.REFERENCE)
+    assert kind.tools and set(kind.tools) <= set(TOOL_NAMES)
+    assert kind.stored is not None
+    assert all(name in ANSWERS[tool] for tool in kind.tools)
+
+
+def test_the_layers_read_the_registry() -> None:
+    assert dataset.TASKS == answers.TASKS == kinds.HARD
+    assert set(dataset.GROUP_TO_TASK) == {kinds.KINDS[t].group for t in kinds.HARD}
+    generated = {kinds.kind_of(form, task) for form, tasks in GENERATE_TASKS.items() for task in tasks}
+    assert generated == set(kinds.KINDS)
+    assert ANSWERS["score_answer"] == frozenset(kinds.HARD)
+
+
+def test_a_function_for_an_unknown_kind_is_refused() -> None:
+    with pytest.raises(KeyError, match="not in acptools.kinds.KINDS"):
+        kinds.grader("no_such_kind")(lambda q, parsed, budget: None)
+    with pytest.raises(KeyError, match="no grader is registered"):
+        kinds.implementation(kinds.GRADER, "arb_effects")
