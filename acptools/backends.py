@@ -22,6 +22,7 @@ BACKENDS = ("local", "ray")
 
 
 def check_backend(backend: str) -> None:
+    """AcpError for a backend name other than those in BACKENDS."""
     if backend not in BACKENDS:
         raise AcpError(f"unknown backend {backend!r}", "--backend", f"use one of {', '.join(BACKENDS)}")
 

@@ -26,9 +26,11 @@ class Effort:
     seconds: float
 
     def budget(self, cancel: threading.Event | None = None) -> "Budget":
+        """A fresh Budget of this many CPU seconds (with a wall-clock safety stop)."""
         return Budget(EFFORT_WALL_FACTOR * self.seconds, cpu=self.seconds, cancel=cancel)
 
     def scaled(self, factor: float) -> "Effort":
+        """The same effort times `factor` (the retry of an item that ran out)."""
         return Effort(self.seconds * factor)
 
 
@@ -85,6 +87,7 @@ class Budget:
 
     # ---- limits -------------------------------------------------------------------------------
     def cancelled(self) -> bool:
+        """Is this budget or any of its parents cancelled?"""
         b = self
         while b is not None:
             if b.cancel is not None and b.cancel.is_set():
@@ -93,6 +96,7 @@ class Budget:
         return False
 
     def elapsed(self) -> float:
+        """Wall seconds since the budget started."""
         return time.perf_counter() - self.started
 
     def left(self) -> float | None:

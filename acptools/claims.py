@@ -55,6 +55,7 @@ H2_SECONDS = 2.0                # CPU seconds for h^2 of a state (cached per sta
 # ---- states -------------------------------------------------------------------------------------
 
 def actions_of(task: Task, names, where: str) -> list[int]:
+    """Action ids of the names in a claim; AcpError (saying where) for a name the task does not define."""
     try:
         return task.parse_plan(list(names), where)
     except UnknownNameError as e:
@@ -74,6 +75,7 @@ def state_of(task: Task, state: int, spec: dict) -> int:
 
 
 def atom_ids(task: Task, names, where: str = "atoms") -> list[int]:
+    """Atom ids of the names in a claim; AcpError (saying where) for a name the task does not define."""
     try:
         return [task.parse_atom(a, where=f"{where}[{k}]") for k, a in enumerate(names)]
     except UnknownNameError as e:
@@ -81,6 +83,7 @@ def atom_ids(task: Task, names, where: str = "atoms") -> list[int]:
 
 
 def count(task: Task, state: int, of: str) -> int:
+    """A counting query in `state`: true atoms, false atoms, or (in)executable actions."""
     if of == "true_atoms":
         return bin(state).count("1")
     if of == "false_atoms":

@@ -41,6 +41,7 @@ SOURCES_HELP = (f"named sources: {NAME}[:dev|test][:TASK] (bundled) or hf:{NAME}
 
 
 def task_of(record: dict) -> str:
+    """The task kind a record asks (from its group): 'app', ..., or a generated form's kind."""
     group = record.get("group", "")
     if group in GROUP_TO_TASK:
         return GROUP_TO_TASK[group]
@@ -54,6 +55,7 @@ def task_of(record: dict) -> str:
 
 
 def domain_name(record: dict) -> str:
+    """The domain name a record's PDDL declares (lower case)."""
     m = re.search(r"\(\s*domain\s+([^\s()]+)", record.get("PDDL_domain", ""), re.I)
     return m.group(1).lower() if m else "?"
 

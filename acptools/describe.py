@@ -19,12 +19,14 @@ __all__ = ["describe", "formula", "render", "split_name", "TaskSummary", "Action
 
 @dataclass
 class Parameter:
+    """An action schema's parameter: its variable and type."""
     name: str                          # the variable, e.g. '?c'
     type: str                          # its type; '(either a b)' for a union type
 
 
 @dataclass
 class PredicateInfo:
+    """A predicate with its parameters and PDDL signature."""
     name: str
     parameters: list[Parameter]
     signature: str                     # '(at ?c - car ?l - location)'
@@ -32,6 +34,7 @@ class PredicateInfo:
 
 @dataclass
 class ActionSchemaInfo:
+    """An action schema with its precondition and effect as PDDL text."""
     name: str
     parameters: list[Parameter]
     signature: str                     # '(board ?car - car ?loc - location)'
@@ -41,6 +44,7 @@ class ActionSchemaInfo:
 
 @dataclass
 class TaskSummary:
+    """What `describe` returns: objects by type, predicates, action schemas, init and goal."""
     task_id: str
     domain_name: str
     problem_name: str

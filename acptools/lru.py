@@ -75,14 +75,17 @@ class LRUCache(Generic[K, V]):
 
     @property
     def max_items(self) -> int:
+        """The most entries the cache holds."""
         return self._max_items
 
     @property
     def max_bytes(self) -> int | None:
+        """The most bytes the cache holds (None: no byte limit)."""
         return self._max_bytes
 
     @property
     def kind(self) -> str:
+        """What the cache holds, for its messages ('task', 'episode', ...)."""
         return self._kind
 
     @property

@@ -20,6 +20,7 @@ class Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
     def note(self, text: str) -> None:
+        """A line of text on the progress stream (when enabled)."""
         if self.enabled:
             self.stream.write(text + "\n")
             self.stream.flush()

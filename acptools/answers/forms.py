@@ -38,6 +38,7 @@ _VALUES = {"yes": True, "true": True, "no": False, "false": False}
 
 @dataclass(frozen=True)
 class Reading:
+    """What a generated form's reader found: the value, or why nothing could be read."""
     ok: bool
     value: object = None
     error: str = ""

@@ -30,6 +30,7 @@ class ParsedName:
 
     @classmethod
     def of(cls, name: str, args=()) -> "ParsedName":
+        """A name from its parts, lower-cased, with its canonical text."""
         name = name.lower()
         args = tuple(a.lower() for a in args)
         return cls(name, args, "(" + " ".join((name, *args)) + ")")

@@ -15,6 +15,7 @@ class Parser(argparse.ArgumentParser):
     """argparse's usage errors exit 2 with one clear line, as ours do."""
 
     def error(self, message):
+        """Print the usage and the error on stderr, then exit 2."""
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog.split()[0]}: error: {message}\n")
         raise SystemExit(EXIT_INPUT)

@@ -69,10 +69,12 @@ class Examples:
 
     @staticmethod
     def add_parser(sub):
+        """Register `acptools examples`."""
         return sub.add_parser("examples", help="list the bundled example tasks")
 
     @staticmethod
     def run(args) -> int:
+        """Print every bundled example name."""
         for name in examples.names():
             print(name)
         return EXIT_OK

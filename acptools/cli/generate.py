@@ -66,6 +66,7 @@ def _ints(text: str, sep: str, flag: str) -> tuple[int, ...]:
 
 
 def options(args) -> Options:
+    """The generation Options from the command line (each flag checked, with a clear error)."""
     walk = _ints(args.walk, ":", "--walk")
     if len(walk) != 2 or walk[0] > walk[1]:
         raise AcpError(f"expected MIN:MAX with MIN <= MAX, got {args.walk!r}", "--walk", "e.g. --walk 1:20")

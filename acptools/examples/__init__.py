@@ -11,6 +11,7 @@ DEFAULT = "ferry"  # the demo's task: small, and every question has a non-trivia
 
 
 def names() -> list[str]:
+    """The bundled example names, sorted."""
     return sorted(p.name for p in ROOT.iterdir() if (p / "domain.pddl").is_file())
 
 

@@ -61,13 +61,16 @@ class Item:
     steps: tuple[int, ...] = (1, 5, 10)
 
     def budget(self) -> Budget:
+        """A fresh budget for one proof of this item."""
         return Budget(None, cpu=self.seconds)
 
     @cached_property
     def truth(self) -> StateTruth:
+        """The per-state truth of the item's state (shared, cached)."""
         return truth_for(self.task, self.state)
 
     def names(self, actions) -> list[str]:
+        """Action ids as names."""
         return self.task.action_list(actions)
 
     def decide(self, claim: dict, state: int | None = None) -> bool:

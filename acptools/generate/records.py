@@ -22,6 +22,7 @@ def record_id(body: dict) -> int:
 
 
 def make_record(task: Task, draft: Draft) -> dict:
+    """A record from a builder's draft: ACPBench Hard's fields first, then the form's, with a content-hashed id."""
     body = {"group": draft.group, "context": draft.context, "question": draft.question, "answer": draft.answer,
             "PDDL_domain": task.domain_text, "PDDL_problem": task.problem_for(draft.state)}
     body.update(draft.extra)
@@ -32,6 +33,7 @@ def make_record(task: Task, draft: Draft) -> dict:
 
 
 def dumps(record: dict) -> str:
+    """One record as one line of JSON (keys in the record's order, text not escaped to ASCII)."""
     return json.dumps(record, ensure_ascii=False)
 
 

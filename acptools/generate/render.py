@@ -21,6 +21,7 @@ def join(items, word: str = "and") -> str:
 
 
 def capital(text: str) -> str:
+    """The text with its first letter upper-cased."""
     return text[:1].upper() + text[1:]
 
 
@@ -62,12 +63,15 @@ class Renderer:
         return self._fill(phrase, self.domain.actions[schema].params, args)
 
     def atoms(self, names, negated: bool = False, word: str = "and") -> str:
+        """Atoms in natural language, joined."""
         return join([self.atom(n, negated) for n in names], word)
 
     def actions(self, names) -> str:
+        """Actions in natural language, joined."""
         return join([self.action(n) for n in names])
 
     def literals(self, atoms=(), negated=()) -> str:
+        """Atoms and negated atoms in natural language, joined."""
         return join([self.atom(n) for n in atoms] + [self.atom(n, True) for n in negated])
 
     # ---- lifted help: the PDDL names an answer is written with ----------------------------------
@@ -81,27 +85,32 @@ class Renderer:
         return join(parts)
 
     def action_help(self) -> str:
+        """The lifted actions an answer is written with, each with its natural-language phrase."""
         return "The available actions are: " + self._lifted(self.domain.actions, self.templates.actions,
                                                             sorted(self.domain.actions)) + "."
 
     def atom_help(self) -> str:
+        """The lifted propositions an answer is written with, each with its natural-language phrase."""
         return "The available propositions are: " + self._lifted(self.domain.predicates, self.templates.predicates,
                                                                  sorted(self.task.fluents)) + "."
 
     # ---- the world ------------------------------------------------------------------------------
     def description(self) -> str:
+        """The domain's description: the template's, or a generic sentence naming the domain."""
         if self.templates.description:
             return self.templates.description
         return (f"This is a planning task of the {self.domain.name} domain (its PDDL is given with the question). "
                 "Facts are written as predicate(arguments) and actions as name(arguments).")
 
     def objects(self) -> str:
+        """The objects of the task by type, in natural language."""
         by_type: dict[str, list[str]] = {}
         for obj, types in sorted(self.task.types.objects.items()):
             by_type.setdefault("/".join(types), []).append(obj)
         return "The objects are: " + "; ".join(f"{join(objs)} ({t})" for t, objs in sorted(by_type.items())) + "."
 
     def statics(self) -> str:
+        """The static facts in natural language ('' when there are none to show)."""
         facts = sorted(f for f in self.task.static_true if f[0] not in self.templates.hidden)
         if not facts:
             return ""
@@ -109,12 +118,14 @@ class Renderer:
                                                                  for p, a in facts) + "."
 
     def state(self, state: int, lead: str = "Currently") -> str:
+        """A state in natural language."""
         names = self.task.names(state)
         if not names:
             return f"{lead}, none of the facts that can change holds."
         return f"{lead}, the following facts hold: {self.atoms(names)}; all other facts that can change are false."
 
     def goal(self) -> str:
+        """The goal in natural language."""
         task = self.task
         parts = []
         for pos, neg in task.goal:

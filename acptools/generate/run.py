@@ -55,6 +55,7 @@ class Generated:
 
 
 def check_tasks(form: str, tasks) -> tuple[str, ...]:
+    """The form's tasks asked for (aliases read, duplicates dropped), or all of them; AcpError for an unknown one."""
     if form not in FORMS:
         raise AcpError(f"unknown form {form!r}", "--form", f"forms: {', '.join(FORMS)}")
     if not tasks:

@@ -28,11 +28,13 @@ class Difficulty:
 
 @dataclass(frozen=True)
 class Sampled:
+    """A sampled state and how it was reached (a walk, or a prefix of an optimal plan)."""
     state: int
     origin: str          # 'init', 'walk:K' (K random steps) or 'plan:K' (K steps along an optimal plan)
 
 
 def step(task: Task, state: int, action: int) -> int:
+    """The state after an applicable action (by id)."""
     return task.apply_op(task.op_for(action, state), state)
 
 
@@ -50,6 +52,7 @@ def random_walk(task: Task, start: int, steps: int, rng: random.Random) -> list[
 
 
 def replay(task: Task, start: int, actions) -> int:
+    """The state reached by applying `actions` (ids, each applicable in turn) from `start`."""
     s = start
     for a in actions:
         s = step(task, s, a)

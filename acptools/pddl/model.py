@@ -16,12 +16,14 @@ Param = tuple[str, tuple[str, ...]]
 
 @dataclass
 class Predicate:
+    """A predicate: name and typed parameters."""
     name: str
     params: tuple[Param, ...]
 
 
 @dataclass
 class ActionSchema:
+    """An action schema: name, typed parameters, precondition and effect formulas."""
     name: str
     params: tuple[Param, ...]
     precondition: tuple
@@ -30,6 +32,7 @@ class ActionSchema:
 
 @dataclass
 class Domain:
+    """A parsed domain: types, constants, predicates and action schemas."""
     name: str
     requirements: tuple[str, ...]
     supertypes: dict[str, tuple[str, ...]]  # type -> its direct parents ('object' is the root)
@@ -40,6 +43,7 @@ class Domain:
 
 @dataclass
 class Problem:
+    """A parsed problem: objects, init facts and goal formula."""
     name: str
     domain_name: str
     objects: dict[str, tuple[str, ...]]

@@ -137,6 +137,7 @@ def _sections(r: _Reader, root: SList, kind: str):
 
 
 def parse_domain(text: str) -> Domain:
+    """PDDL domain text -> Domain; PddlError with line and column on malformed or unsupported input."""
     r = _Reader("domain")
     name, sections = _sections(r, read_sexpr(text, "domain"), "domain")
     requirements: tuple[str, ...] = ()
@@ -277,6 +278,7 @@ def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
 
 
 def parse_problem(text: str, domain: Domain) -> Problem:
+    """PDDL problem text -> Problem, checked against its Domain (types, names, arities)."""
     r = _Reader("problem")
     name, sections = _sections(r, read_sexpr(text, "problem"), "problem")
     domain_name = ""

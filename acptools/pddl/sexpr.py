@@ -76,5 +76,6 @@ def read_sexpr(text: str, source: str) -> SList:
 
 
 def where(node, source: str) -> str:
+    """'line L, column C' of a token or list, for error messages."""
     line, col = getattr(node, "line", 0), getattr(node, "col", 0)
     return f"{source} line {line}, column {col}" if line else source

@@ -10,6 +10,7 @@ def typed_list(params) -> str:
 
 
 def formula(f: tuple) -> str:
+    """A formula as PDDL text."""
     tag = f[0]
     if tag == "atom":
         return "(" + " ".join((f[1],) + tuple(f[2])) + ")"
@@ -29,6 +30,7 @@ def formula(f: tuple) -> str:
 
 
 def effect(e: tuple) -> str:
+    """An effect as PDDL text."""
     tag = e[0]
     if tag == "add":
         return "(" + " ".join((e[1],) + tuple(e[2])) + ")"
@@ -47,6 +49,7 @@ STARTED = "acptools-started"
 
 
 def allowed_predicate(schema: str) -> str:
+    """The gate predicate of a schema in the first-action-gated domain (which of its ground actions may come first)."""
     return f"acptools-allowed-{schema}"
 
 

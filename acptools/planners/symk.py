@@ -29,11 +29,13 @@ def _root() -> Path | None:
 
 
 def available() -> bool:
+    """Is SymK's binary installed (the up-symk wheel)?"""
     return _root() is not None
 
 
 @dataclass
 class SymkResult:
+    """What one SymK run found: an optimal plan, or a proof that none exists (`proven_none`), or neither."""
     plan: list[str] | None     # action names of an optimal plan
     proven_none: bool          # the goal is unreachable
     detail: str = ""

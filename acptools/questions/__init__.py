@@ -62,6 +62,7 @@ class Questions:
 
     @property
     def engine(self) -> Engine:
+        """The reachability engine of this task (built on first use)."""
         engine = self._engine
         if engine is None or engine.generation != self.task.generation:
             engine = self._engine = Engine(self.task)
@@ -69,6 +70,7 @@ class Questions:
 
     @property
     def optimizer(self) -> Optimizer:
+        """The optimal planner of this task (built on first use)."""
         engine = self.engine
         opt = self._optimizer
         if opt is None or opt.engine is not engine:

@@ -9,6 +9,7 @@ from ..ground.grounded import GroundedTask
 
 @dataclass
 class Progression:
+    """What progress returns: applicable or not, the next state, the effects, unsatisfied preconditions."""
     action: str
     applicable: bool
     state: list[str]                    # the next state (the same state when not applicable)
@@ -20,6 +21,7 @@ class Progression:
 
 @dataclass
 class Validation:
+    """What validate returns: the first inapplicable action and why, whether the goal is reached."""
     first_inapplicable: int | None      # 0-based index, None when every action applies
     unsatisfied_preconditions: list[str]
     goal_reached: bool                  # only meaningful when every action applies
@@ -44,10 +46,12 @@ class Removal:
 
 
 def applicable(task: GroundedTask, state: int) -> list[str]:
+    """Names of the actions applicable in `state`."""
     return task.action_list(task.applicable(state))
 
 
 def progress(task: GroundedTask, action: int, state: int) -> Progression:
+    """Apply `action` in `state`: the effects, or why it is not applicable."""
     name = task.action_names[action]
     op = task.op_for(action, state)
     if op is None:
@@ -67,6 +71,7 @@ def unmet_goals(task: GroundedTask, state: int) -> list[str]:
 
 
 def validate(task: GroundedTask, actions: list[int], state: int) -> Validation:
+    """Replay a plan from `state`: the first inapplicable action (0-based) and the unmet goals."""
     bad, last = task.run(actions, state)
     unsat = task.unsatisfied(actions[bad], last).describe() if bad is not None else []
     goal = bad is None and task.is_goal(last)

@@ -17,6 +17,7 @@ from .rounds import decide_in_rounds
 
 
 def trivial_reason(engine: Engine, atom: int, state: int) -> str:
+    """Why an atom is a trivial landmark (it holds in the state, or it is part of the goal), or ''."""
     if state >> atom & 1:
         return "it holds in the state"
     if engine.task.goal_atoms >> atom & 1:

@@ -13,6 +13,7 @@ from ..errors import BudgetExceeded
 
 @dataclass
 class ActionValue:
+    """One applicable action: h* after it, its regret, whether it is optimal, whether that is known."""
     action: str
     h_star_after: int | None   # None: the goal is unreachable after it (or unknown, see known)
     regret: int | None         # h*(s[a]) + 1 - h*(s)
@@ -22,6 +23,7 @@ class ActionValue:
 
 @dataclass
 class NextActionReport:
+    """h*, the optimal next actions, a plan, how it is known, and the per-action values."""
     h_star: int | None
     optimal_actions: list[str]
     plan: list[str] | None
@@ -31,6 +33,7 @@ class NextActionReport:
 
 
 def optimal_next(opt: Optimizer, state: int, budget: Budget, with_values: bool = True) -> NextActionReport:
+    """h* of the state, every optimal next action and a plan; with_values: h* after every applicable action too."""
     task = opt.task
     if with_values:
         res, table = opt.successor_table(state, budget)

@@ -32,6 +32,7 @@ def action_goal(engine: Engine, action: int) -> list[tuple[int, int]]:
 
 
 def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget) -> Verdict:
+    """Can the action become applicable from the state? A Verdict with its proof or witness."""
     goal = action_goal(engine, action)
     if not goal:
         return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
@@ -209,6 +210,7 @@ def _cheap_proofs(engine: Engine, state: int, budget: Budget) -> tuple[int, list
 
 
 def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
+    """The atoms that can never hold from the state, each with its proof (complete when nothing is left undecided)."""
     task = engine.task
     try:
         relaxed, pairs = _cheap_proofs(engine, state, budget)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Item:
+    """One item of a list answer and how it is proven."""
     name: str
     how: str                   # proof kind
 
@@ -23,4 +24,5 @@ class ItemList:
 
     @property
     def names(self) -> list[str]:
+        """The items' names."""
         return [i.name for i in self.items]
