@@ -13,6 +13,7 @@ same whichever backend runs them; only the wall time differs.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 from . import store
@@ -61,15 +62,22 @@ def run_sharing_proofs(fn, payloads: list, tasks: list, jobs: int = 1, backend: 
 
 
 def _with_proofs(args):
-    """fn(payload) proving into this worker's own store, seeded with the shipped facts."""
+    """fn(payload) proving into a store of its own, seeded with the shipped facts: a fresh private
+    folder (mode 0700) holding a store keyed with a random key, removed when the unit is done."""
     fn, payload, keys, shipped = args
-    own = store.active()
-    if own is None or not own.path.name.startswith("acptools-worker-"):
-        own = store.use(os.path.join(tempfile.gettempdir(), f"acptools-worker-{os.getpid()}.sqlite"))
-    for exported in shipped:
-        own.merge(exported)
-    result = fn(payload)
-    return result, [own.export(k) for k in keys]
+    folder = tempfile.mkdtemp(prefix="acptools-worker-")
+    previous = store.active()
+    try:
+        own = store.use(os.path.join(folder, "proofs.sqlite"), key=os.urandom(32))
+        for exported in shipped:
+            own.merge(exported)
+        result = fn(payload)
+        back = [own.export(k) for k in keys]
+        own.close()
+        return result, back
+    finally:
+        store._active = previous
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _ray_units(fn, payloads: list, jobs: int, address: str | None):
