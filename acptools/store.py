@@ -86,7 +86,14 @@ class ProofStore:
         try:
             self._key = key or load_key(key_file)
             self.readonly = self._read_only()
-            self._setup(self._connection())
+            try:
+                self._setup(self._connection())
+            except sqlite3.OperationalError as e:  # e.g. a read-only mount that access() does not see
+                if self.readonly or "readonly" not in str(e):
+                    raise
+                self.close()
+                self.readonly = True
+                self._setup(self._connection())
         except AcpError as e:
             self._fail(str(e))
         except (sqlite3.Error, OSError) as e:

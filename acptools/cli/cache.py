@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import sys
 
 from ..errors import AcpError
 from .common import EXIT_CHECK, EXIT_OK, fail
@@ -27,12 +29,20 @@ def run(args) -> int:
     from .. import store
     if args.sample is not None and args.sample < 1:
         return fail(AcpError(f"must be at least 1, not {args.sample}", "--sample", "leave it out to check every row"))
-    found = store.use(args.cache, key_file=args.key_file)
+    quiet = logging.getLogger("acptools.store")
+    level, quiet.level = quiet.level, logging.ERROR  # this command reports the store's state itself, once
+    try:
+        found = store.use(args.cache, key_file=args.key_file)
+    finally:
+        quiet.setLevel(level)
     if found is None:
         return fail(AcpError("the proof store is turned off", "--cache", "pass --cache PATH"))
     try:
         if found.broken:
             raise AcpError(found.broken, "--cache")
+        if found.readonly:
+            sys.stderr.write(f"acptools: note: the proof store {found.path} is read-only here: it is read, "
+                             "not written\n")
         if args.action == "stats":
             print(json.dumps(found.stats(), indent=1))
         elif args.action == "clear":
