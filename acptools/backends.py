@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 
 from . import store
 from .errors import AcpError
@@ -54,17 +55,28 @@ def run_sharing_proofs(fn, payloads: list, tasks: list, jobs: int = 1, backend: 
     if shared is None:
         yield from run_units(fn, payloads, jobs, backend, address)
         return
-    work = [(fn, p, keys, [shared.export(k) for k in keys]) for p, keys in zip(payloads, tasks)]
+    run = uuid.uuid4().hex
+    work = [(fn, p, keys, [shared.export(k) for k in keys], run) for p, keys in zip(payloads, tasks)]
     for result, back in run_units(_with_proofs, work, jobs, backend, address):
         for exported in back:
             shared.merge(exported)
         yield result
 
 
+_worker_run = None  # the run whose truths this worker process holds in memory
+
+
 def _with_proofs(args):
     """fn(payload) proving into a store of its own, seeded with the shipped facts: a fresh private
-    folder (mode 0700) holding a store keyed with a random key, removed when the unit is done."""
-    fn, payload, keys, shipped = args
+    folder (mode 0700) holding a store keyed with a random key, removed when the unit is done. What
+    this process proved for an earlier unit of the same run came back with that unit; truths of
+    another run are dropped first, so everything this unit uses is proven into its store."""
+    global _worker_run
+    fn, payload, keys, shipped, run = args
+    if run != _worker_run:
+        from .truth import clear_caches
+        clear_caches()
+        _worker_run = run
     folder = tempfile.mkdtemp(prefix="acptools-worker-")
     previous = store.active()
     try:

@@ -242,7 +242,7 @@ def _where_am_i(payload):
 def test_worker_stores_live_in_private_fresh_folders_that_are_removed():
     seen = []
     for payload in (1, 2):
-        (folder, mode, uid, existed), back = backends._with_proofs((_where_am_i, payload, ["t"], []))
+        (folder, mode, uid, existed), back = backends._with_proofs((_where_am_i, payload, ["t"], [], "run-1"))
         seen.append(folder)
         assert mode == 0o700 and uid == os.getuid() and existed and not Path(folder).exists()
         assert [f[3] for f in back[0]["facts"]] == [{"cost": payload}]
