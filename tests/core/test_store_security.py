@@ -66,6 +66,8 @@ def _copy(cache: Path, to: Path) -> Path:
 def test_forged_rows_are_never_served_and_verify_finds_every_one(filled, tmp_path):
     data, cache, fresh = filled
     forged = _copy(cache, tmp_path / "forged.sqlite")
+    honest = _cli("cache", "verify", "--cache", forged)
+    assert honest.returncode == 0 and ": 0 failed" in honest.stdout, honest.stdout + honest.stderr
     n = forge(forged)
     kinds = {k for (k,) in sqlite3.connect(forged).execute("SELECT DISTINCT kind FROM facts")}
     assert n >= 12 and {"h*", "reach-action", "landmark"} <= kinds, kinds
