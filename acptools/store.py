@@ -139,7 +139,11 @@ class ProofStore:
             raise sqlite3.DatabaseError("the file is not an acptools proof store")
         if self.readonly:
             if not {"facts", "tasks", "states"} <= tables:
-                raise sqlite3.DatabaseError("a read-only file that is not (yet) an acptools proof store")
+                wal = Path(f"{self.path}-wal")
+                raise sqlite3.DatabaseError(
+                    "a read-only file whose tables are still in its write-ahead log (which needs write access to "
+                    "the folder to be read)" if wal.exists() and wal.stat().st_size else
+                    "a read-only file that is not (yet) an acptools proof store")
             return
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
