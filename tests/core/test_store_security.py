@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from acptools import backends, load_task, store
+from acptools import backends, examples, load_task, store
 from acptools.dataset import acpbench_hard
 from acptools.scoring import clear_caches
+from acptools.stored_check import hstar_problem, list_problem, verdict_problem
 from acptools.truth import truth_for
 from tests.support.data import ROOT
 from tests.support.forge import forge, unkeyed_checksum
@@ -249,3 +250,41 @@ def test_worker_stores_live_in_private_fresh_folders_that_are_removed():
         assert mode == 0o700 and uid == os.getuid() and existed and not Path(folder).exists()
         assert [f[3] for f in back[0]["facts"]] == [{"cost": payload}]
     assert seen[0] != seen[1] and store.active() is None
+
+
+def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
+    """Honest rows pass; each way of bending one (as a key holder could) is named."""
+    task = load_task(*examples.texts("ferry"))
+    truth = truth_for(task, task.init)
+    h = truth.h_star(60)
+    row = {"cost": h.cost, "plan": task.action_list(h.plan), "how": h.how,
+           "first": None if h.first_actions is None else task.action_list(sorted(h.first_actions))}
+    assert hstar_problem(task, task.init, row) == ""
+    bent = {"shorter": {**row, "cost": h.cost - 1, "plan": row["plan"][:-1]},
+            "longer": {**row, "cost": h.cost + 1, "plan": row["plan"] + row["plan"][:1]},
+            "renamed": {**row, "plan": ["(fly l0)"] + row["plan"][1:]},
+            "no plan": {**row, "plan": None},
+            "no cost": {k: v for k, v in row.items() if k != "cost"},
+            "first": {**row, "first": [a for a in task.action_names if task.op_for(task.parse_action(a), task.init) is None][:1]}}
+    for why, r in bent.items():
+        assert hstar_problem(task, task.init, r), why
+    atoms = [a for a in range(len(task.atom_names)) if not task.init >> a & 1]
+    target = next(a for a in atoms if truth.atom_reach(a, 30).witness)
+    reach = truth.atom_reach(target, 30)
+    good = {"answer": True, "how": reach.how, "witness": reach.witness, "detail": "", "extra": {}}
+    assert verdict_problem(task, task.init, "reach-atom", target, good) == ""
+    for why, r in {"flipped": {**good, "answer": False}, "short": {**good, "witness": reach.witness[:-1]},
+                   "not a list": {**good, "witness": "(board c0 l0)"}, "no answer": {**good, "answer": None}}.items():
+        assert verdict_problem(task, task.init, "reach-atom", target, r), why
+    # a landmark refutation must avoid the atom all the way to the goal
+    plan = row["plan"]
+    visited = {a for k in range(len(plan) + 1) for a in range(len(task.atom_names))
+               if task.run(task.parse_plan(plan[:k]), task.init)[1] >> a & 1}
+    on_path = next(a for a in sorted(visited) if not task.init >> a & 1)
+    refute = {"answer": False, "how": "witness-plan", "witness": plan, "detail": "", "extra": {}}
+    assert "makes the atom true" in verdict_problem(task, task.init, "landmark", on_path, refute)
+    off_path = next(a for a in range(len(task.atom_names)) if a not in visited)
+    assert verdict_problem(task, task.init, "landmark", off_path, refute) == ""
+    assert verdict_problem(task, task.init, "landmark", off_path, {**refute, "witness": plan[:-1]})
+    assert list_problem({"items": [["(at c0 l0)", "static-facts"]], "total": 1, "detail": ""}) == ""
+    assert list_problem({"items": [["(at c0 l0)"]], "total": 1}) and list_problem({"items": [], "total": "1"})
