@@ -288,3 +288,16 @@ def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
     assert verdict_problem(task, task.init, "landmark", off_path, {**refute, "witness": plan[:-1]})
     assert list_problem({"items": [["(at c0 l0)", "static-facts"]], "total": 1, "detail": ""}) == ""
     assert list_problem({"items": [["(at c0 l0)"]], "total": 1}) and list_problem({"items": [], "total": "1"})
+
+
+def test_processes_that_make_the_key_at_once_agree_on_one(tmp_path):
+    config = tmp_path / "config"
+    code = ("import sys; from acptools import store; s = store.ProofStore(sys.argv[1]); "
+            "s.put('t', sys.argv[2], 'h*', '', {'cost': 1}); print(s.broken or 'ok')")
+    env = {**_env(XDG_CONFIG_HOME=str(config)), "ACPTOOLS_STORE_KEY_FILE": ""}
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "p.sqlite"), f"s{k}"], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True) for k in range(4)]
+    assert [p.communicate(timeout=120)[0].strip() for p in procs] == ["ok"] * 4
+    assert [p.name for p in (config / "acptools").iterdir()] == ["store.key"]  # no temporary file left
+    found = store.ProofStore(tmp_path / "p.sqlite", key_file=config / "acptools" / "store.key")
+    assert all(found.get("t", f"s{k}", "h*") == {"cost": 1} for k in range(4)) and found.bypassed == 0
