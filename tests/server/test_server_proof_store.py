@@ -40,6 +40,8 @@ def _questions():
                 responses = task.action_names[:3]
             else:
                 responses = task.atom_names[:4]
+            if kind != "nexta":
+                responses.append("None")  # graded against the complete list
             out.append((kind, rec, [gold_response(rec) or "None"] + responses, task))
     return out
 
@@ -82,7 +84,9 @@ async def test_a_forged_store_changes_no_answer_of_the_server(tmp_path) -> None:
         with sqlite3.connect(path) as src, sqlite3.connect(signed) as dst:
             src.backup(dst)  # a copy with what is still in the write-ahead log
         n = forge(path)
+        kinds = {k.split()[1] for k in store.ProofStore(path).stats()["facts"]}
         assert n >= 20 and store.ProofStore(path).stats()["bypassed"] == n
+        assert {"h*", "reach-atom", "reach-action", "landmark", "list-atoms"} <= kinds, kinds
         forged, refused = await _answers(ServerConfig(cache=str(path)), questions)
         assert forged == fresh
         assert refused >= 10  # the forged rows were looked up, and refused
