@@ -296,9 +296,10 @@ class ProofStore:
     def rows(self, sample: int | None = None, seed: int = 0) -> list[tuple]:
         """Current-version rows, all or `sample` random ones: (task, state, kind, key, value text,
         authentic)."""
-        found = [(t, s, k, key, v, isinstance(v, str) and self.authentic(t, s, k, key, v, mac)) for t, s, k, key, v, mac in
-                 self._connection().execute("SELECT task, state, kind, key, value, checksum FROM facts "
-                                            "WHERE version = ? ORDER BY task, state, kind, key", (ENGINE_VERSION,))]
+        query = ("SELECT task, state, kind, key, value, checksum FROM facts WHERE version = ? "
+                 "ORDER BY task, state, kind, key")
+        found = [(t, s, k, key, v, isinstance(v, str) and self.authentic(t, s, k, key, v, mac))
+                 for t, s, k, key, v, mac in self._connection().execute(query, (ENGINE_VERSION,))]
         if sample is not None and sample < len(found):
             found = sorted(random.Random(seed).sample(found, sample))
         return found

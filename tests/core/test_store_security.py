@@ -265,7 +265,8 @@ def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
             "renamed": {**row, "plan": ["(fly l0)"] + row["plan"][1:]},
             "no plan": {**row, "plan": None},
             "no cost": {k: v for k, v in row.items() if k != "cost"},
-            "first": {**row, "first": [a for a in task.action_names if task.op_for(task.parse_action(a), task.init) is None][:1]}}
+            "first": {**row, "first": [a for a in task.action_names
+                                       if task.op_for(task.parse_action(a), task.init) is None][:1]}}
     for why, r in bent.items():
         assert hstar_problem(task, task.init, r), why
     atoms = [a for a in range(len(task.atom_names)) if not task.init >> a & 1]
