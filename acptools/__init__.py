@@ -22,7 +22,8 @@ PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.budget", "a
                   "acptools.dataset", "acptools.describe", "acptools.episode", "acptools.errors", "acptools.examples",
                   "acptools.generate", "acptools.kinds", "acptools.inspect", "acptools.lru", "acptools.planners",
                   "acptools.progress", "acptools.prompts", "acptools.questions", "acptools.rewards",
-                  "acptools.rollout", "acptools.scoring", "acptools.store", "acptools.task", "acptools.truth",
+                  "acptools.rollout", "acptools.scoring", "acptools.store", "acptools.store_key", "acptools.stored_check",
+                  "acptools.task", "acptools.truth",
                   "acptools.verdict")
 
 # the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`

@@ -13,7 +13,9 @@ same whichever backend runs them; only the wall time differs.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+import uuid
 
 from . import store
 from .errors import AcpError
@@ -54,23 +56,41 @@ def run_sharing_proofs(fn, payloads: list, tasks: list, jobs: int = 1, backend: 
     if shared is None:
         yield from run_units(fn, payloads, jobs, backend, address)
         return
-    work = [(fn, p, keys, [shared.export(k) for k in keys]) for p, keys in zip(payloads, tasks)]
+    run = uuid.uuid4().hex
+    work = [(fn, p, keys, [shared.export(k) for k in keys], run) for p, keys in zip(payloads, tasks)]
     for result, back in run_units(_with_proofs, work, jobs, backend, address):
         for exported in back:
             shared.merge(exported)
         yield result
 
 
+_worker_run = None  # the run whose truths this worker process holds in memory
+
+
 def _with_proofs(args):
-    """fn(payload) proving into this worker's own store, seeded with the shipped facts."""
-    fn, payload, keys, shipped = args
-    own = store.active()
-    if own is None or not own.path.name.startswith("acptools-worker-"):
-        own = store.use(os.path.join(tempfile.gettempdir(), f"acptools-worker-{os.getpid()}.sqlite"))
-    for exported in shipped:
-        own.merge(exported)
-    result = fn(payload)
-    return result, [own.export(k) for k in keys]
+    """fn(payload) proving into a store of its own, seeded with the shipped facts: a fresh private
+    folder (mode 0700) holding a store keyed with a random key, removed when the unit is done. What
+    this process proved for an earlier unit of the same run came back with that unit; truths of
+    another run are dropped first, so everything this unit uses is proven into its store."""
+    global _worker_run
+    fn, payload, keys, shipped, run = args
+    if run != _worker_run:
+        from .truth import clear_caches
+        clear_caches()
+        _worker_run = run
+    folder = tempfile.mkdtemp(prefix="acptools-worker-")
+    previous = store.active()
+    try:
+        own = store.use(os.path.join(folder, "proofs.sqlite"), key=os.urandom(32))
+        for exported in shipped:
+            own.merge(exported)
+        result = fn(payload)
+        back = [own.export(k) for k in keys]
+        own.close()
+        return result, back
+    finally:
+        store._active = previous
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _ray_units(fn, payloads: list, jobs: int, address: str | None):

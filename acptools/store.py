@@ -2,21 +2,32 @@
 
 Proven facts about a state (h* and an optimal plan, single reach/landmark verdicts with their
 proofs or witnesses, complete lists) are kept in an SQLite file, keyed by the content hash of the
-task's PDDL, the state and the fact. `unknown` is never stored. Rows carry the engine version
-(an upgrade never reads old truths) and a checksum; a file that is not ours, or damaged, is
-reported once and bypassed, never trusted. WAL mode lets several processes share one file.
+task's PDDL, the state and the fact. `unknown` is never stored. WAL mode lets several processes
+share one file.
+
+Whoever can write the file must not be able to make a wrong answer be served. So every row carries
+an HMAC-SHA256 of its whole content (engine version, task, state, question, verdict, witness) under
+a key that is not in the file (acptools.store_key: a per-user key file made 0600 beside the user's
+config, or an operator's key for a shared store). A row that does not authenticate is bypassed and
+counted (`stats()["bypassed"]`), never served; acptools.truth also replays every stored witness
+against the task before serving it. Rows of another engine version are ignored (an upgrade never
+reads old truths). A file that is not ours, or damaged, is reported once and bypassed. A file (or
+folder) this process may not write is read, and nothing new is stored in it.
 
     from acptools import store
     store.use()                  # the default file in the user's cache directory
     store.use("proofs.sqlite")   # or a given file; store.use(None) turns it off
     store.active()               # the ProofStore in use, or None
 
-The environment variable ACPTOOLS_CACHE (a path, or "off") sets what `use()` opens by default.
+The environment variable ACPTOOLS_CACHE (a path, or "off") sets what `use()` opens by default, and
+ACPTOOLS_STORE_KEY_FILE the key file.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -24,8 +35,12 @@ import random
 import sqlite3
 import threading
 from pathlib import Path
+from urllib.parse import quote
 
-ENGINE_VERSION = "acptools-proofs-1"  # bump when an engine may prove something different
+from .errors import AcpError
+from .store_key import load_key
+
+ENGINE_VERSION = "acptools-proofs-2"  # bump when an engine may prove something different, or rows change form
 APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
 log = logging.getLogger("acptools.store")
 
@@ -39,23 +54,59 @@ def default_path() -> Path | None:
     return Path(base) / "acptools" / "proofs.sqlite"
 
 
-def _checksum(*parts: str) -> str:
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+def row_mac(key: bytes, version: str, task: str, state: str, kind: str, name: str, value: str) -> str:
+    """HMAC-SHA256 of a row's content (its parts JSON-encoded, so no two rows share one message)."""
+    message = json.dumps([version, task, state, kind, name, value], ensure_ascii=False)
+    return hmac.new(key, message.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def _maintenance(method):
+    """A maintenance call on a damaged file says so in one line (an AcpError), never a traceback."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as e:
+            raise AcpError(f"the proof store {self.path} is damaged or unreadable: {e}", "proof store",
+                           "delete the file (a new one is made on the next run)") from None
+    return run
 
 
 class ProofStore:
-    """One SQLite file of proven facts (a connection per thread; writes are small transactions)."""
+    """One SQLite file of proven facts (a connection per thread; writes are small transactions).
+    `key` (bytes) authenticates rows; without it the key comes from `key_file` or acptools.store_key."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, key: bytes | None = None, key_file: "str | os.PathLike | None" = None):
         self.path = Path(path)
         self._local = threading.local()
         self.broken = ""
-        self.hits = self.misses = self.writes = 0
+        self.readonly = False
+        self.hits = self.misses = self.writes = self.bypassed = 0
+        self._key = b""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._setup(self._connection())
+            self._key = key or load_key(key_file)
+            self.readonly = self._read_only()
+            try:
+                self._setup(self._connection())
+            except sqlite3.OperationalError as e:  # e.g. a read-only mount that access() does not see
+                if self.readonly or "readonly" not in str(e):
+                    raise
+                self.close()
+                self.readonly = True
+                self._setup(self._connection())
+        except AcpError as e:
+            self._fail(str(e))
         except (sqlite3.Error, OSError) as e:
             self._fail(f"cannot use {self.path}: {e}")
+        if self.readonly and not self.broken:
+            log.warning("the proof store %s is read-only here: its proofs are read, new ones are not kept", self.path)
+
+    def _read_only(self) -> bool:
+        """May this process not write the file (or, for WAL's side files, its folder)?"""
+        if self.path.exists():
+            return not (os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return False
 
     def _connection(self) -> sqlite3.Connection:
         """This thread's connection (a forked worker process opens its own: SQLite connections
@@ -64,16 +115,36 @@ class ProofStore:
             self._local.conn, self._local.pid = None, os.getpid()
         conn = self._local.conn
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn = self._open()
             conn.execute("PRAGMA busy_timeout = 30000")
             self._local.conn = conn
         return conn
+
+    def _open(self) -> sqlite3.Connection:
+        if not self.readonly:
+            return sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        uri = "file:" + quote(str(self.path.resolve()))
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30, isolation_level=None)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:  # WAL's shared-memory file cannot be made here: read the file as it is
+            conn.close()
+            return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=30, isolation_level=None)
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         app = conn.execute("PRAGMA application_id").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if app not in (0, APPLICATION_ID) or (app == 0 and tables):
             raise sqlite3.DatabaseError("the file is not an acptools proof store")
+        if self.readonly:
+            if not {"facts", "tasks", "states"} <= tables:
+                wal = Path(f"{self.path}-wal")
+                raise sqlite3.DatabaseError(
+                    "a read-only file whose tables are still in its write-ahead log (which needs write access to "
+                    "the folder to be read)" if wal.exists() and wal.stat().st_size else
+                    "a read-only file that is not (yet) an acptools proof store")
+            return
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         if app == 0:
@@ -88,9 +159,20 @@ class ProofStore:
             log.warning("proof store bypassed: %s", why)
         self.broken = why
 
+    def authentic(self, task: str, state: str, kind: str, key: str, value: str, mac: str) -> bool:
+        """Was this current-version row written by someone holding this store's key?"""
+        expected = row_mac(self._key, ENGINE_VERSION, task, state, kind, key, value)
+        return isinstance(mac, str) and hmac.compare_digest(mac, expected)
+
+    def bypass(self, kind: str, key: str, why: str) -> None:
+        """Count a row that is not served (the first one of a store is logged)."""
+        if not self.bypassed:
+            log.warning("proof store %s: a row that fails its check is bypassed (%s %r: %s)", self.path, kind, key, why)
+        self.bypassed += 1
+
     # ---- facts --------------------------------------------------------------------------------
     def get(self, task: str, state: str, kind: str, key: str = "") -> dict | None:
-        """A stored fact, or None (also for a row whose checksum does not match: never trusted)."""
+        """A stored fact, or None (also for a row that does not authenticate: never served)."""
         if self.broken:
             return None
         try:
@@ -103,64 +185,79 @@ class ProofStore:
         if row is None:
             self.misses += 1
             return None
-        value, checksum = row
-        if checksum != _checksum(ENGINE_VERSION, task, state, kind, key, value):
-            self._fail(f"a damaged row in {self.path} ({kind} {key!r})")
+        value, mac = row
+        if not isinstance(value, str) or not self.authentic(task, state, kind, key, value, mac):
+            self.bypass(kind, key, "not authenticated by this store's key")
+            return None
+        try:
+            found = json.loads(value)
+        except ValueError:
+            found = None
+        if not isinstance(found, dict):
+            self.bypass(kind, key, "not a stored fact")
             return None
         self.hits += 1
-        try:
-            return json.loads(value)
-        except ValueError:
-            return None
+        return found
 
     def put(self, task: str, state: str, kind: str, key: str, value: dict) -> None:
         """Store a proven fact (callers never store unknowns)."""
-        if self.broken:
+        if self.broken or self.readonly:
             return
         text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        mac = row_mac(self._key, ENGINE_VERSION, task, state, kind, key, text)
         try:
-            self._connection().execute(
-                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (ENGINE_VERSION, task, state, kind, key, text, _checksum(ENGINE_VERSION, task, state, kind, key, text)))
+            self._connection().execute("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                       (ENGINE_VERSION, task, state, kind, key, text, mac))
             self.writes += 1
         except sqlite3.Error as e:
             self._fail(str(e))
 
     def remember_task(self, task: str, domain_text: str, problem_text: str) -> None:
-        """Keep a task's PDDL, so `verify` can prove its facts again."""
-        if self.broken:
-            return
-        try:
-            self._connection().execute("INSERT OR IGNORE INTO tasks VALUES (?, ?, ?)", (task, domain_text, problem_text))
-        except sqlite3.Error as e:
-            self._fail(str(e))
+        """Keep a task's PDDL, so `verify` can prove its facts again (it checks the text hashes to `task`)."""
+        self._keep("INSERT OR IGNORE INTO tasks VALUES (?, ?, ?)", (task, domain_text, problem_text))
 
     def remember_state(self, task: str, state: str, atoms: list[str]) -> None:
-        """Keep a state's atoms, so `verify` can rebuild it."""
-        if self.broken:
+        """Keep a state's atoms, so `verify` can rebuild it (it checks they hash to `state`)."""
+        self._keep("INSERT OR IGNORE INTO states VALUES (?, ?, ?)", (task, state, json.dumps(atoms)))
+
+    def _keep(self, sql: str, params: tuple) -> None:
+        if self.broken or self.readonly:
             return
         try:
-            self._connection().execute("INSERT OR IGNORE INTO states VALUES (?, ?, ?)", (task, state, json.dumps(atoms)))
+            self._connection().execute(sql, params)
         except sqlite3.Error as e:
             self._fail(str(e))
 
+    @_maintenance
     def state_atoms(self, task: str, state: str) -> list[str] | None:
         row = self._connection().execute("SELECT atoms FROM states WHERE task = ? AND state = ?",
                                          (task, state)).fetchone()
-        return None if row is None else json.loads(row[0])
+        try:
+            atoms = None if row is None else json.loads(row[0])
+        except (TypeError, ValueError):
+            return None
+        return atoms if isinstance(atoms, list) and all(isinstance(a, str) for a in atoms) else None
+
+    @_maintenance
+    def task_texts(self, task: str) -> tuple[str, str] | None:
+        row = self._connection().execute("SELECT domain, problem FROM tasks WHERE task = ?", (task,)).fetchone()
+        return None if row is None or not all(isinstance(t, str) for t in row) else (row[0], row[1])
 
     # ---- moving facts between stores (workers on other machines) -----------------------------
+    @_maintenance
     def export(self, task: str) -> dict:
-        """Everything known about one task: its PDDL, states and current-version facts."""
+        """Everything known about one task: its PDDL, states and current-version facts that authenticate."""
         if self.broken:
             return {}
         conn = self._connection()
-        texts = self.task_texts(task)
-        return {"task": task, "texts": texts,
+        facts = []
+        for st, k, key, v, mac in conn.execute("SELECT state, kind, key, value, checksum FROM facts "
+                                               "WHERE version = ? AND task = ?", (ENGINE_VERSION, task)):
+            if isinstance(v, str) and self.authentic(task, st, k, key, v, mac):
+                facts.append((st, k, key, json.loads(v)))
+        return {"task": task, "texts": self.task_texts(task),
                 "states": conn.execute("SELECT state, atoms FROM states WHERE task = ?", (task,)).fetchall(),
-                "facts": [(st, k, key, json.loads(v)) for st, k, key, v in conn.execute(
-                    "SELECT state, kind, key, value FROM facts WHERE version = ? AND task = ?",
-                    (ENGINE_VERSION, task))]}
+                "facts": facts}
 
     def merge(self, exported: dict) -> None:
         """Add what `export` gave (from another store): PDDL, states and facts."""
@@ -175,32 +272,44 @@ class ProofStore:
             self.put(task, state, kind, key, value)
 
     # ---- maintenance --------------------------------------------------------------------------
+    @_maintenance
     def stats(self) -> dict:
-        """Rows by engine version and kind, tasks kept, the file's size."""
-        out = {"path": str(self.path), "broken": self.broken, "engine_version": ENGINE_VERSION}
+        """Rows by engine version and kind, current rows that fail authentication (never served),
+        tasks kept, the file's size, and this process's hits, misses, writes and bypassed rows."""
+        out = {"path": str(self.path), "broken": self.broken, "readonly": self.readonly,
+               "engine_version": ENGINE_VERSION}
         if self.broken:
             return out
         conn = self._connection()
         out["facts"] = {f"{v} {k}": n for v, k, n in
                         conn.execute("SELECT version, kind, COUNT(*) FROM facts GROUP BY version, kind")}
+        out["bypassed"] = sum(1 for row in self.rows() if not row[-1])
+        out["old_version"] = conn.execute("SELECT COUNT(*) FROM facts WHERE version != ?",
+                                          (ENGINE_VERSION,)).fetchone()[0]
         out["tasks"] = conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
         out["bytes"] = self.path.stat().st_size if self.path.exists() else 0
+        out["this_process"] = {"hits": self.hits, "misses": self.misses, "writes": self.writes,
+                               "bypassed": self.bypassed}
         return out
 
-    def sample(self, n: int, seed: int = 0) -> list[tuple]:
-        """Up to `n` random current-version facts whose task is kept: (task, state, kind, key, value)."""
-        rows = self._connection().execute(
-            "SELECT f.task, f.state, f.kind, f.key, f.value FROM facts f JOIN tasks t ON f.task = t.task "
-            "WHERE f.version = ?", (ENGINE_VERSION,)).fetchall()
-        random.Random(seed).shuffle(rows)
-        return [(t, s, k, key, json.loads(v)) for t, s, k, key, v in rows[:n]]
+    @_maintenance
+    def rows(self, sample: int | None = None, seed: int = 0) -> list[tuple]:
+        """Current-version rows, all or `sample` random ones: (task, state, kind, key, value text,
+        authentic)."""
+        query = ("SELECT task, state, kind, key, value, checksum FROM facts WHERE version = ? "
+                 "ORDER BY task, state, kind, key")
+        found = [(t, s, k, key, v, isinstance(v, str) and self.authentic(t, s, k, key, v, mac))
+                 for t, s, k, key, v, mac in self._connection().execute(query, (ENGINE_VERSION,))]
+        if sample is not None and sample < len(found):
+            found = sorted(random.Random(seed).sample(found, sample))
+        return found
 
-    def task_texts(self, task: str) -> tuple[str, str] | None:
-        row = self._connection().execute("SELECT domain, problem FROM tasks WHERE task = ?", (task,)).fetchone()
-        return None if row is None else (row[0], row[1])
-
+    @_maintenance
     def clear(self) -> int:
-        """Remove every fact and task; returns how many facts there were."""
+        """Remove every fact (of every version) and task; returns how many facts there were."""
+        if self.readonly:
+            raise AcpError(f"the proof store {self.path} is read-only here", "cache clear",
+                           "ask its owner, or delete the file if the folder is yours")
         conn = self._connection()
         n = conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
         conn.execute("DELETE FROM facts")
@@ -209,18 +318,27 @@ class ProofStore:
         conn.execute("VACUUM")
         return n
 
+    def close(self) -> None:
+        """Close this thread's connection (the file can then be removed)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            conn.close()
+        self._local.conn = None
+
 
 _active: ProofStore | None = None
 _lock = threading.Lock()
 
 
-def use(path: "str | os.PathLike | None" = "default") -> ProofStore | None:
+def use(path: "str | os.PathLike | None" = "default", key_file: "str | os.PathLike | None" = None,
+        key: bytes | None = None) -> ProofStore | None:
     """Open the store every truth computation reads and writes ("default": see default_path();
-    None: no store). Returns it (None when off)."""
+    None: no store), its rows authenticated with `key`, or the key in `key_file` (see
+    acptools.store_key). Returns it (None when off)."""
     global _active
     with _lock:
         chosen = default_path() if path == "default" else (None if path is None else Path(path))
-        _active = None if chosen is None else ProofStore(chosen)
+        _active = None if chosen is None else ProofStore(chosen, key=key, key_file=key_file)
         return _active
 
 

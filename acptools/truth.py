@@ -15,9 +15,11 @@ h* once per state. Tasks are cached the same way, keyed by the content hash of t
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 
 from . import store
+from .stored_check import hstar_problem, list_problem, verdict_problem
 from .budget import Budget, Effort
 from .engine.optimal import HStar
 from .ground.grounded import task_key
@@ -139,9 +141,17 @@ class StateTruth:
             self._state_key = hashlib.sha256("\n".join(self.task.names(self.state)).encode()).hexdigest()[:32]
         return self._state_key
 
-    def _stored(self, kind: str, key: str = "") -> dict | None:
+    def _stored(self, kind: str, key: str = "", check=None) -> dict | None:
+        """A stored row that authenticates and passes `check(row)` ('' when it holds: a witness is
+        replayed before it is served); a row that fails is bypassed (counted by the store)."""
         found = store.active()
-        return None if found is None else found.get(self.task.key, self.state_key, kind, key)
+        row = None if found is None else found.get(self.task.key, self.state_key, kind, key)
+        if row is not None and check is not None:
+            problem = check(row)
+            if problem:
+                found.bypass(kind, key, problem)
+                return None
+        return row
 
     def _store(self, kind: str, key: str, value: dict) -> None:
         found = store.active()
@@ -158,7 +168,8 @@ class StateTruth:
             with self.lock:
                 v = table.get(key)
                 if v is None:
-                    row = self._stored(kind, name)
+                    row = self._stored(kind, name,
+                                       lambda r: verdict_problem(self.task, self.state, kind, key, r))
                     v = self._verdict_of(row) if row is not None else compute()
                     if v.answer is not None:
                         table[key] = v
@@ -189,7 +200,7 @@ class StateTruth:
             with self.lock:
                 res = self._lists.get(name)
                 if res is None:
-                    row = self._stored("list-" + name)
+                    row = self._stored("list-" + name, check=list_problem)
                     if row is not None:
                         res = ItemList([Item(n, how) for n, how in row["items"]], True, row["total"], [],
                                        row.get("detail", ""))
@@ -254,7 +265,7 @@ class StateTruth:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
         A* settled the state (then each answered action is settled by membership). Computing that
         set with the outside planners costs more than the few answered actions' own h* values."""
-        row = self._stored("h*")
+        row = self._stored("h*", check=lambda r: hstar_problem(self.task, self.state, r))
         if row is not None:
             plan = [self.task.parse_action(a) for a in row["plan"]] if row["plan"] is not None else None
             first = row.get("first")
@@ -372,57 +383,97 @@ def _hstar_row(task: Task, h: HStar) -> dict:
             "first": first}
 
 
-def verify_store(found: "store.ProofStore", n: int = 50, seed: int = 0, budget: float = 60.0) -> dict:
-    """Prove `n` random stored facts again, without the store, and report any mismatch: the same
-    h*, the same verdict (a stored witness must still replay), the same complete list."""
-    checked, mismatches, skipped = 0, [], 0
+def verify_store(found: "store.ProofStore", n: int | None = None, seed: int = 0, budget: float = 60.0) -> dict:
+    """Check every current-version row (or `n` random ones) without serving any: it must
+    authenticate, its task and state must be in the store (they are hashed again), its witness
+    must replay, and a fresh proof (without the store) must agree with it. A row that cannot be
+    checked, or not proven again within `budget` seconds, is a failure too."""
+    failures, tasks = [], {}
+    rows = found.rows(n, seed)
     previous = store.active()
     store._active = None  # prove from scratch: never read what is being checked
     try:
-        for task_key_, state_key, kind, key, value in found.sample(n, seed):
-            texts = found.task_texts(task_key_)
-            task = load_task(*texts) if texts else None
-            truth = None if task is None else _truth_by_key(found, task, state_key)
-            if truth is None:
-                skipped += 1
-                continue
-            checked += 1
-            problem = _recheck(truth, kind, key, value, budget)
+        for task_key_, state_key, kind, key, text, authentic in rows:
+            problem = "not authenticated by this store's key (forged, or written with another key)"
+            if authentic:
+                problem = _check_row(found, tasks, task_key_, state_key, kind, key, text, budget)
             if problem:
-                mismatches.append({"task": task_key_[:16], "kind": kind, "key": key, "problem": problem})
+                failures.append({"task": task_key_[:16], "state": state_key[:16], "kind": kind, "key": key,
+                                 "problem": problem})
     finally:
         store._active = previous
-    return {"checked": checked, "skipped": skipped, "mismatches": mismatches}
+    return {"checked": len(rows), "failures": failures}
 
 
-def _truth_by_key(found, task: Task, state_key: str) -> "StateTruth | None":
-    atoms = found.state_atoms(task.key, state_key)
-    return None if atoms is None else StateTruth(task, task.parse_state(atoms))
+def _check_row(found, tasks: dict, task_key_: str, state_key: str, kind: str, key: str, text: str,
+               budget: float) -> str:
+    """'' when an authenticated row holds, else why it does not (or why it cannot be checked)."""
+    if task_key_ not in tasks:
+        tasks[task_key_] = _stored_task(found, task_key_)
+    task = tasks[task_key_]
+    if isinstance(task, str):
+        return task
+    atoms = found.state_atoms(task_key_, state_key)
+    if atoms is None:
+        return "the state's atoms are not in the store: the row cannot be checked"
+    try:
+        truth = StateTruth(task, task.parse_state(atoms))
+    except ValueError as e:
+        return f"the stored state does not parse ({e})"
+    if truth.state_key != state_key:
+        return "the stored atoms are not the row's state"
+    try:
+        value = json.loads(text)
+        return _static_problem(truth, kind, key, value) or _recheck(truth, kind, key, value, budget)
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        return f"a malformed row ({type(e).__name__}: {e})"
+
+
+def _stored_task(found, task_key_: str) -> "Task | str":
+    """The row's task from the PDDL kept in the store, or why there is none."""
+    texts = found.task_texts(task_key_)
+    if texts is None:
+        return "the task's PDDL is not in the store: the row cannot be checked"
+    try:
+        task = load_task(*texts)
+    except ValueError as e:
+        return f"the stored PDDL does not load ({e})"
+    return task if task.key == task_key_ else "the stored PDDL is not the row's task"
+
+
+def _static_problem(truth: "StateTruth", kind: str, key: str, value: dict) -> str:
+    """What the serving path checks before it serves the row (see acptools.stored_check)."""
+    task = truth.task
+    if kind == "h*":
+        return hstar_problem(task, truth.state, value)
+    if kind.startswith("list-") and kind[5:] in ("atoms", "actions", "landmarks"):
+        return list_problem(value)
+    if kind in ("reach-atom", "landmark"):
+        return verdict_problem(task, truth.state, kind, task.parse_atom(key), value)
+    if kind == "reach-action":
+        return verdict_problem(task, truth.state, kind, task.parse_action(key), value)
+    return f"an unknown kind of fact {kind!r}"
 
 
 def _recheck(truth: "StateTruth", kind: str, key: str, value: dict, budget: float) -> str:
-    """'' when a fresh proof agrees with the stored fact (or cannot decide it), else what differs."""
+    """'' when a fresh proof agrees with the stored fact, else what differs (or that none was found)."""
     task, q = truth.task, truth.questions
+    undecided = f"not proven again within {budget:g} s (raise --budget)"
     if kind == "h*":
         h = q.optimizer.h_star(truth.state, q.as_budget(budget))
-        if h.known and h.cost != value["cost"]:
-            return f"stored h* {value['cost']}, proven {h.cost}"
-        if value["plan"] is not None and not task.is_plan(task.parse_plan(value["plan"]), truth.state):
-            return "the stored optimal plan does not reach the goal"
-        return ""
+        if not h.known:
+            return undecided
+        return "" if h.cost == value["cost"] else f"stored h* {value['cost']}, proven {h.cost}"
     if kind.startswith("list-"):
         ask = {"atoms": q.unreachable_atoms, "actions": q.unreachable_actions, "landmarks": q.landmarks}[kind[5:]]
         res = ask(truth.state, budget)
+        if not res.complete:
+            return undecided
         same = sorted(i.name for i in res.items) == sorted(n for n, _ in value["items"])
-        return "" if not res.complete or same else "a different list"
+        return "" if same else "a different list"
     ask, read = {"reach-atom": (q.is_reachable, task.parse_atom), "reach-action": (q.is_action_reachable,
                  task.parse_action), "landmark": (q.is_landmark, task.parse_atom)}[kind]
     v = ask(read(key), truth.state, budget)
-    if v.answer is not None and v.answer != value["answer"]:
-        return f"stored {value['answer']}, proven {v.answer}"
-    witness = value.get("witness")
-    if witness:
-        bad, _ = task.run(task.parse_plan(witness), truth.state)
-        if bad is not None:
-            return f"the stored witness fails at step {bad}"
-    return ""
+    if v.answer is None:
+        return undecided
+    return "" if v.answer == value["answer"] else f"stored {value['answer']}, proven {v.answer}"

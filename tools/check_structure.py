@@ -33,14 +33,14 @@ ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {}
 # the layers, bottom up: a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
-     "acptools.store", "acptools.progress"),                        # leaves: no engine, no I/O beyond their own
+     "acptools.store", "acptools.store_key", "acptools.progress"),                        # leaves: no engine, no I/O beyond their own
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task
     ("acptools.planners",),                                            # outside planners on a grounded task
     ("acptools.engine",),                                              # proofs and search
     ("acptools.questions",),                                           # the eight questions
     ("acptools.task",),                                                # the public task
-    ("acptools.truth", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
+    ("acptools.truth", "acptools.stored_check", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
      "acptools.dataset", "acptools.examples", "acptools.prompts", "acptools.backends"),  # the face's services
     ("acptools.scoring", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
      "acptools.unified", "acptools.environments", "acptools.evaluation", "acptools.report"),  # applications

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import sys
 
 from ..errors import AcpError
 from .common import EXIT_CHECK, EXIT_OK, fail
@@ -11,32 +13,55 @@ from .common import EXIT_CHECK, EXIT_OK, fail
 def add_parser(sub):
     """Register `acptools cache`."""
     c = sub.add_parser("cache", help="the proof store: statistics, verification, clearing",
-                       description="Proven truths are kept in an SQLite file and reused by later runs.")
+                       description="Proven truths are kept in an SQLite file and reused by later runs. Rows are "
+                                   "authenticated with a key kept outside the file (see docs/reproducibility.md).")
     c.add_argument("action", choices=("stats", "verify", "clear"))
     c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
-    c.add_argument("--sample", type=int, default=50, metavar="N", help="verify: how many facts to prove again")
+    c.add_argument("--key-file", metavar="PATH", help="the key that authenticates its rows (default: "
+                   "$ACPTOOLS_STORE_KEY_FILE, or <user config dir>/acptools/store.key)")
+    c.add_argument("--sample", type=int, metavar="N", help="verify: check N random rows (default: every row)")
     c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
     return c
 
 
 def run(args) -> int:
-    """stats: counts as JSON; clear: remove every fact; verify: prove stored facts again (exit 1 on a mismatch)."""
+    """stats: counts as JSON; clear: remove every fact; verify: check every row (exit 1 on any failure)."""
     from .. import store
-    from ..truth import verify_store
-    found = store.use(args.cache)
+    if args.sample is not None and args.sample < 1:
+        return fail(AcpError(f"must be at least 1, not {args.sample}", "--sample", "leave it out to check every row"))
+    quiet = logging.getLogger("acptools.store")
+    level, quiet.level = quiet.level, logging.ERROR  # this command reports the store's state itself, once
+    try:
+        found = store.use(args.cache, key_file=args.key_file)
+    finally:
+        quiet.setLevel(level)
     if found is None:
         return fail(AcpError("the proof store is turned off", "--cache", "pass --cache PATH"))
-    if found.broken:
-        return fail(AcpError(found.broken, "--cache"))
-    if args.action == "stats":
-        print(json.dumps(found.stats(), indent=1))
-    elif args.action == "clear":
-        print(f"removed {found.clear()} facts from {found.path}")
-    else:
-        res = verify_store(found, args.sample, budget=args.budget)
-        print(f"proved {res['checked']} stored facts again ({res['skipped']} skipped): "
-              f"{len(res['mismatches'])} mismatch(es)")
-        for m in res["mismatches"]:
-            print(f"  MISMATCH {m}")
-        return EXIT_CHECK if res["mismatches"] else EXIT_OK
+    try:
+        if found.broken:
+            raise AcpError(found.broken, "--cache")
+        if found.readonly:
+            sys.stderr.write(f"acptools: note: the proof store {found.path} is read-only here: it is read, "
+                             "not written\n")
+        if args.action == "stats":
+            print(json.dumps(found.stats(), indent=1))
+        elif args.action == "clear":
+            print(f"removed {found.clear()} facts from {found.path}")
+        else:
+            return _verify(found, args)
+    except AcpError as e:
+        return fail(e)
+    finally:
+        store.use(None)
     return EXIT_OK
+
+
+def _verify(found, args) -> int:
+    from ..truth import verify_store
+    res = verify_store(found, args.sample, budget=args.budget)
+    failures = res["failures"]
+    what = f"{res['checked']} random rows" if args.sample is not None else f"all {res['checked']} rows"
+    print(f"checked {what} of {found.path}: {len(failures)} failed")
+    for f in failures:
+        print(f"  FAILED {f['kind']} {f['key']!r} (task {f['task']}, state {f['state']}): {f['problem']}")
+    return EXIT_CHECK if failures else EXIT_OK

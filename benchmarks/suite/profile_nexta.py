@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from acptools.planners import fd
 from acptools import load_task
-from acptools.engine import optimal
+from acptools.engine.reachability import optimal
 from acptools.questions import nexta  # noqa: E402
 from suite_bench import sample_states  # noqa: E402
 

@@ -53,8 +53,8 @@ def test_stored_truths_answer_without_search_and_unknowns_are_not_stored(tmp_pat
         clear_caches()
         again = truth_for(load_task(*examples.texts("grid")), task.init).h_star(Effort(1e-6))  # a spent budget
         assert again.known and again.cost == h.cost and task.is_plan(again.plan, task.init)
-        res = verify_store(found, 10)
-        assert res["checked"] >= 1 and not res["mismatches"]
+        res = verify_store(found)
+        assert res["checked"] >= 1 and not res["failures"]
     finally:
         store.use(None)
         clear_caches()
@@ -74,7 +74,7 @@ def test_a_foreign_or_damaged_file_is_bypassed(tmp_path):
     good.put("t", "s", "h*", "", {"cost": 3})
     assert good.get("t", "s", "h*") == {"cost": 3}
     c = sqlite3.connect(tmp_path / "good.sqlite")
-    c.execute("UPDATE facts SET value = '{\"cost\": 1}'")  # tampered: the checksum no longer matches
+    c.execute("UPDATE facts SET value = '{\"cost\": 1}'")  # tampered: the MAC no longer matches
     c.commit()
     c.close()
     assert store.ProofStore(tmp_path / "good.sqlite").get("t", "s", "h*") is None
@@ -91,13 +91,13 @@ def test_verify_reports_a_wrong_stored_fact(tmp_path):
         truth.h_star(60)
         row = found.get(task.key, truth.state_key, "h*")
         row["cost"] += 1
-        found.put(task.key, truth.state_key, "h*", "", row)  # a wrong fact with a valid checksum
-        res = verify_store(found, 50)
-        assert any("stored h*" in m["problem"] for m in res["mismatches"])
+        found.put(task.key, truth.state_key, "h*", "", row)  # a wrong fact written with the key
+        res = verify_store(found)
+        assert [m["problem"] for m in res["failures"]] == [f"a plan of {row['cost'] - 1} steps for h* {row['cost']}"]
     finally:
         store.use(None)
         clear_caches()
     out = subprocess.run([sys.executable, "-m", "acptools.cli", "cache", "verify", "--cache", str(path)],
                          capture_output=True, text=True, env=_env())
-    assert out.returncode == 1 and "MISMATCH" in out.stdout
+    assert out.returncode == 1 and "FAILED h*" in out.stdout
     assert gold_response(rec)
