@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "acptools-plugin.json"
+BUILD_FLAG = "--build-venv"
 
 
 def log(message: str) -> None:
@@ -87,7 +88,6 @@ def build(venv: Path, version: str) -> None:
         raise SystemExit(f"acptools launcher: acptools needs Python >= 3.10; this is {sys.version.split()[0]} "
                          f"({sys.executable}). Start the launcher with a newer python3.")
     started = time.monotonic()
-    log(f"first start of acptools {version}: building a private virtualenv in {venv} (a minute or two)")
     if venv.exists() and any(venv.iterdir()):
         if not (venv / MARKER).exists():
             raise SystemExit(f"acptools launcher: {venv} holds acptools {installed_version(venv)}, not {version}, "
@@ -121,11 +121,25 @@ def locked_build(venv: Path, version: str) -> None:
             build(venv, version)
 
 
+def build_detached(venv: Path, version: str) -> None:
+    """Build in a process of its own session: a client that gives up waiting (Claude Code allows 30 s by
+    default) and kills this launcher does not stop the build, so its next start finds the venv ready."""
+    log(f"first start of acptools {version}: building a private virtualenv in {venv} (a minute or two; "
+        f"a client that times out meanwhile connects on its next start)")
+    builder = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), BUILD_FLAG],
+                               stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr,
+                               start_new_session=True)
+    if builder.wait() != 0 or installed_version(venv) != version:
+        raise SystemExit(f"acptools launcher: building {venv} failed; see the lines above.")
+
+
 def main() -> None:
     version = plugin_version()
     venv = venv_dir()
+    if sys.argv[1:] == [BUILD_FLAG]:
+        return locked_build(venv, version)
     if installed_version(venv) != version:
-        locked_build(venv, version)
+        build_detached(venv, version)
     server = venv_bin(venv, "acptools-server")
     args = [str(server), *sys.argv[1:]]
     if os.name == "nt":
