@@ -4,8 +4,10 @@ names exists in the server's tools/list, server.json is valid against the MCP re
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import re
 import subprocess
 import sys
 
@@ -113,3 +115,13 @@ def test_both_clis_print_the_package_version(script: str, module: str) -> None:
     done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [script, __version__]
+
+
+def test_the_readme_install_lines_start_the_server() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    vscode = json.loads(re.search(r"code --add-mcp '(\{.*?\})'", readme).group(1))
+    assert vscode == {"name": "acptools", "command": "acptools-server"}
+    link = re.search(r"cursor://anysphere\.cursor-deeplink/mcp/install\?name=acptools&config=([A-Za-z0-9+/=]+)",
+                     readme).group(1)
+    assert json.loads(base64.b64decode(link)) == {"command": "acptools-server"}
+    assert "claude mcp add acptools -- acptools-server" in readme
