@@ -32,7 +32,8 @@ def client_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CLAUDE", "ANTHROPIC", "ACPTOOLS_", "MCP_")) and k != "XDG_CACHE_HOME"}
     home.mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), ACPTOOLS_CACHE="off", **extra)
+    env.update(HOME=str(home), ACPTOOLS_CACHE="off", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+               DISABLE_AUTOUPDATER="1", **extra)
     return env
 
 
@@ -54,8 +55,8 @@ def needs_test_venv() -> None:
         pytest.skip(f"the tests run outside a virtualenv with acptools installed ({TEST_VENV})")
 
 
-def test_claude_plugin_validate_finds_no_problem() -> None:
-    out = claude(client_env(REPO / ".pytest_cache" / "claude-home"), "plugin", "validate", str(REPO), "--json",
+def test_claude_plugin_validate_finds_no_problem(tmp_path: Path) -> None:
+    out = claude(client_env(tmp_path / "home"), "plugin", "validate", str(REPO), "--json",
                  "--profile", "directory", "--strict", cwd=REPO)
     report = json.loads(out)
     assert report["success"] is True
