@@ -115,7 +115,7 @@ def locked_build(venv: Path, version: str) -> None:
         try:
             import fcntl
             fcntl.flock(lock, fcntl.LOCK_EX)
-        except ImportError:  # Windows: no flock; a second concurrent first start rebuilds, which is safe
+        except ImportError:  # Windows has no flock: two first starts at the same moment may both build
             pass
         if installed_version(venv) != version:
             build(venv, version)
