@@ -1,13 +1,12 @@
 """Tests of the MCP server infrastructure (server/): config, transports, auth, path guard, cache.
 
 All tests are real: in-process MCP client, real subprocesses over stdio and streamable HTTP,
-and (if ``npx`` is present) the official MCP Inspector CLI.  Every wait is bounded.
+and (where Node.js is present) the official MCP Inspector CLI from tools/node.  Every wait is bounded.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import threading
@@ -31,8 +30,8 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver.exceptions import ToolError
 
+from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
 from tests.support.server_procs import (
-    INSPECTOR_PKG,
     clean_env,
     free_port,
     stop_process,
@@ -410,7 +409,7 @@ def test_bounded_cache_thread_safety() -> None:
 
 
 def _inspector(*args: str) -> dict:
-    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", sys.executable, "-m", "acptools_server", *args]
+    cmd = [node_bin("mcp-inspector"), "--cli", sys.executable, "-m", "acptools_server", *args]
     proc = subprocess.run(
         cmd,
         cwd=REPO,
@@ -418,13 +417,13 @@ def _inspector(*args: str) -> dict:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=300,  # first run downloads the package (~10-15 s here)
+        timeout=300,
     )
     assert proc.returncode == 0, f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout)
 
 
-@pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed; MCP Inspector CLI unavailable")
+@pytest.mark.skipif(NODE_MISSING, reason=NO_NODE)
 def test_mcp_inspector_cli() -> None:
     listed = _inspector("--method", "tools/list")
     tool = next(t for t in listed["tools"] if t["name"] == "server_info")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import examples, load_task
 from tests.support.mcp_client import EXPECTED_TOOLS
-from tests.support.server_procs import INSPECTOR_PKG, clean_env
+from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
+from tests.support.server_procs import clean_env
 
 REPO = Path(__file__).resolve().parents[2]
 CALL_TIMEOUT = 90
@@ -125,9 +125,9 @@ async def test_stateless_call_on_a_bundled_example_id() -> None:
     assert unknown.is_error and "no bundled example 'ferri'" in unknown.content[0].text
 
 
-@pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed; MCP Inspector CLI unavailable")
+@pytest.mark.skipif(NODE_MISSING, reason=NO_NODE)
 def test_inspector_cli_calls_a_tool_on_an_example_id_directly() -> None:
-    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", sys.executable, "-m", "acptools_server", "--method", "tools/call",
+    cmd = [node_bin("mcp-inspector"), "--cli", sys.executable, "-m", "acptools_server", "--method", "tools/call",
            "--tool-name", "list_applicable", "--tool-arg", f"task_id={FERRY_ID}"]
     proc = subprocess.run(cmd, cwd=REPO, env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=300)

@@ -20,8 +20,8 @@ from mcp.client.streamable_http import streamable_http_client
 from acptools import examples, load_task
 from tests.support.data import records
 from tests.support.mcp_client import EXPECTED_TOOLS, Tools
+from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
 from tests.support.server_procs import (
-    INSPECTOR_PKG,
     clean_env,
     free_port,
     stop_process,
@@ -124,14 +124,14 @@ async def test_streamable_http_on_loopback(http_server: tuple[str, str | None]) 
 
 
 def _inspector(*args: str) -> dict:
-    cmd = ["npx", "-y", INSPECTOR_PKG, "--cli", *server_command(), *args]
+    cmd = [node_bin("mcp-inspector"), "--cli", *server_command(), *args]
     proc = subprocess.run(cmd, cwd=REPO, env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"), stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout)
 
 
-@pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed; MCP Inspector CLI unavailable")
+@pytest.mark.skipif(NODE_MISSING, reason=NO_NODE)
 def test_mcp_inspector_cli_lists_and_calls_planning_tools() -> None:
     listed = {t["name"]: t for t in _inspector("--method", "tools/list")["tools"]}
     assert EXPECTED_TOOLS <= set(listed)

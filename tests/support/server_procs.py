@@ -271,9 +271,6 @@ def _deliveries(start: list[int], goal: list[int], locations: int, max_length: i
     return steps
 
 
-INSPECTOR_PKG = os.environ.get("ACPTOOLS_INSPECTOR_PKG", "@modelcontextprotocol/inspector@0.15.0")
-
-
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without the server's token and log level, plus `extra`."""
     env = {k: v for k, v in os.environ.items() if k not in ("ACPTOOLS_TOKEN", "ACPTOOLS_LOG_LEVEL")}

@@ -1,0 +1,153 @@
+"""The plugin and the bundle checked by the MCP clients' own tools (tools/node: Claude Code, the MCPB CLI),
+each in a throwaway HOME: `claude plugin validate`, marketplace add + install + `claude mcp list`
+(`✔ Connected`), `claude mcp add`, `mcpb validate` / `pack`, and the packed bundle's server started as its
+manifest says. The first start of the plugin (it builds its venv from the repo) is `-m slow`; the other
+starts reuse this test run's own venv (ACPTOOLS_PLUGIN_VENV), the launcher's fast path."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from acptools import __version__
+from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
+from tests.support.plugin_files import REPO, TEST_VENV, tree_copy, venv_script
+
+pytestmark = pytest.mark.skipif(NODE_MISSING, reason=NO_NODE)
+CONNECTED = "✔ Connected"
+
+
+def client_env(home: Path, **extra: str) -> dict[str, str]:
+    """A fresh user for the client: its own HOME, none of the caller's Claude or acptools settings."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CLAUDE", "ANTHROPIC", "ACPTOOLS_", "MCP_")) and k != "XDG_CACHE_HOME"}
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(HOME=str(home), ACPTOOLS_CACHE="off", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+               DISABLE_AUTOUPDATER="1", **extra)
+    return env
+
+
+def claude(env: dict[str, str], *args: str, cwd: Path, timeout: float = 300) -> str:
+    done = subprocess.run([node_bin("claude"), *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"claude {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def server_line(listing: str, name: str) -> str:
+    lines = [line for line in listing.splitlines() if line.startswith(f"{name}:")]
+    assert len(lines) == 1, listing
+    return lines[0]
+
+
+def needs_test_venv() -> None:
+    if not venv_script("acptools-server").exists():
+        pytest.skip(f"the tests run outside a virtualenv with acptools installed ({TEST_VENV})")
+
+
+def test_claude_plugin_validate_finds_no_problem(tmp_path: Path) -> None:
+    out = claude(client_env(tmp_path / "home"), "plugin", "validate", str(REPO), "--json",
+                 "--profile", "directory", "--strict", cwd=REPO)
+    report = json.loads(out)
+    assert report["success"] is True
+    assert report["manifest"]["errors"] == [] and report["manifest"]["warnings"] == []
+    directory = report["directory"]
+    assert directory["findings"] == [] and directory["undecided"] == [] and directory["failure"] is None
+    assert report["provides"]["mcpServers"][0]["name"] == "acptools"
+    assert sorted(report["provides"]["skills"]) == ["acptools:pddl-debugging", "acptools:plan-act-check",
+                                                    "acptools:planner-evaluation"]
+
+
+def install_plugin(tmp_path: Path, **env: str) -> tuple[dict[str, str], Path]:
+    """A user who adds this repository as a marketplace and installs the plugin from it."""
+    source = tree_copy(tmp_path / "acptools")
+    user = client_env(tmp_path / "home", **env)
+    work = tmp_path / "work"
+    work.mkdir()
+    added = claude(user, "plugin", "marketplace", "add", str(source), cwd=work)
+    assert "Successfully added marketplace: acptools" in added, added
+    installed = claude(user, "plugin", "install", "acptools@acptools", cwd=work)
+    assert "Successfully installed plugin: acptools@acptools" in installed, installed
+    return user, work
+
+
+def timed_mcp_list(user: dict[str, str], work: Path) -> tuple[str, float]:
+    started = time.monotonic()
+    listing = claude(user, "mcp", "list", cwd=work, timeout=1800)
+    return server_line(listing, "plugin:acptools:acptools"), time.monotonic() - started
+
+
+def test_marketplace_install_then_the_plugin_server_connects(tmp_path: Path) -> None:
+    needs_test_venv()
+    user, work = install_plugin(tmp_path, ACPTOOLS_PLUGIN_VENV=str(TEST_VENV))
+    line, seconds = timed_mcp_list(user, work)
+    assert CONNECTED in line and "plugin/launch.py" in line, line
+    print(f"plugin server, a start with its venv ready: `claude mcp list` {seconds:.1f} s")
+    details = claude(user, "plugin", "details", "acptools@acptools", cwd=work)
+    assert re.search(r"Skills \(3\)\s+pddl-debugging, plan-act-check, planner-evaluation", details), details
+    always_on = int(re.search(r"Always-on:\s+~(\d+) tok", details).group(1))
+    assert always_on < 500, f"the plugin adds ~{always_on} tokens to every session:\n{details}"
+
+
+@pytest.mark.slow
+def test_first_start_builds_the_venv_then_starts_fast(tmp_path: Path) -> None:
+    user, work = install_plugin(tmp_path, MCP_TIMEOUT="1500000")  # the first start installs from PyPI
+    first_line, first = timed_mcp_list(user, work)
+    venvs = list((tmp_path / "home" / ".claude" / "plugins" / "data").glob("*/venv"))
+    assert len(venvs) == 1, venvs  # in Claude Code's data folder for the plugin
+    installed = list(venvs[0].glob(f"lib/python3*/site-packages/acptools-{__version__}.dist-info"))
+    assert len(installed) == 1, list(venvs[0].glob("lib/python3*/site-packages/acptools*"))
+    built = installed[0].stat().st_mtime_ns
+    second_line, second = timed_mcp_list(user, work)
+    print(f"plugin server: first start (builds the venv) {first:.0f} s, second start {second:.1f} s")
+    assert CONNECTED in first_line and CONNECTED in second_line, (first_line, second_line)
+    assert installed[0].stat().st_mtime_ns == built, "the second start rebuilt the venv"
+
+
+def test_claude_mcp_add_then_the_server_connects(tmp_path: Path) -> None:
+    needs_test_venv()
+    user = client_env(tmp_path / "home")
+    user["PATH"] = f"{venv_script('acptools-server').parent}{os.pathsep}{user['PATH']}"
+    claude(user, "mcp", "add", "acptools", "--", "acptools-server", cwd=tmp_path)
+    assert CONNECTED in server_line(claude(user, "mcp", "list", cwd=tmp_path), "acptools")
+
+
+def test_mcpb_validate_and_pack_then_the_bundle_serves(tmp_path: Path) -> None:
+    needs_test_venv()
+    bundle = tmp_path / "acptools.mcpb"
+    built = subprocess.run([sys.executable, "scripts/build_mcpb.py", "--out", str(bundle)], cwd=REPO,
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "Manifest schema validation passes!" in built.stdout and "ERROR" not in built.stdout
+    unpacked = tmp_path / "unpacked"
+    zipfile.ZipFile(bundle).extractall(unpacked)
+    validated = subprocess.run([node_bin("mcpb"), "validate", str(unpacked / "manifest.json")],
+                               capture_output=True, text=True, timeout=120)
+    assert validated.returncode == 0 and "ERROR" not in validated.stdout, validated.stdout + validated.stderr
+    manifest = json.loads((unpacked / "manifest.json").read_text())
+    listed = anyio.run(list_bundle_tools, manifest, unpacked)
+    assert listed == {t["name"] for t in manifest["tools"]}
+
+
+async def list_bundle_tools(manifest: dict, unpacked: Path) -> set[str]:
+    """Start the server as Claude Desktop would from the manifest (${__dirname} is the unpacked folder);
+    initialize and list the tools."""
+    config = manifest["server"]["mcp_config"]
+    args = [a.replace("${__dirname}", str(unpacked)) for a in config["args"]]
+    env = client_env(unpacked.parent / "home", ACPTOOLS_PLUGIN_VENV=str(TEST_VENV), **config.get("env", {}))
+    params = StdioServerParameters(command=config["command"], args=args, env=env, cwd=str(unpacked.parent))
+    with anyio.fail_after(120):
+        async with Client(params) as client:
+            assert client.server_info.name == "acptools"
+            assert client.server_info.version == __version__
+            return {tool.name for tool in (await client.list_tools()).tools}
