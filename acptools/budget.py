@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import BudgetExceeded
 
@@ -24,12 +24,13 @@ class Effort:
     busy machine changes how long a run takes, not its verdicts."""
 
     seconds: float
+    cancel: threading.Event | None = field(default=None, compare=False)  # stops every proof at once (Ctrl-C)
 
     def budget(self, cancel: threading.Event | None = None) -> "Budget":
-        return Budget(EFFORT_WALL_FACTOR * self.seconds, cpu=self.seconds, cancel=cancel)
+        return Budget(EFFORT_WALL_FACTOR * self.seconds, cpu=self.seconds, cancel=cancel or self.cancel)
 
     def scaled(self, factor: float) -> "Effort":
-        return Effort(self.seconds * factor)
+        return Effort(self.seconds * factor, self.cancel)
 
 
 class Budget:
