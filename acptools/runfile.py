@@ -77,13 +77,25 @@ def check_fresh(path, resume: bool, force: bool) -> None:
                                                   "or give another --out")
 
 
-def write_sidecar(path, command: str, settings: dict) -> None:
+def write_sidecar(path, command: str, settings: dict, progress: dict | None = None) -> None:
+    """The sidecar, replaced atomically. `progress`: what a command needs to resume that its rows do
+    not say (generate: the ids of each finished task's records)."""
     from . import __version__
     side = sidecar_of(path)
     tmp = side.with_name(side.name + ".tmp")
-    tmp.write_text(json.dumps({"command": command, "settings": settings, "acptools": __version__}, indent=1,
-                              default=str) + "\n", encoding="utf-8")
+    doc = {"command": command, "settings": settings, "acptools": __version__}
+    if progress is not None:
+        doc["progress"] = progress
+    tmp.write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
     os.replace(tmp, side)
+
+
+def read_progress(path) -> dict:
+    """The sidecar's `progress` (empty when there is none)."""
+    try:
+        return json.loads(sidecar_of(path).read_text(encoding="utf-8")).get("progress") or {}
+    except (OSError, ValueError):
+        return {}
 
 
 class RunFile:

@@ -40,7 +40,7 @@ def rows_of(path) -> list[dict]:
     return [json.loads(line) for line in open(path, encoding="utf-8")]
 
 
-def wrong_answer(record: dict, other: dict) -> str | None:
+def wrong_answer(record: dict, others: list[dict]) -> str | None:
     """An answer that is wrong under any reading, or None when the record has none of those."""
     spec = record.get("spec") or {}
     kind, gold = spec.get("answer_type"), record.get("answer")
@@ -54,8 +54,9 @@ def wrong_answer(record: dict, other: dict) -> str | None:
         return "None" if gold else None
     if kind is None and task_of(record) == "val":
         return str(int(gold) + 1)
-    if kind is None:
-        return gold_response(other)      # another domain's objects: names this task does not have
+    if kind is None:   # the same task's answer in another domain: names this task does not have
+        other = next(o for o in others if task_of(o) == task_of(record) and o["PDDL_domain"] != record["PDDL_domain"])
+        return gold_response(other)
     return None
 
 
@@ -63,7 +64,7 @@ class Answers:
     """The script: the model name says how to answer (right, wrong or prose); the question is found
     by the text of its last turn."""
 
-    def __init__(self, recs: list[dict], other: dict):
+    def __init__(self, recs: list[dict], other: list[dict]):
         self.by_turn = {messages_for(r)[-1]["content"]: r for r in recs}
         self.by_turn.update({messages_for(r, pddl=True)[-1]["content"]: r for r in recs})
         self.other = other
@@ -110,8 +111,9 @@ def _check(out, recs, skip=()):
 
 
 def test_acpbench_hard_every_task_right_wrong_and_prose(tmp_path):
-    recs = [records("test", task)[0] for task in ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")]
-    other = next(r for r in records("test", "app") if r["PDDL_domain"] != recs[0]["PDDL_domain"])
+    tasks = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
+    recs = [records("test", task)[0] for task in tasks]
+    other = [r for task in tasks for r in records("test", task)]
     # a sample: the first record of each task (--limit 1)
     out = _run_three(tmp_path, ["acpbench-hard:test", "--limit", "1"], recs, other)
     _check(out, recs)
@@ -125,7 +127,7 @@ def test_acpbench_hard_every_task_right_wrong_and_prose(tmp_path):
 
 def test_with_pddl_sends_the_pddl_prompt_over_anthropic(tmp_path):
     recs = records("test", "land")[:2]
-    other = records("test", "app")[0]
+    other = records("test", "land")
     with ScriptedModel(Answers(recs, other)) as model:
         proc = cli("--data", "acpbench-hard:test:land", "--limit", 2, "--with-pddl", "--policy", "anthropic:right",
                    "--base-url", model.url, "--out", tmp_path / "a.jsonl")
@@ -156,13 +158,15 @@ def generated_files(tmp_path_factory):
     return made
 
 
-@pytest.mark.parametrize("form", ["bool", "mcq", "arb"])
-def test_generated_forms_right_wrong_and_prose(tmp_path, generated_files, form):
-    path, recs = generated_files[form]
-    assert len(recs) >= 4
-    skip = {(task_of(r), str(r["id"])) for r in recs if wrong_answer(r, recs[0]) is None}
-    assert len(skip) < len(recs) / 2
-    out = _run_three(tmp_path, [path], recs, recs[0])
+def test_generated_forms_right_wrong_and_prose(tmp_path, generated_files):
+    """bool, mcq and arb records in one run (three files)."""
+    paths = [generated_files[form][0] for form in ("bool", "mcq", "arb")]
+    recs = [r for form in ("bool", "mcq", "arb") for r in generated_files[form][1]]
+    for form in ("bool", "mcq", "arb"):
+        made = generated_files[form][1]
+        assert len(made) >= 4 and sum(wrong_answer(r, made) is not None for r in made) > len(made) / 2
+    skip = {(task_of(r), str(r["id"])) for r in recs if wrong_answer(r, recs) is None}
+    out = _run_three(tmp_path, paths, recs, recs)
     _check(out, recs, skip)
     for api, body in out["right"][1]:
         assert body["messages"][0]["role"] == "system" and len(body["messages"]) == 2
