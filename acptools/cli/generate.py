@@ -20,6 +20,7 @@ from ..generate.output import RecordsOut, digest
 from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
 from ..runfile import resume_command
 from ..generate.states import Difficulty
+from ..generate.templates import load as load_templates
 from .common import backend_flags, fail
 
 
@@ -109,6 +110,8 @@ def _stream(records, out: str) -> None:
 
 def _settings(args, opt: Options, domain: Path, problems: list[Path]) -> dict:
     """What changes the records, by flag (a resumed run must match): the PDDL and templates by content."""
+    if args.nl:
+        load_templates(args.nl)  # a missing or broken file is named before anything is written
     nl = Path(args.nl).read_text(encoding="utf-8") if args.nl else None
     return {"--domain sha256": digest(domain.read_text(encoding="utf-8")),
             "--problem sha256": [digest(p.read_text(encoding="utf-8")) for p in problems],
