@@ -98,7 +98,26 @@ def read_progress(path) -> dict:
         return {}
 
 
-class RunFile:
+class RowWriter:
+    """JSONL rows in memory and, once `_fh` is open, in its file (each row flushed as written)."""
+
+    rows: list[dict]
+    _fh = None
+
+    def write(self, row: dict) -> dict:
+        self.rows.append(row)
+        if self._fh is not None:
+            self._fh.write(json.dumps(row, default=str) + "\n")
+            self._fh.flush()
+        return row
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+class RunFile(RowWriter):
     """JSONL rows in memory and, when `path` is given, in the file (each row flushed as written).
     `keep(row)`: which rows of the existing file a resume keeps (default all)."""
 
@@ -120,18 +139,6 @@ class RunFile:
         else:
             self._fh = open(self.path, "w", encoding="utf-8")
         write_sidecar(self.path, command, settings)
-
-    def write(self, row: dict) -> dict:
-        self.rows.append(row)
-        if self._fh is not None:
-            self._fh.write(json.dumps(row, default=str) + "\n")
-            self._fh.flush()
-        return row
-
-    def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
 
 
 def rewrite(path, rows: list[dict]) -> None:

@@ -17,9 +17,9 @@ import json
 import sys
 import time
 
-from ..errors import AcpError
 from ..progress import Progress
-from ..rollout import defaults as D
+from ..errors import AcpError
+from ..rollout.defaults import TIMEOUT
 from .common import EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, fail, open_cache
 
 EXIT_INTERRUPTED = 130
@@ -55,7 +55,7 @@ def add_parser(sub):
                         "more with 4x the effort")
     e.add_argument("--max-tokens", type=int, metavar="N", help="reply token limit for API policies")
     e.add_argument("--temperature", type=float, metavar="T", help="sampling temperature for API policies")
-    e.add_argument("--timeout", type=float, default=D.TIMEOUT, metavar="S",
+    e.add_argument("--timeout", type=float, default=TIMEOUT, metavar="S",
                    help="seconds an API request or a cmd: reply may take (default %(default)g)")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     cache_flags(e)

@@ -21,6 +21,7 @@ import anyio
 from ..budget import Effort
 from ..dataset import task_of
 from ..questions import DEFAULT_SECONDS
+from ..rollout.inflight import in_flight
 from ..rollout.policies import FatalPolicyError, Policy, PolicyError
 from ..runfile import RunFile
 from ..scoring.batch import score_group
@@ -100,41 +101,9 @@ async def run_async(records: list[dict], policy: Policy, config: EvalConfig, out
     (resumed ones included). Closes the policy."""
     have = {item_key(r) for r in out.rows}
     todo = [r for r in records if (task_of(r), str(r["id"])) not in have]
-    total, done = len(records), len(records) - len(todo)
-    run, queue = _Eval(policy, config, out), iter(todo)
-    if progress:
-        progress(done, total)
-
-    async def worker():
-        nonlocal done
-        for record in queue:            # one iterator shared by the workers: each record is asked once
-            await run.item(record)
-            done += 1
-            if progress:
-                progress(done, total)
-
-    async with policy:
-        try:
-            async with anyio.create_task_group() as tg:
-                for _ in range(min(config.jobs, len(todo))):
-                    tg.start_soon(worker)
-        except BaseException as e:      # the task group wraps errors in a group: say the policy's own
-            run.cancel.set()            # Ctrl-C or a fatal error: gradings still in threads stop now
-            fatal = _fatal(e)
-            if fatal is None:
-                raise
-            raise fatal from None
+    run = _Eval(policy, config, out)
+    await in_flight(policy, todo, config.jobs, run.item, run.cancel, progress, len(records) - len(todo), len(records))
     return out.rows
-
-
-def _fatal(e: BaseException) -> FatalPolicyError | None:
-    if isinstance(e, FatalPolicyError):
-        return e
-    for inner in getattr(e, "exceptions", ()):
-        found = _fatal(inner)
-        if found is not None:
-            return found
-    return None
 
 
 def evaluate(records: list[dict], policy: Policy, config: EvalConfig | None = None, *, out=None,

@@ -30,6 +30,7 @@ from ..episode import APPLIED, INAPPLICABLE, Episode
 from ..budget import Budget
 from ..truth import truth_for
 from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
+from .inflight import in_flight
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .prompts import Observation, Prompts
 from .tasks import RolloutTask, load_tasks
@@ -160,42 +161,9 @@ async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
                     progress=None) -> RolloutResult:
     """Run every task not finished in `traces` yet, `config.jobs` at a time; closes the policy."""
     todo = [t for t in tasks if t.id not in traces.done]
-    total, done = len(tasks), len(tasks) - len(todo)
-    run, queue = _Run(policy, config, traces), iter(todo)
-    if progress:
-        progress(done, total)
-
-    async def worker():
-        nonlocal done
-        for task in queue:          # one iterator shared by the workers: each task is taken once
-            await run.episode(task)
-            done += 1
-            if progress:
-                progress(done, total)
-
-    async with policy:
-        try:
-            async with anyio.create_task_group() as tg:
-                for _ in range(min(config.jobs, len(todo))):
-                    tg.start_soon(worker)
-        except BaseException as e:      # the task group wraps errors in a group: say the policy's own
-            run.cancel.set()            # Ctrl-C or a fatal error: gradings still in threads stop now
-            fatal = _fatal(e)
-            if fatal is None:
-                raise
-            raise fatal from None
+    run = _Run(policy, config, traces)
+    await in_flight(policy, todo, config.jobs, run.episode, run.cancel, progress, len(tasks) - len(todo), len(tasks))
     return RolloutResult(traces.rows)
-
-
-def _fatal(e: BaseException) -> FatalPolicyError | None:
-    """The FatalPolicyError in `e` or in its exception groups, if any."""
-    if isinstance(e, FatalPolicyError):
-        return e
-    for inner in getattr(e, "exceptions", ()):
-        found = _fatal(inner)
-        if found is not None:
-            return found
-    return None
 
 
 def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume: bool = False,

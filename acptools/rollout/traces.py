@@ -16,11 +16,10 @@ experiments. An existing file is overwritten only with `force`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import AcpError
-from ..runfile import check_fresh, check_settings, read_jsonl, rewrite, write_sidecar
+from ..runfile import RowWriter, check_fresh, check_settings, read_jsonl, rewrite, write_sidecar
 
 RUN, STEP, EPISODE = "run", "step", "episode"
 GOAL, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR = "goal", "max-steps", "max-invalid", "policy-error", "error"
@@ -28,7 +27,7 @@ ENDINGS = (GOAL, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR)
 FINISHED = (GOAL, MAX_STEPS, MAX_INVALID)   # the others are tried again by --resume
 
 
-class TraceFile:
+class TraceFile(RowWriter):
     """Rows in memory, and in `path` when given (flushed row by row)."""
 
     def __init__(self, path=None, settings: dict | None = None, resume: bool = False, force: bool = False):
@@ -50,18 +49,6 @@ class TraceFile:
     def done(self) -> set[str]:
         """Ids of the episodes that have finished (and so are not run again)."""
         return _finished(self.rows)
-
-    def write(self, row: dict) -> dict:
-        self.rows.append(row)
-        if self._fh is not None:
-            self._fh.write(json.dumps(row, default=str) + "\n")
-            self._fh.flush()
-        return row
-
-    def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
 
     def _start(self) -> None:
         if self.path is not None:
