@@ -19,9 +19,17 @@ from . import store
 from .errors import AcpError
 
 BACKENDS = ("local", "ray")
-# a Ray task whose worker dies (killed, out of memory, its node lost) runs again up to this many times;
-# the results do not depend on which attempt gave them (units are deterministic)
+# a Ray task whose worker dies (killed, out of memory, its node lost) runs again up to this many times
+# ($ACPTOOLS_RAY_RETRIES overrides it); the results do not depend on which attempt gave them
 RAY_RETRIES = 3
+
+
+def ray_retries() -> int:
+    try:
+        return max(0, int(os.environ.get("ACPTOOLS_RAY_RETRIES", RAY_RETRIES)))
+    except ValueError:
+        raise AcpError(f"ACPTOOLS_RAY_RETRIES must be a whole number, got {os.environ['ACPTOOLS_RAY_RETRIES']!r}",
+                       "environment") from None
 
 
 def check_backend(backend: str) -> None:
@@ -93,7 +101,8 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
         ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                  runtime_env={"env_vars": {"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}},
                  **kwargs)
-    remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES, retry_exceptions=False)(fn)
+    retries = ray_retries()
+    remote = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(fn)
     pending = [remote.remote(p) for p in payloads]
     try:
         while pending:
@@ -102,7 +111,7 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
                 result = ray.get(done[0])
             except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                     ray.exceptions.OutOfMemoryError) as e:
-                raise AcpError(f"a Ray worker died {RAY_RETRIES + 1} times running one unit of work "
+                raise AcpError(f"a Ray worker died {retries + 1} time(s) running one unit of work "
                                f"({type(e).__name__})", "--backend ray",
                                "what finished is in --out: run the same command with --resume") from None
             yield result
