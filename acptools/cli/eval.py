@@ -166,8 +166,9 @@ def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
     unknown = sum(1 for it in items if it["verdict"] == "unknown")
     errors = [it for it in items if it["verdict"] == ERROR]
     print(f"\n{len(items)} questions of {len(records)} asked of {args.policy} and graded with {args.semantics} "
-          f"semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}; tokens in/out: "
-          f"{usage['input_tokens']}/{usage['output_tokens']}" + (f"; cost: {usage['cost']}" if usage["cost"] else ""))
+          f"semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}" +
+          (f"; tokens in/out: {usage['input_tokens']}/{usage['output_tokens']}" if usage["input_tokens_reported"] else "")
+          + (f"; cost: {usage['cost']}" if usage["cost_reported"] else ""))
     for it in errors[:10]:
         print(f"  error: {it['task']}/{it['id']}: {it['reason']}")
     if any(it.get("reply_error") for it in errors):
