@@ -24,7 +24,7 @@ from acptools.generate import Options, generate
 from acptools.prompts import prompt_messages
 from acptools.scoring import gold_response
 from tests.support.data import ROOT, records
-from tests.support.scripted_api import KEYS, ScriptedModel, request_text, tokens
+from tests.support.scripted_api import KEYS, ScriptedModel, Status, request_text, tokens
 
 PROSE = "Let me think about this carefully before I commit to anything."
 
@@ -197,3 +197,35 @@ def test_cmd_and_python_policies_read_the_question(tmp_path, generated_files):
 def test_bad_input_is_one_clear_line(args, needle):
     proc = cli(*args)
     assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_question_without_a_reply_is_asked_again_by_resume(tmp_path):
+    recs = records("test", "app")[:3]
+    answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in recs}
+    refused = messages_for(recs[1])[-1]["content"]
+    out = tmp_path / "items.jsonl"
+    down = {"refuse": True}     # the endpoint refuses that question in the first run only
+
+    def script(api, body):
+        turn = body["messages"][-1]["content"]
+        return Status(400, "context too long") if down["refuse"] and turn == refused else answers[turn]
+
+    args = ("--data", "acpbench-hard:test:app", "--limit", 3, "--policy", "openai:m", "--out", out, "--jobs", 1)
+    with ScriptedModel(script) as model:
+        proc = cli(*args, "--base-url", model.openai_url)
+        assert proc.returncode == 1 and "(--resume asks the questions without a reply again)" in proc.stdout
+        (failed,) = [it for it in rows_of(out) if it["verdict"] == "error"]
+        assert failed["id"] == recs[1]["id"] and "context too long" in failed["reply_error"] and failed["score"] is None
+        down["refuse"], asked = False, len(model.requests)
+        proc = cli(*args, "--base-url", model.openai_url, "--resume")
+        assert proc.returncode == 0, proc.stderr
+        assert len(model.requests) == asked + 1      # only the question without a reply was asked again
+    assert sorted(it["score"] for it in rows_of(out)) == [1, 1, 1] and len(rows_of(out)) == 3
+
+
+def test_a_rejected_key_stops_the_run_in_one_line(tmp_path):
+    with ScriptedModel(lambda api, body: Status(401, "invalid api key")) as model:
+        proc = cli("--data", "acpbench-hard:test:app", "--limit", 2, "--policy", "openai:m", "--base-url",
+                   model.openai_url, "--out", tmp_path / "items.jsonl")
+    assert proc.returncode == 2 and "invalid api key" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
