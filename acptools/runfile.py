@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 from pathlib import Path
 
 from .errors import AcpError
@@ -150,8 +151,10 @@ def rewrite(path, rows: list[dict]) -> None:
     os.replace(tmp, path)
 
 
-def resume_command(argv: list[str]) -> str:
-    """The command line that continues an interrupted run: the same arguments, --resume, no --force."""
+def resume_command(args) -> str:
+    """The command line that continues an interrupted run: the same arguments, --resume, no --force.
+    `args`: the parsed arguments (their `argv`, which `acptools.cli.main` keeps) or the argument list."""
+    argv = args if isinstance(args, list) else getattr(args, "argv", None) or sys.argv[1:]
     args = [a for a in argv if a != "--force"]
     if "--resume" not in args:
         args.append("--resume")

@@ -153,7 +153,7 @@ def _generate(args) -> int:
         except KeyboardInterrupt:
             file.close()
             print(f"interrupted: the records of {len(file.done)} finished task(s) are in {args.out}\n"
-                  f"resume with: {resume_command(args.argv)}", file=sys.stderr)
+                  f"resume with: {resume_command(args)}", file=sys.stderr)
             return 130
         file.finish(out.records)
     if not args.quiet:

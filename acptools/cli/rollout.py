@@ -141,7 +141,7 @@ def _interrupted(args, total: int, t0: float) -> int:
         print(table(summarize(rows)))
     print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(done)} of {total} episodes finished")
     if args.out:
-        print(f"traces so far -> {args.out}\nresume with: {resume_command(args.argv)}")
+        print(f"traces so far -> {args.out}\nresume with: {resume_command(args)}")
     else:
         print("nothing was kept: pass --out FILE to keep the traces of a run and resume it")
     sys.stdout.flush()

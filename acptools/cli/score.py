@@ -146,7 +146,7 @@ def _interrupted(args, items: list[dict], total: int, t0: float) -> int:
         print(report.table(report.summarize(items)))
     print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(items)} of {total} responses scored")
     if args.out:
-        print(f"items so far -> {args.out}\nresume with: {resume_command(args.argv)}")
+        print(f"items so far -> {args.out}\nresume with: {resume_command(args)}")
     else:
         print("nothing was kept: pass --out FILE to keep the items of a run and resume it")
     sys.stdout.flush()
