@@ -192,3 +192,32 @@ def test_ctrl_c_of_rollout_stops_at_once_and_resume_completes_it(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     episodes = lambda rows: sorted((r for r in untimed(rows) if r["kind"] == "episode"), key=lambda r: r["episode"])  # noqa: E731
     assert episodes(rows_of(out)) == episodes(rows_of(tmp_path / "whole.jsonl")) and len(episodes(rows_of(out))) == 4
+
+
+def test_ctrl_c_of_generate_keeps_the_finished_tasks_and_resume_gives_the_same_bytes(tmp_path):
+    grid = ROOT / "acptools" / "examples" / "grid"
+    args = ["generate", "--quiet", "--domain", grid / "domain.pddl", "--problem", grid / "problem.pddl", "--form",
+            "bool", "--tasks", "reach,areach,app", "-n", 4]
+    whole = cli(*args, "--out", tmp_path / "whole.jsonl")
+    assert whole.returncode == 0, whole.stderr
+    out = tmp_path / "records.jsonl"
+    proc = subprocess.Popen(command(*args, "--out", out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=environ(), cwd=ROOT)
+    side = tmp_path / "records.jsonl.run.json"
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline:     # reach (the first unit) finished
+        if side.exists() and "reach" in json.loads(side.read_text()).get("progress", {}).get("finished", {}):
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    seconds = time.monotonic() - t0
+    assert proc.returncode == 130 and seconds < exit_bound(), (seconds, stderr)
+    kept = rows_of(out)
+    assert kept and {r["group"] for r in kept} == {"reachable_atom_bool"}
+    (line,) = [x for x in stderr.splitlines() if x.startswith("resume with: acptools ")]
+    resumed = cli(*shlex.split(line.removeprefix("resume with: acptools ")))
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
