@@ -19,10 +19,11 @@ from dataclasses import dataclass
 import anyio
 
 from ..budget import Effort
-from ..dataset import task_of
+from ..dataset import domain_name, task_of
+from ..errors import AcpError
 from ..questions import DEFAULT_SECONDS
 from ..rollout.inflight import in_flight
-from ..rollout.policies import FatalPolicyError, Policy, PolicyError
+from ..rollout.policies import FatalPolicyError, Policy, PolicyError, make_policy
 from ..runfile import RunFile
 from ..scoring.batch import score_group
 from ..scoring.items import ERROR, UNKNOWN
@@ -64,8 +65,12 @@ class _Eval:
         self.grading = anyio.CapacityLimiter(config.grading_threads)
 
     async def item(self, record: dict) -> dict:
-        question = question_for(record, self.config.pddl)
-        row = {"id": record["id"], "group": record.get("group"), "model": self.policy.name}
+        row = {"id": record.get("id"), "group": record.get("group"), "model": self.policy.name}
+        try:
+            question = question_for(record, self.config.pddl)
+        except AcpError as e:   # a record that cannot be asked (no question, an unknown group): said, not fatal
+            return self.out.write({**row, "task": record_kind(record), "domain": domain_name(record), "score": None,
+                                   "verdict": ERROR, "reason": f"cannot ask this record: {e}"})
         t0 = time.perf_counter()
         try:
             reply = await self.policy.act(question)
@@ -89,9 +94,16 @@ class _Eval:
         return item
 
 
+def record_kind(record: dict) -> str:
+    """The record's task ('?' for a group no task has), as the items name it."""
+    try:
+        return task_of(record)
+    except AcpError:
+        return "?"
+
+
 def _unanswered(record: dict, row: dict, why: str, seconds: float) -> dict:
-    from ..dataset import domain_name
-    return {"id": record["id"], "group": record.get("group"), "task": task_of(record), "domain": domain_name(record),
+    return {"id": record["id"], "group": record.get("group"), "task": record_kind(record), "domain": domain_name(record),
             "model": row["model"], "score": None, "verdict": ERROR, "reason": f"no reply: {why}",
             "reply_error": why, "reply_seconds": round(seconds, 6)}
 
@@ -100,17 +112,20 @@ async def run_async(records: list[dict], policy: Policy, config: EvalConfig, out
     """Ask every record not already graded in `out`, `config.jobs` at a time; returns every item
     (resumed ones included). Closes the policy."""
     have = {item_key(r) for r in out.rows}
-    todo = [r for r in records if (task_of(r), str(r["id"])) not in have]
+    todo = [r for r in records if (record_kind(r), str(r.get("id"))) not in have]
     run = _Eval(policy, config, out)
     await in_flight(policy, todo, config.jobs, run.item, run.cancel, progress, len(records) - len(todo), len(records))
     return out.rows
 
 
-def evaluate(records: list[dict], policy: Policy, config: EvalConfig | None = None, *, out=None,
+def evaluate(records: list[dict], policy, config: EvalConfig | None = None, *, out=None,
              settings: dict | None = None, resume: bool = False, force: bool = False, progress=None) -> list[dict]:
-    """Ask `policy` every record's question and grade the replies; items go to `out` (JSONL, its
-    settings in `<out>.run.json`) as they are graded. Returns the item dicts."""
+    """Ask `policy` (a Policy or a --policy string) every record's question and grade the replies;
+    items go to `out` (JSONL, its settings in `<out>.run.json`) as they are graded (an existing `out`
+    is continued with `resume`, overwritten with `force`). Returns the item dicts."""
     config = config or EvalConfig()
+    if isinstance(policy, str):
+        policy = make_policy(policy)
     file = RunFile(out, "eval", settings if settings is not None else config.settings(policy, [], None),
                    resume=resume, force=force, keep=finished)
     try:
