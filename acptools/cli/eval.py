@@ -178,7 +178,7 @@ def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
     if args.report:
         doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
                                  data=args.data, responses=args.policy, seconds=wall)
-        doc.update(command="eval", policy=args.policy, with_pddl=args.pddl, usage=usage)
+        doc.update(command="eval", policy=args.policy, with_pddl=args.pddl, usage=usage, out=args.out)
         try:
             with open(args.report, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=1, default=str)
