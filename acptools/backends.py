@@ -21,6 +21,17 @@ from . import store
 from .errors import AcpError
 
 BACKENDS = ("local", "ray")
+# a Ray task whose worker dies (killed, out of memory, its node lost) runs again up to this many times
+# ($ACPTOOLS_RAY_RETRIES overrides it); the results do not depend on which attempt gave them
+RAY_RETRIES = 3
+
+
+def ray_retries() -> int:
+    try:
+        return max(0, int(os.environ.get("ACPTOOLS_RAY_RETRIES", RAY_RETRIES)))
+    except ValueError:
+        raise AcpError(f"ACPTOOLS_RAY_RETRIES must be a whole number, got {os.environ['ACPTOOLS_RAY_RETRIES']!r}",
+                       "environment") from None
 
 
 def check_backend(backend: str) -> None:
@@ -42,8 +53,14 @@ def run_units(fn, payloads: list, jobs: int = 1, backend: str = "local", address
         return
     import multiprocessing as mp
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(jobs) as pool:
+    with ctx.Pool(jobs, initializer=_ignore_sigint) as pool:
         yield from pool.imap_unordered(fn, payloads, chunksize=1)
+
+
+def _ignore_sigint() -> None:
+    """Ctrl-C is the driver's to handle: it stops the pool (a worker's traceback would only be noise)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_sharing_proofs(fn, payloads: list, tasks: list, jobs: int = 1, backend: str = "local",
@@ -105,12 +122,20 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
         ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                  runtime_env={"env_vars": {"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}},
                  **kwargs)
-    remote = ray.remote(num_cpus=1, max_retries=0)(fn)
+    retries = ray_retries()
+    remote = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(fn)
     pending = [remote.remote(p) for p in payloads]
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
+            try:
+                result = ray.get(done[0])
+            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+                    ray.exceptions.OutOfMemoryError) as e:
+                raise AcpError(f"a Ray worker died {retries + 1} time(s) running one unit of work "
+                               f"({type(e).__name__})", "--backend ray",
+                               "what finished is in --out: run the same command with --resume") from None
+            yield result
     finally:  # the caller stopped early (an error, a fatal policy): the rest is not wanted
         for ref in pending:
             ray.cancel(ref)

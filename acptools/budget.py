@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import BudgetExceeded
 
@@ -24,14 +24,15 @@ class Effort:
     busy machine changes how long a run takes, not its verdicts."""
 
     seconds: float
+    cancel: threading.Event | None = field(default=None, compare=False)  # stops every proof at once (Ctrl-C)
 
     def budget(self, cancel: threading.Event | None = None) -> "Budget":
         """A fresh Budget of this many CPU seconds (with a wall-clock safety stop)."""
-        return Budget(EFFORT_WALL_FACTOR * self.seconds, cpu=self.seconds, cancel=cancel)
+        return Budget(EFFORT_WALL_FACTOR * self.seconds, cpu=self.seconds, cancel=cancel or self.cancel)
 
     def scaled(self, factor: float) -> "Effort":
         """The same effort times `factor` (the retry of an item that ran out)."""
-        return Effort(self.seconds * factor)
+        return Effort(self.seconds * factor, self.cancel)
 
 
 class Budget:

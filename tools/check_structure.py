@@ -33,7 +33,7 @@ ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {}
 # the layers, bottom up: a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
-     "acptools.store", "acptools.store_key", "acptools.progress"),                        # leaves: no engine, no I/O beyond their own
+     "acptools.store", "acptools.store_key", "acptools.progress", "acptools.runfile"),                        # leaves: no engine, no I/O beyond their own
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task
     ("acptools.planners",),                                            # outside planners on a grounded task

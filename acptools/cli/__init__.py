@@ -1,5 +1,6 @@
 """The `acptools` command line: one module per subcommand, each with `add_parser(sub)` and `run(args)`.
 
+    acptools eval ...       ask a model every question of a record set, graded (acptools.cli.eval)
     acptools score ...      grade free-text answers (acptools.cli.score)
     acptools cache ...      the proof store: stats, verify, clear (acptools.cli.cache)
     acptools rollout ...    a policy's episodes, graded step by step (acptools.cli.rollout)
@@ -17,11 +18,11 @@ import os
 import sys
 
 from .. import __version__
-from . import cache, demo, generate, rollout, score
+from . import cache, demo, eval as eval_cmd, generate, rollout, score
 from .common import EXIT_INPUT, EXIT_OK, Parser
 
 # subcommand name -> its module; the order is the order of `acptools --help`
-COMMANDS = {"score": score, "cache": cache, "rollout": rollout, "generate": generate, "demo": demo,
+COMMANDS = {"eval": eval_cmd, "score": score, "cache": cache, "rollout": rollout, "generate": generate, "demo": demo,
             "examples": demo.Examples}
 
 
@@ -38,6 +39,7 @@ def parser() -> Parser:
 def main(argv=None) -> int:
     """Run one subcommand; returns its exit code."""
     args = parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # what --resume hints repeat
     if args.command is None:
         parser().print_help()
         return EXIT_INPUT

@@ -3,9 +3,10 @@
     acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
-                      [--address ADDR] [--quiet]
+                      [--address ADDR] [--quiet] [--resume | --force]
 
-Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input.
+Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input;
+130 interrupted (the finished tasks' records are in --out; the message gives the command that resumes).
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ from pathlib import Path
 
 from ..errors import AcpError
 from ..generate.records import dumps, write_jsonl
-from ..generate.run import ALIASES, TASKS, Options, generate
+from ..generate.output import RecordsOut, digest
+from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
+from ..runfile import resume_command
 from ..generate.states import Difficulty
+from ..generate.templates import load as load_templates
 from .common import backend_flags, fail
 
 
@@ -51,6 +55,9 @@ def add_parser(sub):
                    help="workers (default 1): each problem's states, then each task's records, run side by side; "
                         "the output is the same")
     g.add_argument("--quiet", action="store_true", help="no summary")
+    g.add_argument("--resume", action="store_true", help="keep the tasks finished in --out and make only the rest "
+                                                         "(refused if a setting differs)")
+    g.add_argument("--force", action="store_true", help="overwrite an existing --out")
     backend_flags(g)
     return g
 
@@ -94,6 +101,27 @@ def _summary(out, opt: Options, path: str) -> str:
     return "\n".join(lines)
 
 
+def _stream(records, out: str) -> None:
+    if out == "-":
+        for r in records:
+            sys.stdout.write(dumps(r) + "\n")
+    else:
+        write_jsonl(records, out)
+
+
+def _settings(args, opt: Options, domain: Path, problems: list[Path]) -> dict:
+    """What changes the records, by flag (a resumed run must match): the PDDL and templates by content."""
+    if args.nl:
+        load_templates(args.nl)  # a missing or broken file is named before anything is written
+    nl = Path(args.nl).read_text(encoding="utf-8") if args.nl else None
+    return {"--domain sha256": digest(domain.read_text(encoding="utf-8")),
+            "--problem sha256": [digest(p.read_text(encoding="utf-8")) for p in problems],
+            "--form": opt.form, "--tasks": list(check_tasks(opt.form, opt.tasks)), "-n": opt.n, "--seed": opt.seed,
+            "--budget": opt.budget, "--walk": list(opt.difficulty.walk), "--plan-share": opt.difficulty.plan_share,
+            "--steps": list(opt.steps),
+            "--nl sha256": digest(nl) if nl is not None else None}
+
+
 def run(args) -> int:
     """Returns the exit code: 0 all tasks complete, 1 some task short, 2 bad input."""
     try:
@@ -112,12 +140,23 @@ def _generate(args) -> int:
     folder = Path(args.out).resolve().parent
     if args.out != "-" and not folder.is_dir():
         raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
-    out = generate(domain, problems, opt, args.jobs, args.backend, args.address)
-    if args.out == "-":
-        for r in out.records:
-            sys.stdout.write(dumps(r) + "\n")
+    if args.resume and args.force:
+        raise AcpError("--resume and --force contradict each other", "acptools generate",
+                       "--resume continues --out, --force starts it over")
+    if args.out == "-" or not Path(args.out).is_file() and Path(args.out).exists():  # '-', /dev/null: a stream
+        out = generate(domain, problems, opt, args.jobs, args.backend, args.address)
+        _stream(out.records, args.out)
     else:
-        write_jsonl(out.records, args.out)
+        file = RecordsOut(args.out, _settings(args, opt, domain, problems), args.resume, args.force)
+        try:
+            out = generate(domain, problems, opt, args.jobs, args.backend, args.address, done=file.done,
+                           on_task=file.add)
+        except KeyboardInterrupt:
+            file.close()
+            print(f"interrupted: the records of {len(file.done)} finished task(s) are in {args.out}\n"
+                  f"resume with: {resume_command(args)}", file=sys.stderr)
+            return 130
+        file.finish(out.records)
     if not args.quiet:
         sys.stderr.write(_summary(out, opt, args.out) + "\n")
     return 1 if any(m < opt.n for m in out.made.values()) else 0

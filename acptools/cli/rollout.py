@@ -44,7 +44,9 @@ def add_parser(sub):
     r.add_argument("--report", metavar="report.json", help="figures overall and per domain")
     r.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
     r.add_argument("--jobs", type=int, default=1, metavar="N", help="episodes in flight at once (default 1)")
-    r.add_argument("--resume", action="store_true", help="skip the episodes already finished in --out")
+    r.add_argument("--resume", action="store_true", help="skip the episodes already finished in --out (refused if a "
+                                                         "setting differs)")
+    r.add_argument("--force", action="store_true", help="overwrite an existing --out")
     r.add_argument("--seed", type=int, default=0, help="seed of the random policy (default 0)")
     r.add_argument("--budget", type=float, default=D.BUDGET, metavar="CPU_SECONDS",
                    help="CPU seconds to grade one step (h* searches; default %(default)g); a step not graded in time "
@@ -90,10 +92,12 @@ def run(args) -> int:
         policy = make_policy(args.policy, base_url=args.base_url, seed=args.seed, budget=args.budget,
                              max_tokens=args.max_tokens, temperature=args.temperature, timeout=args.timeout)
         open_cache(args)
-        result = run_episodes(tasks, policy, config, out=args.out, resume=args.resume,
-                     progress=Progress(enabled=not args.quiet, unit="episodes"))
+        result = run_episodes(tasks, policy, config, out=args.out, resume=args.resume, force=args.force,
+                              progress=Progress(enabled=not args.quiet, unit="episodes"))
     except AcpError as e:  # FatalPolicyError included: the run cannot go on
         return fail(e)
+    except KeyboardInterrupt:
+        return _interrupted(args, len(tasks), t0)
     summary = summarize(result.rows)
     print(table(summary))
     failed = [e for e in result.episodes if e["ended"] in (POLICY_ERROR, ERROR)]
@@ -109,7 +113,7 @@ def run(args) -> int:
             print(f"traces -> {args.out}")
         if args.report:
             with open(args.report, "w", encoding="utf-8") as fh:
-                json.dump(json_report(summary, config.settings(policy.name), args.tasks,
+                json.dump(json_report(summary, config.settings(policy), args.tasks,
                                       time.perf_counter() - t0), fh, indent=1)
             print(f"report -> {args.report}")
         if args.plots:
@@ -118,3 +122,28 @@ def run(args) -> int:
         sys.stderr.write(f"acptools: error: cannot write {e.filename}: {e.strerror or e}\n")
         return EXIT_INPUT
     return EXIT_INCOMPLETE if failed else EXIT_OK
+
+
+def _interrupted(args, total: int, t0: float) -> int:
+    """Ctrl-C: the figures of the episodes that finished, and the exact command that goes on."""
+    from ..rollout.report import summarize, table
+    from ..rollout.traces import FINISHED, read_rows
+    from ..runfile import resume_command
+    rows = []
+    if args.out:
+        try:
+            rows = read_rows(args.out)
+        except (OSError, AcpError):
+            rows = []
+    done = {r["episode"] for r in rows if r.get("kind") == "episode" and r.get("ended") in FINISHED}
+    rows = [r for r in rows if r.get("kind") == "run" or r.get("episode") in done]
+    sys.stderr.write("\n")
+    if done:
+        print(table(summarize(rows)))
+    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(done)} of {total} episodes finished")
+    if args.out:
+        print(f"traces so far -> {args.out}\nresume with: {resume_command(args)}")
+    else:
+        print("nothing was kept: pass --out FILE to keep the traces of a run and resume it")
+    sys.stdout.flush()
+    return 130

@@ -1,14 +1,15 @@
 """`acptools score`: grade free-text answers to records, exactly (or by the published rules).
 
     acptools score --data SOURCE... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
-                   [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS]
+                   [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS] [--resume | --force]
     acptools score --data SOURCE... --gold         # the stored answers, written as text
     acptools score --lm-eval FILE_OR_DIR... [--filtered] [--model NAME]   # lm-eval --log_samples files
     (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
      copy, needs `pip install 'acptools[hf]'`; or files and folders of records)
 
 Exit codes: 0 done; 1 --gold found a stored answer that is neither correct nor a proven data error,
-or some item ended unknown or in error; 2 bad input (the message says what, where, and what to do).
+or some item ended unknown or in error; 2 bad input (the message says what, where, and what to do);
+130 interrupted (the items scored so far are in --out; the message gives the command that resumes).
 """
 
 from __future__ import annotations
@@ -18,15 +19,8 @@ import time
 
 from ..errors import AcpError
 from ..progress import Progress
-from .common import (
-    EXIT_CHECK,
-    EXIT_OK,
-    backend_flags,
-    cache_flags,
-    check_outputs,
-    fail,
-    open_cache,
-)
+from ..runfile import RunFile, resume_command, rewrite
+from .common import EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, open_cache
 
 
 def add_parser(sub):
@@ -51,7 +45,11 @@ def add_parser(sub):
     s.add_argument("--model", metavar="NAME", help="--lm-eval: the model name (default: from the files' folder)")
     s.add_argument("--semantics", choices=("exact", "reference"), default="exact",
                    help="exact: computed from the PDDL (default); reference: the published lm-eval scorer")
-    s.add_argument("--out", metavar="items.jsonl", help="one JSON row per response")
+    s.add_argument("--out", metavar="items.jsonl", help="one JSON row per response, written as each record is scored "
+                                                        "(its settings in items.jsonl.run.json)")
+    s.add_argument("--resume", action="store_true", help="keep the items already in --out and score only the rest "
+                                                         "(refused if a setting or the responses differ)")
+    s.add_argument("--force", action="store_true", help="overwrite an existing --out")
     s.add_argument("--report", metavar="report.json", help="summary per model x task x domain")
     s.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
     s.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
@@ -68,6 +66,9 @@ def add_parser(sub):
 
 
 def _check_sources(args) -> None:
+    if args.resume and args.force:
+        raise AcpError("--resume and --force contradict each other", "acptools score",
+                       "--resume continues --out, --force starts it over")
     if args.lm_eval is None and not args.data:
         raise AcpError("--data is required (the records the responses answer)", "acptools score",
                        "pass --data acpbench-hard:test (the bundled copy), or files or folders of records")
@@ -101,6 +102,57 @@ def _pairs(args) -> list[tuple[dict, dict]]:
     return batch.match(records, rows)
 
 
+def _settings(args) -> dict:
+    """What changes the items, by flag (a resumed run must match): the responses by their content."""
+    digest = None
+    if args.responses:
+        import hashlib
+        with open(args.responses, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+    return {"--data": args.data, "--responses": args.responses, "responses sha256": digest, "--gold": args.gold,
+            "--lm-eval": args.lm_eval, "--filtered": args.filtered, "--model": args.model,
+            "--semantics": args.semantics, "--budget": args.budget, "--no-until": args.no_until}
+
+
+def _key(task, rid, model) -> tuple:
+    return str(task), str(rid), model
+
+
+def _already_scored(pairs, rows: list[dict]) -> tuple[set[int], dict[int, dict]]:
+    """Which pairs a resumed run's items answer (matched by task, id and model, as many times as
+    they occur), and those items by pair index."""
+    from ..dataset import task_of
+    waiting: dict[tuple, list[dict]] = {}
+    for it in rows:
+        waiting.setdefault(_key(it.get("task"), it.get("id"), it.get("model")), []).append(it)
+    kept = {}
+    for i, (rec, row) in enumerate(pairs):
+        try:
+            kind = task_of(rec)
+        except AcpError:
+            kind = "?"
+        queue = waiting.get(_key(kind, rec.get("id"), row.get("model")))
+        if queue:
+            kept[i] = queue.pop(0)
+    return set(kept), kept
+
+
+def _interrupted(args, items: list[dict], total: int, t0: float) -> int:
+    """Ctrl-C: the table of what was scored, and the exact command that goes on from there."""
+    import sys
+    from ..scoring import report
+    sys.stderr.write("\n")
+    if items:
+        print(report.table(report.summarize(items)))
+    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(items)} of {total} responses scored")
+    if args.out:
+        print(f"items so far -> {args.out}\nresume with: {resume_command(args)}")
+    else:
+        print("nothing was kept: pass --out FILE to keep the items of a run and resume it")
+    sys.stdout.flush()
+    return 130
+
+
 def run(args) -> int:
     """Grade the responses, print the table, write --out, --report and --plots."""
     from ..scoring import batch, report
@@ -117,8 +169,27 @@ def run(args) -> int:
     except OSError as e:
         return fail(AcpError(f"{e.strerror or e}", str(e.filename or "input")))
     progress = Progress(enabled=not args.quiet)
-    items = batch.score_pairs(pairs, args.semantics, args.budget, args.jobs, until=not args.no_until,
-                              progress=progress, backend=args.backend, address=args.address)
+    try:
+        out = RunFile(args.out, "score", _settings(args), resume=args.resume, force=args.force)
+    except AcpError as e:
+        return fail(e)
+    except OSError as e:
+        return fail(AcpError(f"cannot write: {e.strerror or e}", f"--out {args.out}"))
+    try:
+        skip, kept = _already_scored(pairs, out.rows)
+        fresh = batch.score_pairs(pairs, args.semantics, args.budget, args.jobs, until=not args.no_until,
+                                  progress=progress, backend=args.backend, address=args.address, skip=skip,
+                                  on_items=lambda done: [out.write(it) for it in done])
+    except AcpError as e:  # e.g. every attempt of a Ray task died: what finished is in --out
+        out.close()
+        return fail(e)
+    except KeyboardInterrupt:
+        out.close()
+        return _interrupted(args, out.rows, len(pairs), t0)
+    out.close()
+    items = [kept[i] if i in kept else it for i, it in enumerate(fresh)]
+    if args.out:
+        rewrite(args.out, items)  # the order of the responses, as an uninterrupted run writes it
     wall = time.perf_counter() - t0
     summary = report.summarize(items)
     print(report.table(summary))
@@ -141,9 +212,6 @@ def run(args) -> int:
             status = EXIT_CHECK
     try:
         if args.out:
-            with open(args.out, "w", encoding="utf-8") as fh:
-                for it in items:
-                    fh.write(json.dumps(it, default=str) + "\n")
             print(f"items -> {args.out}")
         if args.report:
             doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,

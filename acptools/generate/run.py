@@ -107,11 +107,14 @@ def builder(form: str, task: str):
 
 
 def generate(domain, problems, options: Options | None = None, jobs: int = 1, backend: str = "local",
-             address: str | None = None) -> Generated:
+             address: str | None = None, done: dict | None = None, on_task=None) -> Generated:
     """Records of one form for a domain and its problems (PDDL texts or Paths; one problem may be
     given alone), every answer proven. The work runs as independent units on `backend` with `jobs`
     workers (acptools.backends): first each problem's states, then each task's records; the output
-    is the same bytes whichever backend and however many jobs."""
+    is the same bytes whichever backend and however many jobs. `done`: {task: its records} of an
+    earlier run with the same options (not made again: each task's records depend only on the
+    options); `on_task(task, records)` is called as each task's records are made."""
+    done = dict(done or {})
     opt = options or Options()
     if isinstance(problems, (str, Path)):
         problems = [problems]
@@ -129,12 +132,14 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
                                       [[keys[k]] for k in order], jobs, backend, address):
         pools[k] = pool
     problem_texts = [ptext for ptext, _ in ptexts]
-    order = sorted(tasks_wanted, key=lambda name: -cost(kind_of(opt.form, name)))
-    done = {}
+    order = sorted((t for t in tasks_wanted if t not in done), key=lambda name: -cost(kind_of(opt.form, name)))
+    done = {name: (made, Counter(), 0.0) for name, made in done.items()}
     for name, made, dropped, seconds in run_sharing_proofs(
             _records_unit, [(name, opt, dtext, problem_texts, templates, pools) for name in order],
             [keys] * len(order), jobs, backend, address):
         done[name] = made, dropped, seconds
+        if on_task:
+            on_task(name, made)
     out = Generated([], {}, {}, {})
     for name in tasks_wanted:  # the tasks' order, whichever unit finished first
         made, out.dropped[name], out.seconds[name] = done[name]

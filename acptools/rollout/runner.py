@@ -16,6 +16,7 @@ A step whose grading ran out of budget is `unknown`, never 0 or 1.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ from ..errors import AcpError
 from ..task import task_key
 from ..truth import truth_for
 from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
+from .inflight import in_flight
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .observations import Observation, Prompts
 from .sources import RolloutTask, load_tasks
@@ -57,9 +59,13 @@ class RolloutConfig:
     backend: str = "local"            # where episodes run: here (anyio tasks) or "ray" (acptools.backends)
     address: str | None = None        # backend "ray": a running cluster (default: a local Ray instance)
 
-    def settings(self, policy: str) -> dict:
-        """What makes two runs comparable (a resumed run must match)."""
-        return {"policy": policy, "show_applicable": self.show_applicable, "max_steps": self.max_steps,
+    def settings(self, policy) -> dict:
+        """What makes two runs comparable (a resumed run must match). `policy`: a Policy (its model
+        API's endpoint and sampling options count too) or its name."""
+        recipe = getattr(policy, "recipe", None) or {}
+        return {"policy": getattr(policy, "name", policy), "base_url": recipe.get("base_url"),
+                "max_tokens": recipe.get("max_tokens"), "temperature": recipe.get("temperature"),
+                "show_applicable": self.show_applicable, "max_steps": self.max_steps,
                 "max_invalid": self.max_invalid, "budget": self.budget, "seed": self.seed,
                 "prompts": self.prompts.digest}
 
@@ -83,13 +89,14 @@ class _Run:
     def __init__(self, policy: Policy, config: RolloutConfig, traces: TraceFile):
         self.policy, self.config, self.traces = policy, config, traces
         self.grading = anyio.CapacityLimiter(config.grading_threads)
+        self.cancel = threading.Event()  # set when the run is cancelled: gradings in flight stop at once
 
     async def graded(self, fn, *args):
         """fn(*args) in a grading thread: (its result, the seconds it ran, not counting the wait)."""
         def timed():
             t0 = time.perf_counter()
             return fn(*args), time.perf_counter() - t0
-        return await anyio.to_thread.run_sync(timed, limiter=self.grading)
+        return await anyio.to_thread.run_sync(timed, limiter=self.grading, abandon_on_cancel=True)
 
     async def episode(self, task: RolloutTask) -> dict:
         t0 = time.perf_counter()
@@ -111,7 +118,7 @@ class _Run:
         return self.traces.write(end)
 
     def _start(self, task: RolloutTask) -> Episode:
-        return Episode(task.load(), task.state, budget=Budget(None, cpu=self.config.budget))
+        return Episode(task.load(), task.state, budget=Budget(None, cpu=self.config.budget, cancel=self.cancel))
 
     def max_steps(self, ep: Episode) -> int:
         return self.config.max_steps or default_max_steps(ep.h_star_start)
@@ -131,7 +138,7 @@ class _Run:
             t1 = time.perf_counter()
             reply = await self.policy.act(obs)
             t2 = time.perf_counter()
-            step, grading = await self.graded(ep.step, reply.text, Budget(None, cpu=cfg.budget))
+            step, grading = await self.graded(ep.step, reply.text, Budget(None, cpu=cfg.budget, cancel=self.cancel))
             action = step.action if step.verdict in (APPLIED, INAPPLICABLE) else None
             history.append({"step": step.step, "reply": reply.text, "action": action, "verdict": step.verdict,
                             "reason": step.reason})
@@ -163,53 +170,22 @@ async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
                     progress=None) -> RolloutResult:
     """Run every task not finished in `traces` yet, `config.jobs` at a time; closes the policy."""
     todo = [t for t in tasks if t.id not in traces.done]
-    total, done = len(tasks), len(tasks) - len(todo)
-    run, queue = _Run(policy, config, traces), iter(todo)
-    if progress:
-        progress(done, total)
-
-    async def worker():
-        nonlocal done
-        for task in queue:          # one iterator shared by the workers: each task is taken once
-            await run.episode(task)
-            done += 1
-            if progress:
-                progress(done, total)
-
-    async with policy:
-        try:
-            async with anyio.create_task_group() as tg:
-                for _ in range(min(config.jobs, len(todo))):
-                    tg.start_soon(worker)
-        except BaseException as e:      # the task group wraps errors in a group: say the policy's own
-            fatal = _fatal(e)
-            if fatal is None:
-                raise
-            raise fatal from None
+    run = _Run(policy, config, traces)
+    await in_flight(policy, todo, config.jobs, run.episode, run.cancel, progress, len(tasks) - len(todo), len(tasks))
     return RolloutResult(traces.rows)
 
 
-def _fatal(e: BaseException) -> FatalPolicyError | None:
-    """The FatalPolicyError in `e` or in its exception groups, if any."""
-    if isinstance(e, FatalPolicyError):
-        return e
-    for inner in getattr(e, "exceptions", ()):
-        found = _fatal(inner)
-        if found is not None:
-            return found
-    return None
-
-
 def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume: bool = False,
-        progress=None) -> RolloutResult:
+        force: bool = False, progress=None) -> RolloutResult:
     """Roll out `policy` (a Policy or a --policy string) on `tasks` (RolloutTasks or --tasks
-    strings); traces go to `out` (JSONL) when given, and `resume` skips episodes finished there."""
+    strings); traces go to `out` (JSONL) when given, and `resume` skips episodes finished there
+    (an existing `out` is overwritten only with `force`)."""
     config = config or RolloutConfig()
     tasks = load_tasks(*tasks)
     if isinstance(policy, str):
         policy = make_policy(policy, seed=config.seed, budget=config.budget)
     check_backend(config.backend)
-    traces = TraceFile(out, config.settings(policy.name), resume)
+    traces = TraceFile(out, config.settings(policy), resume, force)
     try:
         if config.backend == "local":
             return anyio.run(run_async, tasks, policy, config, traces, progress)

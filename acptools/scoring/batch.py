@@ -236,25 +236,34 @@ RETRY_FACTOR = 4.0  # items still unknown are graded again, one at a time, with 
 
 
 def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget=None, jobs: int = 1,
-                until: bool = True, progress=None, backend: str = "local", address: str | None = None) -> list[dict]:
+                until: bool = True, progress=None, backend: str = "local", address: str | None = None,
+                skip=(), on_items=None) -> list[dict]:
     """Score (record, row) pairs; returns item dicts in the order of `pairs`.
 
     `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.Effort`), so
     the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
-    again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported."""
+    again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported.
+    `skip`: indices of pairs already scored (a resumed run; None in the result); `on_items(items)` is
+    called with each record's items as soon as they are final (so they can be written at once)."""
     effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
+    skip = set(skip)
     groups: dict[tuple, list[int]] = {}
     for i, (rec, _row) in enumerate(pairs):
-        groups.setdefault((task_of(rec), str(rec["id"])), []).append(i)
+        if i not in skip:
+            groups.setdefault((task_of(rec), str(rec["id"])), []).append(i)
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
     results: list[dict | None] = [None] * len(pairs)
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
-    tracker = _Tracker(progress, len(pairs), sum(weights))
+    tracker = _Tracker(progress, len(pairs), sum(weights), len(skip))
+    retry = []
     for k, items in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
         tracker.advance(len(units[k]), weights[k])
-    retry = [k for k, ids in enumerate(units) if any(results[i]["verdict"] == UNKNOWN for i in ids)]
+        if any(it["verdict"] == UNKNOWN for it in items):
+            retry.append(k)
+        elif on_items:
+            on_items(items)
     if retry:
         tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
         for k, items in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
@@ -263,6 +272,8 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
                 if results[i]["verdict"] == UNKNOWN:
                     it["retried"] = True
                     results[i] = it
+            if on_items:
+                on_items([results[i] for i in units[retry[k]]])
     return results
 
 
@@ -277,9 +288,9 @@ def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend:
 class _Tracker:
     """Feeds the progress bar with items done and the share of the estimated work done."""
 
-    def __init__(self, progress, total: int, total_weight: float):
+    def __init__(self, progress, total: int, total_weight: float, done: int = 0):
         self.progress, self.total, self.total_weight = progress, total, total_weight or 1.0
-        self.done, self.weight = 0, 0.0
+        self.done, self.weight = done, 0.0
 
     def advance(self, items: int, weight: float) -> None:
         self.done += items

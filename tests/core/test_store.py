@@ -18,8 +18,8 @@ def _score_gold(tmp_path, records, cache):
     data = tmp_path / "records.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     out = tmp_path / "items.jsonl"
-    cmd = [sys.executable, "-m", "acptools.cli", "score", "--data", str(data), "--gold", "--quiet", "--out", str(out),
-           "--cache", str(cache)]
+    cmd = [sys.executable, "-m", "acptools.cli", "score", "--data", str(data), "--gold", "--quiet", "--force",
+           "--out", str(out), "--cache", str(cache)]
     subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=_env())
     return [json.loads(line) for line in out.read_text().splitlines()]
 

@@ -246,7 +246,7 @@ def test_resume_runs_only_what_did_not_finish(tmp_path):
     assert _untimed(rows_of(out)) == _untimed(full)
     assert json.loads((tmp_path / "r.json").read_text())["overall"]["episodes"] == 3
     other = cli("--tasks", "ferry", "--policy", "optimal", "--out", out, "--resume")
-    assert other.returncode == 2 and "policy 'random' (now 'optimal')" in other.stderr
+    assert other.returncode == 2 and 'made with --policy "random", now "optimal"' in other.stderr
 
 
 def test_unknown_optimality_is_reported_apart(tmp_path):

@@ -18,11 +18,12 @@ class FatalPolicyError(AcpError):
 
 @dataclass
 class Reply:
-    """A policy's reply; tokens when the policy reports them."""
+    """A policy's reply; tokens (and cost) when the policy reports them."""
 
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cost: float | None = None
 
 
 def as_reply(value) -> Reply:
@@ -33,7 +34,8 @@ def as_reply(value) -> Reply:
     if isinstance(value, str):
         return Reply(value)
     if isinstance(value, dict) and isinstance(value.get("reply", value.get("text")), str):
-        return Reply(value.get("reply", value.get("text")), value.get("input_tokens"), value.get("output_tokens"))
+        return Reply(value.get("reply", value.get("text")), value.get("input_tokens"), value.get("output_tokens"),
+                     value.get("cost"))
     raise PolicyError(f"the policy returned {type(value).__name__}, not a string, a Reply or a dict with 'reply'")
 
 

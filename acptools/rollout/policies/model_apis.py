@@ -86,13 +86,13 @@ class OpenAIPolicy(_ApiPolicy):
 
     async def request(self, obs) -> Reply:
         r = await self.client.chat.completions.create(
-            model=self.model, messages=[{"role": "system", "content": obs.system},
-                                        {"role": "user", "content": obs.prompt}], **self.options)
+            model=self.model, messages=[{"role": "system", "content": obs.system}] * bool(obs.system) + _turns(obs),
+            **self.options)
         if not r.choices:
             raise PolicyError("the response has no choices")
         usage = r.usage
         return Reply(r.choices[0].message.content or "", usage.prompt_tokens if usage else None,
-                     usage.completion_tokens if usage else None)
+                     usage.completion_tokens if usage else None, _cost(usage))
 
 
 class AnthropicPolicy(_ApiPolicy):
@@ -106,7 +106,19 @@ class AnthropicPolicy(_ApiPolicy):
                                                  base_url=base_url, timeout=self.timeout)
 
     async def request(self, obs) -> Reply:
-        r = await self.client.messages.create(model=self.model, system=obs.system,
-                                              messages=[{"role": "user", "content": obs.prompt}], **self.options)
+        system = {"system": obs.system} if obs.system else {}
+        r = await self.client.messages.create(model=self.model, messages=_turns(obs), **system, **self.options)
         text = "".join(block.text for block in r.content if block.type == "text")
-        return Reply(text, r.usage.input_tokens, r.usage.output_tokens)
+        return Reply(text, r.usage.input_tokens, r.usage.output_tokens, _cost(r.usage))
+
+
+def _turns(obs) -> list[dict]:
+    """The chat turns after the system message: an observation's own (an eval question's few-shot
+    turns), else its prompt as one user message."""
+    return list(getattr(obs, "messages", None) or [{"role": "user", "content": obs.prompt}])
+
+
+def _cost(usage) -> float | None:
+    """The request's cost, when the API reports one in its usage (e.g. OpenRouter's `usage.cost`)."""
+    cost = getattr(usage, "cost", None) if usage is not None else None
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None

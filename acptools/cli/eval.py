@@ -1,0 +1,188 @@
+"""`acptools eval`: ask a model every question of a record set and grade its replies.
+
+    acptools eval --data SOURCE... --policy POLICY [--base-url URL] [--with-pddl] [--limit N] [--jobs N]
+                  [--out items.jsonl] [--report report.json] [--resume | --force] [--semantics exact|reference]
+                  [--budget CPU_SECONDS] [--max-tokens N] [--temperature T] [--timeout S] [--quiet]
+    (SOURCE as for `acptools score`: acpbench-hard[:dev|test][:TASK], hf:acpbench-hard[...], or files and
+     folders of records, those of `acptools generate` in every form included)
+
+Exit codes: 0 every item graded; 1 some item ended unknown or in error (a reply that could not be had:
+--resume asks it again); 2 bad input, or a policy that cannot work at all; 130 interrupted (the items
+graded so far are in --out; the message gives the command that resumes).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from ..progress import Progress
+from ..errors import AcpError
+from ..rollout.defaults import TIMEOUT
+from .common import EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, fail, open_cache
+
+EXIT_INTERRUPTED = 130
+
+
+def add_parser(sub):
+    """Register `acptools eval`."""
+    e = sub.add_parser("eval", help="ask a model every question of a record set and grade its replies",
+                       description="Ask a model (an API, a command or a Python function) every question of ACPBench "
+                                   "Hard or of generated records, with the benchmark's own prompts, and grade each "
+                                   "reply exactly; prints accuracy, mean IoU and unknowns per task x domain.")
+    e.add_argument("--data", nargs="+", action="extend", required=True, metavar="SOURCE",
+                   help="acpbench-hard[:dev|test][:TASK] (bundled), hf:acpbench-hard[...] (pip install "
+                        "'acptools[hf]'), or files or folders of records (acptools generate output in any form)")
+    e.add_argument("--policy", required=True, help="openai:MODEL, anthropic:MODEL, cmd:COMMAND or "
+                                                   "python:MODULE:FUNCTION (as for acptools rollout)")
+    e.add_argument("--base-url", metavar="URL", help="the API endpoint of an openai: or anthropic: policy, e.g. "
+                                                     "http://localhost:8000/v1 (vLLM, Ollama, llama.cpp server)")
+    e.add_argument("--with-pddl", action="store_true", dest="pddl",
+                   help="ACPBench Hard's _with_pddl prompts (the PDDL domain and problem before the question)")
+    e.add_argument("--limit", type=int, metavar="N", help="the first N records of each task only")
+    e.add_argument("--jobs", type=int, default=4, metavar="N", help="questions in flight at once (default 4)")
+    e.add_argument("--out", metavar="items.jsonl", help="one JSON row per graded item, written as each is graded "
+                                                        "(its settings in items.jsonl.run.json)")
+    e.add_argument("--report", metavar="report.json", help="summary per model x task x domain, tokens and cost")
+    e.add_argument("--resume", action="store_true", help="keep the items graded in --out and ask only the rest "
+                                                         "(refused if a setting differs)")
+    e.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    e.add_argument("--semantics", choices=("exact", "reference"), default="exact",
+                   help="exact: computed from the PDDL (default); reference: the published lm-eval scorer")
+    e.add_argument("--budget", type=float, default=None, metavar="CPU_SECONDS",
+                   help="CPU seconds per proof when grading (default 60); an item still unknown is graded once "
+                        "more with 4x the effort")
+    e.add_argument("--max-tokens", type=int, metavar="N", help="reply token limit for API policies")
+    e.add_argument("--temperature", type=float, metavar="T", help="sampling temperature for API policies")
+    e.add_argument("--timeout", type=float, default=TIMEOUT, metavar="S",
+                   help="seconds an API request or a cmd: reply may take (default %(default)g)")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    cache_flags(e)
+    return e
+
+
+def _check(args) -> None:
+    if args.resume and args.force:
+        raise AcpError("--resume and --force contradict each other", "acptools eval",
+                       "--resume continues --out, --force starts it over")
+    if args.limit is not None and args.limit < 1:
+        raise AcpError(f"--limit must be at least 1, got {args.limit}", "--limit")
+    if args.timeout <= 0:
+        raise AcpError(f"--timeout must be positive, got {args.timeout}", "--timeout")
+    if args.policy in ("optimal", "random"):
+        raise AcpError(f"the {args.policy} policy chooses actions in rollouts; it answers no questions",
+                       f"--policy {args.policy}", "use openai:MODEL, anthropic:MODEL, cmd:COMMAND or python:MODULE:FUNCTION")
+
+
+def records_of(args) -> list[dict]:
+    """The records --data names, the first --limit of each task."""
+    from ..dataset import load_records, task_of
+    records = load_records(*args.data)
+    if not records:
+        raise AcpError("no records found", "--data " + " ".join(args.data),
+                       "pass acpbench-hard:test (the bundled copy), or record files or folders")
+    if args.limit is None:
+        return records
+    seen: dict[str, int] = {}
+    picked = []
+    for r in records:
+        kind = task_of(r)
+        seen[kind] = seen.get(kind, 0) + 1
+        if seen[kind] <= args.limit:
+            picked.append(r)
+    return picked
+
+
+def run(args) -> int:
+    """Ask, grade, print the table, write --out and --report; on Ctrl-C the summary so far and the
+    command that resumes."""
+    from ..evaluation import EvalConfig, evaluate
+    from ..rollout.policies import make_policy
+
+    t0 = time.perf_counter()
+    try:
+        check_outputs(args)
+        _check(args)
+        records = records_of(args)
+        policy = make_policy(args.policy, base_url=args.base_url, max_tokens=args.max_tokens,
+                             temperature=args.temperature, timeout=args.timeout)
+        config = EvalConfig(pddl=args.pddl, semantics=args.semantics, budget=args.budget, jobs=args.jobs)
+        settings = config.settings(policy, args.data, args.limit)
+        open_cache(args)
+        progress = Progress(enabled=not args.quiet, unit="questions")
+        items = evaluate(records, policy, config, out=args.out, settings=settings, resume=args.resume,
+                         force=args.force, progress=progress)
+    except AcpError as e:  # FatalPolicyError included: the run cannot go on
+        return fail(e)
+    except KeyboardInterrupt:
+        return interrupted(args, _items_so_far(args), len(records), t0)
+    return finish(args, items, records, t0)
+
+
+def _items_so_far(args) -> list[dict]:
+    from ..runfile import read_jsonl
+    if not args.out:
+        return []
+    try:
+        return read_jsonl(args.out)
+    except (OSError, AcpError):
+        return []
+
+
+def interrupted(args, items: list[dict], total: int, t0: float) -> int:
+    """Ctrl-C: the summary of what was graded, and the exact command that goes on from there."""
+    from ..runfile import resume_command
+    from ..scoring import report
+    sys.stderr.write("\n")
+    if items:
+        print(report.table(report.summarize(items)))
+    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(items)} of {total} questions graded")
+    if args.out:
+        print(f"items so far -> {args.out}\nresume with: {resume_command(args)}")
+    else:
+        print("nothing was kept: pass --out FILE to keep the items of a run and resume it")
+    sys.stdout.flush()
+    return EXIT_INTERRUPTED
+
+
+def usage_totals(items: list[dict]) -> dict:
+    """Tokens and cost summed over the items whose API reported them, and how many did."""
+    out = {}
+    for key in ("input_tokens", "output_tokens", "cost"):
+        values = [it[key] for it in items if isinstance(it.get(key), (int, float))]
+        out[key] = (round(sum(values), 6) if key == "cost" else sum(values)) if values else None
+        out[f"{key}_reported"] = len(values)
+    return out
+
+
+def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
+    from ..scoring import report
+    from ..scoring.items import ERROR
+    wall = time.perf_counter() - t0
+    summary = report.summarize(items)
+    print(report.table(summary))
+    usage = usage_totals(items)
+    unknown = sum(1 for it in items if it["verdict"] == "unknown")
+    errors = [it for it in items if it["verdict"] == ERROR]
+    print(f"\n{len(items)} questions of {len(records)} asked of {args.policy} and graded with {args.semantics} "
+          f"semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}" +
+          (f"; tokens in/out: {usage['input_tokens']}/{usage['output_tokens']}" if usage["input_tokens_reported"] else "")
+          + (f"; cost: {usage['cost']}" if usage["cost_reported"] else ""))
+    for it in errors[:10]:
+        print(f"  error: {it['task']}/{it['id']}: {it['reason']}")
+    if any(it.get("reply_error") for it in errors):
+        print("  (--resume asks the questions without a reply again)")
+    if args.out:
+        print(f"items -> {args.out}")
+    if args.report:
+        doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
+                                 data=args.data, responses=args.policy, seconds=wall)
+        doc.update(command="eval", policy=args.policy, with_pddl=args.pddl, usage=usage, out=args.out)
+        try:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=1, default=str)
+        except OSError as e:
+            return fail(AcpError(f"cannot write: {e.strerror or e}", f"--report {args.report}"))
+        print(f"report -> {args.report}")
+    return EXIT_CHECK if unknown or errors else EXIT_OK

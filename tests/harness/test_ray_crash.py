@@ -1,0 +1,129 @@
+"""A Ray worker killed mid-run (SIGKILL, as the OOM killer or a lost node would) does not lose the
+run: its task runs again (acptools.backends.RAY_RETRIES times at most) and the run ends with the
+same items as an undisturbed local run; or, when every attempt dies, it stops with one line and a
+partial --out that --resume completes. A real local Ray instance; only its own workers are killed
+(the descendants of this test process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from acptools.dataset import acpbench_hard
+from tests.support.data import ROOT
+
+pytest.importorskip("ray", reason="the [ray] extra (part of the test extra) is not installed")
+
+STABLE = ("id", "task", "score", "verdict", "metrics", "parsed", "model")  # the witness may be another optimal plan
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    import ray
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}})
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+def _children() -> dict[int, int]:
+    """pid -> parent pid of every process."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                out[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def _busy_workers(title: str) -> list[int]:
+    """Our Ray instance's workers (descendants of this process) running `title`."""
+    parents, mine, found = _children(), {os.getpid()}, []
+    changed = True
+    while changed:
+        changed = False
+        for pid, ppid in parents.items():
+            if ppid in mine and pid not in mine:
+                mine.add(pid)
+                changed = True
+    for pid in mine:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if cmdline.startswith(title):
+            found.append(pid)
+    return found
+
+
+def _score(*args, retries: int | None = None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if retries is not None:
+        env["ACPTOOLS_RAY_RETRIES"] = str(retries)
+    return subprocess.Popen([sys.executable, "-m", "acptools.cli", "score", "--gold", "--quiet", "--no-cache",
+                             "--jobs", "2", *map(str, args)], cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+
+
+def _items(path) -> list[dict]:
+    return [{k: it[k] for k in STABLE} for it in map(json.loads, Path(path).read_text().splitlines())]
+
+
+@pytest.fixture(scope="module")
+def nexta(tmp_path_factory):
+    """Six records that keep a worker busy for a while (optimal planning), and their local items."""
+    folder = tmp_path_factory.mktemp("nexta")
+    data = folder / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in acpbench_hard("dev", "nexta")[:6]))
+    local = _score("--data", data, "--out", folder / "local.jsonl")
+    assert local.wait(timeout=600) in (0, 1), local.stderr.read()
+    return data, _items(folder / "local.jsonl")
+
+
+def _kill_one_busy_worker(run) -> int | None:
+    deadline = time.monotonic() + 300
+    while run.poll() is None and time.monotonic() < deadline:
+        for pid in _busy_workers("ray::_worker"):
+            os.kill(pid, signal.SIGKILL)
+            return pid
+        time.sleep(0.02)
+    return None
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds Ray's workers in /proc (Linux)")
+def test_a_killed_ray_worker_is_retried_to_the_same_items(ray_address, nexta, tmp_path):
+    data, local = nexta
+    out = tmp_path / "ray.jsonl"
+    run = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address)
+    assert _kill_one_busy_worker(run) is not None, "no busy Ray worker was seen"
+    stdout, stderr = run.communicate(timeout=600)
+    assert run.returncode in (0, 1) and "Traceback" not in stderr, stderr
+    assert _items(out) == local and len(local) == 6
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds Ray's workers in /proc (Linux)")
+def test_without_retries_the_run_stops_in_one_line_and_resume_completes_it(ray_address, nexta, tmp_path):
+    data, local = nexta
+    out = tmp_path / "ray.jsonl"
+    run = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, retries=0)
+    assert _kill_one_busy_worker(run) is not None, "no busy Ray worker was seen"
+    stdout, stderr = run.communicate(timeout=600)
+    assert run.returncode == 2, stdout + stderr
+    assert stderr.strip() == ("acptools: error: --backend ray: a Ray worker died 1 time(s) running one unit of work "
+                              "(WorkerCrashedError) (what finished is in --out: run the same command with --resume)")
+    partial = _items(out)
+    assert len(partial) < 6 and all(it in local for it in partial)
+    resumed = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, "--resume")
+    assert resumed.wait(timeout=600) in (0, 1), resumed.stderr.read()
+    assert _items(out) == local
