@@ -1,7 +1,7 @@
 """`acptools score`: grade free-text answers to records, exactly (or by the published rules).
 
     acptools score --data SOURCE... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
-                   [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS]
+                   [--report report.json] [--plots DIR] [--html report.html] [--jobs N] [--budget SECONDS]
     acptools score --data SOURCE... --gold         # the stored answers, written as text
     acptools score --lm-eval FILE_OR_DIR... [--filtered] [--model NAME]   # lm-eval --log_samples files
     (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
@@ -18,7 +18,8 @@ import time
 
 from ..errors import AcpError
 from ..progress import Progress
-from .common import EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, open_cache
+from .common import (EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, html_flag, open_cache,
+                     write_html)
 
 
 def add_parser(sub):
@@ -46,6 +47,7 @@ def add_parser(sub):
     s.add_argument("--out", metavar="items.jsonl", help="one JSON row per response")
     s.add_argument("--report", metavar="report.json", help="summary per model x task x domain")
     s.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
+    html_flag(s)
     s.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     s.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="CPU seconds per proof (default 60; effort, not wall time, so a busy machine gives "
@@ -149,6 +151,7 @@ def run(args) -> int:
         if args.plots:
             written = report.write_plots(summary, items, args.plots)
             print(f"plots -> {', '.join(written)}")
+        write_html(args, items=items, source=args.out or "")
     except OSError as e:
         return fail(AcpError(f"cannot write: {e.strerror or e}", str(e.filename or "output")))
     return status

@@ -156,16 +156,17 @@ async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
     todo = [t for t in tasks if t.id not in traces.done]
     total, done = len(tasks), len(tasks) - len(todo)
     run, queue = _Run(policy, config, traces), iter(todo)
+    cost = _expect(progress, todo)
     if progress:
         progress(done, total)
 
     async def worker():
         nonlocal done
         for task in queue:          # one iterator shared by the workers: each task is taken once
-            await run.episode(task)
+            end = await run.episode(task)
             done += 1
             if progress:
-                progress(done, total)
+                progress(done, total, **cost(end))
 
     async with policy:
         try:
@@ -219,6 +220,7 @@ def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
                        f"--backend {config.backend}", "make the policy with make_policy, or pass its --policy string")
     todo = sorted((t for t in tasks if t.id not in traces.done), key=lambda t: -len(t.problem_text))
     total, done = len(tasks), len(tasks) - len(todo)
+    cost = _expect(progress, todo)
     if progress:
         progress(done, total)
     units = [(task, policy.recipe, config) for task in todo]
@@ -230,8 +232,23 @@ def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
             traces.write(row)
         done += 1
         if progress:
-            progress(done, total)
+            end = next((r for r in rows if r.get("kind") == EPISODE), {})
+            progress(done, total, **cost(end))
     return RolloutResult(traces.rows)
+
+
+def _expect(progress, todo: list[RolloutTask]):
+    """Tell an acptools.progress.Progress the episodes to come (kind: the domain; prior weight: the
+    problem's size) and return end row -> the keyword arguments reporting that episode's cost."""
+    if not hasattr(progress, "expect"):
+        return lambda end: {}
+    units = {t.id: (domain_name({"PDDL_domain": t.domain_text}), 1.0 + len(t.problem_text) / 1000) for t in todo}
+    progress.expect(units.values())
+
+    def cost(end: dict) -> dict:
+        kind, weight = units.get(end.get("episode"), ("?", 1.0))
+        return {"cost": (kind, weight, end.get("seconds") or 0.0)}
+    return cost
 
 
 def _episode_unit(args) -> tuple[list[dict], tuple | None]:

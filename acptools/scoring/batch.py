@@ -248,11 +248,12 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
     results: list[dict | None] = [None] * len(pairs)
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
-    tracker = _Tracker(progress, len(pairs), sum(weights))
+    kinds = [task_of(pairs[ids[0]][0]) for ids in units]
+    tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)))
     for k, items in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
-        tracker.advance(len(units[k]), weights[k])
+        tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], sum(it.get("seconds") or 0 for it in items)))
     retry = [k for k, ids in enumerate(units) if any(results[i]["verdict"] == UNKNOWN for i in ids)]
     if retry:
         tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
@@ -276,14 +277,20 @@ def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend:
 class _Tracker:
     """Feeds the progress bar with items done and the share of the estimated work done."""
 
-    def __init__(self, progress, total: int, total_weight: float):
+    def __init__(self, progress, total: int, total_weight: float, units=()):
         self.progress, self.total, self.total_weight = progress, total, total_weight or 1.0
         self.done, self.weight = 0, 0.0
+        self.costs = hasattr(progress, "expect")  # an acptools.progress.Progress: the ETA from measured cost
+        if self.costs:
+            progress.expect(units)
 
-    def advance(self, items: int, weight: float) -> None:
+    def advance(self, items: int, weight: float, cost=None) -> None:
+        """`cost`: (task, prior weight, measured seconds) of the unit just graded."""
         self.done += items
         self.weight += weight
-        if self.progress:
+        if self.progress and self.costs:
+            self.progress(self.done, self.total, self.weight / self.total_weight, cost=cost)
+        elif self.progress:
             self.progress(self.done, self.total, self.weight / self.total_weight)
 
     def note(self, text: str) -> None:
