@@ -4,6 +4,7 @@
     acptools cache ...      the proof store: stats, verify, clear (acptools.cli.cache)
     acptools rollout ...    a policy's episodes, graded step by step (acptools.cli.rollout)
     acptools report ...     one HTML page from their outputs (acptools.cli.report)
+    acptools export ...     lm-eval task configs for any record file (acptools.cli.export)
     acptools generate ...   questions with proven answers from PDDL (acptools.cli.generate)
     acptools demo           all eight questions about a bundled example (acptools.cli.demo)
     acptools examples       the bundled example tasks (acptools.cli.demo)
@@ -18,11 +19,11 @@ import os
 import sys
 
 from .. import __version__
-from . import cache, demo, generate, report, rollout, score
+from . import cache, demo, export, generate, report, rollout, score
 from .common import EXIT_INPUT, EXIT_OK, Parser
 
 # subcommand name -> its module; the order is the order of `acptools --help`
-COMMANDS = {"score": score, "cache": cache, "rollout": rollout, "generate": generate, "report": report,
+COMMANDS = {"score": score, "cache": cache, "rollout": rollout, "generate": generate, "report": report, "export": export,
             "demo": demo, "examples": demo.Examples}
 
 

@@ -91,8 +91,12 @@ def _pairs(args) -> list[tuple[dict, dict]]:
             row.pop("_record")
         return batch.match(_records(args), rows)
     records = _records(args)
-    rows = batch.gold_rows(records) if args.gold else batch.read_responses(args.responses)
-    return batch.match(records, rows)
+    if args.gold:
+        return batch.match(records, batch.gold_rows(records))
+    rows, problems = batch.read_response_rows(args.responses)
+    if not rows and not problems:
+        raise AcpError("no responses", str(args.responses), "the file holds no JSON lines")
+    return batch.match(records, rows, problems, where=str(args.responses))
 
 
 def run(args) -> int:

@@ -34,12 +34,14 @@ _RESERVED = {"id", "group", "response", "model"}
 
 # ---- inputs --------------------------------------------------------------------------------------
 
-def read_responses(path) -> list[dict]:
-    """JSONL rows with id, optional group, response, optional model (other fields pass through)."""
+def read_response_rows(path) -> tuple[list[dict], dict[str, list[str]]]:
+    """(good rows, problems by kind): JSONL rows with id, optional group, response, optional model
+    (other fields pass through); every line is read, so every kind of problem is found at once."""
     p = Path(path)
     if not p.is_file():
         raise AcpError(f"no such file: {p}", "--responses")
-    rows, problems = [], []
+    rows: list[dict] = []
+    problems: dict[str, list[str]] = defaultdict(list)
     with open(p, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -47,29 +49,44 @@ def read_responses(path) -> list[dict]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
-                problems.append(f"line {n}: invalid JSON ({e.msg}, column {e.colno})")
+                problems["invalid JSON"].append(f"line {n}: invalid JSON ({e.msg}, column {e.colno})")
                 continue
             if not isinstance(row, dict):
-                problems.append(f"line {n}: expected a JSON object, got {type(row).__name__}")
-                continue
-            if "id" not in row:
-                problems.append(f"line {n}: no 'id' field")
+                problems["not an object"].append(f"line {n}: expected a JSON object, got {type(row).__name__}")
+            elif "id" not in row:
+                problems["no id"].append(f"line {n}: no 'id' field")
             elif "response" not in row:
-                problems.append(f"line {n}: no 'response' field (id {row['id']!r})")
+                problems["no response"].append(f"line {n}: no 'response' field (id {row['id']!r})")
             elif not isinstance(row["response"], str):
-                problems.append(f"line {n}: 'response' must be a string, got {type(row['response']).__name__} "
-                                f"(id {row['id']!r})")
+                problems["response not text"].append(f"line {n}: 'response' must be a string, got "
+                                                     f"{type(row['response']).__name__} (id {row['id']!r})")
             else:
                 row["_line"] = n
                 rows.append(row)
-            if len(problems) >= 20:
-                break
+    return rows, dict(problems)
+
+
+def problems_error(problems: dict[str, list[str]], where: str, suggestion: str) -> AcpError:
+    """One error naming every kind of problem, with up to three examples of each and its count."""
+    total = sum(map(len, problems.values()))
+    parts = []
+    for kind, lines in problems.items():
+        more = f" (and {len(lines) - 3} more {kind})" if len(lines) > 3 else ""
+        parts.append("; ".join(lines[:3]) + more)
+    return AcpError(f"{total} bad row(s): " + "; ".join(parts), where, suggestion)
+
+
+ROW_HINT = "each line must be a JSON object like {\"id\": 123, \"response\": \"...\"}"
+
+
+def read_responses(path) -> list[dict]:
+    """JSONL rows with id, optional group, response, optional model (other fields pass through);
+    raises AcpError naming every kind of bad row."""
+    rows, problems = read_response_rows(path)
     if problems:
-        raise AcpError(f"{len(problems)} bad row(s): " + "; ".join(problems[:10]) +
-                       (" ..." if len(problems) > 10 else ""), str(p),
-                       "each line must be a JSON object like {\"id\": 123, \"response\": \"...\"}")
+        raise problems_error(problems, str(path), ROW_HINT)
     if not rows:
-        raise AcpError("no responses", str(p), "the file holds no JSON lines")
+        raise AcpError("no responses", str(path), "the file holds no JSON lines")
     return rows
 
 
@@ -137,8 +154,10 @@ class RecordIndex:
                 f"not jq 1.6 or JavaScript)")
 
 
-def match(records: list[dict], rows: list[dict]) -> list[tuple[dict, dict]]:
-    """(record, row) pairs; raises AcpError listing every row that matches no record."""
+def match(records: list[dict], rows: list[dict], problems: dict[str, list[str]] | None = None,
+          where: str = "--responses") -> list[tuple[dict, dict]]:
+    """(record, row) pairs; raises AcpError listing every row that matches no record, together with
+    the `problems` found reading the rows (see read_response_rows), so one run shows every kind."""
     index = RecordIndex(records)
     pairs, bad = [], []
     for row in rows:
@@ -147,6 +166,11 @@ def match(records: list[dict], rows: list[dict]) -> list[tuple[dict, dict]]:
             bad.append(f"line {row.get('_line', '?')}: {why}")
         else:
             pairs.append((rec, row))
+    if problems:
+        merged = dict(problems)
+        if bad:
+            merged["no record"] = bad
+        raise problems_error(merged, where, ROW_HINT + "; ids (and groups) must match the --data records")
     if bad:
         raise AcpError(f"{len(bad)} response(s) match no record: " + "; ".join(bad[:12]) +
                        (f"; ... ({len(bad) - 12} more)" if len(bad) > 12 else ""), "--responses",
