@@ -14,6 +14,6 @@ def labelled_bars(ax, xs, values, width, ns=None, fmt="{:.0f}%", top=100.0, **kw
             ax.bar([x], [top * 0.015], width, color=color, hatch="///", edgecolor="black", linewidth=0.4,
                    label="_zero")
         text = fmt.format(v) + (f"\nn={ns[k]}" if ns is not None else "")
-        ax.annotate(text, (x, v), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
+        ax.annotate(text, (x, max(v, top * 0.015)), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
                     fontsize="x-small")
     return bars

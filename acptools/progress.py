@@ -15,20 +15,25 @@ SMOOTHING = 0.5   # weight of a fresh estimate of the time left against the prev
 class CostModel:
     """The work left, from measurement: each pending unit has a kind (a task, a domain) and a prior
     weight (a size guess); the seconds one weight unit of a kind takes are measured as units of that
-    kind finish (kinds not seen yet use the mean over all seen), so a prior that is off by 10x for one
-    kind stops mattering once a few units of that kind are done."""
+    kind finish, so a prior that is off by 10x for one kind stops mattering once a unit of that
+    kind is done (see `work_left` for kinds not seen yet)."""
 
     def __init__(self, units):
         self.pending: dict[str, float] = defaultdict(float)   # kind -> prior weight still to do
+        self.left: dict[str, int] = defaultdict(int)          # kind -> units still to do
         for kind, weight in units:
             self.pending[kind] += weight
+            self.left[kind] += 1
         self.spent: dict[str, float] = defaultdict(float)     # kind -> measured seconds
         self.weighed: dict[str, float] = defaultdict(float)   # kind -> prior weight of those units
+        self.count: dict[str, int] = defaultdict(int)         # kind -> units measured
 
     def finished(self, kind: str, weight: float, seconds: float) -> None:
         self.pending[kind] = max(0.0, self.pending[kind] - weight)
+        self.left[kind] = max(0, self.left[kind] - 1)
         self.spent[kind] += max(0.0, seconds)
         self.weighed[kind] += weight
+        self.count[kind] += 1
 
     @property
     def measured(self) -> float:
@@ -36,13 +41,23 @@ class CostModel:
         return sum(self.spent.values())
 
     def work_left(self) -> float | None:
-        """Estimated seconds of work left (one worker's time), or None before anything was measured."""
+        """Estimated seconds of work left (one worker's time), or None before anything was measured.
+        A kind measured already: its seconds per prior weight unit times its weight left. A kind not
+        seen yet: the geometric mean of two guesses, the prior's (the seconds per weight unit of all
+        kinds seen) and none (the mean seconds of a unit seen), since the prior's ratios between
+        kinds are what is least known."""
+        units = sum(self.count.values())
         total_w = sum(self.weighed.values())
-        if total_w <= 0:
+        if units == 0 or total_w <= 0:
             return None
-        overall = self.measured / total_w
-        return sum(w * (self.spent[k] / self.weighed[k] if self.weighed[k] > 0 else overall)
-                   for k, w in self.pending.items())
+        per_weight, per_unit = self.measured / total_w, self.measured / units
+        left = 0.0
+        for k, w in self.pending.items():
+            if self.weighed[k] > 0:
+                left += w * self.spent[k] / self.weighed[k]
+            else:
+                left += math.sqrt(w * per_weight * self.left[k] * per_unit)
+        return left
 
 
 class Progress:

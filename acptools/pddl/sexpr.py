@@ -33,6 +33,7 @@ def read_sexpr(text: str, source: str) -> SList:
     """Parse exactly one top-level list; `source` names the text in errors ('domain', 'problem')."""
     stack: list[SList] = []
     result: SList | None = None
+    misaligned: SList | None = None
     line, line_start, last = 1, 0, 0
     for m in _TOKEN.finditer(text):
         tok = m.group()
@@ -58,6 +59,8 @@ def read_sexpr(text: str, source: str) -> SList:
             if not stack:
                 raise PddlError("unbalanced ')'", f"{source} line {line}, column {col}", "remove it or add the matching '('")
             done = stack.pop()
+            if not text[line_start:start].strip() and done.col != col:
+                misaligned = done  # a ')' that starts its line closes the list opened at its column, if indented
             if not stack:
                 result = done
         else:
@@ -67,7 +70,7 @@ def read_sexpr(text: str, source: str) -> SList:
                 raise PddlError(f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}", hint)
             stack[-1].append(Token(tok, line, col))
     if stack:
-        opened, why = _surplus(stack[0]) or (stack[-1], "add the missing ')'")
+        opened, why = _surplus(stack[0]) or _misaligned(misaligned) or (stack[-1], "add the missing ')'")
         raise PddlError(f"{len(stack)} unclosed '('", f"{source} line {opened.line}, column {opened.col}", why)
     if result is None:
         raise PddlError("empty text", source, "pass the PDDL text, not a file name, or load the file first")
@@ -98,6 +101,15 @@ def _surplus(root: SList):
         head = best[0] if best and isinstance(best[0], Token) else "list"
         return best, f"this ({head} ...) is never closed: add its ')' before the next section"
     return None
+
+
+def _misaligned(node: SList | None):
+    """The list that a line-leading ')' at another column closed: in indented PDDL, that ')' was
+    meant for an outer list, so the list holds a '(' too many."""
+    if node is None:
+        return None
+    head = node[0] if node and isinstance(node[0], Token) else "list"
+    return node, f"a '(' too many inside this ({head} ...)? Its ')' stands at another column"
 
 
 def where(node, source: str) -> str:

@@ -248,7 +248,9 @@ def _cost(record: dict) -> float:
 def _worker(args):
     """score_group in a worker; items come back as dicts (picklable, and what callers keep)."""
     idx, record, rows, semantics, budget, until = args
-    return idx, [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+    t0 = time.perf_counter()
+    items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+    return idx, items, time.perf_counter() - t0   # the unit's whole cost, loading the question included
 
 
 def _task_of(record: dict) -> str:
@@ -274,15 +276,15 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
     kinds = [task_of(pairs[ids[0]][0]) for ids in units]
     tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)))
-    for k, items in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
+    for k, items, seconds in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
-        tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], sum(it.get("seconds") or 0 for it in items)))
+        tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
     retry = [k for k, ids in enumerate(units) if any(results[i]["verdict"] == UNKNOWN for i in ids)]
     if retry:
         tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
-        for k, items in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
-                                   until):  # here, one at a time: nothing else competes for the CPU
+        for k, items, _ in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
+                                      until):  # here, one at a time: nothing else competes for the CPU
             for i, it in zip(units[retry[k]], items):
                 if results[i]["verdict"] == UNKNOWN:
                     it["retried"] = True

@@ -69,6 +69,10 @@ def test_a_surplus_parenthesis_is_reported_where_it_opens():
     line, col = _position(problem, "((at c1")
     msg = _error(problem=problem)
     assert f"problem line {line}, column {col}" in msg and "unclosed" in msg
+    problem = PROBLEM.replace("(:goal (and", "(:goal (and (and", 1)      # the final ')' closes (:goal ...)
+    line, col = _position(problem, "(:goal")
+    msg = _error(problem=problem)
+    assert f"problem line {line}, column {col}" in msg and "too many inside this (:goal" in msg
     domain = DOMAIN.replace("(empty-ferry))", "(empty-ferry)", 1)   # the first action's effect left open
     line, col = _position(domain, "(:action board")
     msg = _error(domain)

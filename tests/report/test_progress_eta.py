@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from acptools.progress import CostModel, Progress
 
 
@@ -60,11 +62,14 @@ def test_eta_counts_parallel_workers():
         assert abs(eta - truth) <= 0.15 * truth + 3.0
 
 
-def test_cost_model_uses_the_mean_rate_for_kinds_not_seen_yet():
-    model = CostModel([("a", 2.0), ("b", 4.0)])
+def test_cost_model_guesses_kinds_not_seen_yet_between_the_prior_and_no_prior():
+    model = CostModel([("a", 2.0), ("b", 4.0), ("b", 4.0)])
     assert model.work_left() is None
-    model.finished("a", 2.0, 10.0)                    # 5 s per weight unit
-    assert model.work_left() == 20.0                  # b: 4 units at the rate measured on a
+    model.finished("a", 2.0, 10.0)                    # 5 s per weight unit; 10 s per unit
+    # b: by the prior 8 weight units x 5 s = 40 s; without it 2 units x 10 s = 20 s; geometric mean
+    assert model.work_left() == pytest.approx((40.0 * 20.0) ** 0.5)
+    model.finished("b", 4.0, 1.0)                     # measured: b is cheap
+    assert model.work_left() == pytest.approx(1.0)
 
 
 def test_shown_line_has_the_time_left():
