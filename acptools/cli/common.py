@@ -43,7 +43,7 @@ def cache_flags(p: argparse.ArgumentParser) -> None:
 
 
 def html_flag(p: argparse.ArgumentParser, required: bool = False) -> None:
-    """--html FILE: one self-contained page of the run's results (acptools.report)."""
+    """--html FILE: one self-contained page of the run's results (acptools.htmlreport)."""
     p.add_argument("--html", metavar="report.html", required=required,
                    help="one self-contained HTML page (no network): tables, histograms, filterable items")
 
@@ -52,7 +52,7 @@ def write_html(args, items=None, rows=None, report=None, source: str = "") -> No
     """--html: the page of this run, from its items (score, eval) or trace rows (rollout)."""
     if not getattr(args, "html", None):
         return
-    from ..report import Outputs, write_html as write
+    from ..htmlreport import Outputs, write_html as write
     out = Outputs()
     if items is not None:
         out.add_items(items, source)

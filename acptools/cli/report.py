@@ -25,7 +25,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from ..report import load_outputs, write_html
+    from ..htmlreport import load_outputs, write_html
     try:
         outputs = load_outputs(args.files)
         print(f"html -> {write_html(args.html, outputs, args.title)}")

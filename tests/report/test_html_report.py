@@ -1,4 +1,4 @@
-"""The HTML report (acptools.report, `--html`, `acptools report`) from real score and rollout outputs,
+"""The HTML report (acptools.htmlreport, `--html`, `acptools report`) from real score and rollout outputs,
 checked as text and in a real headless browser (Debian's chromium; those tests skip when it is absent)."""
 
 from __future__ import annotations
