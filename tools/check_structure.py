@@ -33,7 +33,8 @@ ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {}
 # the layers, bottom up: a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
-     "acptools.store", "acptools.store_key", "acptools.progress", "acptools.runfile"),                        # leaves: no engine, no I/O beyond their own
+     "acptools.store", "acptools.store_key", "acptools.progress", "acptools.runfile",
+     "acptools.barplots"),                        # leaves: no engine, no I/O beyond their own
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task
     ("acptools.planners",),                                            # outside planners on a grounded task
@@ -43,7 +44,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.truth", "acptools.stored_check", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
      "acptools.dataset", "acptools.examples", "acptools.prompts", "acptools.backends"),  # the face's services
     ("acptools.scoring", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
-     "acptools.unified", "acptools.environments", "acptools.evaluation", "acptools.report"),  # applications
+     "acptools.unified", "acptools.environments", "acptools.evaluation", "acptools.htmlreport",
+     "acptools.export"),  # applications
     ("acptools.cli",),                                                 # the command line
     ("acptools", "server", "examples", "scripts", "tools"),           # the package's face and everything outside
 )

@@ -4,6 +4,8 @@
     acptools score ...      grade free-text answers (acptools.cli.score)
     acptools cache ...      the proof store: stats, verify, clear (acptools.cli.cache)
     acptools rollout ...    a policy's episodes, graded step by step (acptools.cli.rollout)
+    acptools report ...     one HTML page from their outputs (acptools.cli.report)
+    acptools export ...     lm-eval task configs for any record file (acptools.cli.export)
     acptools generate ...   questions with proven answers from PDDL (acptools.cli.generate)
     acptools demo           all eight questions about a bundled example (acptools.cli.demo)
     acptools examples       the bundled example tasks (acptools.cli.demo)
@@ -18,12 +20,12 @@ import os
 import sys
 
 from .. import __version__
-from . import cache, demo, eval as eval_cmd, generate, rollout, score
+from . import cache, demo, eval as eval_cmd, export, generate, report, rollout, score
 from .common import EXIT_INPUT, EXIT_OK, Parser
 
 # subcommand name -> its module; the order is the order of `acptools --help`
-COMMANDS = {"eval": eval_cmd, "score": score, "cache": cache, "rollout": rollout, "generate": generate, "demo": demo,
-            "examples": demo.Examples}
+COMMANDS = {"eval": eval_cmd, "score": score, "cache": cache, "rollout": rollout, "generate": generate, "report": report,
+            "export": export, "demo": demo, "examples": demo.Examples}
 
 
 def parser() -> Parser:

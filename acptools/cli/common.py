@@ -43,6 +43,25 @@ def cache_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-cache", dest="cache", action="store_const", const=None, help="prove everything afresh")
 
 
+def html_flag(p: argparse.ArgumentParser, required: bool = False) -> None:
+    """--html FILE: one self-contained page of the run's results (acptools.htmlreport)."""
+    p.add_argument("--html", metavar="report.html", required=required,
+                   help="one self-contained HTML page (no network): tables, histograms, filterable items")
+
+
+def write_html(args, items=None, rows=None, report=None, source: str = "") -> None:
+    """--html: the page of this run, from its items (score, eval) or trace rows (rollout)."""
+    if not getattr(args, "html", None):
+        return
+    from ..htmlreport import Outputs, write_html as write
+    out = Outputs()
+    if items is not None:
+        out.add_items(items, source)
+    if rows is not None:
+        out.add_run(rows, source)
+    print(f"html -> {write(args.html, out)}")
+
+
 def open_cache(args) -> None:
     """Use the store --cache names for this process (a damaged one is named and bypassed)."""
     from .. import store
@@ -53,7 +72,7 @@ def open_cache(args) -> None:
 
 def check_outputs(args) -> None:
     """--out, --report, --plots, --jobs and --budget are usable before any work starts."""
-    for flag in ("out", "report"):
+    for flag in ("out", "report", "html"):
         path = getattr(args, flag, None)
         if path:
             parent = Path(path).resolve().parent
@@ -68,7 +87,7 @@ def check_outputs(args) -> None:
                            "pip install matplotlib (or pip install 'acptools[plots]'), or drop --plots")
         if Path(args.plots).exists() and not Path(args.plots).is_dir():
             raise AcpError("exists and is not a folder", f"--plots {args.plots}")
-    if args.jobs < 1:
+    if getattr(args, "jobs", 1) < 1:
         raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
-    if args.budget is not None and not args.budget > 0:
+    if getattr(args, "budget", None) is not None and not args.budget > 0:
         raise AcpError(f"--budget must be a positive number of seconds, got {args.budget}", "--budget")

@@ -1,7 +1,7 @@
 """`acptools rollout`: evaluate a policy over a set of tasks, every step graded against h*.
 
     acptools rollout --tasks PATH... --policy POLICY [--base-url URL] [--show-applicable] [--max-steps N]
-                     [--max-invalid K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--jobs N]
+                     [--max-invalid K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--html FILE] [--jobs N]
                      [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR] [--max-tokens N]
                      [--temperature T] [--timeout S] [--backend local|ray] [--address ADDR] [--quiet]
 
@@ -18,7 +18,7 @@ import time
 from ..errors import AcpError
 from ..progress import Progress
 from ..rollout import defaults as D
-from .common import backend_flags, cache_flags, check_outputs, fail, open_cache
+from .common import backend_flags, cache_flags, check_outputs, fail, html_flag, open_cache, write_html
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INPUT = 0, 1, 2
 
@@ -43,6 +43,7 @@ def add_parser(sub):
     r.add_argument("--out", metavar="traces.jsonl", help="one JSON row per step (and per episode)")
     r.add_argument("--report", metavar="report.json", help="figures overall and per domain")
     r.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
+    html_flag(r)
     r.add_argument("--jobs", type=int, default=1, metavar="N", help="episodes in flight at once (default 1)")
     r.add_argument("--resume", action="store_true", help="skip the episodes already finished in --out (refused if a "
                                                          "setting differs)")
@@ -118,6 +119,7 @@ def run(args) -> int:
             print(f"report -> {args.report}")
         if args.plots:
             print(f"plots -> {', '.join(write_plots(summary, result.rows, args.plots))}")
+        write_html(args, rows=result.rows, source=args.out or "")
     except OSError as e:
         sys.stderr.write(f"acptools: error: cannot write {e.filename}: {e.strerror or e}\n")
         return EXIT_INPUT

@@ -1,7 +1,8 @@
 """`acptools score`: grade free-text answers to records, exactly (or by the published rules).
 
     acptools score --data SOURCE... --responses R.jsonl [--semantics exact|reference] [--out items.jsonl]
-                   [--report report.json] [--plots DIR] [--jobs N] [--budget SECONDS] [--resume | --force]
+                   [--report report.json] [--plots DIR] [--html report.html] [--jobs N] [--budget SECONDS]
+                   [--resume | --force]
     acptools score --data SOURCE... --gold         # the stored answers, written as text
     acptools score --lm-eval FILE_OR_DIR... [--filtered] [--model NAME]   # lm-eval --log_samples files
     (SOURCE: acpbench-hard[:dev|test][:TASK], the bundled copy; hf:acpbench-hard[...], the Hugging Face
@@ -20,7 +21,8 @@ import time
 from ..errors import AcpError
 from ..progress import Progress
 from ..runfile import RunFile, resume_command, rewrite
-from .common import EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, open_cache
+from .common import (EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, html_flag, open_cache,
+                     write_html)
 
 
 def add_parser(sub):
@@ -52,6 +54,7 @@ def add_parser(sub):
     s.add_argument("--force", action="store_true", help="overwrite an existing --out")
     s.add_argument("--report", metavar="report.json", help="summary per model x task x domain")
     s.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
+    html_flag(s)
     s.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     s.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="CPU seconds per proof (default 60; effort, not wall time, so a busy machine gives "
@@ -98,8 +101,12 @@ def _pairs(args) -> list[tuple[dict, dict]]:
             row.pop("_record")
         return batch.match(_records(args), rows)
     records = _records(args)
-    rows = batch.gold_rows(records) if args.gold else batch.read_responses(args.responses)
-    return batch.match(records, rows)
+    if args.gold:
+        return batch.match(records, batch.gold_rows(records))
+    rows, problems = batch.read_response_rows(args.responses)
+    if not rows and not problems:
+        raise AcpError("no responses", str(args.responses), "the file holds no JSON lines")
+    return batch.match(records, rows, problems, where=str(args.responses))
 
 
 def _settings(args) -> dict:
@@ -225,6 +232,7 @@ def run(args) -> int:
         if args.plots:
             written = report.write_plots(summary, items, args.plots)
             print(f"plots -> {', '.join(written)}")
+        write_html(args, items=items, source=args.out or "")
     except OSError as e:
         return fail(AcpError(f"cannot write: {e.strerror or e}", str(e.filename or "output")))
     return status

@@ -419,9 +419,40 @@ class GroundedTask:
         """The smallest reason among the action's precondition disjuncts."""
         ops = self.ops_of_action[action]
         if not ops:
-            return Unsatisfied(("static preconditions that are false in this problem",), ())
+            return Unsatisfied(self.false_static_facts(action) or ("static preconditions that are false in this problem",),
+                               ())
         best = min(ops, key=lambda op: bin(op.pre & ~state).count("1") + bin(op.neg & state).count("1"))
         return Unsatisfied(tuple(self.names(best.pre & ~state)), tuple(self.names(best.neg & state)))
+
+    def false_static_facts(self, action: int) -> tuple[str, ...]:
+        """The static literals of the action's precondition (top-level conjunction) that are false in
+        this problem, named: '(road l0 l0)' for a missing fact, '(not (p a))' for a true one it
+        forbids, '(= a b)' / '(not (= a a))' for equalities; () when none is found there."""
+        name = self.action_names[action].strip("()").split()
+        schema = self.domain.actions.get(name[0])
+        if schema is None:
+            return ()
+        binding = {v: a for (v, _), a in zip(schema.params, name[1:])}
+        out: list[str] = []
+        self._false_static(schema.precondition, binding, out)
+        return tuple(out)
+
+    def _false_static(self, f: tuple, binding: dict, out: list[str], positive: bool = True) -> None:
+        tag = f[0]
+        if tag == "and" and positive:
+            for g in f[1]:
+                self._false_static(g, binding, out)
+        elif tag == "not" and positive:
+            self._false_static(f[1], binding, out, False)
+        elif tag == "atom" and f[1] not in self.fluents:
+            args = tuple(binding.get(a, a) for a in f[2])
+            if ((f[1], args) in self.static_true) != positive:
+                atom = render(f[1], args)
+                out.append(atom if positive else f"(not {atom})")
+        elif tag == "=":
+            a, b = (binding.get(x, x) for x in f[1:])
+            if (a == b) != positive:
+                out.append(f"(= {a} {b})" if positive else f"(not (= {a} {b}))")
 
     def apply_op(self, op: Operator, state: int) -> int:
         add, dele = op.add, op.dele

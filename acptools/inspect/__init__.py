@@ -4,6 +4,8 @@
     inspect eval acptools/acp_app_gen -T pddl=true -T split=dev               # the PDDL in front, the dev split
     inspect eval acptools/acp_agentic -T task=nexta                           # may call the acptools MCP tools
     inspect eval acptools/acp_policy                                          # plays episodes, graded per step
+    inspect eval acptools/acp_mcq -T source=kd-mcq.jsonl                      # generated records: acp_bool,
+                                                                              # acp_mcq, acp_arb, acp_records
 
     from acptools.inspect import acpbench_dataset, acptools_scorer
     Task(dataset=acpbench_dataset("nexta"), solver=generate(), scorer=acptools_scorer())
@@ -22,21 +24,12 @@ except ImportError:  # the extra is optional: say how to get it
     raise AcpError("acptools.inspect needs Inspect AI, which is not installed", "acptools.inspect",
                    "pip install 'acptools[inspect]'") from None
 
-from .samples import acpbench_dataset, record_to_sample
+from .samples import acpbench_dataset, record_sample, record_to_sample, records_dataset
 from .scorer import acptools_scorer, mean_iou
-from .tasks import (
-    acp_agentic,
-    acp_app_gen,
-    acp_areach_gen,
-    acp_just_gen,
-    acp_land_gen,
-    acp_nexta_gen,
-    acp_policy,
-    acp_prog_gen,
-    acp_reach_gen,
-    acp_val_gen,
-)
+from .tasks import (acp_agentic, acp_app_gen, acp_arb, acp_areach_gen, acp_bool, acp_just_gen, acp_land_gen, acp_mcq,
+                    acp_nexta_gen, acp_policy, acp_prog_gen, acp_reach_gen, acp_records, acp_val_gen)
 
 __all__ = ["acpbench_dataset", "record_to_sample", "acptools_scorer", "mean_iou", "acp_app_gen", "acp_prog_gen",
            "acp_reach_gen", "acp_areach_gen", "acp_val_gen", "acp_just_gen", "acp_land_gen", "acp_nexta_gen",
-           "acp_agentic", "acp_policy"]
+           "acp_agentic", "acp_policy", "acp_bool", "acp_mcq", "acp_arb", "acp_records", "records_dataset",
+           "record_sample"]

@@ -40,8 +40,53 @@ def _records(task: str, split: str, source) -> list[dict]:
     records = load_records(str(source) if isinstance(source, Path) else source)
     picked = [r for r in records if task_of(r) == task]
     if not picked:
-        raise AcpError(f"no {task} records", f"source {source}", "pass records of that task, or another task")
+        kinds = sorted({task_of(r) for r in records})
+        forms = sorted({FORM_OF.get(k.rsplit("_", 1)[-1], "arb" if k.startswith("arb_") else "hard") for k in kinds})
+        raise AcpError(f"no {task} records (the source holds {', '.join(kinds[:8]) or 'none'})", f"source {source}",
+                       "ask them with " + " or ".join(f"acptools/{FORM_TASKS[f]}" for f in forms))
     return picked
+
+
+# generated forms (acptools.forms) -> the Inspect task that asks them
+FORM_OF = {"bool": "bool", "mcq": "mcq"}
+FORM_TASKS = {"bool": "acp_bool", "mcq": "acp_mcq", "arb": "acp_arb", "hard": "acp_records"}
+
+
+def form_of(record: dict) -> str:
+    """'bool', 'mcq', 'arb' or 'hard' (ACPBench Hard's eight tasks and model-written plans)."""
+    kind = task_of(record)
+    if kind.endswith("_bool"):
+        return "bool"
+    if kind.endswith("_mcq"):
+        return "mcq"
+    return "arb" if kind.startswith("arb_") else "hard"
+
+
+def record_sample(record: dict, pddl: bool = False) -> Sample:
+    """Any record (ACPBench Hard or a generated form) as a one-message Sample with its own prompt
+    (acptools.export.record_prompt), the stored answer as target and the record in the metadata."""
+    from ..export import record_prompt
+    kind = task_of(record)
+    try:
+        target = gold_response(record)
+    except AcpError:
+        target = ""
+    return Sample(input=record_prompt(record, pddl), target=target, id=f"{kind}-{record['id']}",
+                  metadata={"record": record, "task": kind, "domain": domain_name(record), "form": form_of(record)})
+
+
+def records_dataset(source, form: str | None = None, pddl: bool = False) -> MemoryDataset:
+    """The records of `source` (files, folders, acpbench-hard:..., hf:...) as a dataset; `form`
+    keeps one form only ('bool', 'mcq', 'arb', 'hard')."""
+    if source is None:
+        raise AcpError("no source given", "-T source", "pass -T source=records.jsonl (files from acptools generate)")
+    records = load_records(str(source) if isinstance(source, Path) else source)
+    picked = [r for r in records if form is None or form_of(r) == form]
+    if not picked:
+        found = sorted({form_of(r) for r in records})
+        raise AcpError(f"no {form} records (the source holds {', '.join(found) or 'none'})", f"source {source}",
+                       "ask them with " + " or ".join(f"acptools/{FORM_TASKS[f]}" for f in found))
+    return MemoryDataset([record_sample(r, pddl) for r in picked], name=f"acptools_{form or 'records'}")
 
 
 def acpbench_dataset(task: str, split: str = "test", source: str | Path | None = None, pddl: bool = False,

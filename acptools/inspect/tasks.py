@@ -9,14 +9,17 @@ from pathlib import Path
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import accuracy, stderr
 from inspect_ai.solver import generate, system_message, use_tools
 
 from ..dataset import acpbench_hard, load_records, task_of
+from ..export.prompts import FORM_MAX_TOKENS
 from ..prompts import lm_eval_task, max_tokens, stop_strings
 from .agentic import DEFAULT_TOOLS, SYSTEM, acptools_mcp, generate_with_server
-from .samples import acpbench_dataset
+from ..scoring.report import SET_TASKS
+from .samples import acpbench_dataset, records_dataset
 from .policy import episode_scorer, play_episode, policy_sample
-from .scorer import acptools_scorer
+from .scorer import acptools_scorer, mean_iou
 
 
 def _config(kind: str, pddl: bool, stops: bool) -> GenerateConfig:
@@ -33,7 +36,55 @@ def gen_task(kind: str, split: str = "test", source: str | None = None, pddl: bo
     semantics: exact or reference; budget: CPU seconds per answer."""
     return Task(dataset=acpbench_dataset(kind, split, source, pddl, chat), solver=generate(),
                 scorer=acptools_scorer(semantics, budget), config=_config(kind, pddl, stops),
-                name=lm_eval_task(kind, pddl))
+                metrics=_metrics(kind in SET_TASKS), name=lm_eval_task(kind, pddl))
+
+
+def _metrics(sets: bool) -> list:
+    """accuracy and stderr, and mean IoU only where answers are sets (elsewhere it has no value)."""
+    return [accuracy(), stderr()] + ([mean_iou()] if sets else [])
+
+
+def _has_sets(dataset) -> bool:
+    for sample in dataset:
+        record = sample.metadata["record"]
+        spec = record.get("spec") if isinstance(record.get("spec"), dict) else {}
+        if sample.metadata["task"] in SET_TASKS or spec.get("answer_type") in ("set", "effects"):
+            return True
+    return False
+
+
+def records_task(source, form: str | None = None, pddl: bool = False, semantics: str = "exact",
+                 budget: float = 60.0) -> Task:
+    """The records of `source` (of one form, or all), each asked with its own prompt
+    (acptools.export.record_prompt), greedy, graded by acptools_scorer."""
+    dataset = records_dataset(source, form, pddl)
+    return Task(dataset=dataset, solver=generate(), scorer=acptools_scorer(semantics, budget),
+                config=GenerateConfig(temperature=0.0, max_tokens=FORM_MAX_TOKENS), metrics=_metrics(_has_sets(dataset)),
+                name=f"acptools_{form or 'records'}")
+
+
+@task
+def acp_bool(source=None, pddl=False, semantics="exact", budget=60.0):
+    """ACPBench's yes/no questions from `acptools generate --form bool` (-T source=FILE)."""
+    return records_task(source, "bool", pddl, semantics, budget)
+
+
+@task
+def acp_mcq(source=None, pddl=False, semantics="exact", budget=60.0):
+    """ACPBench's 4-choice questions from `acptools generate --form mcq` (-T source=FILE)."""
+    return records_task(source, "mcq", pddl, semantics, budget)
+
+
+@task
+def acp_arb(source=None, pddl=False, semantics="exact", budget=60.0):
+    """ActionReasoningBench questions from `acptools generate --form arb` (-T source=FILE)."""
+    return records_task(source, "arb", pddl, semantics, budget)
+
+
+@task
+def acp_records(source=None, pddl=False, semantics="exact", budget=60.0):
+    """Every record of -T source=FILE, whatever its form, each with its own prompt."""
+    return records_task(source, None, pddl, semantics, budget)
 
 
 def _gen(kind: str, what: str):

@@ -145,11 +145,17 @@ def parse_domain(text: str) -> Domain:
     constants: dict[str, tuple[str, ...]] = {}
     predicates: dict[str, Predicate] = {}
     actions: dict[str, ActionSchema] = {}
+    raw: dict[str, SList] = {}   # action name -> its section as written (to locate errors in it)
+    seen: dict[str, SList] = {}
     for sec in sections:
         sec = r.expect_list(sec, "a domain section")
         if not sec:
             raise r.fail(sec, "empty section")
         head = sec[0]
+        if head in (":requirements", ":types", ":constants", ":predicates") and head in seen:
+            raise r.fail(sec, f"a second ({head} ...) section", f"the first is at line {seen[head].line}, column "
+                         f"{seen[head].col}: merge them into one")
+        seen.setdefault(str(head), sec)
         if head == ":requirements":
             requirements = tuple(str(x) for x in sec[1:])
         elif head == ":types":
@@ -168,7 +174,12 @@ def parse_domain(text: str) -> Domain:
             continue  # only total-cost style functions are used, and costs are ignored
         elif head == ":action":
             act = _action(r, sec)
+            if act.name in actions:
+                first = raw[act.name]
+                raise r.fail(sec, f"a second action named {act.name!r}",
+                             f"the first is at line {first.line}, column {first.col}: rename or remove one")
             actions[act.name] = act
+            raw[act.name] = sec
         elif head in _UNSUPPORTED_SECTIONS:
             raise r.fail(sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
                          "acptools handles STRIPS/ADL actions only")
@@ -177,7 +188,7 @@ def parse_domain(text: str) -> Domain:
     for t in list(supertypes):
         supertypes.setdefault(t, ("object",))
     dom = Domain(name, requirements, supertypes, constants, predicates, actions)
-    _check_domain(r, dom)
+    _check_domain(r, dom, {**{f"action {a}": sec for a, sec in raw.items()}, **seen})
     return dom
 
 
@@ -189,10 +200,17 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
     pre: tuple = ("true",)
     eff: tuple = ("and", ())
     i = 2
+    given: dict[str, Token] = {}
     while i < len(sec):
         key = sec[i]
         if i + 1 >= len(sec):
             raise r.fail(key, f"{key} has no value in action {name}")
+        if isinstance(key, Token) and key in given:
+            first = given[key]
+            raise r.fail(key, f"a second {key} in action {name}",
+                         f"the first is at line {first.line}, column {first.col}: keep one")
+        if isinstance(key, Token):
+            given[key] = key
         val = sec[i + 1]
         if key == ":parameters":
             params = tuple(r.typed_list(r.expect_list(val, "parameters"), True))
@@ -207,8 +225,52 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
     return ActionSchema(name, params, pre, eff)
 
 
-def _check_domain(r: _Reader, dom: Domain) -> None:
-    """Catch undeclared predicates, types and variables now, so grounding cannot mis-answer."""
+class _Misnamed(PddlError):
+    """A semantic error found on the parsed model; `pred` and `word` say which node to point at."""
+
+    def __init__(self, what: str, where: str = "", suggestion: str = "", pred: str | None = None,
+                 word: str | None = None):
+        super().__init__(what, where, suggestion)
+        self.pred, self.word = pred, word
+
+
+def _find(node, pred: str | None, word: str | None):
+    """The first node of `node` (as written) that an error about `pred` / `word` is about: the
+    word inside a (pred ...) list, else the list, else a token equal to `word`; None if none."""
+    if isinstance(node, Token):
+        return node if word is not None and pred is None and node == word else None
+    if not isinstance(node, SList):
+        return None
+    if node and pred is not None and node[0] == pred:
+        if word is None:
+            return node
+        hit = next((t for t in node[1:] if isinstance(t, Token) and t == word), None)
+        if hit is not None:
+            return hit
+    for child in node:
+        hit = _find(child, pred, word)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _check_domain(r: _Reader, dom: Domain, sections: dict[str, SList]) -> None:
+    """Catch undeclared predicates, types and variables now, so grounding cannot mis-answer; each
+    error points at the line and column where the offending name is written. `sections`: 'action
+    NAME' or a section head (':predicates') -> the section as written."""
+    try:
+        _check_names(dom)
+    except _Misnamed as e:
+        part = e.where.removeprefix("domain, ")
+        sec = sections.get(part)
+        node = _find(sec, e.pred, e.word) if sec is not None else None
+        if node is None and sec is None:
+            raise PddlError(e.what, e.where, e.suggestion) from None
+        raise r.fail(node if node is not None else sec, f"{e.what} ({part})", e.suggestion) from None
+
+
+def _check_names(dom: Domain) -> None:
+    """The checks of `_check_domain` on the parsed model (errors are _Misnamed)."""
     for t, parents in dom.supertypes.items():
         for p in parents:
             if p not in dom.supertypes:
@@ -217,13 +279,13 @@ def _check_domain(r: _Reader, dom: Domain) -> None:
         for v, types in p.params:
             for t in types:
                 if t not in dom.supertypes:
-                    raise PddlError(f"predicate {p.name} uses undeclared type {t!r}", "domain")
+                    raise _Misnamed(f"predicate {p.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
     for a in dom.actions.values():
         ctx = f"domain, action {a.name}"
         for v, types in a.params:
             for t in types:
                 if t not in dom.supertypes:
-                    raise PddlError(f"undeclared type {t!r} for {v}", ctx)
+                    raise _Misnamed(f"undeclared type {t!r} for {v}", ctx, word=t)
         bound = {v for v, _ in a.params}
         _check_formula(dom, a.precondition, bound, ctx)
         _check_effect(dom, a.effect, bound, ctx)
@@ -232,15 +294,18 @@ def _check_domain(r: _Reader, dom: Domain) -> None:
 def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
     if pred not in dom.predicates:
         close = get_close_matches(pred, list(dom.predicates), 1)
-        raise PddlError(f"undeclared predicate {pred!r}", ctx, f"did you mean {close[0]!r}?" if close else
-                        "declare it in (:predicates ...)")
+        raise _Misnamed(f"undeclared predicate {pred!r}", ctx, f"did you mean {close[0]!r}?" if close else
+                        "declare it in (:predicates ...)", pred=pred)
     if len(args) != len(dom.predicates[pred].params):
-        raise PddlError(f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx)
+        raise _Misnamed(f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx,
+                        pred=pred)
     for a in args:
         if a.startswith("?") and a not in bound:
-            raise PddlError(f"unbound variable {a} in ({pred} ...)", ctx, "declare it in :parameters or a quantifier")
+            raise _Misnamed(f"unbound variable {a} in ({pred} ...)", ctx, "declare it in :parameters or a quantifier",
+                            pred=pred, word=a)
         if not a.startswith("?") and a not in dom.constants:
-            raise PddlError(f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)")
+            raise _Misnamed(f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)",
+                            pred=pred, word=a)
 
 
 def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
@@ -250,7 +315,7 @@ def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
     elif tag == "=":
         for a in f[1:]:
             if a.startswith("?") and a not in bound:
-                raise PddlError(f"unbound variable {a} in (= ...)", ctx)
+                raise _Misnamed(f"unbound variable {a} in (= ...)", ctx, pred="=", word=a)
     elif tag in ("and", "or"):
         for g in f[1]:
             _check_formula(dom, g, bound, ctx)

@@ -33,6 +33,7 @@ def read_sexpr(text: str, source: str) -> SList:
     """Parse exactly one top-level list; `source` names the text in errors ('domain', 'problem')."""
     stack: list[SList] = []
     result: SList | None = None
+    misaligned: SList | None = None
     line, line_start, last = 1, 0, 0
     for m in _TOKEN.finditer(text):
         tok = m.group()
@@ -58,6 +59,8 @@ def read_sexpr(text: str, source: str) -> SList:
             if not stack:
                 raise PddlError("unbalanced ')'", f"{source} line {line}, column {col}", "remove it or add the matching '('")
             done = stack.pop()
+            if not text[line_start:start].strip() and done.col != col:
+                misaligned = done  # a ')' that starts its line closes the list opened at its column, if indented
             if not stack:
                 result = done
         else:
@@ -67,12 +70,46 @@ def read_sexpr(text: str, source: str) -> SList:
                 raise PddlError(f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}", hint)
             stack[-1].append(Token(tok, line, col))
     if stack:
-        opened = stack[-1]
-        raise PddlError(f"{len(stack)} unclosed '('", f"{source} line {opened.line}, column {opened.col}",
-                        "add the missing ')'")
+        opened, why = _surplus(stack[0]) or _misaligned(misaligned) or (stack[-1], "add the missing ')'")
+        raise PddlError(f"{len(stack)} unclosed '('", f"{source} line {opened.line}, column {opened.col}", why)
     if result is None:
         raise PddlError("empty text", source, "pass the PDDL text, not a file name, or load the file first")
     return result
+
+
+SECTIONS = frozenset({":domain", ":requirements", ":types", ":constants", ":predicates", ":functions", ":action",
+                      ":derived", ":durative-action", ":objects", ":init", ":goal", ":metric", ":constraints"})
+
+
+def _surplus(root: SList):
+    """(the '(' that most likely has no ')', a suggestion) in a text left unclosed, or None: a list
+    that starts with a list (PDDL never does), else the innermost list that swallowed a section."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if node and isinstance(node[0], SList):
+            return node, "a '(' too many here? A PDDL list never starts with another list"
+        todo.extend(reversed([c for c in node if isinstance(c, SList)]))
+    best = None
+    todo = [c for c in root if isinstance(c, SList)]
+    while todo:
+        node = todo.pop()
+        if any(isinstance(c, SList) and c and c[0] in SECTIONS for c in node[1:]):
+            best = node if best is None or (node.line, node.col) > (best.line, best.col) else best
+        todo.extend(c for c in node if isinstance(c, SList))
+    if best is not None:
+        head = best[0] if best and isinstance(best[0], Token) else "list"
+        return best, f"this ({head} ...) is never closed: add its ')' before the next section"
+    return None
+
+
+def _misaligned(node: SList | None):
+    """The list that a line-leading ')' at another column closed: in indented PDDL, that ')' was
+    meant for an outer list, so the list holds a '(' too many."""
+    if node is None:
+        return None
+    head = node[0] if node and isinstance(node[0], Token) else "list"
+    return node, f"a '(' too many inside this ({head} ...)? Its ')' stands at another column"
 
 
 def where(node, source: str) -> str:

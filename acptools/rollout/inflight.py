@@ -12,9 +12,10 @@ from .policies import FatalPolicyError, Policy
 
 
 async def in_flight(policy: Policy, todo: list, jobs: int, work, cancel: threading.Event, progress=None,
-                    done: int = 0, total: int | None = None) -> None:
+                    done: int = 0, total: int | None = None, cost=None) -> None:
     """await work(item) for every item, `jobs` at a time, inside `async with policy` (which closes it);
-    `progress(done, total)` as each finishes. On Ctrl-C or any error `cancel` is set (so gradings
+    `progress(done, total, **cost(result))` as each finishes (`cost`: what the item's result says of its
+    measured cost, for the progress bar's estimate; none without it). On Ctrl-C or any error `cancel` is set (so gradings
     still running in threads stop at once), and a FatalPolicyError comes out as itself, not in a group."""
     total = len(todo) + done if total is None else total
     queue = iter(todo)
@@ -24,10 +25,10 @@ async def in_flight(policy: Policy, todo: list, jobs: int, work, cancel: threadi
     async def worker():
         nonlocal done
         for item in queue:          # one iterator shared by the workers: each item is taken once
-            await work(item)
+            result = await work(item)
             done += 1
             if progress:
-                progress(done, total)
+                progress(done, total, **(cost(result) if cost and isinstance(result, dict) else {}))
 
     async with policy:
         try:

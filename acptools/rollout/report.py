@@ -155,12 +155,18 @@ def write_plots(summary: dict, rows: list[dict], folder) -> list[str]:
 def _rates(ax, summary: dict, rows: list[dict]) -> None:
     names = list(summary["by_domain"]) + ["ALL"]
     stats = list(summary["by_domain"].values()) + [summary["overall"]]
-    for k, (key, label) in enumerate((("solved_rate", "solved"), ("optimal_step_rate", "optimal steps"))):
-        ax.bar([i + 0.4 * k for i in range(len(names))], [100 * (st[key] or 0) for st in stats], 0.4, label=label)
+    from ..barplots import labelled_bars
+    figures = (("solved_rate", "solved", "episodes"), ("optimal_step_rate", "optimal steps", "applied_steps"))
+    for k, (key, label, n_key) in enumerate(figures):
+        shown = [i for i, st in enumerate(stats) if st[key] is not None]  # no bar where the rate is undefined
+        ns = [stats[i]["episodes"] if n_key == "episodes" else stats[i]["applied_steps"] - stats[i]["unknown_steps"]
+              for i in shown]
+        labelled_bars(ax, [i + 0.4 * k for i in shown], [100 * stats[i][key] for i in shown], 0.4, ns=ns,
+                      label=label)
     ax.set_xticks([i + 0.2 for i in range(len(names))])
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("%")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 115)
     ax.legend(fontsize="small")
     ax.set_title("Solved episodes and optimal steps per domain")
 
@@ -175,7 +181,7 @@ def _verdicts(ax, summary: dict, rows: list[dict]) -> None:
         ax.bar(range(len(names)), shares, 0.6, bottom=bottom, label=v)
         bottom = [b + s for b, s in zip(bottom, shares)]
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_xticklabels([f"{n}\nn={st['steps']}" for n, st in zip(names, stats)], rotation=30, ha="right")
     ax.set_ylabel("% of replies")
     ax.legend(fontsize="small")
     ax.set_title("What became of the replies")
@@ -185,7 +191,9 @@ def _regret(ax, summary: dict, rows: list[dict]) -> None:
     steps = [r for r in rows if r.get("kind") == STEP and r["verdict"] == APPLIED and r.get("known")]
     counts = Counter("dead end" if s["regret"] is None else str(s["regret"]) for s in steps)
     labels = sorted((k for k in counts if k != "dead end"), key=int) + (["dead end"] if "dead end" in counts else [])
-    ax.bar(range(len(labels)), [counts[k] for k in labels], 0.6)
+    from ..barplots import labelled_bars
+    labelled_bars(ax, list(range(len(labels))), [counts[k] for k in labels], 0.6, fmt="{}",
+                  top=max(counts.values(), default=1))
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels)
     ax.set_xlabel("regret of the step (h* after + 1 - h* before)")

@@ -171,7 +171,8 @@ async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
     """Run every task not finished in `traces` yet, `config.jobs` at a time; closes the policy."""
     todo = [t for t in tasks if t.id not in traces.done]
     run = _Run(policy, config, traces)
-    await in_flight(policy, todo, config.jobs, run.episode, run.cancel, progress, len(tasks) - len(todo), len(tasks))
+    await in_flight(policy, todo, config.jobs, run.episode, run.cancel, progress, len(tasks) - len(todo), len(tasks),
+                    _expect(progress, todo))
     return RolloutResult(traces.rows)
 
 
@@ -204,6 +205,7 @@ def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
                        f"--backend {config.backend}", "make the policy with make_policy, or pass its --policy string")
     todo = sorted((t for t in tasks if t.id not in traces.done), key=lambda t: -len(t.problem_text))
     total, done = len(tasks), len(tasks) - len(todo)
+    cost = _expect(progress, todo)
     if progress:
         progress(done, total)
     units = [(task, policy.recipe, config) for task in todo]
@@ -215,8 +217,23 @@ def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
             traces.write(row)
         done += 1
         if progress:
-            progress(done, total)
+            end = next((r for r in rows if r.get("kind") == EPISODE), {})
+            progress(done, total, **cost(end))
     return RolloutResult(traces.rows)
+
+
+def _expect(progress, todo: list[RolloutTask]):
+    """Tell an acptools.progress.Progress the episodes to come (kind: the domain; prior weight: the
+    problem's size) and return end row -> the keyword arguments reporting that episode's cost."""
+    if not hasattr(progress, "expect"):
+        return lambda end: {}
+    units = {t.id: (domain_name({"PDDL_domain": t.domain_text}), 1.0 + len(t.problem_text) / 1000) for t in todo}
+    progress.expect(units.values())
+
+    def cost(end: dict) -> dict:
+        kind, weight = units.get(end.get("episode"), ("?", 1.0))
+        return {"cost": (kind, weight, end.get("seconds") or 0.0)}
+    return cost
 
 
 def _episode_unit(args) -> tuple[list[dict], tuple | None]:

@@ -14,6 +14,7 @@ asks several questions about one state, and a policy should not be paid twice fo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,9 +92,26 @@ def _example(name: str, src: str) -> RolloutTask:
     return RolloutTask(f"example/{name}", domain, problem, src, info={"example": name})
 
 
+_HEADER = re.compile(r"\(\s*define\s*\(\s*(domain|problem)\b", re.IGNORECASE)
+
+
+def _kind_of_file(path: Path) -> str | None:
+    """'domain' or 'problem' as the file's (define (...)) header says (comments skipped), else None."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    m = _HEADER.search(re.sub(r";[^\n]*", "", text))
+    return m.group(1).lower() if m else None
+
+
 def _problem_file(path: Path, src: str) -> RolloutTask:
     if path.name == DOMAIN_FILE:
         raise AcpError("this is a domain file", src, "pass its folder, or a problem file beside it")
+    if _kind_of_file(path) == "domain":
+        raise AcpError(f"{path.name} is a domain file (define (domain ...)), not a problem", src,
+                       f"a task folder holds one domain, named {DOMAIN_FILE}, and problem files: move {path.name} "
+                       f"to a folder of its own (as {DOMAIN_FILE}) with its problems")
     domain = path.parent / DOMAIN_FILE
     if not domain.is_file():
         raise AcpError(f"no {DOMAIN_FILE} beside the problem file", src,

@@ -35,12 +35,14 @@ _RESERVED = {"id", "group", "response", "model"}
 
 # ---- inputs --------------------------------------------------------------------------------------
 
-def read_responses(path) -> list[dict]:
-    """JSONL rows with id, optional group, response, optional model (other fields pass through)."""
+def read_response_rows(path) -> tuple[list[dict], dict[str, list[str]]]:
+    """(good rows, problems by kind): JSONL rows with id, optional group, response, optional model
+    (other fields pass through); every line is read, so every kind of problem is found at once."""
     p = Path(path)
     if not p.is_file():
         raise AcpError(f"no such file: {p}", "--responses")
-    rows, problems = [], []
+    rows: list[dict] = []
+    problems: dict[str, list[str]] = defaultdict(list)
     with open(p, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -48,29 +50,44 @@ def read_responses(path) -> list[dict]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as e:
-                problems.append(f"line {n}: invalid JSON ({e.msg}, column {e.colno})")
+                problems["invalid JSON"].append(f"line {n}: invalid JSON ({e.msg}, column {e.colno})")
                 continue
             if not isinstance(row, dict):
-                problems.append(f"line {n}: expected a JSON object, got {type(row).__name__}")
-                continue
-            if "id" not in row:
-                problems.append(f"line {n}: no 'id' field")
+                problems["not an object"].append(f"line {n}: expected a JSON object, got {type(row).__name__}")
+            elif "id" not in row:
+                problems["no id"].append(f"line {n}: no 'id' field")
             elif "response" not in row:
-                problems.append(f"line {n}: no 'response' field (id {row['id']!r})")
+                problems["no response"].append(f"line {n}: no 'response' field (id {row['id']!r})")
             elif not isinstance(row["response"], str):
-                problems.append(f"line {n}: 'response' must be a string, got {type(row['response']).__name__} "
-                                f"(id {row['id']!r})")
+                problems["response not text"].append(f"line {n}: 'response' must be a string, got "
+                                                     f"{type(row['response']).__name__} (id {row['id']!r})")
             else:
                 row["_line"] = n
                 rows.append(row)
-            if len(problems) >= 20:
-                break
+    return rows, dict(problems)
+
+
+def problems_error(problems: dict[str, list[str]], where: str, suggestion: str) -> AcpError:
+    """One error naming every kind of problem, with up to three examples of each and its count."""
+    total = sum(map(len, problems.values()))
+    parts = []
+    for kind, lines in problems.items():
+        more = f" (and {len(lines) - 3} more {kind})" if len(lines) > 3 else ""
+        parts.append("; ".join(lines[:3]) + more)
+    return AcpError(f"{total} bad row(s): " + "; ".join(parts), where, suggestion)
+
+
+ROW_HINT = "each line must be a JSON object like {\"id\": 123, \"response\": \"...\"}"
+
+
+def read_responses(path) -> list[dict]:
+    """JSONL rows with id, optional group, response, optional model (other fields pass through);
+    raises AcpError naming every kind of bad row."""
+    rows, problems = read_response_rows(path)
     if problems:
-        raise AcpError(f"{len(problems)} bad row(s): " + "; ".join(problems[:10]) +
-                       (" ..." if len(problems) > 10 else ""), str(p),
-                       "each line must be a JSON object like {\"id\": 123, \"response\": \"...\"}")
+        raise problems_error(problems, str(path), ROW_HINT)
     if not rows:
-        raise AcpError("no responses", str(p), "the file holds no JSON lines")
+        raise AcpError("no responses", str(path), "the file holds no JSON lines")
     return rows
 
 
@@ -138,8 +155,10 @@ class RecordIndex:
                 f"not jq 1.6 or JavaScript)")
 
 
-def match(records: list[dict], rows: list[dict]) -> list[tuple[dict, dict]]:
-    """(record, row) pairs; raises AcpError listing every row that matches no record."""
+def match(records: list[dict], rows: list[dict], problems: dict[str, list[str]] | None = None,
+          where: str = "--responses") -> list[tuple[dict, dict]]:
+    """(record, row) pairs; raises AcpError listing every row that matches no record, together with
+    the `problems` found reading the rows (see read_response_rows), so one run shows every kind."""
     index = RecordIndex(records)
     pairs, bad = [], []
     for row in rows:
@@ -148,6 +167,11 @@ def match(records: list[dict], rows: list[dict]) -> list[tuple[dict, dict]]:
             bad.append(f"line {row.get('_line', '?')}: {why}")
         else:
             pairs.append((rec, row))
+    if problems:
+        merged = dict(problems)
+        if bad:
+            merged["no record"] = bad
+        raise problems_error(merged, where, ROW_HINT + "; ids (and groups) must match the --data records")
     if bad:
         raise AcpError(f"{len(bad)} response(s) match no record: " + "; ".join(bad[:12]) +
                        (f"; ... ({len(bad) - 12} more)" if len(bad) > 12 else ""), "--responses",
@@ -225,7 +249,9 @@ def _cost(record: dict) -> float:
 def _worker(args):
     """score_group in a worker; items come back as dicts (picklable, and what callers keep)."""
     idx, record, rows, semantics, budget, until = args
-    return idx, [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+    t0 = time.perf_counter()
+    items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+    return idx, items, time.perf_counter() - t0   # the unit's whole cost, loading the question included
 
 
 def _task_of(record: dict) -> str:
@@ -254,20 +280,21 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
     results: list[dict | None] = [None] * len(pairs)
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
-    tracker = _Tracker(progress, len(pairs), sum(weights), len(skip))
+    kinds = [task_of(pairs[ids[0]][0]) for ids in units]
+    tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)), len(skip))
     retry = []
-    for k, items in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
+    for k, items, seconds in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
-        tracker.advance(len(units[k]), weights[k])
+        tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
         if any(it["verdict"] == UNKNOWN for it in items):
             retry.append(k)
         elif on_items:
             on_items(items)
     if retry:
         tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
-        for k, items in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
-                                   until):  # here, one at a time: nothing else competes for the CPU
+        for k, items, _ in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
+                                      until):  # here, one at a time: nothing else competes for the CPU
             for i, it in zip(units[retry[k]], items):
                 if results[i]["verdict"] == UNKNOWN:
                     it["retried"] = True
@@ -279,7 +306,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
 
 def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
                address: str | None = None):
-    """Yield (unit index, item dicts) as units finish, on the chosen backend, the proof store
+    """Yield (unit index, item dicts, seconds) as units finish, on the chosen backend, the proof store
     shared (acptools.backends)."""
     work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until) for k, ids in enumerate(units)]
     yield from run_sharing_proofs(_worker, work, [[_task_of(w[1])] for w in work], jobs, backend, address)
@@ -288,14 +315,20 @@ def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend:
 class _Tracker:
     """Feeds the progress bar with items done and the share of the estimated work done."""
 
-    def __init__(self, progress, total: int, total_weight: float, done: int = 0):
+    def __init__(self, progress, total: int, total_weight: float, units=(), done: int = 0):
         self.progress, self.total, self.total_weight = progress, total, total_weight or 1.0
         self.done, self.weight = done, 0.0
+        self.costs = hasattr(progress, "expect")  # an acptools.progress.Progress: the ETA from measured cost
+        if self.costs:
+            progress.expect(units)
 
-    def advance(self, items: int, weight: float) -> None:
+    def advance(self, items: int, weight: float, cost=None) -> None:
+        """`cost`: (task, prior weight, measured seconds) of the unit just graded."""
         self.done += items
         self.weight += weight
-        if self.progress:
+        if self.progress and self.costs:
+            self.progress(self.done, self.total, self.weight / self.total_weight, cost=cost)
+        elif self.progress:
             self.progress(self.done, self.total, self.weight / self.total_weight)
 
     def note(self, text: str) -> None:

@@ -160,8 +160,13 @@ def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
         st = summary[m]["tasks"].get(t)
         return None if not st or st["accuracy"] is None else 100 * st["accuracy"]
 
+    def scored(m, t):
+        return (summary[m]["tasks"].get(t) or {}).get("scored", 0)
+
     grid = [[accuracy(m, t) for t in tasks] for m in models]
-    fig = _accuracy_bars(plt, models, tasks, grid) if len(models) <= 8 else _accuracy_heat_map(plt, models, tasks, grid)
+    ns = [[scored(m, t) for t in tasks] for m in models]
+    fig = (_accuracy_bars(plt, models, tasks, grid, ns) if len(models) <= 8
+           else _accuracy_heat_map(plt, models, tasks, grid))
     written = [_save(plt, fig, folder / "accuracy.png")]
     for t in tasks:
         fig = _iou_histogram(plt, t, models, items)
@@ -177,17 +182,20 @@ def _save(plt, fig, path: Path) -> str:
     return str(path)
 
 
-def _accuracy_bars(plt, models: list[str], tasks: list[str], grid: list[list]):
-    """Grouped bars: one group per task, one bar per model (grid[model][task] is a percentage or None)."""
-    fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4))
+def _accuracy_bars(plt, models: list[str], tasks: list[str], grid: list[list], ns: list[list]):
+    """Grouped bars: one group per task, one bar per model (grid[model][task] is a percentage or None,
+    ns[model][task] the decided items), each bar labelled with its value and n, 0% visible."""
+    from ..barplots import labelled_bars
+    fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4.4))
     width = 0.8 / max(1, len(models))
-    for k, (m, row) in enumerate(zip(models, grid)):
-        xs = [i + k * width for i, acc in enumerate(row) if acc is not None]
-        ax.bar(xs, [acc for acc in row if acc is not None], width, label=m)
+    for k, (m, row, nrow) in enumerate(zip(models, grid, ns)):
+        shown = [i for i, acc in enumerate(row) if acc is not None]
+        labelled_bars(ax, [i + k * width for i in shown], [row[i] for i in shown], width,
+                      ns=[nrow[i] for i in shown], label=m)
     ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(tasks))])
     ax.set_xticklabels(tasks)
     ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 112)
     if len(models) > 1:
         ax.legend(fontsize="small", ncol=2)
     ax.set_title("Accuracy per task")
