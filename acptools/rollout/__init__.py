@@ -8,10 +8,10 @@
     policy = rollout.make_policy("openai:my-model", base_url="http://localhost:8000/v1")
     rollout.run(rollout.load_tasks("example:NAME", "tasks/"), policy, rollout.RolloutConfig(show_applicable=True))
 
-One module per job: `tasks` (what to roll out), `policies` (who chooses the actions), `prompts`
-(what a policy sees; template files you can replace), `runner` (episodes in flight, grading,
-ending), `traces` (the JSONL file and --resume), `report` (figures, table, JSON, plots),
-`defaults`, and `cli` (`acptools rollout`). docs/evaluating.md explains the metrics.
+One module per job: `sources` (what to roll out), `policies` (who chooses the actions),
+`observations` (what a policy sees; template files you can replace), `runner` (episodes in flight,
+grading, ending), `inflight` (items in flight against one policy), `traces` (the JSONL file and
+--resume), `report` (figures, table, JSON, plots), `defaults`; the command line is acptools.cli.rollout. docs/evaluating.md explains the metrics.
 
 The names below load on first use, so `acptools --help` does not pay for the engines.
 """
@@ -22,11 +22,11 @@ import importlib
 
 _HOME = {
     "run": "runner", "run_async": "runner", "RolloutConfig": "runner", "RolloutResult": "runner",
-    "default_max_steps": "defaults", "RolloutTask": "tasks", "load_tasks": "tasks",
+    "default_max_steps": "defaults", "RolloutTask": "sources", "load_tasks": "sources",
     "Policy": "policies", "Reply": "policies", "PolicyError": "policies", "FatalPolicyError": "policies",
     "make_policy": "policies", "FORMS": "policies", "OptimalPolicy": "policies", "RandomPolicy": "policies",
     "OpenAIPolicy": "policies", "AnthropicPolicy": "policies", "CommandPolicy": "policies",
-    "PythonPolicy": "policies", "Observation": "prompts", "Prompts": "prompts", "summarize": "report",
+    "PythonPolicy": "policies", "Observation": "observations", "Prompts": "observations", "summarize": "report",
     "table": "report", "json_report": "report", "write_plots": "report", "DEFINITIONS": "report",
     "TraceFile": "traces", "read_rows": "traces",
 }
