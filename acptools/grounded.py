@@ -36,6 +36,7 @@ from operator import getitem
 from .errors import AcpError, UnknownNameError
 from .bitset import bits
 from .exploration import Exploration
+from .footprint import footprint, within_limits
 from .grounding import (MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates,
                         proposition_atoms)
 from .join import Relation, compile_join
@@ -75,7 +76,8 @@ class GroundedTask:
     """A PDDL task grounded once: names both ways, operators, init and goal as bitsets."""
 
     def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS,
-                 budget=None, ground_all: bool = False):
+                 budget=None, ground_all: bool = False, max_bytes: int | None = None,
+                 max_actions: int | None = None):
         self.domain_text, self.problem_text = domain_text, problem_text
         self.domain = _parsed_domain(domain_text)
         self.problem = parse_problem(problem_text, self.domain)
@@ -85,6 +87,9 @@ class GroundedTask:
         self.fluents = fluent_predicates(self.domain)
         g = Grounder(self.domain, self.problem, self.types, self.fluents)
         self.static_true = g.static_true
+        self._joins = self._compile_joins()
+        self.footprint = within_limits(footprint(self.domain, self.problem, self.types, self.fluents),
+                                       max_bytes, max_actions, lambda limit: self._count_possible(limit, budget))
         for atom in proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents):
             g.atom_id(atom)
         g.frozen = True
@@ -109,7 +114,6 @@ class GroundedTask:
         self._possible: list[str] | None = None
         self._possible_names: frozenset[str] | None = None
         self._schemas = {name: SchemaGrounder(schema, g) for name, schema in self.domain.actions.items()}
-        self._joins = self._compile_joins()
         if ground_all:
             self._exploration = None
             self._ground_everything(budget)
@@ -128,6 +132,16 @@ class GroundedTask:
         return {name: compile_join(schema, [self.types.of(t) for _, t in schema.params], self.fluents,
                                    self._relations, count)
                 for name, schema in self.domain.actions.items()}
+
+    def _count_possible(self, limit: int, budget) -> int | None:
+        """Bindings that the static facts allow, over all schemas (None: more than ``limit``)."""
+        total = 0
+        for join in self._joins.values():
+            found = join.bindings(budget, fluent=False, limit=limit - total, keep=False)
+            if found is None:
+                return None
+            total += len(found)
+        return total
 
     def _ground_everything(self, budget) -> None:
         """Every action whose precondition can hold by the static facts (the reference the lazy

@@ -77,15 +77,16 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
 
 
 def test_loading_is_budgeted_and_cancellable(tmp_path: Path) -> None:
-    big, _ = ferry(1500, 40)  # ~120 000 ground actions: grounding takes seconds
-    with StdioServer(tmp_path, "--load-budget", "0.5") as server:
+    big, _ = ferry(1500, 40)  # ~120 000 ground actions: grounding takes seconds (and ~3 GB by the estimate)
+    room = ("--max-memory", str(10 ** 10))
+    with StdioServer(tmp_path, "--load-budget", "0.5", *room) as server:
         t0 = time.perf_counter()
         text = server.err("load_task", domain=FERRY_DOMAIN, problem=big)
         refused_s = time.perf_counter() - t0
         assert server.info()["loads_running"] == 0
     assert "--load-budget" in text and "internal error" not in text, text
     assert refused_s < 0.5 + SLACK, refused_s
-    with StdioServer(tmp_path) as server:  # a client that gives up stops the grounding too
+    with StdioServer(tmp_path, *room) as server:  # a client that gives up stops the grounding too
         request = server.start_call("load_task", domain=FERRY_DOMAIN, problem=big)
         assert wait_until(lambda: server.info()["loads_running"] == 1, 10)
         server.cancel(request)

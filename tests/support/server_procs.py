@@ -211,6 +211,22 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def peak_rss_mb(pid: int) -> float:
+    """The most memory the process has held at once (VmHWM)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has spent."""
+    fields = _stat(pid)
+    assert fields is not None, f"process {pid} is gone"
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_until(check, timeout: float, step: float = 0.1) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -269,6 +285,20 @@ def _deliveries(start: list[int], goal: list[int], locations: int, max_length: i
         length += len(step)
         at = t
     return steps
+
+
+def wide_task(objects: int, params: int = 6, flat: bool = False, name: str = "w") -> tuple[str, str]:
+    """A domain of under 300 bytes whose one schema has ``params`` untyped parameters, so ``objects **
+    params`` ground actions; its effect is an atom of as many parameters (as many fluent atoms), or,
+    with ``flat``, one 0-ary atom."""
+    vs = " ".join(f"?v{i}" for i in range(params))
+    effect = "(done)" if flat else f"(p {vs})"
+    domain = (f"(define (domain wide) (:predicates (done) (p {vs})) (:action a :parameters ({vs}) "
+              f":precondition (and) :effect {effect}))")
+    goal = "(done)" if flat else f"(p {' '.join(['o0'] * params)})"
+    problem = (f"(define (problem {name}) (:domain wide) (:objects {' '.join(f'o{i}' for i in range(objects))}) "
+               f"(:init) (:goal {goal}))")
+    return domain, problem
 
 
 INSPECTOR_PKG = os.environ.get("ACPTOOLS_INSPECTOR_PKG", "@modelcontextprotocol/inspector@0.15.0")
