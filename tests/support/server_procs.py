@@ -35,7 +35,8 @@ class StdioServer:
 
     def __init__(self, tmp: Path, *args: str, **env: str) -> None:
         self.tmpdir = tmp / "tmp"
-        self.log = open(tmp / f"server-{time.monotonic_ns()}.log", "wb")
+        self.log_path = tmp / f"server-{time.monotonic_ns()}.log"
+        self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "server", "--log-level", "WARNING", *args], cwd=REPO,
                                      env=server_env(self.tmpdir, **env), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log)
@@ -109,6 +110,10 @@ class StdioServer:
 
     def info(self) -> dict:
         return self.ok("server_info", timeout=30)
+
+    def log_text(self) -> str:
+        """What the server wrote to stderr so far."""
+        return self.log_path.read_text(errors="replace")
 
     def close(self) -> None:
         if self.proc.poll() is None:
