@@ -35,7 +35,7 @@ from server.config import (
     ServerConfig,
     package_version,
 )
-from server.http import BearerTokenMiddleware, transport_security
+from server.http import BearerTokenMiddleware, CancelOnDisconnect, transport_security
 from server.schema import compact_arguments, compact_result
 from server.state import lifespan, stop_everything
 from server.stdio import serve_stdio
@@ -185,6 +185,7 @@ def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any
         transport_security=transport_security(config),
         max_request_body_size=config.max_request_body_bytes(),
     )
+    app = CancelOnDisconnect(app)
     token = config.token_value()
     if token is not None:
         app = BearerTokenMiddleware(app, token)
