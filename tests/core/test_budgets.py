@@ -12,6 +12,7 @@ from acptools.dataset import acpbench_hard
 from acptools.episode import Episode
 from acptools.scoring import batch, clear_caches, report
 from acptools.scoring.api import score_answer
+from tests.support.load import slack
 
 
 def test_an_effort_budget_counts_cpu_not_waiting():
@@ -103,7 +104,7 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     q.engine, q.optimizer  # built before the clocks start
     started = time.perf_counter()
     v = q.is_reachable("(at c1 l0)", budget=3)
-    assert v.answer is True and time.perf_counter() - started < 4.5
+    assert v.answer is True and time.perf_counter() - started < 3 + slack(1.5)
     state = task.init
     for a in task.parse_plan(v.witness):
         state = task.apply_op(task.op_for(a, state), state)
@@ -111,4 +112,4 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     started = time.perf_counter()
     q.unreachable_atoms(budget=3)
     q.landmarks(budget=3)
-    assert time.perf_counter() - started < 3 + 3 + 3
+    assert time.perf_counter() - started < 3 + 3 + slack(3)
