@@ -70,9 +70,9 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
         info = server.info()
     print(f"\nunreachable_atoms(budget=3) {unreach_s:.1f} s, optimal_next_action(budget=3) {nexta_s:.1f} s, "
           f"is_reachable(budget=2) {reach_s:.1f} s (c0 starts at {where})")
-    assert not unreach["isError"] and unreach_s < 3 + SLACK
-    assert not nexta["isError"] and nexta_s < 3 + SLACK
-    assert reach["structuredContent"]["answer"] is True and reach_s < 2 + SLACK
+    assert not unreach["isError"] and unreach_s < 3 + slack(SLACK)
+    assert not nexta["isError"] and nexta_s < 3 + slack(SLACK)
+    assert reach["structuredContent"]["answer"] is True and reach_s < 2 + slack(SLACK)
     assert reach["structuredContent"]["how"] == "witness-plan" and len(reach["structuredContent"]["witness"]) <= 3
     assert info["searches_running"] == 0 and info["planners_running"] == 0
 
@@ -248,7 +248,7 @@ def test_simplify_plan_of_2000_actions_is_fast_and_small(tmp_path: Path) -> None
     print(f"\nsimplify_plan: {len(plan)} actions, {len(out['removable'])} removable, {elapsed * 1e3:.0f} ms, "
           f"{size} bytes")
     assert validated["first_inapplicable"] is None and len(plan) == 2000
-    assert elapsed < 1.0 and size < 100_000
+    assert elapsed < slack(1.0) and size < 100_000
     assert len(out["removable"]) > 300 and all(r["plan"] is None for r in out["removable"])
     assert "--max-response-bytes" in too_big and "without with_plans" in too_big
 

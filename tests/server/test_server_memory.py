@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server_procs import StdioServer, cpu_seconds, peak_rss_mb, rss_mb, wide_task
+from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry, peak_rss_mb, rss_mb, wide_task
 
 CHEAP = dict(task_id="example:ferry")
 
@@ -66,3 +66,24 @@ def test_running_out_of_memory_is_an_error_and_the_server_goes_on(tmp_path: Path
         small = wide_task(3)
         assert server.ok("load_task", domain=small[0], problem=small[1])["num_ground_actions"] == 3 ** 6
         assert server.info()["loads_running"] == 0
+
+
+def test_simplify_plan_with_plans_is_refused_at_the_size_limit_not_after(tmp_path: Path) -> None:
+    """A 10 000-action plan with thousands of removable steps: each shortened plan is ~200 KB, so all of
+    them would be gigabytes. The size is counted as the plans are built, and the call is refused at
+    --max-response-bytes, having spent little CPU and memory."""
+    problem, plan = ferry(400, 10, plan_length=10_000)
+    with StdioServer(tmp_path) as server:
+        tid = server.ok("load_task", domain=FERRY_DOMAIN, problem=problem)["task_id"]
+        assert server.ok("validate_plan", task_id=tid, plan=plan)["valid"] is True
+        peak_before, cpu = peak_rss_mb(server.pid), cpu_seconds(server.pid)
+        text = server.err("simplify_plan", timeout=300, task_id=tid, plan=plan, with_plans=True, budget=60)
+        spent, peak = cpu_seconds(server.pid) - cpu, peak_rss_mb(server.pid)
+        small, short_plan = ferry(400, 10, plan_length=40)
+        small_id = server.ok("load_task", domain=FERRY_DOMAIN, problem=small)["task_id"]
+        short = server.ok("simplify_plan", timeout=300, task_id=small_id, plan=short_plan, with_plans=True)
+    print(f"\nsimplify_plan(with_plans) of {len(plan)} actions refused after {spent:.1f} s CPU; "
+          f"peak RSS {peak_before:.0f} -> {peak:.0f} MB")
+    assert "--max-response-bytes" in text and "without with_plans" in text, text
+    assert spent < 10 and peak - peak_before < 200
+    assert short["removable"] and all(len(r["plan"]) == 40 - len(r["indices"]) for r in short["removable"])
