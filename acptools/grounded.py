@@ -80,7 +80,7 @@ class GroundedTask:
                  max_actions: int | None = None):
         self.domain_text, self.problem_text = domain_text, problem_text
         self.domain = _parsed_domain(domain_text)
-        self.problem = parse_problem(problem_text, self.domain)
+        self.problem = parse_problem(problem_text, self.domain, budget)
         self.key = task_key(domain_text, problem_text)
         self.id = self.key[:16]
         self.types = TypeTable(self.domain, self.problem)
@@ -90,7 +90,9 @@ class GroundedTask:
         self._joins = self._compile_joins()
         self.footprint = within_limits(footprint(self.domain, self.problem, self.types, self.fluents),
                                        max_bytes, max_actions, lambda limit: self._count_possible(limit, budget))
-        for atom in proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents):
+        for k, atom in enumerate(proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents)):
+            if budget is not None and not k % POSSIBLE_CHECK_EVERY:
+                budget.check()
             g.atom_id(atom)
         g.frozen = True
         self.atoms = g.atoms

@@ -252,7 +252,7 @@ class TaskStore:
                             f"{self.limits.load_budget:g} s (--load-budget)") from None
         except AcpError as exc:
             raise ToolError(_too_large(exc, limit) or str(exc)) from None
-        if task.num_possible_actions > limit:
+        if len(task.possible_actions(budget)) > limit:  # listed under the load budget
             raise ToolError(
                 f"the task has {task.num_possible_actions} ground actions, more than the server accepts "
                 f"({limit}); use a smaller problem, or start the server with a larger --max-ground-actions"

@@ -94,6 +94,21 @@ def test_loading_is_budgeted_and_cancellable(tmp_path: Path) -> None:
         assert wait_until(lambda: server.info()["loads_running"] == 0, 5), server.info()
 
 
+def test_the_load_budget_binds_while_reading_and_grounding(tmp_path: Path) -> None:
+    """574 KB of PDDL, mostly static facts: reading it alone takes seconds. Parsing, numbering atoms,
+    grounding and listing the possible actions all check the load budget (issue 18: a 708 KB task ran
+    86.8 s on a 60 s budget)."""
+    problem, _ = ferry(10, 180)
+    with StdioServer(tmp_path, "--load-budget", "1") as server:
+        t0 = time.perf_counter()
+        text = server.err("load_task", domain=FERRY_DOMAIN, problem=problem)
+        refused_s = time.perf_counter() - t0
+        assert server.info()["loads_running"] == 0
+    print(f"\n{len(problem)} bytes refused after {refused_s:.1f} s on --load-budget 1")
+    assert "--load-budget" in text and "internal error" not in text, text
+    assert refused_s < 1 + slack(SLACK), refused_s
+
+
 # ---- 2. cancellation stops the work --------------------------------------------------------------
 
 

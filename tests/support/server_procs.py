@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.support.load import slack
+
 REPO = Path(__file__).resolve().parents[2]
 PROTOCOL = "2025-06-18"
 
@@ -78,6 +80,8 @@ class StdioServer:
         self.write(json.dumps({"jsonrpc": "2.0", "method": method, "params": params or {}}).encode())
 
     def wait(self, request_id: Any, timeout: float) -> dict:
+        """The response to ``request_id``; the timeout (a bound against hangs) grows with the machine's load."""
+        timeout = slack(timeout)
         with self._cond:
             if not self._cond.wait_for(lambda: request_id in self.responses, timeout):
                 raise AssertionError(f"no response to request {request_id} within {timeout} s")
@@ -146,7 +150,7 @@ def start_http(tmp: Path, *args: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen([sys.executable, "-m", "server", "--transport", "streamable-http", "--port", str(port),
                              "--log-level", "WARNING", *args], cwd=REPO, env=server_env(tmp / "tmp"),
                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + slack(60)
     while time.monotonic() < deadline:
         assert proc.poll() is None, (tmp / "http-server.log").read_text()
         try:
