@@ -259,10 +259,6 @@ def report(tally: Tally, killed: dict, peak_mb: float, left: dict) -> None:
     print(f"peak memory (servers + planners) {peak_mb:.0f} MB")
 
 
-if __name__ == "__main__":
-    main()
-
-
 # ---- attacks (issue 18) ---------------------------------------------------------------------------------
 
 DEEP = "[" * 50_000 + "]" * 50_000
@@ -352,3 +348,7 @@ def report_attacks(seen: Attacks) -> None:
           f"{seen.peak_rss_mb:.0f} MB")
     print(f"ping right after a 50 000-deep request: {spread(seen.ping_after_deep_s)}")
     print(f"dropped HTTP client's search cancelled after: {spread(seen.drop_cancel_s)}")
+
+
+if __name__ == "__main__":
+    main()
