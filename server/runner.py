@@ -10,6 +10,8 @@ So a cancelled call never leaves work behind that the limit does not count.
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import logging
 import math
 import threading
@@ -49,6 +51,7 @@ class _Call(Generic[T]):
             self.value = self.fn(self.budget)
         except (MemoryError, RecursionError) as exc:  # drop the frames that hold the memory at once
             self.error = exc.with_traceback(None)
+            give_memory_back()
         except BaseException as exc:  # handed to the awaiting task
             self.error = exc
         finally:
@@ -77,6 +80,16 @@ class _Call(Generic[T]):
         if self.error is not None:
             raise self.error
         return self.value  # type: ignore[return-value]
+
+
+def give_memory_back() -> None:
+    """Return freed memory to the operating system after a call that ran out of it (glibc keeps freed
+    memory in its arenas otherwise; elsewhere this only collects garbage)."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 class SearchRunner:

@@ -55,6 +55,7 @@ def test_running_out_of_memory_is_an_error_and_the_server_goes_on(tmp_path: Path
     the call is answered with an error, and the next calls (a load among them) are served."""
     with StdioServer(tmp_path, "--max-memory", str(10 ** 13), "--max-ground-actions", str(10 ** 7)) as server:
         _answered(server)
+        rss_before = rss_mb(server.pid)
         cap = int((_vm_size_mb(server.pid) + 600) * 2 ** 20)
         resource.prlimit(server.pid, resource.RLIMIT_AS, (cap, cap))
         domain, problem = wide_task(8)  # 262 144 ground actions over as many atoms: several GB
@@ -63,6 +64,9 @@ def test_running_out_of_memory_is_an_error_and_the_server_goes_on(tmp_path: Path
         assert "out of memory" in text and "internal error" not in text, text
         for _ in range(3):
             _answered(server)
+        rss_after = rss_mb(server.pid)
+        print(f"RSS {rss_before:.0f} MB before, {rss_after:.0f} MB after running out of memory")
+        assert rss_after - rss_before < 100, (rss_before, rss_after)
         small = wide_task(3)
         assert server.ok("load_task", domain=small[0], problem=small[1])["num_ground_actions"] == 3 ** 6
         assert server.info()["loads_running"] == 0
