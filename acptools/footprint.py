@@ -6,8 +6,11 @@ atoms are counted exactly (every type-correct fluent atom is numbered at load) a
 bounded from above: each schema's parameters range over their typed objects, cut by the static facts
 of the precondition's top-level conjunction (an object that never appears at that position of such a
 fact cannot be bound there, and the tuples of a static relation bound the bindings of its variables
-together). The bound times the bytes per item measured for `GroundedTask.approx_bytes` is an upper
-bound on what loading the task can take, computed in time linear in the model and its static facts.
+together). The bound times the bytes per item of `GroundedTask.approx_bytes` (the estimate the server
+budgets its cache with) is an upper estimate of what loading the task takes, computed in time linear in
+the model and its static facts; tracemalloc measured 25-40% of it on generated tasks of 700 to 21 000
+atoms and actions. When the bound is over a limit, `within_limits` counts the bindings the static facts
+allow (stopping at the limit), so a loose bound never refuses a task that fits.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from dataclasses import dataclass
 
 from .errors import AcpError
 
-BYTES_PER_ATOM = 480            # an atom's tuple, names both ways and index entries (measured, x1.6)
-BYTES_PER_OPERATOR = 960        # an operator and its action's name, index and lists (measured, x1.6)
-BYTES_PER_OPERATOR_ATOM = 0.4   # its masks: a bit per atom for pre, add and delete (x1.6)
+BYTES_PER_ATOM = 480            # an atom's tuple, names both ways and index entries (x1.6 margin)
+BYTES_PER_OPERATOR = 960        # an operator and its action's name, index and lists (x1.6 margin)
+BYTES_PER_OPERATOR_ATOM = 0.4   # its masks: up to a bit per atom for pre, add and delete (x1.6 margin)
 
 
 @dataclass(frozen=True)

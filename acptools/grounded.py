@@ -36,7 +36,7 @@ from operator import getitem
 from .errors import AcpError, UnknownNameError
 from .bitset import bits
 from .exploration import Exploration
-from .footprint import footprint, within_limits
+from .footprint import Footprint, footprint, within_limits
 from .grounding import (MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates,
                         proposition_atoms)
 from .join import Relation, compile_join
@@ -360,8 +360,7 @@ class GroundedTask:
     def approx_bytes(self) -> int:
         """Rough memory held by this task and its engines once built (for caches that budget
         bytes, not entries): operators carry atom bitsets, so their size grows with the atoms."""
-        return int(1.6 * (len(self.operators) * (600 + len(self.atoms) // 4) + len(self.atoms) * 300)
-                   + len(self.domain_text) + len(self.problem_text))
+        return Footprint(len(self.atoms), len(self.operators)).bytes + len(self.domain_text) + len(self.problem_text)
 
     def action_list(self, actions) -> list[str]:
         """Names of action ids, in order (how plans leave the library)."""
