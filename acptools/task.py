@@ -26,7 +26,7 @@ class Task(GroundedTask):
 
 
 def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS, budget=None, *,
-              ground_all: bool = False) -> Task:
+              ground_all: bool = False, max_bytes: int | None = None, max_actions: int | None = None) -> Task:
     """Parse and ground a task once; ask it questions through `.questions`.
 
     `domain` and `problem` are PDDL text, or `pathlib.Path`s of files. A plain string is always
@@ -35,10 +35,14 @@ def load_task(domain, problem, max_operators: int = MAX_GROUND_OPERATORS, budget
     with line and column. With a `Budget`, grounding stops (BudgetExceeded) once it is spent or
     cancelled. Operators are grounded as questions need them (relaxed reachability, continued
     for any state asked about); `ground_all=True` grounds every action the static facts allow at
-    once (the same answers, slower to load).
+    once (the same answers, slower to load). With `max_bytes`, a task that may need more memory
+    than that (an upper estimate from the lifted model, see `acptools.footprint`) is refused with
+    an `AcpError` (where 'memory') before anything is grounded; with `max_actions`, so is a task
+    with more ground actions than that whose preconditions the static facts allow ('ground actions').
     """
     if isinstance(domain, Path):
         domain = domain.read_text()
     if isinstance(problem, Path):
         problem = problem.read_text()
-    return Task(domain, problem, max_operators, budget, ground_all=ground_all)
+    return Task(domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes,
+                max_actions=max_actions)

@@ -1,4 +1,4 @@
-"""Soak of `acptools-server` under mixed traffic with faults (issue 10), on loopback only.
+"""Soak of `acptools-server` under mixed traffic with faults and attacks (issues 10 and 18), on loopback only.
 
     python benchmarks/server_soak.py [--seconds 180] [--http-clients 3]
 
@@ -8,6 +8,12 @@ middle of a long search (a disconnect). The stdio client starts exact-h* searche
 Hard ferry state and cancels them after 0.3-2 s. Half way through, the stdio server is killed with
 SIGKILL while its planners run, and a new one takes its place (its start removes the dead one's work
 folders). At the end both servers get SIGTERM.
+
+An attacker takes turns, on a stdio server of its own and on the HTTP server: a 50 000-deep JSON request
+(an error, then `ping` must answer), requests whose id is an object or 1e400 (an error with a null id),
+a 170-byte domain with 10^6 or 10^8 ground actions (refused before grounding: the CPU it cost and the
+server's peak memory are reported), and an HTTP client that drops its connection in the middle of
+optimal_next_action(budget=600) (how long until the server has cancelled it).
 
 Reports calls, errors, the latency of cheap calls, leftover planner processes and work folders (both must
 be 0) and the peak memory of the servers and their planners.
@@ -21,6 +27,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -30,11 +37,13 @@ from pathlib import Path
 import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from acptools.dataset import acpbench_hard  # noqa: E402
-from server_procs import PROTOCOL, StdioServer, alive, planners_of, rss_mb, start_http, wait_until, work_folders  # noqa: E402
+from tests.support.server_procs import (  # noqa: E402
+    PROTOCOL, StdioServer, alive, cpu_seconds, peak_rss_mb, planners_of, rss_mb, start_http, wait_until, wide_task,
+    work_folders,
+)
 
 CHEAP = ("list_applicable", "validate_plan", "progress")
 
@@ -191,6 +200,8 @@ def main() -> None:
     threads = [threading.Thread(target=peak_memory, args=(pids, peak, stop), daemon=True)]
     threads += [threading.Thread(target=http_traffic, args=(url, hard, stop, tally, k), daemon=True)
                 for k in range(args.http_clients)]
+    seen = Attacks()
+    threads.append(threading.Thread(target=attack_traffic, args=(tmp, url, hard, stop, tally, seen), daemon=True))
     for t in threads:
         t.start()
     rng = random.Random(0)
@@ -212,6 +223,7 @@ def main() -> None:
     for t in threads:
         t.join(timeout=60)
     report(tally, killed, peak[0], shut_down(http_proc, url, stdio, tmp, pids))
+    report_attacks(seen)
 
 
 def shut_down(http_proc, url: str, stdio: StdioServer, tmp: Path, pids: list[int]) -> dict:
@@ -242,9 +254,100 @@ def report(tally: Tally, killed: dict, peak_mb: float, left: dict) -> None:
           f"{killed['planners_gone']}; its work folders {killed['folders_after_kill']} after the kill, "
           f"{killed['folders_after_restart']} after the next start")
     print(f"HTTP searches still running when the traffic stopped {left['http_searches_at_end']} "
-          "(walked-away calls end at their budget or at SIGTERM)")
+          "(a walked-away call is cancelled when its client disconnects)")
     print(f"leftover planner processes {left['leftover_processes']}, leftover work folders {left['leftover_folders']}")
     print(f"peak memory (servers + planners) {peak_mb:.0f} MB")
+
+
+# ---- attacks (issue 18) ---------------------------------------------------------------------------------
+
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+class Attacks:
+    """What the attacker saw: per attack, how often, and figures."""
+
+    def __init__(self) -> None:
+        self.refused_cpu: list[float] = []
+        self.drop_cancel_s: list[float] = []
+        self.ping_after_deep_s: list[float] = []
+        self.peak_rss_mb = 0.0
+
+
+def attack_traffic(tmp: Path, url: str, task: dict, stop: threading.Event, tally: Tally, seen: Attacks) -> None:
+    """Round robin of the attacks until ``stop``, each checked for the answer it must get."""
+    server = StdioServer(tmp)
+    client = HttpClient(url)
+    tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"]["task_id"]
+    steps = [lambda k: deep_json(server, k, tally, seen), lambda k: odd_id(server, k, tally),
+             lambda k: huge_domain(server, k, tally, seen), lambda k: dropped_client(url, client, tid, tally, seen)]
+    k = 0
+    while not stop.is_set():
+        try:
+            steps[k % len(steps)](k)
+        except (AssertionError, httpx2.HTTPError, RuntimeError, OSError) as exc:
+            tally.add(f"attack {k % len(steps)}", repr(exc))
+        k += 1
+        stop.wait(0.2)
+    seen.peak_rss_mb = peak_rss_mb(server.pid)
+    client.close()
+    server.close()
+
+
+def deep_json(server: StdioServer, k: int, tally: Tally, seen: Attacks) -> None:
+    server.write(f'{{"jsonrpc":"2.0","id":"deep-{k}","method":"ping","params":{{"x":{DEEP}}}}}'.encode())
+    reply = server.wait(f"deep-{k}", 60)
+    t0 = time.perf_counter()
+    pong = server.request("ping", timeout=60)
+    seen.ping_after_deep_s.append(time.perf_counter() - t0)
+    tally.add("attack: deep JSON", None if "error" in reply and pong.get("result") == {} else json.dumps(reply)[:200])
+
+
+def odd_id(server: StdioServer, k: int, tally: Tally) -> None:
+    server.responses.pop(None, None)
+    odd = ('{"a":1}', "1e400")[k % 2]
+    server.write(f'{{"jsonrpc":"2.0","id":{odd},"method":"ping"}}'.encode())
+    reply = server.wait(None, 60)
+    pong = server.request("ping", timeout=60)
+    tally.add("attack: odd id", None if "error" in reply and pong.get("result") == {} else json.dumps(reply)[:200])
+
+
+def huge_domain(server: StdioServer, k: int, tally: Tally, seen: Attacks) -> None:
+    domain, problem = wide_task(22 if k % 2 else 10, flat=bool(k % 3 == 0), name=f"soak{k}")
+    cpu = cpu_seconds(server.pid)
+    text = server.err("load_task", timeout=120, domain=domain, problem=problem)
+    seen.refused_cpu.append(cpu_seconds(server.pid) - cpu)
+    tally.add("attack: huge domain", None if "refused before grounding" in text else text)
+
+
+def dropped_client(url: str, client: HttpClient, tid: str, tally: Tally, seen: Attacks) -> None:
+    """optimal_next_action(budget=600) on a raw socket, dropped after 1 s: how long until it is cancelled."""
+    info = lambda: client.call("server_info")["structuredContent"]  # noqa: E731
+    before = info()["searches_cancelled"]
+    parts = url.split("/", 3)
+    host, port = parts[2].split(":")
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}}}).encode()
+    head = (f"POST /{parts[3]} HTTP/1.1\r\nHost: {parts[2]}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {PROTOCOL}\r\n"
+            f"Mcp-Session-Id: {client.session}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(head + body)
+        time.sleep(1.0)
+    t0 = time.perf_counter()
+    cancelled = wait_until(lambda: info()["searches_cancelled"] > before, 30, step=0.05)
+    seen.drop_cancel_s.append(time.perf_counter() - t0)
+    tally.add("attack: dropped HTTP client", None if cancelled else "not cancelled within 30 s")
+
+
+def report_attacks(seen: Attacks) -> None:
+    def spread(xs: list[float], unit: str = "s") -> str:
+        xs = sorted(xs)
+        return f"median {xs[len(xs) // 2]:.2f} {unit}, max {xs[-1]:.2f} {unit} ({len(xs)})" if xs else "none"
+    print(f"huge domains refused: CPU per refusal {spread(seen.refused_cpu)}; attack server peak RSS "
+          f"{seen.peak_rss_mb:.0f} MB")
+    print(f"ping right after a 50 000-deep request: {spread(seen.ping_after_deep_s)}")
+    print(f"dropped HTTP client's search cancelled after: {spread(seen.drop_cancel_s)}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,12 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
+
 from acptools_server.config import (
     DEFAULT_HOST,
     DEFAULT_HTTP_PATH,
@@ -29,17 +35,12 @@ from acptools_server.config import (
     ServerConfig,
     package_version,
 )
-from acptools_server.http import BearerTokenMiddleware, transport_security
+from acptools_server.http import BearerTokenMiddleware, CancelOnDisconnect, transport_security
 from acptools_server.schema import compact_arguments, compact_result
 from acptools_server.state import lifespan, stop_everything
 from acptools_server.stdio import serve_stdio
 from acptools_server.tools import episodes, questions, scoring, tasks
 from acptools_server.tools.common import ToolSpec
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
-from mcp.types import Tool as MCPTool
-from pydantic import ValidationError
 
 ALL_TOOLS = (*tasks.TOOLS, *questions.TOOLS, *scoring.TOOLS, *episodes.TOOLS)
 RECURSION_LIMIT = 10_000            # PDDL nested MAX_NESTING levels deep reads within it
@@ -184,6 +185,7 @@ def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any
         transport_security=transport_security(config),
         max_request_body_size=config.max_request_body_bytes(),
     )
+    app = CancelOnDisconnect(app)
     token = config.token_value()
     if token is not None:
         app = BearerTokenMiddleware(app, token)

@@ -1,10 +1,13 @@
-"""Streamable-HTTP protection: the bearer-token check and DNS-rebinding settings for loopback binds."""
+"""Streamable HTTP: the bearer-token check, DNS-rebinding settings for loopback binds, and a dropped
+connection cancelling its calls."""
 
 from __future__ import annotations
 
 import hmac
 import json
 from typing import Any
+
+import anyio
 
 from acptools_server.config import ServerConfig, is_loopback_host
 from mcp.server.transport_security import TransportSecuritySettings
@@ -78,3 +81,73 @@ def transport_security(config: ServerConfig) -> TransportSecuritySettings | None
         allowed_hosts=[f"{h}:{port}" for h in hosts],
         allowed_origins=[f"http://{h}:{config.port}" for h in hosts] if config.port else [],
     )
+
+
+class CancelOnDisconnect:
+    """Pure ASGI middleware: a client that drops its connection before its answer is sent cancels the
+    requests of that POST, as if it had sent ``notifications/cancelled`` for each (the SDK keeps a call
+    running when its client goes away, holding a search slot for its whole budget). The cancellation is
+    posted to the app itself, on the same session, so it takes the protocol's own path."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body: list[bytes] = []
+        state = {"answered": False, "cancelled": False}
+
+        async def watched_receive() -> dict[str, Any]:
+            message = await receive()
+            if message["type"] == "http.request":
+                body.append(message.get("body", b""))
+            elif message["type"] == "http.disconnect" and not state["answered"] and not state["cancelled"]:
+                state["cancelled"] = True
+                await self._cancel(scope, b"".join(body))
+            return message
+
+        async def watched_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                state["answered"] = True
+            await send(message)
+
+        await self.app(scope, watched_receive, watched_send)
+
+    async def _cancel(self, scope: dict[str, Any], body: bytes) -> None:
+        for request_id in request_ids(body):
+            note = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                               "params": {"requestId": request_id, "reason": "the client disconnected"}}).encode()
+            with anyio.move_on_after(CANCEL_WAIT):
+                await self.app(dict(scope), _body_then_disconnect(note), _discard)
+
+
+CANCEL_WAIT = 5.0  # seconds the cancellation of a dropped request may take to be handed over
+
+
+def request_ids(body: bytes) -> list[str | int]:
+    """The ids of the requests in a JSON-RPC POST body (one message or a batch)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return []
+    messages = data if isinstance(data, list) else [data]
+    return [m["id"] for m in messages if isinstance(m, dict) and "method" in m
+            and isinstance(m.get("id"), (str, int)) and not isinstance(m.get("id"), bool)]
+
+
+def _body_then_disconnect(body: bytes) -> Any:
+    sent = [False]
+
+    async def receive() -> dict[str, Any]:
+        if not sent[0]:
+            sent[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive
+
+
+async def _discard(_message: dict[str, Any]) -> None:
+    return None

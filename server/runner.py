@@ -10,6 +10,8 @@ So a cancelled call never leaves work behind that the limit does not count.
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import logging
 import math
 import threading
@@ -27,6 +29,7 @@ T = TypeVar("T")
 log = logging.getLogger("acptools.server")
 PLANNER_GRACE = 10.0    # seconds a finished call waits for planners its races are still killing
 SLOW_STOP = 10.0        # a cancelled call still running after this long is logged
+WAKE_TRIES = 100        # attempts to wake the awaiting task when even that fails (out of memory)
 
 
 class _Call(Generic[T]):
@@ -46,21 +49,47 @@ class _Call(Generic[T]):
         try:
             self.budget.restart()  # the budget's clock starts when the work does
             self.value = self.fn(self.budget)
+        except (MemoryError, RecursionError) as exc:  # drop the frames that hold the memory at once
+            self.error = exc.with_traceback(None)
+            give_memory_back()
         except BaseException as exc:  # handed to the awaiting task
             self.error = exc
         finally:
-            self.budget.cancel.set()  # a finished call's budget is spent: nothing it started may run on
-            planners.wait_stopped(self.budget, PLANNER_GRACE)
-            self.on_exit()
+            self._finish()
+
+    def _finish(self) -> None:
+        """Wind down whatever went wrong before (even a MemoryError): stop what the call started, free
+        its slot and wake the awaiting task, so that no failure leaves the server waiting forever."""
+        for step in (self.budget.cancel.set, lambda: planners.wait_stopped(self.budget, PLANNER_GRACE),
+                     self.on_exit):
+            try:
+                step()
+            except BaseException as exc:  # noqa: BLE001 - the next steps must run all the same
+                self.error = self.error or exc.with_traceback(None)
+        for _ in range(WAKE_TRIES):
             try:
                 anyio.from_thread.run_sync(self.done.set, token=self.token)
+                return
             except RuntimeError:  # the event loop is gone: the server is shutting down
-                pass
+                return
+            except BaseException:  # noqa: BLE001 - out of memory: free the result and try again
+                self.value, self.error = None, MemoryError("the server ran out of memory")
+                time.sleep(0.05)
 
     def result(self) -> T:
         if self.error is not None:
             raise self.error
         return self.value  # type: ignore[return-value]
+
+
+def give_memory_back() -> None:
+    """Return freed memory to the operating system after a call that ran out of it (glibc keeps freed
+    memory in its arenas otherwise; elsewhere this only collects garbage)."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 class SearchRunner:

@@ -1,11 +1,17 @@
 """Serving over stdio so that every request gets an answer: the SDK drops a line it cannot read (for
-example JSON holding a lone surrogate such as ``\\ud800``, which is not Unicode) without a reply, so
+example JSON holding a lone surrogate such as ``\\ud800``, which is not Unicode, JSON nested deeper than
+any parser goes, or a request whose id is an object or a number no integer holds) without a reply, so
 the client waits forever. Here such a line gets a JSON-RPC error with the request's id when the line
-still shows one (the HTTP transport answers 400 to the same body)."""
+still shows a valid one and a null id otherwise (JSON-RPC 2.0, section 5); a notification (a method and
+no id) gets no reply, as the spec says, only a log line. Nothing a line holds stops the reader (the HTTP
+transport answers 400 to the same body)."""
 
 from __future__ import annotations
 
+import io
 import json
+import logging
+import os
 import re
 from typing import Any
 
@@ -15,43 +21,151 @@ from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError
 from pydantic import ValidationError
 
+log = logging.getLogger("acptools.server")
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+STRUCTURE = re.compile(r'["\[\]{}]')
+WHITESPACE = re.compile(r"[ \t\r\n]*")
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+NO_ID = object()  # the line has no top-level "id" key
+UNREAD = object()  # a top-level value too deeply nested to read
+ODD_ID_HINT = re.compile(r'"id"\s*:\s*(?![\s"]|-?\d+\s*[,}])')  # an id that is no string or plain integer
+ODD_ID_MARK = "\x00odd-id\x00"  # prefixed to such a line, so the SDK cannot read it and it comes back here
 
 
-def _unreadable(exc: ValidationError) -> JSONRPCError:
-    """The error reply to a line the SDK could not read."""
-    raw = next((e.get("input") for e in exc.errors()), None)
-    message: Any = raw
-    if isinstance(raw, str):
+def top_level_fields(raw: str) -> dict[str, Any]:
+    """The top-level ``id`` and ``method`` of a JSON object, read without parsing anything nested (which
+    may be deeper than any parser goes). A value that cannot be read is ``UNREAD``."""
+    found: dict[str, Any] = {}
+    decoder = json.JSONDecoder()
+    depth, i = 0, 0
+    while (m := STRUCTURE.search(raw, i)) is not None:
+        i = m.start()
+        if raw[i] != '"':
+            depth += 1 if raw[i] in "[{" else -1
+            i += 1
+            continue
+        string = JSON_STRING.match(raw, i)
+        if string is None:
+            break
+        i = string.end()
+        key = string.group()[1:-1]
+        if depth != 1 or key not in ("id", "method"):
+            continue
+        j = WHITESPACE.match(raw, i).end()
+        if raw[j:j + 1] != ":":
+            continue  # a value that happens to read "id", not a key
         try:
-            message = json.loads(raw)  # Python's reader keeps lone surrogates, so the id is still there
-        except ValueError:
-            message = None
-    request_id = message.get("id") if isinstance(message, dict) else None
-    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
-        request_id = None
-    if message is None:
-        error = ErrorData(code=PARSE_ERROR, message="the line is not valid JSON")
-    elif isinstance(raw, str) and SURROGATE_ESCAPE.search(raw):
-        error = ErrorData(code=INVALID_REQUEST, message="the request holds a lone surrogate escape (such as \\ud800), "
-                          "which is not Unicode text; send every string as valid UTF-8")
+            found[key], _ = decoder.raw_decode(raw, WHITESPACE.match(raw, j + 1).end())
+        except (ValueError, RecursionError):
+            found[key] = UNREAD
+    return found
+
+
+def _raw_line(exc: Exception) -> str | None:
+    if isinstance(exc, ValidationError):
+        raw = next((e.get("input") for e in exc.errors()), None)
+        return raw.removeprefix(ODD_ID_MARK) if isinstance(raw, str) else None
+    return None
+
+
+class CheckedLines:
+    """stdin, line by line, with a request whose id is neither a string nor an integer (an object, an
+    array, null, a fraction, 1e400, true) made unreadable: the SDK would read it as a notification
+    (it drops the id) and never answer it; unreadable, it is answered with an error here."""
+
+    def __init__(self, raw: io.TextIOBase) -> None:
+        self.raw = raw
+
+    def readline(self) -> str:
+        line = self.raw.readline()
+        if ODD_ID_HINT.search(line):
+            request_id = top_level_fields(line).get("id", NO_ID)
+            if request_id is not NO_ID and not _valid_id(request_id):
+                return ODD_ID_MARK + line
+        return line
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def claim_stdin() -> CheckedLines:
+    """The process's stdin for the transport alone (fd 0 then reads the null device, so no child
+    process can take a request from the wire), as checked lines."""
+    private = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"))
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _readable(raw: str | None) -> bool | None:
+    """Whether the line is JSON at all (None: JSON nested too deeply to read)."""
+    if raw is None:
+        return False
+    try:
+        json.loads(raw)
+    except ValueError:
+        return False
+    except RecursionError:
+        return None
+    return True
+
+
+def unreadable(exc: Exception) -> JSONRPCError | None:
+    """The error reply to a line the SDK could not read (None: a notification, which gets no reply)."""
+    raw = _raw_line(exc)
+    readable = _readable(raw)
+    if readable is False:  # a parse error: its id cannot be known (JSON-RPC 2.0, section 5)
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR,
+                                                                    message="the line is not valid JSON"))
+    fields = top_level_fields(raw)
+    request_id = fields.get("id", NO_ID)
+    if request_id is NO_ID and isinstance(fields.get("method"), str):
+        log.warning("dropped an unreadable notification (%s): %.200s", type(exc).__name__, raw)
+        return None
+    if readable is None:
+        message = "the request is nested too deeply to read; send arguments nested at most a few hundred levels"
+    elif SURROGATE_ESCAPE.search(raw):
+        message = ("the request holds a lone surrogate escape (such as \\ud800), which is not Unicode text; send "
+                   "every string as valid UTF-8")
+    elif request_id is not NO_ID and not _valid_id(request_id):
+        got = "a value nested too deeply to read" if request_id is UNREAD else \
+            f"{type(request_id).__name__} {str(request_id)[:40]}"
+        message = f"the request's id must be a string or an integer (got {got})"
     else:
-        error = ErrorData(code=INVALID_REQUEST, message="the request is not a valid JSON-RPC message")
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        message = "the request is not a valid JSON-RPC message"
+    return JSONRPCError(jsonrpc="2.0", id=request_id if _valid_id(request_id) else None,
+                        error=ErrorData(code=INVALID_REQUEST, message=message))
+
+
+def _reply_to(exc: Exception) -> JSONRPCError | None:
+    """``unreadable``, and a plain error reply should even reading the line for its id fail."""
+    try:
+        return unreadable(exc)
+    except Exception:  # noqa: BLE001 - the reader must go on whatever the line holds
+        log.exception("could not read an unreadable line for its id")
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=INVALID_REQUEST, message="the request is not a valid JSON-RPC message"))
 
 
 async def serve_stdio(server: Any) -> None:
     """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines."""
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_server(stdin=anyio.wrap_file(claim_stdin())) as (read_stream, write_stream):
         send, receive = anyio.create_memory_object_stream[Any](0)
 
         async def relay() -> None:
             async with send:
                 async for item in read_stream:
-                    if isinstance(item, ValidationError):
-                        await write_stream.send(SessionMessage(_unreadable(item)))
+                    if isinstance(item, Exception):
+                        reply = _reply_to(item)
+                        if reply is not None:
+                            await write_stream.send(SessionMessage(reply))
                     else:
                         await send.send(item)
 

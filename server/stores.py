@@ -248,22 +248,20 @@ class TaskStore:
         return task, False, self._put(task)
 
     def _ground(self, domain: str, problem: str, budget: Budget) -> Task:
-        """Parse and ground under the load budget, within the size limits."""
+        """Parse and ground under the load budget, within the size limits (memory and ground actions are
+        checked from the lifted model, before anything is grounded)."""
         check_pddl(domain, "domain", self.limits)
         check_pddl(problem, "problem", self.limits)
         limit = self.limits.max_ground_actions
         try:
-            task = load_task(domain, problem, max_operators=2 * limit, budget=budget)
+            task = load_task(domain, problem, max_operators=2 * limit, budget=budget,
+                             max_bytes=self.limits.max_memory, max_actions=limit)
         except BudgetExceeded as exc:
             raise ToolError(f"loading the task ran out of its budget ({exc}); it is too large to ground within "
                             f"{self.limits.load_budget:g} s (--load-budget)") from None
         except AcpError as exc:
-            if exc.where == "grounding":
-                raise ToolError(f"the task grounds to more than {2 * limit} operators, more ground actions than the "
-                                f"server accepts ({limit}); use a smaller problem, or start the server with a larger "
-                                "--max-ground-actions") from None
-            raise
-        if task.num_possible_actions > limit:
+            raise ToolError(_too_large(exc, limit) or str(exc)) from None
+        if len(task.possible_actions(budget)) > limit:  # listed under the load budget
             raise ToolError(
                 f"the task has {task.num_possible_actions} ground actions, more than the server accepts "
                 f"({limit}); use a smaller problem, or start the server with a larger --max-ground-actions"
@@ -288,6 +286,18 @@ class TaskStore:
         if "(" not in text:
             raise ToolError(f"{arg}: file {name!r} does not hold PDDL (no '(' in it)")
         return text, True
+
+
+def _too_large(exc: AcpError, limit: int) -> str | None:
+    """The library's refusal of a task too large for the server's limits, naming the flag to raise."""
+    if exc.where == "memory":
+        return f"{exc.what}; use a smaller problem, or start the server with a larger --max-memory"
+    if exc.where == "ground actions":
+        return f"{exc.what}; use a smaller problem, or start the server with a larger --max-ground-actions"
+    if exc.where == "grounding":
+        return (f"the task grounds to more than {2 * limit} operators, more ground actions than the server accepts "
+                f"({limit}); use a smaller problem, or start the server with a larger --max-ground-actions")
+    return None
 
 
 # ---- episodes ----------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from .bitset import bits
 
+GROUND_CHECK_EVERY = 256  # bindings grounded between budget checks
+
 
 class Exploration:
     """The fixpoint's state. `ground(schema, args)` -> (action id, operators) grounds one binding
@@ -69,12 +71,10 @@ class Exploration:
             new_facts.setdefault(pred, []).append(args)
         if not self.started:
             for name in self.unseeded:
-                for args in self.joins[name].bindings(budget):
-                    self._ground(name, args, have)
+                self._ground_each(name, self.joins[name].bindings(budget), have, budget)
         for pred, facts in new_facts.items():
             for name, i in self.seeds.get(pred, ()):
-                for args in self.joins[name].bindings(budget, seed=i, facts=facts):
-                    self._ground(name, args, have)
+                self._ground_each(name, self.joins[name].bindings(budget, seed=i, facts=facts), have, budget)
         # nothing below checks the budget: the wave ends consistently
         self.started = True
         for a in bits(wave):
@@ -92,6 +92,14 @@ class Exploration:
             added |= self.unit_add[u]
         self.ready = []
         self.frontier = added & ~have
+
+    def _ground_each(self, name: str, bindings: list[tuple], have: int, budget) -> None:
+        """Ground each binding, checking the budget now and then: a wave cut short is run again in full
+        (a binding already grounded is skipped), so stopping between two bindings is safe."""
+        for k, args in enumerate(bindings):
+            if budget is not None and not k % GROUND_CHECK_EVERY:
+                budget.check()
+            self._ground(name, args, have)
 
     def _ground(self, name: str, args: tuple, have: int) -> None:
         key = (name, args)

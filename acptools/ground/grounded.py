@@ -38,15 +38,9 @@ from ..pddl import parse_domain, parse_problem
 from ..pddl.writer import allowed_predicate, write_domain, write_problem
 from .bitset import bits
 from .exploration import Exploration
-from .grounding import (
-    MAX_GROUND_OPERATORS,
-    Grounder,
-    Operator,
-    SchemaGrounder,
-    TypeTable,
-    fluent_predicates,
-    proposition_atoms,
-)
+from .footprint import Footprint, footprint, within_limits
+from .grounding import (MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates,
+                        proposition_atoms)
 from .join import Relation, compile_join
 from .names import did_you_mean, render, split_name, split_plan
 
@@ -83,17 +77,23 @@ class GroundedTask:
     """A PDDL task grounded once: names both ways, operators, init and goal as bitsets."""
 
     def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS,
-                 budget=None, ground_all: bool = False):
+                 budget=None, ground_all: bool = False, max_bytes: int | None = None,
+                 max_actions: int | None = None):
         self.domain_text, self.problem_text = domain_text, problem_text
         self.domain = _parsed_domain(domain_text)
-        self.problem = parse_problem(problem_text, self.domain)
+        self.problem = parse_problem(problem_text, self.domain, budget)
         self.key = task_key(domain_text, problem_text)
         self.id = self.key[:16]
         self.types = TypeTable(self.domain, self.problem)
         self.fluents = fluent_predicates(self.domain)
         g = Grounder(self.domain, self.problem, self.types, self.fluents)
         self.static_true = g.static_true
-        for atom in proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents):
+        self._joins = self._compile_joins()
+        self.footprint = within_limits(footprint(self.domain, self.problem, self.types, self.fluents),
+                                       max_bytes, max_actions, lambda limit: self._count_possible(limit, budget))
+        for k, atom in enumerate(proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents)):
+            if budget is not None and not k % POSSIBLE_CHECK_EVERY:
+                budget.check()
             g.atom_id(atom)
         g.frozen = True
         self.atoms = g.atoms
@@ -117,7 +117,6 @@ class GroundedTask:
         self._possible: list[str] | None = None
         self._possible_names: frozenset[str] | None = None
         self._schemas = {name: SchemaGrounder(schema, g) for name, schema in self.domain.actions.items()}
-        self._joins = self._compile_joins()
         if ground_all:
             self._exploration = None
             self._ground_everything(budget)
@@ -136,6 +135,16 @@ class GroundedTask:
         return {name: compile_join(schema, [self.types.of(t) for _, t in schema.params], self.fluents,
                                    self._relations, count)
                 for name, schema in self.domain.actions.items()}
+
+    def _count_possible(self, limit: int, budget) -> int | None:
+        """Bindings that the static facts allow, over all schemas (None: more than ``limit``)."""
+        total = 0
+        for join in self._joins.values():
+            found = join.bindings(budget, fluent=False, limit=limit - total, keep=False)
+            if found is None:
+                return None
+            total += len(found)
+        return total
 
     def _ground_everything(self, budget) -> None:
         """Every action whose precondition can hold by the static facts (the reference the lazy
@@ -352,8 +361,7 @@ class GroundedTask:
     def approx_bytes(self) -> int:
         """Rough memory held by this task and its engines once built (for caches that budget
         bytes, not entries): operators carry atom bitsets, so their size grows with the atoms."""
-        return int(1.6 * (len(self.operators) * (600 + len(self.atoms) // 4) + len(self.atoms) * 300)
-                   + len(self.domain_text) + len(self.problem_text))
+        return Footprint(len(self.atoms), len(self.operators)).bytes + len(self.domain_text) + len(self.problem_text)
 
     def action_list(self, actions) -> list[str]:
         """Names of action ids, in order (how plans leave the library)."""

@@ -179,10 +179,11 @@ class SchemaJoin:
         return steps, upfront
 
     def bindings(self, budget=None, seed: int | None = None, facts=(), fluent: bool = True,
-                 limit: int | None = None) -> list[tuple] | None:
+                 limit: int | None = None, keep: bool = True) -> list[tuple] | None:
         """Argument tuples of every binding the literals allow: all of them, or only those whose
         literal `seed` is one of `facts`. With fluent=False only static literals prune. None when
-        there are more than `limit`."""
+        there are more than `limit`. With keep=False the list holds None per binding (to count them
+        without building their tuples)."""
         steps, upfront = self._plan(seed, fluent)
         vals: list = [None] * len(self.domains)
         if not _passes(upfront, vals):
@@ -194,7 +195,7 @@ class SchemaJoin:
 
         def rec(k: int) -> None:
             if k == last:
-                out.append(tuple(vals))
+                out.append(tuple(vals) if keep else None)
                 if limit is not None and len(out) > limit:
                     raise _TooMany
                 return

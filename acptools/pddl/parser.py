@@ -6,7 +6,7 @@ from difflib import get_close_matches
 
 from ..errors import PddlError
 from .model import ActionSchema, Domain, Param, Predicate, Problem
-from .sexpr import SList, Token, read_sexpr, where
+from .sexpr import CHECK_EVERY, SList, Token, read_sexpr, where
 
 _UNSUPPORTED_SECTIONS = {":derived": "derived predicates", ":durative-action": "durative actions",
                          ":process": "processes", ":event": "events", ":constraints": "constraints"}
@@ -342,10 +342,10 @@ def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
         _check_effect(dom, e[2], bound, ctx)
 
 
-def parse_problem(text: str, domain: Domain) -> Problem:
-    """PDDL problem text -> Problem, checked against its Domain (types, names, arities)."""
+def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
+    """The problem, checked against its domain; with a budget, reading stops once it is spent."""
     r = _Reader("problem")
-    name, sections = _sections(r, read_sexpr(text, "problem"), "problem")
+    name, sections = _sections(r, read_sexpr(text, "problem", budget), "problem")
     domain_name = ""
     objects: dict[str, tuple[str, ...]] = {}
     init: set[tuple[str, tuple[str, ...]]] = set()
@@ -389,7 +389,9 @@ def parse_problem(text: str, domain: Domain) -> Problem:
     if goal_node is None:
         raise PddlError("the problem has no (:goal ...)", "problem")
     names = _ObjectNames(domain, objects)
-    for fact in init_nodes:  # checked once every object is known, whatever the section order
+    for k, fact in enumerate(init_nodes):  # checked once every object is known, whatever the section order
+        if budget is not None and not k % CHECK_EVERY:
+            budget.check()
         names.check_atom(r, fact, ":init", set())
     names.check_goal(r, goal_node, set())
     return Problem(name, domain_name, objects, init, r.formula(goal_node, "the goal"), has_metric)

@@ -29,13 +29,19 @@ class SList(list):
 _TOKEN = re.compile(r";[^\n]*|\(|\)|[^\s();]+")  # whitespace between tokens is skipped
 
 
-def read_sexpr(text: str, source: str) -> SList:
-    """Parse exactly one top-level list; `source` names the text in errors ('domain', 'problem')."""
+CHECK_EVERY = 4096  # tokens read between budget checks
+
+
+def read_sexpr(text: str, source: str, budget=None) -> SList:
+    """Parse exactly one top-level list; `source` names the text in errors ('domain', 'problem').
+    With a budget, reading stops (BudgetExceeded) once it is spent."""
     stack: list[SList] = []
     result: SList | None = None
     misaligned: SList | None = None
     line, line_start, last = 1, 0, 0
-    for m in _TOKEN.finditer(text):
+    for k, m in enumerate(_TOKEN.finditer(text)):
+        if budget is not None and not k % CHECK_EVERY:
+            budget.check()
         tok = m.group()
         start = m.start()
         nl = text.count("\n", last, start)

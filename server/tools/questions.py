@@ -6,46 +6,24 @@ call's cancellable budget), and copies the answer into its result model.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools_server.models import (
-    ActionValue,
-    Item,
-    ItemListResult,
-    LandmarkResult,
-    ListApplicableResult,
-    OptimalNextResult,
-    PlanResult,
-    ProgressResult,
-    Removal,
-    SimplifyPlanResult,
-    ValidatePlanResult,
-    VerdictResult,
-)
-from acptools_server.state import ServerState, state_of
-from acptools_server.tools.common import (
-    DEFAULT_LIST_LIMIT,
-    MAX_LIST_LIMIT,
-    ActionArg,
-    AtomArg,
-    BudgetArg,
-    LimitArg,
-    PlanArg,
-    StateArg,
-    TaskId,
-    read_action,
-    read_atom,
-    read_plan,
-    read_state,
-    tool,
-)
+from acptools import Budget, Questions, Task, Verdict, planners
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from acptools import Budget, Questions, Task, Verdict, planners
+from acptools_server.models import (ActionValue, Item, ItemListResult, LandmarkResult, ListApplicableResult,
+                                    OptimalNextResult, PlanResult, ProgressResult, Removal, SimplifyPlanResult,
+                                    ValidatePlanResult, VerdictResult)
+from acptools_server.state import ServerState, state_of
+from acptools_server.tools.common import (DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, ActionArg, AtomArg, BudgetArg, LimitArg,
+                                          PlanArg, StateArg, TaskId, read_action, read_atom, read_plan, read_state,
+                                          tool)
 
 MAX_UNKNOWN_SHOWN = 500
 
@@ -149,17 +127,43 @@ def validate_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg 
     )
 
 
-@tool("Redundant actions (just)", too_big="call it without with_plans (the indices say what to remove)")
+SIMPLIFY_TOO_BIG = "call it without with_plans (the indices say what to remove)"
+
+
+@tool("Redundant actions (just)", too_big=SIMPLIFY_TOO_BIG)
 async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None, with_plans: bool = False,
                         budget: BudgetArg = None) -> SimplifyPlanResult:
     """Single actions and consecutive pairs whose removal leaves a valid plan (just), as index lists;
     with_plans=true adds the plans. Inputs: task_id, plan, state, with_plans, budget."""
     a = asked(ctx, task_id, state)
     actions = read_plan(a.task, plan, a.app.config.limits)
-    (removals, is_plan), _ = await a.search(budget, lambda q, b: (
-        q.simplify(actions, a.state, budget=b), q.is_plan(actions, a.state)))
-    return SimplifyPlanResult(removable=[Removal(indices=list(r.indices), plan=r.plan if with_plans else None)
-                                         for r in removals], plan_is_valid=is_plan, plan_length=len(actions))
+    max_bytes = a.app.config.limits.max_response_bytes
+    (removable, is_plan), _ = await a.search(budget, lambda q, b: (
+        removals_within(q.simplify(actions, a.state, budget=b), with_plans, max_bytes, b),
+        q.is_plan(actions, a.state)))
+    return SimplifyPlanResult(removable=removable, plan_is_valid=is_plan, plan_length=len(actions))
+
+
+def removals_within(removals: list, with_plans: bool, max_bytes: int, budget: Budget) -> list[Removal]:
+    """The removals as results, their plans (with_plans) counted as they are built: past ``max_bytes`` on
+    the wire (the result goes out twice, as text and as structured content) the call is refused at once,
+    before the rest is built."""
+    out: list[Removal] = []
+    if not removals:
+        return out
+    sizes = [len(json.dumps(action)) + 1 for action in removals[0].original]
+    whole, size = sum(sizes), 0
+    for r in removals:
+        if not with_plans:
+            out.append(Removal(indices=list(r.indices), plan=None))
+            continue
+        size += 2 * (whole - sum(sizes[i] for i in r.indices) + 40)
+        if size > max_bytes:
+            raise ToolError(f"Error executing tool simplify_plan: the result would be more than {max_bytes} bytes "
+                            f"(--max-response-bytes); {SIMPLIFY_TOO_BIG}")
+        budget.check()
+        out.append(Removal(indices=list(r.indices), plan=r.plan))
+    return out
 
 
 # ---- reach, areach, land ----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from acptools.dataset import acpbench_hard
 from acptools.episode import Episode
 from acptools.scoring import batch, clear_caches, report
 from acptools.scoring.api import score_answer
+from tests.support.load import slack
 
 
 def test_an_effort_budget_counts_cpu_not_waiting():
@@ -96,14 +97,15 @@ def _big_ferry(cars: int, locations: int) -> tuple[str, str]:
 
 
 def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
-    """150 cars: a witness three steps away is found within 3 s, and a complete list is cut off at its
-    budget (before, h^2 ignored the budget and ran for minutes)."""
+    """150 cars: a witness three steps away is found within 3 s of CPU (effort: on a busy machine 3 s of
+    wall-clock time may hold far less work), and a complete list is cut off at its wall-clock budget
+    (before, h^2 ignored the budget and ran for minutes)."""
     task = load_task(*_big_ferry(150, 15))
     q = task.questions
     q.engine, q.optimizer  # built before the clocks start
-    started = time.perf_counter()
-    v = q.is_reachable("(at c1 l0)", budget=3)
-    assert v.answer is True and time.perf_counter() - started < 4.5
+    started = time.thread_time()
+    v = q.is_reachable("(at c1 l0)", budget=Effort(3).budget())
+    assert v.answer is True and time.thread_time() - started < 3 + 1.5
     state = task.init
     for a in task.parse_plan(v.witness):
         state = task.apply_op(task.op_for(a, state), state)
@@ -111,4 +113,4 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     started = time.perf_counter()
     q.unreachable_atoms(budget=3)
     q.landmarks(budget=3)
-    assert time.perf_counter() - started < 3 + 3 + 3
+    assert time.perf_counter() - started < 3 + 3 + slack(3)

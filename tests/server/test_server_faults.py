@@ -30,6 +30,7 @@ from tests.support.server_procs import (
     wait_until,
     work_folders,
 )
+from tests.support.load import slack
 
 SLACK = 3.0  # seconds a call may take beyond its budget (the check granularity, a loaded 2-core machine)
 
@@ -69,27 +70,43 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
         info = server.info()
     print(f"\nunreachable_atoms(budget=3) {unreach_s:.1f} s, optimal_next_action(budget=3) {nexta_s:.1f} s, "
           f"is_reachable(budget=2) {reach_s:.1f} s (c0 starts at {where})")
-    assert not unreach["isError"] and unreach_s < 3 + SLACK
-    assert not nexta["isError"] and nexta_s < 3 + SLACK
-    assert reach["structuredContent"]["answer"] is True and reach_s < 2 + SLACK
+    assert not unreach["isError"] and unreach_s < 3 + slack(SLACK)
+    assert not nexta["isError"] and nexta_s < 3 + slack(SLACK)
+    assert reach["structuredContent"]["answer"] is True and reach_s < 2 + slack(SLACK)
     assert reach["structuredContent"]["how"] == "witness-plan" and len(reach["structuredContent"]["witness"]) <= 3
     assert info["searches_running"] == 0 and info["planners_running"] == 0
 
 
 def test_loading_is_budgeted_and_cancellable(tmp_path: Path) -> None:
-    big, _ = ferry(1500, 40)  # ~120 000 ground actions: grounding takes seconds
-    with StdioServer(tmp_path, "--load-budget", "0.5") as server:
+    big, _ = ferry(1500, 40)  # ~120 000 ground actions: grounding takes seconds (and ~3 GB by the estimate)
+    room = ("--max-memory", str(10 ** 10))
+    with StdioServer(tmp_path, "--load-budget", "0.5", *room) as server:
         t0 = time.perf_counter()
         text = server.err("load_task", domain=FERRY_DOMAIN, problem=big)
         refused_s = time.perf_counter() - t0
         assert server.info()["loads_running"] == 0
     assert "--load-budget" in text and "internal error" not in text, text
     assert refused_s < 0.5 + SLACK, refused_s
-    with StdioServer(tmp_path) as server:  # a client that gives up stops the grounding too
+    with StdioServer(tmp_path, *room) as server:  # a client that gives up stops the grounding too
         request = server.start_call("load_task", domain=FERRY_DOMAIN, problem=big)
         assert wait_until(lambda: server.info()["loads_running"] == 1, 10)
         server.cancel(request)
         assert wait_until(lambda: server.info()["loads_running"] == 0, 5), server.info()
+
+
+def test_the_load_budget_binds_while_reading_and_grounding(tmp_path: Path) -> None:
+    """574 KB of PDDL, mostly static facts: reading it alone takes seconds. Parsing, numbering atoms,
+    grounding and listing the possible actions all check the load budget (issue 18: a 708 KB task ran
+    86.8 s on a 60 s budget)."""
+    problem, _ = ferry(10, 180)
+    with StdioServer(tmp_path, "--load-budget", "1") as server:
+        t0 = time.perf_counter()
+        text = server.err("load_task", domain=FERRY_DOMAIN, problem=problem)
+        refused_s = time.perf_counter() - t0
+        assert server.info()["loads_running"] == 0
+    print(f"\n{len(problem)} bytes refused after {refused_s:.1f} s on --load-budget 1")
+    assert "--load-budget" in text and "internal error" not in text, text
+    assert refused_s < 1 + slack(SLACK), refused_s
 
 
 # ---- 2. cancellation stops the work --------------------------------------------------------------
@@ -108,7 +125,7 @@ def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Pat
             sent.append((server.start_call("score_answer", task="nexta", response=action, task_id=tid, budget=120),
                          time.monotonic()))
             time.sleep(0.2)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + slack(30)
         while time.monotonic() < deadline:
             for request, at in list(sent):
                 if time.monotonic() - at >= 1.0:
@@ -121,7 +138,7 @@ def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Pat
                 break
             time.sleep(0.1)
         info = server.info()
-        settled = wait_until(lambda: not planners_of(server.pid), 5)
+        settled = wait_until(lambda: not planners_of(server.pid), slack(5))
         rss_after = rss_mb(server.pid)
         # the server still works, and a new search still runs
         assert server.ok("plan", task_id="example:ferry", budget=30)["answer"] is True
@@ -246,7 +263,7 @@ def test_simplify_plan_of_2000_actions_is_fast_and_small(tmp_path: Path) -> None
     print(f"\nsimplify_plan: {len(plan)} actions, {len(out['removable'])} removable, {elapsed * 1e3:.0f} ms, "
           f"{size} bytes")
     assert validated["first_inapplicable"] is None and len(plan) == 2000
-    assert elapsed < 1.0 and size < 100_000
+    assert elapsed < slack(1.0) and size < 100_000
     assert len(out["removable"]) > 300 and all(r["plan"] is None for r in out["removable"])
     assert "--max-response-bytes" in too_big and "without with_plans" in too_big
 
@@ -283,9 +300,9 @@ def test_a_megabyte_of_garbage_is_graded_within_its_budget_and_cancellable(tmp_p
                                     budget=120)
         time.sleep(1.0)
         server.cancel(request)
-        stopped = wait_until(lambda: server.info()["searches_running"] == 0, 5)
+        stopped = wait_until(lambda: server.info()["searches_running"] == 0, slack(5))
     print(f"\n{len(garbage.encode())} bytes of {pattern!r}: graded in {elapsed:.1f} s")
-    assert elapsed < 2 + SLACK, elapsed
+    assert elapsed < 2 + slack(SLACK), elapsed
     assert stopped
     text = json.dumps(reply)
     assert len(text) < 20_000 and "internal error" not in text

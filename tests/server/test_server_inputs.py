@@ -231,3 +231,41 @@ def test_the_proof_store_is_off_by_default_and_shared_with_cache(tmp_path: Path)
     print(f"\nproof store after one run: {json.dumps(stored.get('facts'))}")
     assert stored["tasks"] >= 1 and sum(stored["facts"].values()) >= 1
     assert first["score"] == again["score"] is not None
+
+
+# ---- issue 18: no line stops the stdio reader ---------------------------------------------------------
+
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+def test_a_50000_deep_json_request_gets_an_error_and_ping_is_answered_right_after(tmp_path: Path) -> None:
+    with StdioServer(tmp_path) as server:
+        server.write(('{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"server_info",'
+                      f'"arguments":{{"x":{DEEP}}}}}}}').encode())
+        deep = server.wait(77, 30)
+        assert server.request("ping", timeout=30)["result"] == {}
+        server.write(f'{{"jsonrpc":"2.0","id":"deep","method":"ping","params":{{"x":{DEEP}}}}}'.encode())
+        named = server.wait("deep", 30)
+        # a notification gets no reply (JSON-RPC 2.0), only a log line, and the next request is answered
+        lines = server.lines
+        server.write(f'{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"x":{DEEP}}}}}'.encode())
+        assert server.request("ping", timeout=30)["result"] == {} and server.lines == lines + 1
+    for reply in (deep, named):
+        assert reply["error"]["code"] == -32600 and "nested too deeply" in reply["error"]["message"], reply
+    assert "dropped an unreadable notification" in server.log_text()
+
+
+def test_a_request_with_an_odd_id_gets_an_error_reply_and_the_server_goes_on(tmp_path: Path) -> None:
+    odd = ['{"a":1}', "1e400", "1.5", "null", "[1]", "true", f'{{"x":{DEEP}}}']
+    with StdioServer(tmp_path) as server:
+        for request_id in odd:
+            lines = server.lines
+            server.write(f'{{"jsonrpc":"2.0","id":{request_id},"method":"ping"}}'.encode())
+            reply = server.wait(None, 30)
+            why = "nested too deeply" if DEEP in request_id else "id must be a string or an integer"
+            assert reply["error"]["code"] == -32600 and why in reply["error"]["message"], (request_id[:20], reply)
+            assert server.request("ping", timeout=30)["result"] == {} and server.lines == lines + 2
+        huge = 10 ** 30  # an integer, if a big one: answered under its own id
+        server.write(f'{{"jsonrpc":"2.0","id":{huge},"method":"ping"}}'.encode())
+        assert server.wait(huge, 30)["result"] == {}
+        assert server.info()["name"] == "acptools"

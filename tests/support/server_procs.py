@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.support.load import slack
+
 REPO = Path(__file__).resolve().parents[2]
 PROTOCOL = "2025-06-18"
 
@@ -35,7 +37,8 @@ class StdioServer:
 
     def __init__(self, tmp: Path, *args: str, **env: str) -> None:
         self.tmpdir = tmp / "tmp"
-        self.log = open(tmp / f"server-{time.monotonic_ns()}.log", "wb")
+        self.log_path = tmp / f"server-{time.monotonic_ns()}.log"
+        self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "acptools_server", "--log-level", "WARNING", *args], cwd=REPO,
                                      env=server_env(self.tmpdir, **env), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log)
@@ -77,6 +80,8 @@ class StdioServer:
         self.write(json.dumps({"jsonrpc": "2.0", "method": method, "params": params or {}}).encode())
 
     def wait(self, request_id: Any, timeout: float) -> dict:
+        """The response to ``request_id``; the timeout (a bound against hangs) grows with the machine's load."""
+        timeout = slack(timeout)
         with self._cond:
             if not self._cond.wait_for(lambda: request_id in self.responses, timeout):
                 raise AssertionError(f"no response to request {request_id} within {timeout} s")
@@ -110,6 +115,10 @@ class StdioServer:
     def info(self) -> dict:
         return self.ok("server_info", timeout=30)
 
+    def log_text(self) -> str:
+        """What the server wrote to stderr so far."""
+        return self.log_path.read_text(errors="replace")
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.stdin.close()
@@ -141,7 +150,7 @@ def start_http(tmp: Path, *args: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen([sys.executable, "-m", "acptools_server", "--transport", "streamable-http", "--port", str(port),
                              "--log-level", "WARNING", *args], cwd=REPO, env=server_env(tmp / "tmp"),
                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + slack(60)
     while time.monotonic() < deadline:
         assert proc.poll() is None, (tmp / "http-server.log").read_text()
         try:
@@ -211,6 +220,22 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def peak_rss_mb(pid: int) -> float:
+    """The most memory the process has held at once (VmHWM)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has spent."""
+    fields = _stat(pid)
+    assert fields is not None, f"process {pid} is gone"
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_until(check, timeout: float, step: float = 0.1) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -269,6 +294,23 @@ def _deliveries(start: list[int], goal: list[int], locations: int, max_length: i
         length += len(step)
         at = t
     return steps
+
+
+def wide_task(objects: int, params: int = 6, flat: bool = False, name: str = "w") -> tuple[str, str]:
+    """A domain of under 300 bytes whose one schema has ``params`` untyped parameters, so ``objects **
+    params`` ground actions; its effect is an atom of as many parameters (as many fluent atoms), or,
+    with ``flat``, one 0-ary atom."""
+    vs = " ".join(f"?v{i}" for i in range(params))
+    effect = "(done)" if flat else f"(p {vs})"
+    domain = (f"(define (domain wide) (:predicates (done) (p {vs})) (:action a :parameters ({vs}) "
+              f":precondition (and) :effect {effect}))")
+    goal = "(done)" if flat else f"(p {' '.join(['o0'] * params)})"
+    problem = (f"(define (problem {name}) (:domain wide) (:objects {' '.join(f'o{i}' for i in range(objects))}) "
+               f"(:init) (:goal {goal}))")
+    return domain, problem
+
+
+INSPECTOR_PKG = os.environ.get("ACPTOOLS_INSPECTOR_PKG", "@modelcontextprotocol/inspector@0.15.0")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
