@@ -56,7 +56,7 @@ class Bridge:
 
     def bits(self, state) -> int:
         """The bitset of any unified-planning State of the Problem (an AcpState's own int)."""
-        if isinstance(state, AcpState) and state.bridge.task is self.task:
+        if isinstance(state, AcpState) and state.bridge.task.key == self.task.key:  # same PDDL: same atom ids
             return state.bits
         if not isinstance(state, State):
             raise UPUsageError(f"expected a unified-planning State, got {type(state).__name__}")
@@ -110,7 +110,8 @@ class AcpState(State):
         return self.bridge.task.names(self.bits)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, AcpState) and other.bits == self.bits and other.bridge.task is self.bridge.task
+        return (isinstance(other, AcpState) and other.bits == self.bits
+                and other.bridge.task.key == self.bridge.task.key)
 
     def __hash__(self) -> int:
         return hash(self.bits)
