@@ -47,7 +47,7 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
     Options (`params=` of the factory): `optimal` (default True): the planner searches a shortest
     plan and proves it; False asks for any plan (greedy search), which is faster."""
 
-    def __init__(self, problem=None, error_on_failed_checks: bool = True, optimal: bool = True, **options):
+    def __init__(self, problem=None, error_on_failed_checks: bool = True, optimal: bool = True):
         Engine.__init__(self)
         OneshotPlannerMixin.__init__(self)
         self._optimal = optimal
