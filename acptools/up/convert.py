@@ -64,13 +64,13 @@ def unsupported_features(kind: ProblemKind) -> list[str]:
 def convert(problem) -> tuple[str, str, "UPNames"]:
     """(domain text, problem text, names) of a unified-planning Problem; AcpError naming what
     acptools does not support."""
-    refused = unsupported_features(problem.kind)
+    # non-constant boolean assignments (f := g) are written as the conditional effects they mean
+    writer = PDDLWriter(problem, rewrite_bool_assignments=True)
+    refused = unsupported_features(writer.problem_kind)   # the writer's copy: a Problem's kind is not cached
     if refused:
         raise AcpError(f"unsupported: the Problem {problem.name!r} has {', '.join(refused)}", "problem",
                        "acptools reads classical planning: STRIPS with types, negative, disjunctive and quantified "
                        "conditions, equality, conditional and universal effects (action costs are ignored)")
-    # non-constant boolean assignments (f := g) are written as the conditional effects they mean
-    writer = PDDLWriter(problem, rewrite_bool_assignments=True)
     try:
         domain_text, problem_text = writer.get_domain(), writer.get_problem()
     except UPException as e:
