@@ -19,7 +19,8 @@ __version__ = "0.1.0"
 PUBLIC_MODULES = ("acptools.examples", "acptools.dataset", "acptools.scoring", "acptools.answers",
                   "acptools.questions", "acptools.verdict", "acptools.errors", "acptools.episode", "acptools.truth",
                   "acptools.lru", "acptools.describe", "acptools.rollout", "acptools.generate", "acptools.rewards",
-                  "acptools.inspect", "acptools.store", "acptools.prompts", "acptools.planner")
+                  "acptools.inspect", "acptools.store", "acptools.prompts", "acptools.planner",
+                  "acptools.up")   # acptools.up needs the [up] extra (unified-planning)
 
 __all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport", "Questions", "Task", "Verdict",
            "load_task", "task_key", "PUBLIC_MODULES", "__version__"]
