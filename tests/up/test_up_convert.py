@@ -288,3 +288,43 @@ def test_an_up_ini_section_registers_the_engine_with_no_code(tmp_path):
                          env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "acptools"
+
+
+def road_problem(cost):
+    """Three places on a line; moving costs `cost(a, b)` (an expression over the parameters)."""
+    Loc = S.UserType("Loc")
+    at, road = S.Fluent("at", S.BoolType(), l=Loc), S.Fluent("road", S.BoolType(), a=Loc, b=Loc)
+    dist = S.Fluent("dist", S.IntType(), a=Loc, b=Loc)
+    move = S.InstantaneousAction("move", a=Loc, b=Loc)
+    a, b = move.parameters
+    move.add_precondition(at(a))
+    move.add_precondition(road(a, b))
+    move.add_effect(at(a), False)
+    move.add_effect(at(b), True)
+    p = S.Problem("roads")
+    p.add_fluent(at, default_initial_value=False)
+    p.add_fluent(road, default_initial_value=False)
+    p.add_fluent(dist, default_initial_value=1)
+    p.add_action(move)
+    places = [S.Object(f"l{i}", Loc) for i in range(3)]
+    p.add_objects(places)
+    p.set_initial_value(at(places[0]), True)
+    for here, there in zip(places, places[1:]):
+        p.set_initial_value(road(here, there), True)
+        p.set_initial_value(dist(here, there), 5)
+    p.add_goal(at(places[2]))
+    p.add_quality_metric(S.MinimizeActionCosts({move: cost(dist, a, b)}))
+    return p
+
+
+@pytest.mark.parametrize("cost, optimal", [(lambda dist, a, b: dist(a, b), False), (lambda dist, a, b: 3, True)])
+def test_action_costs_are_ignored_and_optimality_claimed_only_when_length_decides(cost, optimal):
+    problem = road_problem(cost)
+    with S.OneshotPlanner(name="acptools") as planner:
+        result = planner.solve(problem)
+    assert len(result.plan.actions) == int(result.metrics["h_star"]) == 2
+    if optimal:   # every action costs the same: a shortest plan is a cheapest plan
+        assert result.status == PlanGenerationResultStatus.SOLVED_OPTIMALLY
+    else:
+        assert result.status == PlanGenerationResultStatus.SOLVED_SATISFICING
+        assert "not the Problem's action costs" in result.log_messages[-1].message
