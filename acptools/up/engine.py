@@ -145,7 +145,7 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
     def _validate(self, problem, plan):
         if not isinstance(plan, SequentialPlan):
             raise UPUsageError(f"acptools validates sequential plans, not a {type(plan).__name__}")
-        return validation_result(self.bridge(problem), plan, problem)
+        return validation_result(self.name, self.bridge(problem), plan, problem)
 
     # ---- OneshotPlanner ---------------------------------------------------------------------------
     def _solve(self, problem, heuristic=None, timeout=None, output_stream=None):
@@ -160,4 +160,4 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
             return PlanGenerationResult(PlanGenerationResultStatus.UNSUPPORTED_PROBLEM, None, NAME,
                                         log_messages=[LogMessage(LogLevel.ERROR, str(e))])
         optimal = self._optimal or self.optimality_metric_required
-        return plan_result(b, problem, optimal, timeout, started)
+        return plan_result(self.name, b, problem, optimal, timeout, started)

@@ -16,13 +16,12 @@ from unified_planning.plans import SequentialPlan
 
 from .. import Budget
 
-NAME = "acptools"
 OPTIMAL_SHARE = 0.75  # of a timeout, spent proving a shortest plan before settling for any plan
 
 
-def plan_result(bridge, problem, optimal: bool, timeout, started: float) -> PlanGenerationResult:
+def plan_result(name: str, bridge, problem, optimal: bool, timeout, started: float) -> PlanGenerationResult:
     """Plan with acptools (optimal: a proven shortest plan; with a timeout that runs out, any plan
-    found in the rest of it) and report in unified-planning's terms."""
+    found in the rest of it) and report in unified-planning's terms, as the engine `name`."""
     q = bridge.task.questions
     logs: list[LogMessage] = []
     if optimal:
@@ -36,10 +35,10 @@ def plan_result(bridge, problem, optimal: bool, timeout, started: float) -> Plan
         verdict = q.plan(optimal=False, budget=Budget(timeout, None))
     metrics = {"engine_internal_time": f"{time.perf_counter() - started:.6f}", "proof": verdict.how}
     if verdict.answer is None:
-        return PlanGenerationResult(Status.TIMEOUT, None, NAME, metrics, logs)
+        return PlanGenerationResult(Status.TIMEOUT, None, name, metrics, logs)
     if verdict.answer is False:
         logs.append(LogMessage(LogLevel.INFO, f"no plan exists (proof: {verdict.how})"))
-        return PlanGenerationResult(Status.UNSOLVABLE_PROVEN, None, NAME, metrics, logs)
+        return PlanGenerationResult(Status.UNSOLVABLE_PROVEN, None, name, metrics, logs)
     plan = SequentialPlan([bridge.names.action_instance(a) for a in verdict.witness], problem.environment)
     status = Status.SOLVED_SATISFICING
     if "h_star" in verdict.extra:
@@ -49,7 +48,7 @@ def plan_result(bridge, problem, optimal: bool, timeout, started: float) -> Plan
         else:
             logs.append(LogMessage(LogLevel.INFO, f"a shortest plan: h* = {verdict.extra['h_star']} "
                                                   f"(proof: {verdict.how}); {_why_not_optimal(problem)}"))
-    return PlanGenerationResult(status, plan, NAME, metrics, logs)
+    return PlanGenerationResult(status, plan, name, metrics, logs)
 
 
 def length_decides_metric(problem) -> bool:

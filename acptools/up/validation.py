@@ -15,11 +15,11 @@ from unified_planning.exceptions import UPUsageError
 from .. import AcpError
 from ..questions.basic import unmet_goals
 
-NAME = "acptools"
 
 
-def validation_result(bridge, plan, problem) -> ValidationResult:
-    """Replay a SequentialPlan from the initial state and report as SequentialPlanValidator does."""
+def validation_result(name: str, bridge, plan, problem) -> ValidationResult:
+    """Replay a SequentialPlan from the initial state and report as SequentialPlanValidator does (as
+    the engine `name`)."""
     task = bridge.task
     state = task.init
     trace = [bridge.state(state)]
@@ -30,19 +30,19 @@ def validation_result(bridge, plan, problem) -> ValidationResult:
             raise UPUsageError(f"{k + 1}-th action instance {ai}: {e}") from e
         op = task.op_for(aid, state)
         if op is None:
-            return _inapplicable(bridge, k, ai, aid, state, trace)
+            return _inapplicable(name, bridge, k, ai, aid, state, trace)
         state = task.apply_op(op, state)
         trace.append(bridge.state(state))
     if task.is_goal(state):
-        return ValidationResult(Status.VALID, NAME, [], _metric_values(problem, plan), trace=trace)
+        return ValidationResult(Status.VALID, name, [], _metric_values(problem, plan), trace=trace)
     unmet = unmet_goals(task, state)
     msg = f"Goals {bridge.exps(unmet)} are not satisfied by the plan."
-    return ValidationResult(Status.INVALID, NAME, [LogMessage(LogLevel.INFO, msg)], None,
+    return ValidationResult(Status.INVALID, name, [LogMessage(LogLevel.INFO, msg)], None,
                             FailedValidationReason.UNSATISFIED_GOALS, metrics={"unmet_goals": " ".join(unmet)},
                             trace=trace)
 
 
-def _inapplicable(bridge, k: int, ai, aid: int, state: int, trace: list) -> ValidationResult:
+def _inapplicable(name: str, bridge, k: int, ai, aid: int, state: int, trace: list) -> ValidationResult:
     task = bridge.task
     if task.ops_of_action[aid]:
         unsat = task.unsatisfied(aid, state).describe()
@@ -52,7 +52,7 @@ def _inapplicable(bridge, k: int, ai, aid: int, state: int, trace: list) -> Vali
         conditions = [bridge.false]
     msg = f"Preconditions {conditions} of {k + 1}-th action instance {ai} are not satisfied."
     metrics = {"first_inapplicable": str(k), "unsatisfied_preconditions": "; ".join(unsat)}
-    return ValidationResult(Status.INVALID, NAME, [LogMessage(LogLevel.INFO, msg)], None,
+    return ValidationResult(Status.INVALID, name, [LogMessage(LogLevel.INFO, msg)], None,
                             FailedValidationReason.INAPPLICABLE_ACTION, inapplicable_action=ai, metrics=metrics,
                             trace=trace)
 
