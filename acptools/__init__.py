@@ -24,7 +24,7 @@ PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.barplots", 
                   "acptools.generate", "acptools.htmlreport", "acptools.kinds", "acptools.inspect", "acptools.lru", "acptools.planners",
                   "acptools.progress", "acptools.prompts", "acptools.questions", "acptools.rewards",
                   "acptools.rollout", "acptools.runfile", "acptools.scoring", "acptools.store", "acptools.store_key", "acptools.stored_check",
-                  "acptools.task", "acptools.truth",
+                  "acptools.task", "acptools.truth", "acptools.up",
                   "acptools.verdict")
 
 # the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`
@@ -33,7 +33,7 @@ ENGINE_PACKAGES = ("acptools.pddl", "acptools.ground", "acptools.engine", "acpto
 
 # the face modules that wrap the engine: the only modules outside ENGINE_PACKAGES that may import from them
 ENGINE_GATES = ("acptools.task", "acptools.questions", "acptools.truth", "acptools.claims", "acptools.describe",
-                "acptools.episode", "acptools.planners")
+                "acptools.episode", "acptools.planners", "acptools.up")
 
 __all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport",
            "Questions", "Task", "Verdict", "load_task", "task_key", "ENGINE_GATES", "ENGINE_PACKAGES",

@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.truth", "acptools.stored_check", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
      "acptools.dataset", "acptools.examples", "acptools.prompts", "acptools.backends"),  # the face's services
     ("acptools.scoring", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
-     "acptools.unified", "acptools.environments", "acptools.evaluation", "acptools.htmlreport",
+     "acptools.up", "acptools.environments", "acptools.evaluation", "acptools.htmlreport",
      "acptools.export"),  # applications
     ("acptools.cli",),                                                 # the command line
     ("acptools", "server", "examples", "scripts", "tools"),           # the package's face and everything outside

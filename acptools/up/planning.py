@@ -1,0 +1,78 @@
+"""The one-shot planner's answer as a unified-planning PlanGenerationResult.
+
+An optimal plan is a proven shortest plan (its length is h*, with the proof's kind in the
+metrics). unified-planning calls a plan SOLVED_OPTIMALLY only against the Problem's quality
+metric, so that status needs a metric that plan length decides: plan length, or action costs that
+are one positive constant. Otherwise the plan is SOLVED_SATISFICING and the log says it is shortest.
+"""
+
+from __future__ import annotations
+
+import time
+
+from unified_planning.engines import PlanGenerationResult, PlanGenerationResultStatus as Status
+from unified_planning.engines.results import LogLevel, LogMessage
+from unified_planning.plans import SequentialPlan
+
+from .. import Budget
+
+OPTIMAL_SHARE = 0.75  # of a timeout, spent proving a shortest plan before settling for any plan
+
+
+def plan_result(name: str, bridge, problem, optimal: bool, timeout, started: float) -> PlanGenerationResult:
+    """Plan with acptools (optimal: a proven shortest plan; with a timeout that runs out, any plan
+    found in the rest of it) and report in unified-planning's terms, as the engine `name`."""
+    q = bridge.task.questions
+    logs: list[LogMessage] = []
+    if optimal:
+        verdict = q.plan(optimal=True, budget=Budget(None if timeout is None else OPTIMAL_SHARE * timeout, None))
+        if verdict.answer is None and timeout is not None:
+            logs.append(LogMessage(LogLevel.INFO, f"no shortest plan proven in {OPTIMAL_SHARE * timeout:.1f} s; "
+                                                  "searching for any plan in the rest of the timeout"))
+            left = max(0.0, timeout - (time.perf_counter() - started))
+            verdict = q.plan(optimal=False, budget=Budget(left, None))
+    else:
+        verdict = q.plan(optimal=False, budget=Budget(timeout, None))
+    metrics = {"engine_internal_time": f"{time.perf_counter() - started:.6f}", "proof": verdict.how}
+    if verdict.answer is None:
+        return PlanGenerationResult(Status.TIMEOUT, None, name, metrics, logs)
+    if verdict.answer is False:
+        logs.append(LogMessage(LogLevel.INFO, f"no plan exists (proof: {verdict.how})"))
+        return PlanGenerationResult(Status.UNSOLVABLE_PROVEN, None, name, metrics, logs)
+    plan = SequentialPlan([bridge.names.action_instance(a) for a in verdict.witness], problem.environment)
+    status = Status.SOLVED_SATISFICING
+    if "h_star" in verdict.extra:
+        metrics["h_star"] = str(verdict.extra["h_star"])
+        if length_decides_metric(problem):
+            status = Status.SOLVED_OPTIMALLY
+        else:
+            logs.append(LogMessage(LogLevel.INFO, f"a shortest plan: h* = {verdict.extra['h_star']} "
+                                                  f"(proof: {verdict.how}); {_why_not_optimal(problem)}"))
+    return PlanGenerationResult(status, plan, name, metrics, logs)
+
+
+def length_decides_metric(problem) -> bool:
+    """Whether a shortest plan is optimal for the Problem's quality metric."""
+    if len(problem.quality_metrics) != 1:
+        return False
+    metric = problem.quality_metrics[0]
+    if metric.is_minimize_sequential_plan_length():
+        return True
+    if not metric.is_minimize_action_costs():
+        return False
+    costs = set()
+    for action in problem.actions:
+        cost = metric.get_action_cost(action)
+        if cost is None:
+            return False
+        cost = cost.simplify()
+        if not (cost.is_int_constant() or cost.is_real_constant()) or cost.constant_value() <= 0:
+            return False
+        costs.add(cost.constant_value())
+    return len(costs) <= 1
+
+
+def _why_not_optimal(problem) -> str:
+    if not problem.quality_metrics:
+        return "the Problem has no quality metric (add MinimizeSequentialPlanLength() for SOLVED_OPTIMALLY)"
+    return "acptools minimises plan length, not the Problem's action costs"
