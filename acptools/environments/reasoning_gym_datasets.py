@@ -57,7 +57,6 @@ class AcpConfig:
     chunk: int = 8                # entries generated together
     credit: str = "exact"         # or "partial": IoU / regret credit for wrong answers
     pddl: bool = False            # put the PDDL in the question
-    extra: dict = field(default_factory=dict)
 
     def validate(self) -> None:
         if self.form not in TASKS or self.task not in TASKS[self.form]:
