@@ -160,3 +160,21 @@ def test_importing_acptools_imports_no_rl_package():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert gymnasium_env.ENV_ID in gymnasium.registry
+
+
+@pytest.mark.parametrize("split", ["dev", pytest.param("test", marks=pytest.mark.slow)])
+def test_h_star_and_first_step_grades_match_the_stored_nexta_answers(split):
+    """On every bundled nexta state: the env's h* at reset is the record's stored h*, each stored
+    optimal action ('yes') is applied with regret 0 and each stored other action ('no') is not optimal."""
+    recs = records(split, "nexta")
+    env = PlanningEnv(source=recs, budget=60.0)
+    for k, r in enumerate(recs):
+        obs, info = env.reset(options={"index": k})
+        assert info["h_star"] == int(r["answer"]["opt"]), r["id"]
+        for action in r["answer"]["yes"] + r["answer"]["no"]:
+            env.reset(options={"index": k})
+            info = env.step(action)[4]
+            if action in r["answer"]["yes"]:
+                assert info["verdict"] == "applied" and info["regret"] == 0, (r["id"], action, info)
+            else:
+                assert info["optimal"] is not True, (r["id"], action, info)
