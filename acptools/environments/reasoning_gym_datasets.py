@@ -13,8 +13,8 @@ dataset's seed and the chunk: the same seed gives the same entries. A domain tha
 `chunk` distinct questions repeats the ones it has.
 
 Difficulty: walk length (min_walk..max_walk random steps from the init), plan_share (the share of
-states taken on optimal plans instead), ARB sequence length (min_steps..max_steps actions); the
-curriculum's levels move all three.
+states taken on optimal plans instead), ARB sequence length (min_steps..max_steps actions), problem
+size (max_problems: the N smallest of the problems given); the curriculum's levels move all four.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from reasoning_gym.coaching import BaseCurriculum, RangeAttributeDefinition, Sca
 from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
+from ..describe import describe
 from ..errors import AcpError
 from ..generate import TASKS, Difficulty, Options, generate
+from ..truth import task_for
 from .grading import CREDITS, proof, reward
 from .prompting import prompt
 from .sources import pddl_texts
@@ -35,6 +37,7 @@ PREFIX = "acp"
 WALK_LEVELS = [1, 5, 10, 20, 40]
 PLAN_SHARE_LEVELS = [0.25, 0.5, 0.75]
 STEP_LEVELS = [1, 5, 10, 15, 19]
+PROBLEM_LEVELS = [1, 2, 4, 8, 16]
 
 
 @dataclass
@@ -54,6 +57,7 @@ class AcpConfig:
     plan_share: float = 0.5
     min_steps: int = 1
     max_steps: int = 10
+    max_problems: int = 0         # ask about the N smallest problems only (fewest fluent atoms); 0: all
     chunk: int = 8                # entries generated together
     credit: str = "exact"         # or "partial": IoU / regret credit for wrong answers
     pddl: bool = False            # put the PDDL in the question
@@ -68,6 +72,8 @@ class AcpConfig:
             raise AcpError(f"walk range {self.min_walk}..{self.max_walk} is empty", "config")
         if not 1 <= self.min_steps <= self.max_steps:
             raise AcpError(f"step range {self.min_steps}..{self.max_steps} is empty", "config")
+        if self.max_problems < 0:
+            raise AcpError(f"max_problems must be 0 (all) or more, got {self.max_problems}", "config")
         if not 0.0 <= self.plan_share <= 1.0:
             raise AcpError(f"plan_share must be within [0, 1], got {self.plan_share}", "config")
         if self.credit not in CREDITS:
@@ -80,7 +86,7 @@ class AcpDataset(ProceduralDataset):
     def __init__(self, config: AcpConfig):
         super().__init__(config=config, seed=config.seed, size=config.size)
         self.domain_text, problems = pddl_texts(config.domain, config.problems)
-        self.problem_texts = [text for text, _ in problems]
+        self.problem_texts = smallest(self.domain_text, [text for text, _ in problems], config.max_problems)
         self.name = f"{PREFIX}_{config.form}_{config.task}"
         self._chunks: dict[int, list[dict]] = {}
 
@@ -126,8 +132,19 @@ class AcpDataset(ProceduralDataset):
         return reward(entry["metadata"]["record"], answer, self.config.credit, self.config.budget)
 
 
+def smallest(domain_text: str, problems: list[str], n: int) -> list[str]:
+    """The n problems with the fewest fluent atoms (ties: shorter text, then given order), in the
+    given order; all of them when n is 0."""
+    if not n or n >= len(problems):
+        return problems
+    size = {k: (describe(task_for(domain_text, p)).num_propositions, len(p), k) for k, p in enumerate(problems)}
+    keep = sorted(sorted(size, key=size.get)[:n])
+    return [problems[k] for k in keep]
+
+
 class AcpCurriculum(BaseCurriculum):
-    """Levels: longer random walks, more optimal-plan states, longer ARB action sequences."""
+    """Levels: longer random walks, more optimal-plan states, longer ARB action sequences, larger
+    problems (the N smallest of those given)."""
 
     config_cls = AcpConfig
 
@@ -140,6 +157,8 @@ class AcpCurriculum(BaseCurriculum):
                                       description="share of states on optimal plans"),
             RangeAttributeDefinition(name="steps", levels=STEP_LEVELS, lower_field_name="min_steps",
                                      upper_field_name="max_steps", description="ARB action sequence length"),
+            ScalarAttributeDefinition(name="problems", levels=PROBLEM_LEVELS, field_name="max_problems",
+                                      description="the N smallest problems given"),
         )
 
 

@@ -4,7 +4,11 @@ unified-planning oracle, every curriculum level generates; on a bundled domain a
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -14,7 +18,7 @@ from reasoning_gym.factory import create_curriculum  # noqa: E402
 
 from acptools import AcpError  # noqa: E402
 from acptools.environments import reasoning_gym_datasets as rgd  # noqa: E402
-from tests.support.data import PDDL  # noqa: E402
+from tests.support.data import PDDL, records  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
 
 ADL = str(PDDL / "briefcase")   # a folder: domain.pddl + problem.pddl (conditional effects, quantifiers)
@@ -113,11 +117,33 @@ def test_every_curriculum_level_generates(name):
         curriculum.set_global_level(level)
         config = curriculum.generate_configuration({"size": 2, "seed": level, "chunk": 2})
         data = rgd.AcpDataset(config)
-        seen.append((config.max_walk, config.max_steps, config.plan_share))
+        seen.append((config.max_walk, config.max_steps, config.plan_share, config.max_problems))
         for e in data:
             assert data.score_answer(e["answer"], e) == 1.0
             assert e["metadata"]["difficulty"]["walk"] == [config.min_walk, config.max_walk]
     assert seen == sorted(seen) and len(set(seen)) == levels
+
+
+def objects(problem_pddl: str) -> frozenset[str]:
+    """The object names a problem declares (types left out, however the objects are laid out)."""
+    tokens = re.search(r"\(:objects([^)]*)\)", problem_pddl, re.IGNORECASE).group(1).lower().split()
+    return frozenset(t for k, t in enumerate(tokens) if t != "-" and (k == 0 or tokens[k - 1] != "-"))
+
+
+def test_max_problems_keeps_the_smallest_problems():
+    """Three ferry problems of different sizes (from the bundled records): max_problems=1 asks only
+    about the one with the fewest objects, 2 about the two smallest."""
+    recs = records("dev", "nexta")
+    ferry = [r for r in recs if r["PDDL_domain"] == recs[0]["PDDL_domain"]]
+    by_size = sorted({len(objects(r["PDDL_problem"])): r["PDDL_problem"] for r in ferry}.items())
+    names = {size: objects(p) for size, p in by_size}
+    assert len(by_size) >= 3
+    problems = tuple(p for _, p in reversed(by_size[:3]))
+    for n in (1, 2):
+        data = reasoning_gym.create_dataset("acp_hard_app", domain=ferry[0]["PDDL_domain"], problems=problems,
+                                            max_problems=n, size=6, seed=1, chunk=6)
+        seen = {objects(e["metadata"]["problem_pddl"]) for e in data}
+        assert seen == {names[size] for size, _ in by_size[:n]}
 
 
 def test_partial_credit_for_a_partly_right_set():
@@ -137,3 +163,14 @@ def test_bad_configuration_is_a_clear_error():
         reasoning_gym.create_dataset("acp_hard_app", min_walk=5, max_walk=2, size=1, seed=0)
     with pytest.raises(IndexError):
         reasoning_gym.create_dataset("acp_hard_app", size=1, seed=0)[1]
+
+
+def test_same_seed_same_entries_in_a_fresh_process():
+    """No cache or hash order may leak into the entries: a new interpreter makes the same ones."""
+    code = ("import json, reasoning_gym, acptools.environments.reasoning_gym_datasets; "
+            "d = reasoning_gym.create_dataset('acp_mcq_land', size=3, seed=4, chunk=3); "
+            "print(json.dumps([[e['question'], e['answer']] for e in d]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONHASHSEED": "123"})
+    here = [[e["question"], e["answer"]] for e in reasoning_gym.create_dataset("acp_mcq_land", size=3, seed=4, chunk=3)]
+    assert json.loads(out.stdout) == here
