@@ -18,14 +18,14 @@ __version__ = "0.1.0"
 
 # modules whose names (besides those re-exported here) other packages may import: every top-level module
 # and subpackage of acptools except the engine's rooms
-PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.barplots", "acptools.budget", "acptools.claims", "acptools.cli",
-                  "acptools.dataset", "acptools.describe", "acptools.episode", "acptools.errors", "acptools.evaluation",
-                  "acptools.examples", "acptools.export",
-                  "acptools.generate", "acptools.htmlreport", "acptools.kinds", "acptools.inspect", "acptools.lru", "acptools.planners",
-                  "acptools.progress", "acptools.prompts", "acptools.questions", "acptools.rewards",
-                  "acptools.rollout", "acptools.runfile", "acptools.scoring", "acptools.store", "acptools.store_key", "acptools.stored_check",
-                  "acptools.task", "acptools.truth", "acptools.up",
-                  "acptools.verdict")
+PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.barplots", "acptools.budget",
+                  "acptools.claims", "acptools.cli", "acptools.dataset", "acptools.describe",
+                  "acptools.environments", "acptools.episode", "acptools.errors", "acptools.evaluation",
+                  "acptools.examples", "acptools.export", "acptools.generate", "acptools.htmlreport",
+                  "acptools.inspect", "acptools.kinds", "acptools.lru", "acptools.planners", "acptools.progress",
+                  "acptools.prompts", "acptools.questions", "acptools.rewards", "acptools.rollout",
+                  "acptools.runfile", "acptools.scoring", "acptools.store", "acptools.store_key",
+                  "acptools.stored_check", "acptools.task", "acptools.truth", "acptools.up", "acptools.verdict")
 
 # the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`
 ENGINE_PACKAGES = ("acptools.pddl", "acptools.ground", "acptools.engine", "acptools.planners.fd",
