@@ -13,7 +13,7 @@ import pytest
 from acptools import AcpError, Budget, examples, rollout, store
 from acptools.cli import main
 from acptools.dataset import acpbench_hard
-from acptools.engine.reachability import optimal
+from acptools.engine import optimal
 from acptools.generate import Options, dumps, generate
 from acptools.rollout.policies import FatalPolicyError, RandomPolicy
 from acptools.rollout.traces import read_rows
