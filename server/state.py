@@ -34,6 +34,7 @@ SHUTDOWN_WAIT = 20.0  # seconds the server waits at exit for cancelled calls to 
 @dataclass
 class ServerState:
     """What the server holds across calls: its config, task and episode stores, search runner and memory."""
+
     config: ServerConfig
     tasks: TaskStore
     episodes: EpisodeStore

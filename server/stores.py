@@ -324,6 +324,7 @@ class LiveEpisode:
 
 class EpisodeStore:
     """Live episodes by id, in an LRU cache under the shared memory budget."""
+
     def __init__(self, limits: Limits, memory: Memory) -> None:
         self.memory = memory
         self._episodes = ToolCache(

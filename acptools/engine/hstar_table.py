@@ -25,6 +25,7 @@ INF = float("inf")
 @dataclass
 class Row:
     """One successor class of the table's state: the actions leading into it and bounds on its h*."""
+
     key: int                 # the successor's symmetry key
     state: int               # one successor of the class
     actions: list[int]       # the applicable actions leading into the class
@@ -52,6 +53,7 @@ class Gated:
 @dataclass
 class HStarTable:
     """The successors of one state (up to symmetry) with bounds on their h*; `d` is h* of the state."""
+
     task: object
     canon: object            # state -> symmetry key (symmetric states share h*)
     state: int

@@ -100,6 +100,7 @@ class HStar:
 @dataclass
 class NextActions:
     """h* of a state, its optimal first actions and a plan, with how they were proven."""
+
     cost: int | None                 # h*(s); None when the goal is unreachable
     optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
@@ -116,6 +117,7 @@ def fd_how(res: fd.FdResult) -> str:
 class Optimizer:
     """Optimal planning for an engine's task: h* and optimal first actions over the goal-relevant
     operators, with symmetry."""
+
     def __init__(self, engine):
         self.engine = engine
         self.task = engine.task

@@ -14,6 +14,7 @@ from ..ground.grounding import Operator
 
 class SuccessorGenerator:
     """The applicable operators of a state, found through each operator's rarest precondition atom."""
+
     def __init__(self, operators: list[Operator]):
         self.operators = operators
         count: Counter = Counter()

@@ -35,6 +35,7 @@ RETRY_FACTOR = 4.0
 @dataclass
 class EvalConfig:
     """How an eval run asks and grades questions (flags other than the policy and the data)."""
+
     pddl: bool = False              # lm-eval's `_with_pddl` prompts (the PDDL in front of the question)
     semantics: str = "exact"        # how replies are graded (acptools.scoring)
     budget: float | None = None     # CPU seconds per proof (None: the scorer's default)

@@ -24,6 +24,7 @@ def digest(text: str) -> str:
 class RecordsOut:
     """Generated records written to a JSONL file task by task, with a sidecar marking the finished
     tasks (so a run can resume)."""
+
     def __init__(self, path, settings: dict, resume: bool = False, force: bool = False):
         self.path, self.settings = Path(path), settings
         check_fresh(self.path, resume, force)

@@ -49,6 +49,7 @@ from .traces import (
 @dataclass
 class RolloutConfig:
     """How a rollout run is set up (everything but the policy and the tasks)."""
+
     show_applicable: bool = False     # list the applicable actions in each observation
     max_steps: int | None = None      # per episode; None: default_max_steps(h*)
     max_invalid: int = MAX_INVALID_REPLIES  # invalid replies in a row that end an episode; 0: no limit
@@ -74,6 +75,7 @@ class RolloutConfig:
 @dataclass
 class RolloutResult:
     """The trace rows of a rollout run."""
+
     rows: list[dict]          # every trace row (run, step and episode rows), resumed ones included
 
     @property

@@ -54,6 +54,7 @@ DEFAULT_TOO_BIG = "ask for less: a smaller limit, or a smaller state or plan"
 class ToolSpec:
     """A tool's name, title, annotations, description, argument names and what to ask for when a
     result is too big."""
+
     name: str
     title: str
     annotations: ToolAnnotations

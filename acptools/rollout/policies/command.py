@@ -49,6 +49,7 @@ class _Worker:
 class CommandPolicy(Policy):
     """A policy run as a command: each observation is a JSON line on its stdin, the reply a line on
     its stdout (a process per episode in flight, reused)."""
+
     def __init__(self, command: str, timeout: float = TIMEOUT):
         try:
             self.argv = shlex.split(command)

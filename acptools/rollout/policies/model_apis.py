@@ -78,6 +78,7 @@ def _message(e) -> str:
 
 class OpenAIPolicy(_ApiPolicy):
     """A model behind the OpenAI chat completions API (or a compatible endpoint at `base_url`)."""
+
     sdk = "openai"
 
     def __init__(self, model: str, base_url: str | None = None, **options):
@@ -99,6 +100,7 @@ class OpenAIPolicy(_ApiPolicy):
 
 class AnthropicPolicy(_ApiPolicy):
     """A model behind the Anthropic Messages API."""
+
     sdk = "anthropic"
     DEFAULT_MAX_TOKENS = 2048   # the Messages API requires a limit
 
