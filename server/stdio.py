@@ -79,8 +79,8 @@ class CheckedLines:
         self.raw = raw
 
     def readline(self) -> str:
-        """The next line, marked when its id is neither a string nor a plain integer (so the error
-        comes back here)."""
+        """The next line, marked when its id is neither a string nor a plain integer (the SDK cannot
+        read a marked line, so its error comes back here to be answered)."""
         line = self.raw.readline()
         if ODD_ID_HINT.search(line):
             request_id = top_level_fields(line).get("id", NO_ID)

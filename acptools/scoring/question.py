@@ -43,7 +43,7 @@ class Question:
 
     @property
     def state(self) -> int:
-        """The state the question is about (the task's initial state unless set)."""
+        """The state the question is about (the task's initial state unless one was given)."""
         if self._state is None:
             self._state = self.task.init
         return self._state
