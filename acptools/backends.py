@@ -27,6 +27,8 @@ RAY_RETRIES = 3
 
 
 def ray_retries() -> int:
+    """The max_retries of Ray episode tasks: ACPTOOLS_RAY_RETRIES (at least 0), else RAY_RETRIES;
+    AcpError when it is not a whole number."""
     try:
         return max(0, int(os.environ.get("ACPTOOLS_RAY_RETRIES", RAY_RETRIES)))
     except ValueError:

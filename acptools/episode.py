@@ -41,9 +41,11 @@ class Step:
 
     @property
     def applied(self) -> bool:
+        """Whether the step's action was applied."""
         return self.verdict == APPLIED
 
     def to_dict(self) -> dict:
+        """The step as a plain dict."""
         return asdict(self)
 
 
@@ -68,9 +70,11 @@ class Summary:
 
     @property
     def invalid_steps(self) -> int:
+        """Steps whose action was not applied, of any verdict."""
         return sum(self.invalid.values())
 
     def to_dict(self) -> dict:
+        """The summary as a plain dict."""
         return asdict(self)
 
 
@@ -102,6 +106,7 @@ class Episode:
 
     @property
     def solved(self) -> bool:
+        """Whether the goal holds in the current state."""
         return self.task.is_goal(self.state)
 
     def h_star(self, budget: "float | Budget | None" = None) -> tuple[int | None, bool]:
@@ -168,6 +173,8 @@ class Episode:
         return step
 
     def summary(self) -> Summary:
+        """The episode so far: step counts by verdict, optimal steps and regret, the plan and how it
+        compares with h* of the start."""
         applied = [s for s in self.history if s.applied]
         decided = [s for s in applied if s.known]
         regrets = [s.regret for s in decided if s.regret is not None]

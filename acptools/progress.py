@@ -29,6 +29,7 @@ class CostModel:
         self.count: dict[str, int] = defaultdict(int)         # kind -> units measured
 
     def finished(self, kind: str, weight: float, seconds: float) -> None:
+        """Record a finished unit of `kind`: its weight leaves the pending work and its seconds are measured."""
         self.pending[kind] = max(0.0, self.pending[kind] - weight)
         self.left[kind] = max(0, self.left[kind] - 1)
         self.spent[kind] += max(0.0, seconds)

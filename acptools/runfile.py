@@ -106,6 +106,7 @@ class RowWriter:
     _fh = None
 
     def write(self, row: dict) -> dict:
+        """Keep the row and, once the file is open, append it (flushed); returns the row."""
         self.rows.append(row)
         if self._fh is not None:
             self._fh.write(json.dumps(row, default=str) + "\n")
@@ -113,6 +114,7 @@ class RowWriter:
         return row
 
     def close(self) -> None:
+        """Close the file (again is harmless)."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None

@@ -230,6 +230,7 @@ class ProofStore:
 
     @_maintenance
     def state_atoms(self, task: str, state: str) -> list[str] | None:
+        """The atoms of a stored state, or None when it is not stored (or the row is malformed)."""
         row = self._connection().execute("SELECT atoms FROM states WHERE task = ? AND state = ?",
                                          (task, state)).fetchone()
         try:
@@ -240,6 +241,7 @@ class ProofStore:
 
     @_maintenance
     def task_texts(self, task: str) -> tuple[str, str] | None:
+        """The (domain, problem) PDDL texts of a stored task, or None."""
         row = self._connection().execute("SELECT domain, problem FROM tasks WHERE task = ?", (task,)).fetchone()
         return None if row is None or not all(isinstance(t, str) for t in row) else (row[0], row[1])
 
@@ -343,4 +345,5 @@ def use(path: "str | os.PathLike | None" = "default", key_file: "str | os.PathLi
 
 
 def active() -> ProofStore | None:
+    """The proof store in use, or None."""
     return _active

@@ -44,6 +44,7 @@ def task_for(domain_text: str, problem_text: str) -> Task:
 
 
 def truth_for(task: Task, state: int) -> "StateTruth":
+    """The StateTruth of `task` in `state`, shared through a cache."""
     # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
     # object (with its own name tables), and its truths must not be mixed with the old one's
     return _truths.get_or_make((task.key, id(task), state), lambda: StateTruth(task, state))
@@ -66,11 +67,13 @@ def forget_task(task: Task) -> None:
 
 
 def clear_caches() -> None:
+    """Empty the caches of tasks and of state truths."""
     _tasks.clear()
     _truths.clear()
 
 
 def cache_sizes() -> dict:
+    """How many tasks and state truths the caches hold."""
     return {"tasks": len(_tasks), "truths": len(_truths)}
 
 
@@ -98,6 +101,7 @@ class StateTruth:
 
     # ---- app, prog ---------------------------------------------------------------------------
     def applicable(self) -> list[str]:
+        """The names of the actions applicable in the state (cached)."""
         if self._applicable is None:
             self._applicable = self.questions.applicable(self.state)
         return self._applicable
@@ -130,6 +134,7 @@ class StateTruth:
 
     # ---- plans (val, just) ---------------------------------------------------------------------
     def validate(self, plan: tuple[str, ...]):
+        """The validation of `plan` replayed from the state (memoized)."""
         return self.memo(("validate", plan), lambda: self.questions.validate(list(plan), self.state))
 
     # ---- reach, areach, land --------------------------------------------------------------------
@@ -183,14 +188,20 @@ class StateTruth:
         return Verdict(row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids)
 
     def atom_reach(self, atom: int, budget: float | None) -> Verdict:
+        """Whether `atom` is reachable from the state, within `budget` (cached, and read from the proof
+        store when it holds it)."""
         return self._cached(self._atom_reach, "reach-atom", atom, self.task.atom_names[atom],
                             lambda: self.questions.is_reachable(atom, self.state, budget))
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
+        """Whether `action` can become applicable from the state, within `budget` (cached, and read from
+        the proof store when it holds it)."""
         return self._cached(self._action_reach, "reach-action", action, self.task.action_names[action],
                             lambda: self.questions.is_action_reachable(action, self.state, budget))
 
     def landmark(self, atom: int, budget: float | None) -> Verdict:
+        """Whether `atom` is a landmark from the state, within `budget` (cached, and read from the proof
+        store when it holds it)."""
         return self._cached(self._landmark, "landmark", atom, self.task.atom_names[atom],
                             lambda: self.questions.is_landmark(atom, self.state, budget))
 
@@ -219,12 +230,18 @@ class StateTruth:
         return self._lists.get(name)
 
     def unreachable_atoms(self, budget: float | None):
+        """The atoms that can never hold from the state, with proofs, within `budget` (cached, and read
+        from the proof store when it holds them)."""
         return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget))
 
     def unreachable_actions(self, budget: float | None):
+        """The actions that can never become applicable from the state, with proofs, within `budget`
+        (cached, and read from the proof store when it holds them)."""
         return self._list("actions", lambda: self.questions.unreachable_actions(self.state, budget))
 
     def landmarks(self, budget: float | None):
+        """The fact landmarks of the state, with proofs, within `budget` (cached, and read from the proof
+        store when it holds them)."""
         return self._list("landmarks", lambda: self.questions.landmarks(self.state, budget))
 
     def static_impossible_action(self) -> str | None:
@@ -277,6 +294,7 @@ class StateTruth:
         return h
 
     def successor(self, action: int) -> int | None:
+        """The state after `action`, or None when it is not applicable."""
         op = self.task.op_for(action, self.state)
         return None if op is None else self.task.apply_op(op, self.state)
 

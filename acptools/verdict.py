@@ -29,4 +29,5 @@ class Verdict:
 
     @property
     def known(self) -> bool:
+        """Whether the answer was decided (not None)."""
         return self.answer is not None

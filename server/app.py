@@ -59,11 +59,14 @@ class PlanningServer(MCPServer):
         self.specs = {fn.spec.name: fn.spec for fn in ALL_TOOLS}
 
     async def list_tools(self) -> list[MCPTool]:
+        """The tools with their argument and result schemas compacted."""
         return [tool.model_copy(update={"input_schema": compact_arguments(tool.input_schema),
                                         "output_schema": compact_result(tool.output_schema)})
                 for tool in await super().list_tools()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Call a tool: unknown argument names and invalid arguments rejected in one line, the result
+        compacted and bounded by --max-response-bytes."""
         spec = self.specs.get(name)
         if spec is not None:
             check_argument_names(spec, arguments)
@@ -78,6 +81,7 @@ class PlanningServer(MCPServer):
         return bounded(compact(result), spec, self.config.limits.max_response_bytes)
 
     async def run_stdio_async(self) -> None:
+        """Serve over stdio with the server's hardened stdio transport."""
         await serve_stdio(self._lowlevel_server)
 
 

@@ -231,6 +231,7 @@ class ServerConfig(BaseModel):
 
     @property
     def filesystem_access(self) -> bool:
+        """Whether tools may read files (a root is set)."""
         return self.root is not None
 
     def visible_tools(self) -> tuple[str, ...]:
@@ -240,9 +241,11 @@ class ServerConfig(BaseModel):
         return tuple(n for n in TOOL_NAMES if n in allowed and n not in hidden)
 
     def resolve_under_root(self, path: str | os.PathLike[str]) -> Path:
+        """`path` resolved under the root; PathAccessError when it escapes the root or no root is set."""
         return resolve_under_root(path, self.root)
 
     def token_value(self) -> str | None:
+        """The bearer token as plain text, or None."""
         return None if self.token is None else self.token.get_secret_value()
 
     def max_request_body_bytes(self) -> int:

@@ -112,6 +112,7 @@ class SearchRunner:
 
     @property
     def waiting(self) -> int:
+        """Calls waiting for a free slot."""
         with self._lock:
             return self._waiting
 

@@ -33,6 +33,8 @@ SHUTDOWN_WAIT = 20.0  # seconds the server waits at exit for cancelled calls to 
 
 @dataclass
 class ServerState:
+    """What the server holds across calls: its config, task and episode stores, search runner and memory."""
+
     config: ServerConfig
     tasks: TaskStore
     episodes: EpisodeStore
@@ -41,6 +43,7 @@ class ServerState:
 
     @classmethod
     def create(cls, config: ServerConfig) -> ServerState:
+        """A new state for `config`, with stores sharing one memory budget."""
         limits = config.limits
         memory = Memory(limits.max_memory)
         state = cls(config, TaskStore(config, memory), EpisodeStore(limits, memory),
@@ -63,6 +66,7 @@ class ServerState:
 
     @property
     def runners(self) -> tuple[SearchRunner, ...]:
+        """Every search runner: the searches', and the task stores' quick and big loads."""
         return self.runner, self.tasks.quick_loads, self.tasks.big_loads
 
     async def shutdown(self) -> None:
@@ -118,6 +122,7 @@ def lifespan(config: ServerConfig) -> Callable[[Any], AbstractAsyncContextManage
 
 
 def state_of(ctx: Context) -> ServerState:
+    """The server's state from a tool call's context."""
     return ctx.request_context.lifespan_context
 
 

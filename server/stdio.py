@@ -79,6 +79,8 @@ class CheckedLines:
         self.raw = raw
 
     def readline(self) -> str:
+        """The next line, marked when its id is neither a string nor a plain integer (the SDK cannot
+        read a marked line, so its error comes back here to be answered)."""
         line = self.raw.readline()
         if ODD_ID_HINT.search(line):
             request_id = top_level_fields(line).get("id", NO_ID)
@@ -87,6 +89,7 @@ class CheckedLines:
         return line
 
     def close(self) -> None:
+        """Close the underlying stream."""
         self.raw.close()
 
 

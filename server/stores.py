@@ -63,10 +63,12 @@ class ToolCache(LRUCache[K, V]):
         self._dropped: OrderedDict[K, None] = OrderedDict()
 
     def put(self, key: K, value: V) -> list[K]:
+        """Store a value (the key no longer counts as dropped); returns the keys evicted."""
         self._dropped.pop(key, None)
         return super().put(key, value)
 
     def drop(self, key: K) -> V:
+        """Remove `key` on the shared memory budget's behalf and remember it as evicted; returns its value."""
         value = self.pop(key)
         self._dropped[key] = None
         while len(self._dropped) > 1024:
@@ -74,6 +76,7 @@ class ToolCache(LRUCache[K, V]):
         return value
 
     def miss(self, key: K, evicted: bool) -> ToolCacheMiss:
+        """The tool error for a missing key, worded as unknown or evicted."""
         evicted = evicted or key in self._dropped
         template = self._texts[evicted]
         if not template:
@@ -83,6 +86,7 @@ class ToolCache(LRUCache[K, V]):
 
 
 def check_text_size(text: str, arg: str, limits: Limits) -> None:
+    """Raise a ToolError when a PDDL text is larger than --max-pddl-bytes."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.max_pddl_bytes:
         raise ToolError(
@@ -125,10 +129,12 @@ class Memory:
         self._held: dict[str, dict[str, Task]] = {}  # store -> key -> the task it holds
 
     def register(self, store: str, cache: ToolCache) -> None:
+        """Let the memory budget evict from `store`'s cache (its tasks are counted as they are put)."""
         self._caches[store] = cache
         self._held[store] = {}
 
     def bytes_held(self) -> int:
+        """The estimated bytes of the distinct tasks the stores hold."""
         with self.lock:
             return sum(t.approx_bytes for t in self._distinct().values())
 
@@ -136,6 +142,7 @@ class Memory:
         return {id(t): t for held in self._held.values() for t in held.values()}
 
     def fits(self, task: Task) -> None:
+        """Raise a ToolError when a task alone is larger than the memory budget."""
         if task.approx_bytes > self.max_bytes:
             raise ToolError(f"the task needs about {task.approx_bytes / 1e6:.0f} MB, more than the server holds "
                             f"for all tasks together ({self.max_bytes / 1e6:.0f} MB); use a smaller problem, or start "
@@ -206,6 +213,8 @@ class TaskStore:
         return len(self._tasks)
 
     def get(self, task_id: str) -> Task:
+        """The task of a task_id (an "example:" id loads a bundled example); a ToolCacheMiss when
+        unknown or evicted."""
         if task_id.startswith(EXAMPLE_PREFIX):
             return self._example(task_id[len(EXAMPLE_PREFIX):].strip())
         try:
@@ -226,6 +235,7 @@ class TaskStore:
         return task
 
     def cached(self, domain: str, problem: str) -> Task | None:
+        """The cached task of these PDDL texts, or None."""
         try:
             task = self._tasks.get(task_key(domain, problem)[:16])
         except ToolCacheMiss:
@@ -313,6 +323,8 @@ class LiveEpisode:
 
 
 class EpisodeStore:
+    """Live episodes by id, in an LRU cache under the shared memory budget."""
+
     def __init__(self, limits: Limits, memory: Memory) -> None:
         self.memory = memory
         self._episodes = ToolCache(
@@ -333,4 +345,5 @@ class EpisodeStore:
         return live, self.memory.put("episode", live.episode_id, live, episode.task)
 
     def get(self, episode_id: str) -> LiveEpisode:
+        """The live episode of an episode_id; a ToolCacheMiss when unknown or evicted."""
         return self._episodes.get(episode_id)

@@ -157,6 +157,8 @@ def usage_totals(items: list[dict]) -> dict:
 
 
 def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
+    """Print the summary table and totals of an eval run, write --report if asked; EXIT_CHECK when
+    some answer is unknown or an item failed, else EXIT_OK."""
     from ..scoring import report
     from ..scoring.items import ERROR
     wall = time.perf_counter() - t0

@@ -33,6 +33,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    """The export command: write lm-eval task files for the records to the folder and print how to run them."""
     from ..export import export_lm_eval
     try:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", args.prefix):

@@ -25,6 +25,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    """The report command: one HTML page from the given output files."""
     from ..htmlreport import load_outputs, write_html
     try:
         outputs = load_outputs(args.files)

@@ -24,6 +24,8 @@ INF = float("inf")
 
 @dataclass
 class Row:
+    """One successor class of the table's state: the actions leading into it and bounds on its h*."""
+
     key: int                 # the successor's symmetry key
     state: int               # one successor of the class
     actions: list[int]       # the applicable actions leading into the class
@@ -32,6 +34,7 @@ class Row:
 
     @property
     def settled(self) -> bool:
+        """Whether the bounds meet (h* of the class is known)."""
         return self.lo >= self.hi
 
 
@@ -49,6 +52,8 @@ class Gated:
 
 @dataclass
 class HStarTable:
+    """The successors of one state (up to symmetry) with bounds on their h*; `d` is h* of the state."""
+
     task: object
     canon: object            # state -> symmetry key (symmetric states share h*)
     state: int
@@ -103,6 +108,7 @@ class HStarTable:
         return [r for r in self.rows.values() if r.lo < self.d and r.hi > self.d - 1]
 
     def optimal_actions(self) -> set[int]:
+        """The actions whose successor's h* is proven at most d - 1: they start an optimal plan."""
         return {a for r in self.rows.values() if r.hi <= self.d - 1 for a in r.actions}
 
     def value(self, action: int) -> tuple[bool, float]:

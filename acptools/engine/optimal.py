@@ -99,6 +99,8 @@ class HStar:
 
 @dataclass
 class NextActions:
+    """h* of a state, its optimal first actions and a plan, with how they were proven."""
+
     cost: int | None                 # h*(s); None when the goal is unreachable
     optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
@@ -113,6 +115,9 @@ def fd_how(res: fd.FdResult) -> str:
 
 
 class Optimizer:
+    """Optimal planning for an engine's task: h* and optimal first actions over the goal-relevant
+    operators, with symmetry."""
+
     def __init__(self, engine):
         self.engine = engine
         self.task = engine.task
@@ -151,6 +156,8 @@ class Optimizer:
                                    ((op.action, t) for op, t in self.engine.gen.successors(state)))
 
     def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None) -> HStarTable:
+        """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
+        marked not optimal."""
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
         return (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
 
@@ -335,6 +342,8 @@ class Optimizer:
         return self._by_planner(state, self._symk(state, budget), self.symk_gate(state), budget, exact, partial)
 
     def by_astar(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
+        """NextActions from an A* search (None when the budget runs out); with `exact`, only once h*
+        after every action is settled too (else None, the unsettled result appended to `partial`)."""
         try:
             r = self._astar(state, budget)
         except BudgetExceeded:

@@ -68,6 +68,8 @@ class Engine:
         return ops, SuccessorGenerator(ops), Relaxation(len(self.task.atoms), ops)
 
     def parts(self, banned_add: int = 0):
+        """Operators, successor generator and relaxation, restricted to the operators that never add
+        an atom of `banned_add` (cached)."""
         if not banned_add:
             return self.operators, self.gen, self.relax
         return self._restricted(banned_add)

@@ -16,6 +16,7 @@ from .successors import SuccessorGenerator
 
 
 def satisfies(state: int, dnf: list[tuple[int, int]]) -> bool:
+    """Whether `state` satisfies some disjunct (positive mask, negative mask) of `dnf`."""
     return any(state & p == p and not state & n for p, n in dnf)
 
 

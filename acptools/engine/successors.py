@@ -13,6 +13,8 @@ from ..ground.grounding import Operator
 
 
 class SuccessorGenerator:
+    """The applicable operators of a state, found through each operator's rarest precondition atom."""
+
     def __init__(self, operators: list[Operator]):
         self.operators = operators
         count: Counter = Counter()
@@ -30,6 +32,7 @@ class SuccessorGenerator:
         self.keys = sum(1 << k for k in self.groups)
 
     def applicable(self, state: int) -> list[Operator]:
+        """The operators applicable in `state`."""
         found = [op for op in self.always if not state & op.neg]
         groups = self.groups
         for k in bits(state & self.keys):

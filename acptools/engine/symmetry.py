@@ -37,6 +37,8 @@ class Symmetry:
                 self.patterns[i] = (key, occ)
 
     def canonical(self, state: int) -> int:
+        """The symmetry key of `state`: its objects of each class renamed into a canonical order (the
+        state itself when no symmetry is active)."""
         if not self.active:
             return state
         sigs: dict[str, list] = {}

@@ -90,6 +90,8 @@ class PlanningEnv(gymnasium.Env):
         return "\n".join(lines)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode from the start options['index'] (else one drawn by the seeded generator);
+        returns the observation and an info dict (start, h*)."""
         super().reset(seed=seed)
         if options and "index" in options:
             k = options["index"]
@@ -106,6 +108,8 @@ class PlanningEnv(gymnasium.Env):
         return self._observation(), info
 
     def step(self, action):
+        """Apply the action text; returns observation, reward, terminated (goal reached or dead end),
+        truncated (max_steps) and an info dict with the step's verdict and h*."""
         if self.episode is None:
             raise AcpError("step() before reset()", "PlanningEnv", "call env.reset() first")
         if self.episode.solved:
@@ -137,6 +141,7 @@ class PlanningEnv(gymnasium.Env):
         return float(1 - step.regret) if self.reward_kind == "progress" else float(-step.regret)
 
     def render(self):
+        """The text observation in render_mode "ansi" (None otherwise or before reset)."""
         return self._observation() if self.render_mode == "ansi" and self.episode is not None else None
 
 

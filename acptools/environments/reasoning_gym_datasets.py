@@ -63,6 +63,7 @@ class AcpConfig:
     pddl: bool = False            # put the PDDL in the question
 
     def validate(self) -> None:
+        """Raise AcpError when the configuration is inconsistent (unknown family or credit, empty ranges)."""
         if self.form not in TASKS or self.task not in TASKS[self.form]:
             raise AcpError(f"no family {self.form}/{self.task}", "config", f"{self.form} tasks: "
                            f"{', '.join(TASKS.get(self.form, ()))}")
@@ -91,6 +92,7 @@ class AcpDataset(ProceduralDataset):
         self._chunks: dict[int, list[dict]] = {}
 
     def options(self, seed: int) -> Options:
+        """The generator Options for a chunk of entries drawn with `seed`."""
         c = self.config
         steps = tuple(sorted({c.min_steps, (c.min_steps + c.max_steps) // 2, c.max_steps}))
         return Options(form=c.form, tasks=(c.task,), n=c.chunk, seed=seed, budget=c.budget, steps=steps,

@@ -90,6 +90,8 @@ def from_records(records) -> list[Start]:
 
 
 def from_pddl(domain, problems=()) -> list[Start]:
+    """One Start per problem: a bundled example's name, a folder, or a domain with problems (files
+    or texts)."""
     dtext, ptexts = pddl_texts(domain, problems)
     return [Start(dtext, ptext, label) for ptext, label in ptexts]
 

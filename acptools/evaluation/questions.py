@@ -54,14 +54,17 @@ class Question:
 
     @property
     def prompt(self) -> str:
+        """The last message's text (the question itself)."""
         return self.messages[-1]["content"] if self.messages else ""
 
     def to_json(self) -> dict:
+        """The question as a JSON object: id, task, system prompt, messages and prompt."""
         return {"id": self.id, "task": self.task, "system": self.system, "messages": self.messages,
                 "prompt": self.prompt}
 
 
 def question_for(record: dict, pddl: bool = False) -> Question:
+    """The Question a record asks (its lm-eval prompt; with `pddl`, the PDDL in front)."""
     turns = messages_for(record, pddl)
     system = turns[0]["content"] if turns and turns[0]["role"] == "system" else ""
     rest = turns[1:] if system else turns

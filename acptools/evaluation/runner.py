@@ -34,6 +34,8 @@ RETRY_FACTOR = 4.0
 
 @dataclass
 class EvalConfig:
+    """How an eval run asks and grades questions (flags other than the policy and the data)."""
+
     pddl: bool = False              # lm-eval's `_with_pddl` prompts (the PDDL in front of the question)
     semantics: str = "exact"        # how replies are graded (acptools.scoring)
     budget: float | None = None     # CPU seconds per proof (None: the scorer's default)
@@ -49,6 +51,7 @@ class EvalConfig:
 
 
 def item_key(row: dict) -> tuple[str, str]:
+    """What identifies an item across runs: (task, id)."""
     return row["task"], str(row["id"])
 
 

@@ -17,10 +17,14 @@ COMMAND = "generate"
 
 
 def digest(text: str) -> str:
+    """The SHA-256 hex digest of a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class RecordsOut:
+    """Generated records written to a JSONL file task by task, with a sidecar marking the finished
+    tasks (so a run can resume)."""
+
     def __init__(self, path, settings: dict, resume: bool = False, force: bool = False):
         self.path, self.settings = Path(path), settings
         check_fresh(self.path, resume, force)
@@ -47,6 +51,7 @@ class RecordsOut:
         tmp.replace(self.path)
 
     def close(self) -> None:
+        """Close the file (again is harmless)."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None

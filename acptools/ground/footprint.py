@@ -36,10 +36,12 @@ class Footprint:
 
     @property
     def bytes_per_action(self) -> float:
+        """The estimated bytes of one ground action (grows with the number of atoms)."""
         return BYTES_PER_OPERATOR + BYTES_PER_OPERATOR_ATOM * self.atoms
 
     @property
     def bytes(self) -> int:
+        """The estimated bytes of the atoms and actions."""
         return int(self.atoms * BYTES_PER_ATOM + self.actions * self.bytes_per_action)
 
     def room(self, max_bytes: int) -> int:

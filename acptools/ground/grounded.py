@@ -70,6 +70,7 @@ class Unsatisfied:
     present: tuple[str, ...]
 
     def describe(self) -> list[str]:
+        """The failed preconditions as PDDL: missing atoms, then `(not a)` for atoms that must not hold."""
         return list(self.missing) + [f"(not {a})" for a in self.present]
 
 
@@ -406,9 +407,11 @@ class GroundedTask:
 
     # ---- semantics --------------------------------------------------------------------------
     def is_goal(self, state: int) -> bool:
+        """Whether `state` satisfies the goal."""
         return any(state & p == p and not state & n for p, n in self.goal)
 
     def applicable_ops(self, state: int) -> list[Operator]:
+        """The operators applicable in `state` (grounding what it needs first)."""
         self.ensure(state)
         return [op for op in self.operators if state & op.pre == op.pre and not state & op.neg]
 
@@ -418,6 +421,7 @@ class GroundedTask:
         return sorted(ids, key=self.action_names.__getitem__)
 
     def op_for(self, action: int, state: int) -> Operator | None:
+        """The operator of `action` applicable in `state`, or None when none is."""
         for op in self.ops_of_action[action]:
             if state & op.pre == op.pre and not state & op.neg:
                 return op
@@ -463,6 +467,7 @@ class GroundedTask:
                 out.append(f"(= {a} {b})" if positive else f"(not (= {a} {b}))")
 
     def apply_op(self, op: Operator, state: int) -> int:
+        """The state after applying `op` in `state` (conditional effects included)."""
         add, dele = op.add, op.dele
         for cp, cn, ca, cd in op.conds:
             if state & cp == cp and not state & cn:

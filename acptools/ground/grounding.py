@@ -45,6 +45,7 @@ class TypeTable:
         self.by_type["object"] = sorted(self.objects)
 
     def ancestors(self, types) -> set[str]:
+        """The given types and all their supertypes, with "object"."""
         seen: set[str] = set()
         todo = list(types)
         while todo:
@@ -56,11 +57,13 @@ class TypeTable:
         return seen
 
     def of(self, types) -> list[str]:
+        """The objects of any of `types`."""
         if len(types) == 1:
             return self.by_type.get(types[0], [])
         return sorted({o for t in types for o in self.by_type.get(t, [])})
 
     def fits(self, obj: str, types) -> bool:
+        """Whether `obj` is a known object of one of `types` (or a subtype)."""
         return obj in self.objects and bool(self.ancestors(self.objects[obj]) & set(types))
 
 
@@ -76,6 +79,8 @@ class Grounder:
         self.frozen = False  # set once every proposition is numbered: nothing may add one later
 
     def atom_id(self, atom) -> int:
+        """The id of an atom, adding it unless the atom list is frozen (then an unknown atom is an
+        internal error)."""
         i = self.atom_ids.get(atom)
         if i is None:
             if self.frozen:

@@ -31,6 +31,7 @@ class Relation:
         self.indexes: dict[tuple, dict[tuple, list[tuple]]] = {}
 
     def add(self, args: tuple) -> bool:
+        """Add a fact to the relation and its indexes; False when it was already present."""
         if args in self.present:
             return False
         self.present.add(args)
@@ -63,6 +64,7 @@ class Literal:
         self.constant = any(not isinstance(a, int) for a in args)
 
     def variables(self) -> frozenset[int]:
+        """The variable indexes among the literal's arguments."""
         return self.vars
 
 
@@ -76,9 +78,12 @@ class Check:
         self.equality, self.positive, self.rel, self.args = equality, positive, rel, args
 
     def variables(self) -> frozenset[int]:
+        """The variable indexes among the check's arguments."""
         return frozenset(a for a in self.args if isinstance(a, int))
 
     def compiled(self, relations: dict) -> tuple:
+        """The check as a tuple for the join loop: (equality, positive, the relation's fact set (None
+        for an equality), args)."""
         return (self.equality, self.positive, None if self.equality else relations[self.rel].present, self.args)
 
 

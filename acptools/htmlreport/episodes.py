@@ -102,6 +102,7 @@ def episode_list(runs: list[Run]) -> str:
 
 
 def section(runs: list[Run], reports: list[tuple[str, dict]]) -> str:
+    """The page's Rollouts section: a summary table and the episodes (empty without runs or reports)."""
     if not runs and not reports:
         return ""
     return "<h2>Rollouts</h2>" + summary_table(runs, reports) + episode_list(runs)

@@ -105,6 +105,7 @@ def _badness(it: dict) -> tuple:
 
 
 def select_box(name: str, values) -> str:
+    """An HTML select filtering on `name`, offering each distinct value and "all"."""
     opts = "".join(f'<option value="{escape(str(v), quote=True)}">{escape(str(v))}</option>'
                    for v in sorted(set(values), key=str))
     return f'<label>{name} <select name="{name}"><option value="">all</option>{opts}</select></label>'

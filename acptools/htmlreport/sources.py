@@ -36,10 +36,12 @@ class Outputs:
     sources: list[str] = field(default_factory=list)
 
     def add_items(self, items: list[dict], source: str = "") -> None:
+        """Add scored items read from `source`."""
         self.items.extend(items)
         self.sources.append(source)
 
     def add_run(self, rows: list[dict], source: str = "") -> None:
+        """Add a rollout run's rows, named after its policy (made distinct from the runs already added)."""
         settings = rows[0].get("settings", {}) if rows and rows[0].get("kind") == "run" else {}
         name = str(settings.get("policy") or Path(source).stem or f"run {len(self.runs) + 1}")
         taken = {r.name for r in self.runs}

@@ -54,6 +54,8 @@ class Prompts:
 
     @classmethod
     def load(cls, folder=None) -> "Prompts":
+        """The prompt templates: each file from `folder` when it has it, else the bundled one; raises
+        AcpError on a placeholder the file may not use."""
         defaults = resources.files(__package__) / "templates"
         chosen = {}
         if folder is not None and not Path(folder).is_dir():
@@ -81,9 +83,11 @@ class Prompts:
 
     @property
     def system(self) -> str:
+        """The system prompt."""
         return self.templates["system.txt"].template.strip()
 
     def observation(self, obs: "Observation") -> str:
+        """The observation prompt: task, state, optionally the applicable actions, and the history."""
         task = obs.task
         parts = _task_parts(task)
         applicable = "" if obs.applicable is None else self.templates["applicable.txt"].substitute(
@@ -141,10 +145,12 @@ class Observation:
 
     @functools.cached_property
     def system(self) -> str:
+        """The system prompt for this observation."""
         return self.prompts.system
 
     @functools.cached_property
     def prompt(self) -> str:
+        """The observation as the user prompt."""
         return self.prompts.observation(self)
 
     def to_json(self) -> dict:

@@ -109,6 +109,7 @@ def _num(x, fmt: str) -> str:
 
 
 def table(summary: dict) -> str:
+    """The summary as a text table, a row per domain and one for all."""
     head = (f"{'domain':20} {'eps':>4} {'solved%':>7} {'opt%':>6} {'regret':>6} {'len/h*':>6} "
             f"{'inapp':>5} {'unpars':>6} {'halluc':>6} {'unk':>4} {'tok/step':>9} {'s/step':>7}")
     lines = [head, "-" * len(head)]

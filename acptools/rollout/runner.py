@@ -48,6 +48,8 @@ from .traces import (
 
 @dataclass
 class RolloutConfig:
+    """How a rollout run is set up (everything but the policy and the tasks)."""
+
     show_applicable: bool = False     # list the applicable actions in each observation
     max_steps: int | None = None      # per episode; None: default_max_steps(h*)
     max_invalid: int = MAX_INVALID_REPLIES  # invalid replies in a row that end an episode; 0: no limit
@@ -72,14 +74,18 @@ class RolloutConfig:
 
 @dataclass
 class RolloutResult:
+    """The trace rows of a rollout run."""
+
     rows: list[dict]          # every trace row (run, step and episode rows), resumed ones included
 
     @property
     def episodes(self) -> list[dict]:
+        """The episode rows."""
         return [r for r in self.rows if r.get("kind") == EPISODE]
 
     @property
     def steps(self) -> list[dict]:
+        """The step rows."""
         return [r for r in self.rows if r.get("kind") == STEP]
 
 

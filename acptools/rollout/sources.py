@@ -47,6 +47,7 @@ class RolloutTask:
 
     @property
     def key(self) -> tuple:
+        """What identifies the task: its PDDL texts' key and the start state."""
         return task_key(self.domain_text, self.problem_text), tuple(self.state or ())
 
 

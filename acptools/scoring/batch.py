@@ -130,6 +130,7 @@ class RecordIndex:
                 self.by_float[f].append(r)
 
     def find(self, row: dict) -> tuple[dict | None, str]:
+        """The record a response row answers (by group and id, else by id alone), or None and why not."""
         rid = str(row["id"])
         t = _task_key(row.get("group"))
         if t is not None:

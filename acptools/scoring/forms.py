@@ -243,6 +243,8 @@ GRADERS = {"bool": _bool, "choice": _choice, "set": _set, "effects": _effects, "
 # ---- records -------------------------------------------------------------------------------------
 
 def grade(q: Question, record: dict, response, semantics: str = "exact", budget=None) -> tuple[Outcome, dict]:
+    """Grade a response to the record's question with the grader of its answer type: the Outcome
+    and details."""
     spec = _spec(record)
     grader = GRADERS.get(spec["answer_type"])
     if grader is None:

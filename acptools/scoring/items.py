@@ -52,9 +52,11 @@ class ItemScore:
 
     @property
     def known(self) -> bool:
+        """Whether the item was scored (its score is not None)."""
         return self.score is not None
 
     def to_dict(self) -> dict:
+        """The item as a flat dict: its fields, with the extra ones they do not shadow."""
         d = asdict(self)
         extra = d.pop("extra")
         out = {k: v for k, v in extra.items() if k not in d}
@@ -121,6 +123,7 @@ def nh_jaccard(answer: set, truth: set) -> float:
 
 
 def show(names, limit: int = 6) -> str:
+    """Names joined by commas, at most `limit` then how many more ("none" when empty)."""
     names = list(names)
     if not names:
         return "none"
@@ -129,6 +132,7 @@ def show(names, limit: int = 6) -> str:
 
 
 def plan_text(plan, limit: int = 40) -> str:
+    """A plan as text, at most `limit` actions, with its length."""
     plan = list(plan or [])
     if not plan:
         return "[] (empty plan)"

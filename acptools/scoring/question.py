@@ -36,18 +36,21 @@ class Question:
 
     @property
     def task(self) -> Task:
+        """The record's task (loaded on first use)."""
         if self._task is None:
             self._task = self._loader()
         return self._task
 
     @property
     def state(self) -> int:
+        """The state the question is about (the task's initial state unless one was given)."""
         if self._state is None:
             self._state = self.task.init
         return self._state
 
     @property
     def truth(self) -> StateTruth:
+        """The proven facts of the task in that state (made on first use)."""
         if self._truth is None:
             self._truth = truth_for(self.task, self.state)
         return self._truth
@@ -96,6 +99,7 @@ def _check_effects(effects) -> dict:
 
 
 def record_where(record: dict) -> str:
+    """Where a record is, for error messages: `record group/id`."""
     return f"record {record.get('group', '?')}/{record.get('id', '?')}"
 
 
@@ -106,6 +110,7 @@ def plan_of_question(question: str) -> list[str]:
 
 
 def check_record(record) -> None:
+    """Raise AcpError unless the record is a JSON object with the required fields and PDDL texts."""
     if not isinstance(record, dict):
         raise AcpError(f"a record must be a JSON object, got {type(record).__name__}", "data")
     missing = [f for f in REQUIRED_FIELDS if f not in record]

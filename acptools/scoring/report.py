@@ -137,6 +137,7 @@ def json_report(summary: dict, items: list[dict], *, semantics: str, budget, job
 # ---- plots ---------------------------------------------------------------------------------------
 
 def have_matplotlib() -> bool:
+    """Whether matplotlib can be imported (the plots need it)."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:

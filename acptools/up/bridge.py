@@ -28,6 +28,7 @@ class Bridge:
 
     # ---- atoms and states ---------------------------------------------------------------------
     def atom_exp(self, i: int):
+        """The unified-planning fluent expression of atom `i` (cached)."""
         exp = self._atom_exps.get(i)
         if exp is None:
             exp = self._atom_exps[i] = self.names.fluent_exp(self.task.atom_names[i])
@@ -52,6 +53,7 @@ class Bridge:
         return self.true if holds else self.false
 
     def state(self, bits: int) -> "AcpState":
+        """The acptools state `bits` as a unified-planning state."""
         return AcpState(bits, self)
 
     def bits(self, state) -> int:
@@ -90,6 +92,7 @@ class Bridge:
         return found
 
     def instance(self, aid: int) -> ActionInstance:
+        """The unified-planning ActionInstance of an action id."""
         action, parameters = self.move(aid)
         return ActionInstance(action, parameters)
 
@@ -103,6 +106,7 @@ class AcpState(State):
         self.bits, self.bridge = bits, bridge
 
     def get_value(self, value):
+        """The value (TRUE/FALSE) of a fluent expression in this state."""
         return self.bridge.value(self.bits, value)
 
     def atoms(self) -> list[str]:

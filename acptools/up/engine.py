@@ -59,26 +59,32 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
 
     @property
     def name(self) -> str:
+        """The engine's name in unified-planning's factory."""
         return NAME
 
     @staticmethod
     def supported_kind():
+        """The problem kinds the engine handles."""
         return supported_kind()
 
     @staticmethod
     def supports(problem_kind) -> bool:
+        """Whether the engine handles problems of `problem_kind`."""
         return problem_kind <= supported_kind()
 
     @staticmethod
     def supports_plan(plan_kind) -> bool:
+        """Whether the engine validates plans of `plan_kind` (sequential plans only)."""
         return plan_kind == PlanKind.SEQUENTIAL_PLAN
 
     @staticmethod
     def satisfies(optimality_guarantee) -> bool:
+        """Whether the engine's plans meet `optimality_guarantee` (they are optimal)."""
         return optimality_guarantee in (OptimalityGuarantee.SATISFICING, OptimalityGuarantee.SOLVED_OPTIMALLY)
 
     @staticmethod
     def get_credits(**kwargs):
+        """The engine's credits for unified-planning."""
         return CREDITS
 
     def bridge(self, problem) -> Bridge:

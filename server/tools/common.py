@@ -52,6 +52,9 @@ DEFAULT_TOO_BIG = "ask for less: a smaller limit, or a smaller state or plan"
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A tool's name, title, annotations, description, argument names and what to ask for when a
+    result is too big."""
+
     name: str
     title: str
     annotations: ToolAnnotations
@@ -156,6 +159,7 @@ def read_state(task: Task, state: list[str] | None) -> int:
 
 
 def read_action(task: Task, action: str) -> int:
+    """The id of an action given as text; a ToolError pointing at it when it does not parse."""
     try:
         return task.parse_action(action, "action")
     except AcpError as exc:
@@ -163,6 +167,7 @@ def read_action(task: Task, action: str) -> int:
 
 
 def read_atom(task: Task, atom: str) -> int:
+    """The id of an atom given as text; a ToolError pointing at it when it does not parse."""
     try:
         return task.parse_atom(atom, where="atom")
     except AcpError as exc:

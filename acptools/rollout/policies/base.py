@@ -56,4 +56,5 @@ class Policy:
         """Release clients and processes (called once, at the end of a run)."""
 
     async def act(self, obs) -> Reply:
+        """The policy's reply to one observation (subclasses implement it)."""
         raise NotImplementedError

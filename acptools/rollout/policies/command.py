@@ -47,6 +47,9 @@ class _Worker:
 
 
 class CommandPolicy(Policy):
+    """A policy run as a command: each observation is a JSON line on its stdin, the reply a line on
+    its stdout (a process per episode in flight, reused)."""
+
     def __init__(self, command: str, timeout: float = TIMEOUT):
         try:
             self.argv = shlex.split(command)
@@ -71,6 +74,8 @@ class CommandPolicy(Policy):
         return worker
 
     async def act(self, obs) -> Reply:
+        """Send the observation to an idle process and read its reply line; raises PolicyError on a
+        timeout or when the process ends first."""
         worker = await self._worker()
         line = (json.dumps(obs.to_json()) + "\n").encode()
         try:
@@ -94,6 +99,7 @@ class CommandPolicy(Policy):
             await worker.stop()
 
     async def aclose(self) -> None:
+        """Stop every process the policy started."""
         with anyio.CancelScope(shield=True):
             for worker in self.all:
                 await worker.stop()

@@ -21,9 +21,12 @@ class OptimalPolicy(Policy):
         self.cpu_seconds = cpu_seconds
 
     async def act(self, obs) -> Reply:
+        """The first action of an optimal plan (computed in a worker thread)."""
         return await anyio.to_thread.run_sync(self.choose, obs)
 
     def choose(self, obs) -> Reply:
+        """The first action of an optimal plan from the observed state; PolicyError when none is found
+        within the budget or the goal is unreachable."""
         h = truth_for(obs.task, obs.state).h_star(Budget(None, cpu=self.cpu_seconds))
         if not h.known:
             raise PolicyError(f"no optimal plan found within {self.cpu_seconds:g} CPU seconds (raise --budget)")
@@ -42,9 +45,11 @@ class RandomPolicy(Policy):
         self.seed = seed
 
     async def act(self, obs) -> Reply:
+        """A random applicable action (computed in a worker thread)."""
         return await anyio.to_thread.run_sync(self.choose, obs)
 
     def choose(self, obs) -> Reply:
+        """An applicable action drawn with a generator seeded by the seed, episode and step."""
         actions = truth_for(obs.task, obs.state).applicable()
         if not actions:
             raise PolicyError("no action is applicable in this state")

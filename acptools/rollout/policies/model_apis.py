@@ -77,6 +77,8 @@ def _message(e) -> str:
 
 
 class OpenAIPolicy(_ApiPolicy):
+    """A model behind the OpenAI chat completions API (or a compatible endpoint at `base_url`)."""
+
     sdk = "openai"
 
     def __init__(self, model: str, base_url: str | None = None, **options):
@@ -85,6 +87,7 @@ class OpenAIPolicy(_ApiPolicy):
                                               base_url=base_url, timeout=self.timeout)
 
     async def request(self, obs) -> Reply:
+        """One chat completion: the reply text with token counts and cost when reported."""
         r = await self.client.chat.completions.create(
             model=self.model, messages=[{"role": "system", "content": obs.system}] * bool(obs.system) + _turns(obs),
             **self.options)
@@ -96,6 +99,8 @@ class OpenAIPolicy(_ApiPolicy):
 
 
 class AnthropicPolicy(_ApiPolicy):
+    """A model behind the Anthropic Messages API."""
+
     sdk = "anthropic"
     DEFAULT_MAX_TOKENS = 2048   # the Messages API requires a limit
 
@@ -106,6 +111,7 @@ class AnthropicPolicy(_ApiPolicy):
                                                  base_url=base_url, timeout=self.timeout)
 
     async def request(self, obs) -> Reply:
+        """One Messages call: the reply's text blocks with token counts and cost when reported."""
         system = {"system": obs.system} if obs.system else {}
         r = await self.client.messages.create(model=self.model, messages=_turns(obs), **system, **self.options)
         text = "".join(block.text for block in r.content if block.type == "text")

@@ -60,6 +60,8 @@ class PythonPolicy(Policy):
             self.name, self.function = f"python:{spec}", load_function(spec)
 
     async def act(self, obs) -> Reply:
+        """Call the user's function on the observation (a sync one in a worker thread); its exceptions
+        become PolicyError."""
         try:
             if inspect.iscoroutinefunction(self.function):
                 value = await self.function(obs)
