@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from ..errors import AcpError
 
-EXIT_OK, EXIT_CHECK, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_CHECK, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class Parser(argparse.ArgumentParser):
@@ -91,3 +92,19 @@ def check_outputs(args) -> None:
         raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
     if getattr(args, "budget", None) is not None and not args.budget > 0:
         raise AcpError(f"--budget must be a positive number of seconds, got {args.budget}", "--budget")
+
+
+def interrupted(args, table: str, done: int, total: int, what: str, kept: str, t0: float) -> int:
+    """Ctrl-C: the table of what was finished (`table`, '' for none), how far the run got ('3 of 8
+    episodes finished'), and the exact command that goes on from there (when --out keeps the rows)."""
+    from ..runfile import resume_command
+    sys.stderr.write("\n")
+    if table:
+        print(table)
+    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {done} of {total} {what}")
+    if args.out:
+        print(f"{kept} so far -> {args.out}\nresume with: {resume_command(args)}")
+    else:
+        print(f"nothing was kept: pass --out FILE to keep the {kept} of a run and resume it")
+    sys.stdout.flush()
+    return EXIT_INTERRUPTED

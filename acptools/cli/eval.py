@@ -14,15 +14,14 @@ graded so far are in --out; the message gives the command that resumes).
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 from ..progress import Progress
 from ..errors import AcpError
 from ..rollout.defaults import TIMEOUT
 from .common import EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, fail, open_cache
+from .common import interrupted as common_interrupted
 
-EXIT_INTERRUPTED = 130
 
 
 def add_parser(sub):
@@ -132,18 +131,9 @@ def _items_so_far(args) -> list[dict]:
 
 def interrupted(args, items: list[dict], total: int, t0: float) -> int:
     """Ctrl-C: the summary of what was graded, and the exact command that goes on from there."""
-    from ..runfile import resume_command
     from ..scoring import report
-    sys.stderr.write("\n")
-    if items:
-        print(report.table(report.summarize(items)))
-    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(items)} of {total} questions graded")
-    if args.out:
-        print(f"items so far -> {args.out}\nresume with: {resume_command(args)}")
-    else:
-        print("nothing was kept: pass --out FILE to keep the items of a run and resume it")
-    sys.stdout.flush()
-    return EXIT_INTERRUPTED
+    table = report.table(report.summarize(items)) if items else ""
+    return common_interrupted(args, table, len(items), total, "questions graded", "items", t0)
 
 
 def usage_totals(items: list[dict]) -> dict:

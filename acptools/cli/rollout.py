@@ -18,7 +18,8 @@ import time
 from ..errors import AcpError
 from ..progress import Progress
 from ..rollout import defaults as D
-from .common import backend_flags, cache_flags, check_outputs, fail, html_flag, open_cache, write_html
+from .common import (backend_flags, cache_flags, check_outputs, fail, html_flag, interrupted, open_cache,
+                     write_html)
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INPUT = 0, 1, 2
 
@@ -130,7 +131,6 @@ def _interrupted(args, total: int, t0: float) -> int:
     """Ctrl-C: the figures of the episodes that finished, and the exact command that goes on."""
     from ..rollout.report import summarize, table
     from ..rollout.traces import FINISHED, read_rows
-    from ..runfile import resume_command
     rows = []
     if args.out:
         try:
@@ -139,13 +139,5 @@ def _interrupted(args, total: int, t0: float) -> int:
             rows = []
     done = {r["episode"] for r in rows if r.get("kind") == "episode" and r.get("ended") in FINISHED}
     rows = [r for r in rows if r.get("kind") == "run" or r.get("episode") in done]
-    sys.stderr.write("\n")
-    if done:
-        print(table(summarize(rows)))
-    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(done)} of {total} episodes finished")
-    if args.out:
-        print(f"traces so far -> {args.out}\nresume with: {resume_command(args)}")
-    else:
-        print("nothing was kept: pass --out FILE to keep the traces of a run and resume it")
-    sys.stdout.flush()
-    return 130
+    return interrupted(args, table(summarize(rows)) if done else "", len(done), total, "episodes finished", "traces",
+                       t0)

@@ -20,9 +20,9 @@ import time
 
 from ..errors import AcpError
 from ..progress import Progress
-from ..runfile import RunFile, resume_command, rewrite
+from ..runfile import RunFile, rewrite
 from .common import (EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, html_flag, open_cache,
-                     write_html)
+                     interrupted, write_html)
 
 
 def add_parser(sub):
@@ -146,18 +146,9 @@ def _already_scored(pairs, rows: list[dict]) -> tuple[set[int], dict[int, dict]]
 
 def _interrupted(args, items: list[dict], total: int, t0: float) -> int:
     """Ctrl-C: the table of what was scored, and the exact command that goes on from there."""
-    import sys
     from ..scoring import report
-    sys.stderr.write("\n")
-    if items:
-        print(report.table(report.summarize(items)))
-    print(f"\ninterrupted after {time.perf_counter() - t0:.1f} s: {len(items)} of {total} responses scored")
-    if args.out:
-        print(f"items so far -> {args.out}\nresume with: {resume_command(args)}")
-    else:
-        print("nothing was kept: pass --out FILE to keep the items of a run and resume it")
-    sys.stdout.flush()
-    return 130
+    table = report.table(report.summarize(items)) if items else ""
+    return interrupted(args, table, len(items), total, "responses scored", "items", t0)
 
 
 def run(args) -> int:
