@@ -16,7 +16,8 @@ type (the record's `spec.answer_type`):
 * count: exact, with abs_error. index (first inexecutable step, 1-based, or None): exact, with the
   signed index_error. name (hallucination): the one name not in the task, or None.
 * plan: valid (every action applies), reaches the goal; metrics length, h_star, length_ratio
-  (length / h*), optimal. Correct: a valid plan that reaches the goal.
+  (length / h*), optimal, and the partial credit of `plan_credit` (valid_prefix, h_star_after_prefix,
+  goal_distance_closed, action_distance). Correct: a valid plan that reaches the goal.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .items import (
     set_metrics,
     show,
 )
+from .plan_credit import plan_credit
 from .question import Question, question_of_record, record_where
 
 YES = ("yes", "true")
@@ -212,19 +214,30 @@ def _name(q: Question, record: dict, spec: dict, response, semantics: str, budge
         {"ok": True, "answer": got}
 
 
+def _action_id(task, text: str) -> int | None:
+    """The ground action's id, or None when the text names no ground action of the task."""
+    try:
+        return task.parse_action(text)
+    except UnknownNameError:
+        return None
+
+
 def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budget):
     p = parse_answer("just", response, known=vocabulary(q.task))
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
-    good, bad = _names(q.task, p.items, "action")
+    steps = [_action_id(q.task, pn.text) for pn in p.items]
+    texts = [pn.text if a is None else q.task.action_names[a] for pn, a in zip(p.items, steps)]
+    good = [t for t, a in zip(texts, steps) if a is not None]
+    bad = [t for t, a in zip(texts, steps) if a is None]
     parsed = {"ok": True, "items": good + bad}
-    m = {"length": len(p.items), "valid": False, "goal_reached": False}
+    h = q.truth.h_star(budget)
+    m = {"length": len(p.items), "valid": False, "goal_reached": False, "h_star": h.cost if h.known else None,
+         **plan_credit(q, record, texts, steps, h, budget)}
     if bad:
         return Outcome(0, HALLUCINATED, f"{bad[0]} is not a ground action of the task", metrics=m), parsed
     v = q.truth.validate(tuple(good))
     m.update(valid=v.first_inapplicable is None, goal_reached=v.goal_reached, first_inapplicable=v.first_inapplicable)
-    h = q.truth.h_star(budget)
-    m["h_star"] = h.cost if h.known else None
     m["length_ratio"] = round(len(good) / h.cost, 6) if h.known and h.cost else None
     m["optimal"] = (len(good) == h.cost) if h.known and v.goal_reached else None
     if v.first_inapplicable is not None:
