@@ -7,6 +7,7 @@
     acptools report ...     one HTML page from their outputs (acptools.cli.report)
     acptools export ...     lm-eval task configs for any record file (acptools.cli.export)
     acptools generate ...   questions with proven answers from PDDL (acptools.cli.generate)
+    acptools serve ...      the MCP server, as acptools-server (acptools.cli.serve)
     acptools demo           all eight questions about a bundled example (acptools.cli.demo)
     acptools examples       the bundled example tasks (acptools.cli.demo)
 
@@ -20,12 +21,12 @@ import os
 import sys
 
 from .. import __version__
-from . import cache, demo, eval as eval_cmd, export, generate, report, rollout, score
+from . import cache, demo, eval as eval_cmd, export, generate, report, rollout, score, serve
 from .common import EXIT_INPUT, EXIT_OK, Parser
 
 # subcommand name -> its module; the order is the order of `acptools --help`
 COMMANDS = {"eval": eval_cmd, "score": score, "cache": cache, "rollout": rollout, "generate": generate, "report": report,
-            "export": export, "demo": demo, "examples": demo.Examples}
+            "export": export, "serve": serve, "demo": demo, "examples": demo.Examples}
 
 
 def parser() -> Parser:
@@ -40,6 +41,9 @@ def parser() -> Parser:
 
 def main(argv=None) -> int:
     """Run one subcommand; returns its exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:  # every later word is the server's, whatever it looks like
+        return serve.start(argv[1:])
     args = parser().parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what --resume hints repeat
     if args.command is None:

@@ -24,3 +24,18 @@ def test_a_package_named_server_beside_the_project_collides_with_nothing(tmp_pat
     version = subprocess.run([sys.executable, "-m", "acptools_server", "--version"], capture_output=True, text=True,
                              env=env, cwd=tmp_path, timeout=120)
     assert version.returncode == 0 and version.stdout.strip() == f"acptools-server {acptools.__version__}"
+
+
+def test_acptools_serve_is_the_mcp_server_the_registry_entry_starts() -> None:
+    """server.json starts `acptools serve` (registry clients run the package's main command): that
+    command is the MCP server itself, answering over stdio with the server's version."""
+    import json
+    root = Path(__file__).resolve().parents[2]
+    entry = json.loads((root / "server.json").read_text())["packages"][0]["packageArguments"][0]
+    assert entry["type"] == "positional" and entry["value"] == "serve"
+    cli = [sys.executable, "-m", "acptools.cli", "serve"]
+    version = subprocess.run([*cli, "--version"], capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0 and version.stdout.strip() == f"acptools-server {acptools.__version__}"
+    ping = '{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
+    out = subprocess.run([*cli, "--log-level", "WARNING"], input=ping, capture_output=True, text=True, timeout=120)
+    assert json.loads(out.stdout.splitlines()[0]) == {"jsonrpc": "2.0", "id": 7, "result": {}}
