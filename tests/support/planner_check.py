@@ -6,6 +6,8 @@ unified-planning's own translation of the problem)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import lru_cache
 
 from unified_planning.engines import PlanGenerationResultStatus as Status
@@ -42,8 +44,13 @@ def solvable(domain_text: str, problem_text: str, goal: tuple[str, ...] | None =
         for action in problem.actions:  # no step from a state holding it, and no goal state holds it
             action.add_precondition(Not(fluents[avoid]))
         problem.add_goal(Not(fluents[avoid]))
-    with OneshotPlanner(name="fast-downward-opt") as planner:
-        result = planner.solve(problem)
+    with tempfile.TemporaryDirectory() as tmp, OneshotPlanner(name="fast-downward-opt") as planner:
+        here = os.getcwd()
+        os.chdir(tmp)  # Fast Downward's translator writes output.sas into the working folder
+        try:
+            result = planner.solve(problem)
+        finally:
+            os.chdir(here)
     if result.status == Status.UNSOLVABLE_PROVEN:
         return False
     assert result.status in SOLVED, f"the planner could not decide: {result.status}"
