@@ -1,6 +1,7 @@
 """Generated answers re-checked by the independent unified-planning oracle (tests/support/oracle.py), which
-shares no code with acptools: app, prog and val answers on every bundled and ADL test domain it can
-ground; reach, areach and land answers, the yes/no and multiple-choice claims, and the states and
+shares no code with acptools: app, prog, val and just answers (just: from the plan in the rendered
+question) on every bundled and ADL test domain it can ground; nexta's h* and optimal actions by brute
+force on small state spaces, else by pyperplan's A* with LM-cut; reach, areach and land answers, the yes/no and multiple-choice claims, and the states and
 counts of ActionReasoningBench questions where it can enumerate the state space."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from acptools.dataset import task_of
 from acptools.scoring.question import plan_of_question
 from tests.support.generated import BUNDLED, generated, texts
 from tests.support.oracle import Oracle
+from tests.support.simulator import h_star, trajectory
 
 SIMULATED = BUNDLED + ("briefcase", "doors", "switches")       # join: unified-planning cannot ground it
 ENUMERATED = ("ferry", "grid-visit-all", "briefcase", "doors", "switches")  # small state spaces
@@ -73,8 +75,68 @@ def _check_hard(name: str, r: dict, o: Oracle, init) -> None:
         plan = plan_of_question(r["question"])
         before = o.run(init, plan[:a])
         assert before is not None and o.successor(before, plan[a]) is None
+    elif kind == "just":
+        _check_just(r, o, init)
+    elif kind == "nexta":
+        _check_nexta(name, r, o, init)
     elif name in ENUMERATED and kind in ("reach", "areach", "land"):
         _check_enumerated(name, r, o, init)
+
+
+def _check_just(r: dict, o: Oracle, init) -> None:
+    """The stored removals are exactly the single actions and consecutive pairs of the question's plan
+    whose removal leaves a plan (compared as the plans they leave)."""
+    plan = [a.lower() for a in plan_of_question(r["question"])]
+    end = o.run(init, plan)
+    assert end is not None and o.is_goal(end)
+    # ACPBench's entries name a pair by its first occurrence only, so a later occurrence is not asked for
+    cuts = [(i, 1) for i in range(len(plan))] + \
+        [(i, 2) for i in range(len(plan) - 1) if all(plan[j:j + 2] != plan[i:i + 2] for j in range(i))]
+    valid = set()
+    for i, n in cuts:
+        rest = plan[:i] + plan[i + n:]
+        after = o.run(init, rest)
+        if after is not None and o.is_goal(after):
+            valid.add(tuple(rest))
+    stored = set()
+    for entry in r["answer"]:
+        *acts, k = entry
+        acts = [a.lower() for a in acts]
+        if k == "-1":
+            i = next(i for i in range(len(plan) - 1) if plan[i:i + 2] == acts)
+            stored.add(tuple(plan[:i] + plan[i + 2:]))
+        else:  # the k-th occurrence (1-based) of one action
+            places = [j for j, a in enumerate(plan) if a == acts[0]]
+            assert 1 <= int(k) <= len(places), entry
+            i = places[int(k) - 1]
+            stored.add(tuple(plan[:i] + plan[i + 1:]))
+    assert stored == valid
+
+
+def _h_star(name: str, r: dict, o: Oracle, init):
+    """h* from the record's state to its goal, and h* after an action (None: no plan or not applicable):
+    the oracle's brute force on small state spaces, pyperplan's A* with LM-cut on the other tasks."""
+    if name in ENUMERATED:
+        dist = o.distances(init)
+        return dist.get(frozenset(init)), lambda a: (lambda t: None if t is None else dist.get(t))(o.successor(init, a))
+    d, p = r["PDDL_domain"], r["PDDL_problem"]
+    start = trajectory(d, p, [])[0]
+
+    def after(action):
+        states = trajectory(d, p, [action], start)
+        return None if states is None else h_star(d, p, states[-1])
+    return h_star(d, p, start), after
+
+
+def _check_nexta(name: str, r: dict, o: Oracle, init) -> None:
+    """opt is h*; every 'yes' action lowers h* by one, no 'no' action does."""
+    h, after = _h_star(name, r, o, init)
+    a = r["answer"]
+    assert int(a["opt"]) == h
+    for action in a["yes"]:
+        assert after(action.lower()) == h - 1, action
+    for action in a["no"]:
+        assert after(action.lower()) != h - 1, action
 
 
 def _check_enumerated(name: str, r: dict, o: Oracle, init) -> None:
@@ -100,7 +162,7 @@ def test_hard_answers_match_oracle(name):
     o = oracle(name)
     checked = 0
     for r in generated(name, "hard").records:
-        if task_of(r) in ("app", "prog", "val", "reach", "areach", "land"):
+        if task_of(r) in ("app", "prog", "val", "reach", "areach", "land", "just", "nexta"):
             _check_hard(name, r, o, init_atoms(r))
             checked += 1
     assert checked >= 6

@@ -170,16 +170,36 @@ def test_bad_arguments(tmp_path, data_dir, capsys):
     assert "invalid JSON" in capsys.readouterr().err
 
 
+def _bars(png, rgb=(0x1F, 0x77, 0xB4)) -> int:
+    """How many bars of matplotlib's first colour cross the image's middle row (read back with
+    matplotlib's own image reader)."""
+    import matplotlib.image
+    pixels = matplotlib.image.imread(png)
+    row = pixels[pixels.shape[0] // 2, :, :3]
+    target = [c / 255 for c in rgb]
+    hits = [all(abs(float(px[i]) - target[i]) < 0.05 for i in range(3)) for px in row]
+    return sum(1 for i, h in enumerate(hits) if h and (i == 0 or not hits[i - 1]))
+
+
 def test_plots(tmp_path, data_dir, capsys):
-    from acptools.scoring.report import have_matplotlib
+    """Gold answers: one full bar per task in accuracy.png, and an IoU histogram per set task."""
     code = main(["score", "--data", str(data_dir), "--gold", "--quiet", "--plots", str(tmp_path / "plots")])
-    out = capsys.readouterr()
-    if not have_matplotlib():
-        assert code == 2 and "matplotlib is not installed" in out.err
-        return
+    capsys.readouterr()
     assert code == 0
-    assert (tmp_path / "plots" / "accuracy.png").stat().st_size > 1000
-    assert (tmp_path / "plots" / "iou_app.png").exists() and (tmp_path / "plots" / "iou_prog.png").exists()
+    png = tmp_path / "plots" / "accuracy.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert _bars(png) == len(list(data_dir.iterdir()))   # one bar per task, all of them 100% high
+    for task in ("app", "prog"):
+        hist = tmp_path / "plots" / f"iou_{task}.png"
+        import matplotlib.image
+        pixels = matplotlib.image.imread(hist)
+        assert pixels[..., :3].std() > 0.05   # not blank
+
+
+def test_plots_without_matplotlib_say_how_to_get_it(tmp_path, data_dir, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # what `import matplotlib` meets when it is absent
+    code = main(["score", "--data", str(data_dir), "--gold", "--quiet", "--plots", str(tmp_path / "plots")])
+    assert code == 2 and "matplotlib is not installed" in capsys.readouterr().err
 
 
 def test_examples_and_demo(capsys):

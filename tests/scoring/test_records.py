@@ -1,12 +1,18 @@
 """Every bundled ACPBench Hard record: the stored answer agrees with what acptools computes.
 
 The stored lists are evidence, not truth. Where they disagree with acptools, the test demands
-a proof and re-checks it independently (pyperplan's grounding, see simulator.py):
+a proof and re-checks it with a checker that shares no code with acptools, whatever the proof's
+label: pyperplan's relaxed fixpoint (simulator.py), else Fast Downward on unified-planning's own
+model of the question (planner_check.py):
   - reach: floor-tile-like records store [] although painted tiles make atoms provably
     unreachable (relaxed proofs, re-derived here by an independent relaxed fixpoint);
   - land: many "no" atoms (and records with an empty "yes") are true landmarks (a cut vertex a
     robot must cross, a block that must be held), proven by relaxation, h^2 or exhaustive search.
-Witness plans are replayed by the independent simulator, never trusted.
+Witness plans are replayed by the independent simulator, never trusted. Reach and areach are
+checked both ways: an atom or action acptools calls unreachable beyond the stored list is confirmed
+too (all of them where the stored list is empty; otherwise every one the relaxation settles and the
+first PLANNER_CALLS that need Fast Downward). With -m slow, every unreachable and landmark verdict (stored ones included) is confirmed and
+every reachable atom and action gets a replayed witness.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from acptools import load_task
 from acptools import verdict as V
 from acptools.dataset import domain_name, task_of
 from tests.support.data import SPLITS, records
-from tests.support.simulator import goal_reached, relaxed_reachable, trajectory
+from tests.support.planner_check import solvable
+from tests.support.simulator import goal_reached, relaxed_reachable, strips_task, trajectory
 
 PROOFS = {V.STATIC, V.RELAXED, V.H2, V.EXHAUSTIVE}
 DEFAULT_EVERY = {"nexta": 4}   # the rest of nexta runs with -m slow
@@ -67,9 +74,17 @@ def test_prog(r):
 
 @pytest.mark.parametrize("r", _params("val"))
 def test_val(r):
-    v = _task(r).questions.validate(_quoted(r["question"]))
-    assert v.first_inapplicable == int(r["answer"])
-    assert v.unsatisfied_preconditions
+    plan = re.findall(r"\([^()]*\)", _quoted(r["question"]))
+    v = _task(r).questions.validate(plan)
+    k = int(r["answer"])
+    assert v.first_inapplicable == k
+    # pyperplan: the first k actions apply, and the reported preconditions are exactly those of
+    # action k that fail in the state they reach
+    states = trajectory(r["PDDL_domain"], r["PDDL_problem"], plan[:k])
+    assert states is not None and trajectory(r["PDDL_domain"], r["PDDL_problem"], plan[:k + 1]) is None
+    op = strips_task(r["PDDL_domain"], r["PDDL_problem"])[1][" ".join(plan[k].lower().split())]
+    missing = {p.lower() for p in op.preconditions} - states[-1]
+    assert missing and set(v.unsatisfied_preconditions) == missing
 
 
 @pytest.mark.parametrize("r", _params("just"))
@@ -92,24 +107,76 @@ def test_just(r):
                 _replays_to_goal(r, c)
 
 
+PLANNER_CALLS = 3   # per record in the default run: Fast Downward confirms this many; -m slow: all
+
+
+def _confirm_unreachable(r, atoms, limit: int | None = None) -> None:
+    """Each atom provably never holds, shown without acptools: outside pyperplan's relaxed fixpoint, or
+    (when the relaxation cannot tell) Fast Downward proves the goal of reaching it unsolvable (the first
+    `limit` of those; None: all)."""
+    relaxed = relaxed_reachable(r["PDDL_domain"], r["PDDL_problem"])
+    hard = [atom for atom in atoms if atom in relaxed]
+    for atom in hard[:limit]:
+        assert not solvable(r["PDDL_domain"], r["PDDL_problem"], goal=(atom,)), f"{atom} is reachable"
+
+
+def _confirm_landmark(r, atom: str) -> None:
+    """The goal cannot be reached without `atom` holding on the way, shown without acptools: pyperplan's
+    relaxed fixpoint that never adds it misses the goal, or Fast Downward proves unsolvable the problem
+    whose states never hold it."""
+    if set(task_goal(r)) <= relaxed_reachable(r["PDDL_domain"], r["PDDL_problem"], banned=atom):
+        assert not solvable(r["PDDL_domain"], r["PDDL_problem"], avoid=atom), f"{atom} is not a landmark"
+
+
 @pytest.mark.parametrize("r", _params("reach"))
 def test_reach(r):
+    """Both directions: every stored atom is proven unreachable; every atom acptools calls
+    unreachable beyond the stored ones (a data error, or acptools being wrong) is confirmed by an
+    independent checker; reachable atoms have witnesses pyperplan replays."""
     task = _task(r)
     res = task.questions.unreachable_atoms()
-    assert res.complete
-    for atom in r["answer"]:
-        assert task.atom_names[task.parse_atom(atom)] in res.names, atom
-    if not r["answer"] and res.items:  # stored [] is a data error: each item must be proven
-        relaxed = relaxed_reachable(r["PDDL_domain"], r["PDDL_problem"])
-        for item in res.items:
-            assert item.how in PROOFS
-            if item.how == V.RELAXED:
-                assert item.name not in relaxed
+    assert res.complete and all(item.how in PROOFS for item in res.items)
+    stored = {task.atom_names[task.parse_atom(atom)] for atom in r["answer"]}
+    assert stored <= set(res.names)
+    _confirm_unreachable(r, sorted(set(res.names) - stored), None if not stored else PLANNER_CALLS)
     init = set(task.names(task.init))
     for name in sorted(set(task.atom_names) - set(res.names) - init)[:3]:
-        v = task.questions.is_reachable(name)
-        assert v.answer is True
-        assert any(name in s for s in trajectory(r["PDDL_domain"], r["PDDL_problem"], v.witness))
+        _check_reachable(r, task, name)
+
+
+def _check_reachable(r, task, name: str) -> None:
+    v = task.questions.is_reachable(name)
+    assert v.answer is True
+    assert any(name in s for s in trajectory(r["PDDL_domain"], r["PDDL_problem"], v.witness))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r", _params("reach"))
+def test_reach_lists_independently(r):
+    """Every atom acptools calls unreachable (stored ones too) confirmed without acptools, and every
+    other atom reached by a witness pyperplan replays."""
+    task = _task(r)
+    res = task.questions.unreachable_atoms()
+    _confirm_unreachable(r, res.names)
+    for name in sorted(set(task.atom_names) - set(res.names) - set(task.names(task.init))):
+        _check_reachable(r, task, name)
+
+
+def _confirm_unreachable_actions(r, actions, limit: int | None = None) -> None:
+    """Each action never applies: its preconditions (pyperplan's grounding) are not jointly reachable,
+    by pyperplan's relaxed fixpoint or Fast Downward (the first `limit` that need it; None: all)."""
+    relaxed = relaxed_reachable(r["PDDL_domain"], r["PDDL_problem"])
+    ops = strips_task(r["PDDL_domain"], r["PDDL_problem"])[1]
+    hard = []
+    for action in actions:
+        op = ops.get(" ".join(action.lower().split()))
+        if op is None:  # pyperplan grounds no operator whose static preconditions fail in the init
+            continue
+        pre = tuple(sorted(p.lower() for p in op.preconditions))
+        if set(pre) <= relaxed:
+            hard.append((action, pre))
+    for action, pre in hard[:limit]:
+        assert not solvable(r["PDDL_domain"], r["PDDL_problem"], goal=pre), f"{action} can apply"
 
 
 @pytest.mark.parametrize("r", _params("areach"))
@@ -117,18 +184,30 @@ def test_areach(r):
     task = _task(r)
     res = task.questions.unreachable_actions()
     assert res.complete
+    stored = set()
     for action in r["answer"]:
         name = task.action_names[task.parse_action(action)]
+        stored.add(name)
         assert name in res.names, action
         assert task.questions.is_action_reachable(name).answer is False
     if not r["answer"]:
         assert not res.items
+    _confirm_unreachable_actions(r, sorted(set(res.names) - stored), PLANNER_CALLS)
 
 
-def _check_landmark_proof(r, atom: str, how: str):
-    assert how in PROOFS, how
-    if how == V.RELAXED:
-        assert not set(task_goal(r)) <= relaxed_reachable(r["PDDL_domain"], r["PDDL_problem"], banned=atom)
+@pytest.mark.slow
+@pytest.mark.parametrize("r", _params("areach"))
+def test_areach_lists_independently(r):
+    """Every action acptools calls never applicable confirmed without acptools, and every other
+    action applies at the end of a witness pyperplan replays."""
+    task = _task(r)
+    res = task.questions.unreachable_actions()
+    _confirm_unreachable_actions(r, res.names)
+    for name in sorted(set(task.action_names) - set(res.names)):
+        v = task.questions.is_action_reachable(name)
+        assert v.answer is True
+        states = trajectory(r["PDDL_domain"], r["PDDL_problem"], v.witness)
+        assert trajectory(r["PDDL_domain"], r["PDDL_problem"], [name], states[-1]) is not None, name
 
 
 def task_goal(r):
@@ -137,12 +216,14 @@ def task_goal(r):
 
 @pytest.mark.parametrize("r", _params("land"))
 def test_land(r):
+    """Stored landmarks proven; a stored non-landmark is refuted by a witness pyperplan replays, or is
+    a data error whose landmark proof is confirmed without acptools (pyperplan's relaxation or Fast
+    Downward)."""
     task = _task(r)
     q = task.questions
     for atom in r["answer"]["yes"]:
         v = q.is_landmark(atom)
-        assert v.answer is True and not v.extra["trivial"], atom
-        _check_landmark_proof(r, task.atom_names[task.parse_atom(atom)], v.how)
+        assert v.answer is True and not v.extra["trivial"] and v.how in PROOFS, atom
     for atom in r["answer"]["no"]:
         v = q.is_landmark(atom)
         name = task.atom_names[task.parse_atom(atom)]
@@ -150,11 +231,20 @@ def test_land(r):
             states = _replays_to_goal(r, v.witness)
             assert all(name not in s for s in states)
         else:  # documented data error: a stored non-landmark that is provably a landmark
-            assert v.answer is True and not v.extra["trivial"]
-            _check_landmark_proof(r, name, v.how)
+            assert v.answer is True and not v.extra["trivial"] and v.how in PROOFS
+            _confirm_landmark(r, name)
     lm = q.landmarks()
     assert lm.complete
     assert {task.atom_names[task.parse_atom(a)] for a in r["answer"]["yes"]} <= set(lm.names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r", _params("land"))
+def test_landmarks_independently(r):
+    """Every landmark acptools finds (the stored ones included) confirmed without acptools."""
+    task = _task(r)
+    for name in task.questions.landmarks().names:
+        _confirm_landmark(r, name)
 
 
 @pytest.mark.parametrize("r", _params("nexta"))

@@ -10,17 +10,16 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from acptools import AcpError, load_task
+from acptools import AcpError, Questions, load_task, store
 from acptools.answers.lm_eval import grammar_parse
 from acptools.dataset import acpbench_hard, domain_name, task_of
 from acptools.examples import texts
 from acptools.scoring import (
     ItemScore,
     cache_sizes,
+    clear_caches,
     gold_response,
     score_answer,
     score_response,
@@ -404,17 +403,54 @@ def test_score_answer_on_a_loaded_task():
 
 # ---- caching -----------------------------------------------------------------------------------------
 
-def test_truth_is_computed_once_per_record():
+def _counting(monkeypatch, method: str) -> list:
+    """Count the calls of a Questions method (the library's proof entry point) from now on."""
+    calls, original = [], getattr(Questions, method)
+
+    def counted(self, *args, **kwargs):
+        calls.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Questions, method, counted)
+    return calls
+
+
+def test_truth_is_computed_once_per_record(monkeypatch):
+    """The first call proves the list; warm calls answer from the cached truth without proving again,
+    and clear_caches() really forgets it."""
     rec = _record("test", "reach", "floor-tile", 1)
-    t0 = time.perf_counter()
+    clear_caches()
+    proofs = _counting(monkeypatch, "unreachable_atoms")
     first = score_response(rec, "None")
-    t1 = time.perf_counter()
+    assert first.verdict == "missed" and len(proofs) == 1
     again = [score_response(rec, "None") for _ in range(5)]
-    t2 = time.perf_counter()
-    assert all(a.score == first.score and a.reason == first.reason for a in again)
-    assert (t2 - t1) / 5 < max(0.02, (t1 - t0) / 3)
+    assert all((a.score, a.verdict, a.reason) == (first.score, first.verdict, first.reason) for a in again)
+    assert len(proofs) == 1
+    clear_caches()
+    assert score_response(rec, "None").reason == first.reason and len(proofs) == 2
     sizes = cache_sizes()
     assert sizes["tasks"] <= 64 and sizes["truths"] <= 256
+
+
+def test_a_later_process_reads_the_truth_from_the_proof_store(monkeypatch, tmp_path):
+    """With the in-memory caches cleared (as in a new process), the proof store's rows answer: the
+    same verdict, store hits counted, and no landmark proved again."""
+    rec = _record("test", "land", "ferry", 0)
+    answer = str(rec["answer"]["yes"])
+    proofs = _counting(monkeypatch, "is_landmark")
+    try:
+        found = store.use(tmp_path / "proofs.sqlite")
+        clear_caches()
+        cold = score_response(rec, answer)
+        assert cold.score == 1 and proofs and found.writes >= len(proofs)
+        clear_caches()
+        proved, hits = len(proofs), found.hits
+        warm = score_response(rec, answer)
+        assert (warm.score, warm.verdict) == (cold.score, cold.verdict)
+        assert len(proofs) == proved and found.hits >= proved + hits
+    finally:
+        store.use(None)
+        clear_caches()
 
 
 # ---- bad input --------------------------------------------------------------------------------------

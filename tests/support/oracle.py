@@ -4,6 +4,7 @@ actions; everything else is brute force over explicit states. Shares no code wit
 from __future__ import annotations
 
 from collections import deque
+from itertools import product
 
 from unified_planning.io import PDDLReader
 from unified_planning.model.state import UPState
@@ -29,6 +30,20 @@ class Oracle:
         self.fluents = {_name(f): f for f in self.problem.initial_values}
         em = get_environment().expression_manager
         self.true, self.false = em.TRUE(), em.FALSE()
+
+    def fluent_atoms(self) -> frozenset[str]:
+        """Every ground atom of a predicate some action changes (unified-planning's grounding)."""
+        static = self.problem.get_static_fluents()
+        return frozenset(n for n, f in self.fluents.items() if f.fluent() not in static)
+
+    def ground_actions(self) -> frozenset[str]:
+        """Every type-correct grounding of every action schema, by brute force over the objects."""
+        objects = self.problem.all_objects
+        out = set()
+        for a in self.problem.actions:
+            domains = [[o.name.lower() for o in objects if o.type.is_compatible(p.type)] for p in a.parameters]
+            out.update("(" + " ".join([a.name.lower(), *combo]) + ")" for combo in product(*domains))
+        return frozenset(out)
 
     def state(self, atoms) -> UPState:
         atoms = set(atoms)

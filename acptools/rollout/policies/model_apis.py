@@ -107,6 +107,8 @@ class AnthropicPolicy(_ApiPolicy):
     def __init__(self, model: str, base_url: str | None = None, **options):
         super().__init__(model, base_url, **options)
         self.options.setdefault("max_tokens", self.DEFAULT_MAX_TOKENS)
+        if "temperature" in self.options:  # recent SDKs no longer take it as an argument; the API still does
+            self.options["extra_body"] = {"temperature": self.options.pop("temperature")}
         self.client = self.module.AsyncAnthropic(api_key=_key("ANTHROPIC_API_KEY", base_url, self.name),
                                                  base_url=base_url, timeout=self.timeout)
 
