@@ -1,7 +1,7 @@
 """`acptools eval`: ask a model every question of a record set and grade its replies.
 
     acptools eval --data SOURCE... --policy POLICY [--base-url URL] [--with-pddl] [--limit N] [--jobs N]
-                  [--out items.jsonl] [--report report.json] [--resume | --force] [--semantics exact|reference]
+                  [--out items.jsonl] [--report report.json] [--html report.html] [--resume | --force] [--semantics exact|reference]
                   [--budget CPU_SECONDS] [--max-tokens N] [--temperature T] [--timeout S] [--quiet]
     (SOURCE as for `acptools score`: acpbench-hard[:dev|test][:TASK], hf:acpbench-hard[...], or files and
      folders of records, those of `acptools generate` in every form included)
@@ -19,7 +19,7 @@ import time
 from ..progress import Progress
 from ..errors import AcpError
 from ..rollout.defaults import TIMEOUT
-from .common import EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, fail, open_cache
+from .common import EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, fail, html_flag, open_cache, write_html
 from .common import interrupted as common_interrupted
 
 
@@ -57,6 +57,7 @@ def add_parser(sub):
     e.add_argument("--timeout", type=float, default=TIMEOUT, metavar="S",
                    help="seconds an API request or a cmd: reply may take (default %(default)g)")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    html_flag(e)
     cache_flags(e)
     return e
 
@@ -177,4 +178,8 @@ def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
         except OSError as e:
             return fail(AcpError(f"cannot write: {e.strerror or e}", f"--report {args.report}"))
         print(f"report -> {args.report}")
+    try:
+        write_html(args, items=items, source=args.out or "")
+    except OSError as e:
+        return fail(AcpError(f"cannot write: {e.strerror or e}", f"--html {args.html}"))
     return EXIT_CHECK if unknown or errors else EXIT_OK

@@ -35,6 +35,12 @@ def outputs(tmp_path_factory):
         assert main(["score", "--data", str(d / "records.jsonl"), "--responses", str(d / f"{model}.responses.jsonl"),
                      "--out", str(d / f"{model}.items.jsonl"), "--report", str(d / f"{model}.report.json"),
                      "--html", str(d / f"{model}.html"), "--quiet"]) in (0, 1)
+    answerer = d / "gold.py"   # acptools eval with a python: policy that answers every question with its gold text
+    answerer.write_text("import json\nfrom acptools.scoring import gold_response\n"
+                        f"GOLD = {{str(r['id']): gold_response(r) for r in map(json.loads, open({str(d / 'records.jsonl')!r}))}}\n"
+                        "def answer(q):\n    return GOLD[str(q.record['id'])]\n")
+    assert main(["eval", "--data", str(d / "records.jsonl"), "--policy", f"python:{answerer}:answer", "--out",
+                 str(d / "eval.items.jsonl"), "--html", str(d / "eval.html"), "--quiet"]) == 0
     assert main(["rollout", "--tasks", "ferry", "--policy", "optimal", "--out", str(d / "traces.jsonl"),
                  "--report", str(d / "rollout.json"), "--html", str(d / "rollout.html"), "--quiet"]) == 0
     assert main(["report", "--html", str(d / "all.html"), str(d / "model-alpha.items.jsonl"),
@@ -95,7 +101,7 @@ def _non_blank(png: bytes) -> bool:
 
 
 @needs_chromium
-@pytest.mark.parametrize("page", ["all.html", "model-zeta.html", "rollout.html"])
+@pytest.mark.parametrize("page", ["all.html", "model-zeta.html", "rollout.html", "eval.html"])
 def test_page_loads_in_chromium_without_errors(outputs, page):
     with Chromium() as browser:
         browser.open(outputs / page)
