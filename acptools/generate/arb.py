@@ -312,7 +312,7 @@ def object_tracking(item: Item) -> Draft:
         if obj is None:
             raise Skip(NOTHING)
         about, true = _about(task, obj), set(atoms_of(task, seq.end, "true", obj))
-        k = min(len(about), rng.randint(2, 4))
+        k = rng.randint(2, max(2, min(4, len(about) - 1)))  # a few, not all of three or more
         among = sorted(item.pick(about, k))
         if item.target and not true & set(among):   # the even records: at least one listed property holds
             among = sorted(set(among[1:]) | {rng.choice(sorted(true))}) if true else among
