@@ -22,7 +22,8 @@ Claims (`decide` -> a Verdict: True or False with how it is known, or None when 
 
 Queries (`evaluate` -> the value; every query is answered by simulation, so none needs a budget):
 
-    {"query": "atoms", "sign": "true" | "false", "object": o (optional)}   sorted atom names
+    {"query": "atoms", "sign": "true" | "false", "object": o (optional), "among": [...] (optional)}
+                                                             sorted atom names (naming o, of those listed)
     {"query": "applicable"}                                  sorted applicable actions
     {"query": "effects", "action": a}                        {"pos": [...], "neg": [...]}
     {"query": "count", "of": COUNTED}                        an int
@@ -249,7 +250,11 @@ def evaluate(task: Task, state: int, query: dict):
         return len(query["plan"]) if failed is None else failed - 1
     s = state_of(task, state, query)
     if kind == "atoms":
-        return atoms_of(task, s, query.get("sign", "true"), query.get("object"))
+        names = atoms_of(task, s, query.get("sign", "true"), query.get("object"))
+        if query.get("among") is None:
+            return names
+        listed = {task.atom_names[i] for i in atom_ids(task, query["among"], "among")}
+        return [n for n in names if n in listed]
     if kind == "applicable":
         return task.questions.applicable(s)
     if kind == "effects":

@@ -79,7 +79,7 @@ ACP_TASKS = tuple(ACP_STEMS)
 
 # ActionReasoningBench's question families
 ARB_FAMILIES = ("fluent_tracking", "state_tracking", "action_executability", "effects", "numerical_reasoning",
-                "composite", "hallucination")
+                "composite", "hallucination", "object_tracking")
 
 PLAN_KIND = "plan"
 PLAN_GROUP = "plan_generation"

@@ -1,5 +1,5 @@
 """The ActionReasoningBench form: questions about the state after a sequence of k actions (k drawn
-from the item's `steps`, as ARB's 1, 5, 10, ...), in its seven families, with ARB's phrasing.
+from the item's `steps`, as ARB's 1, 5, 10, ...), in its eight families, with ARB's phrasing.
 
 Answers are sets of propositions or actions, counts, step indices, yes/no ('True'/'False') and, for
 hallucination questions, the name that is not part of the task (or None). Every answer follows by
@@ -286,3 +286,42 @@ def hallucination(item: Item) -> Draft:
                   f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are "
                   "defined.",
                   evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
+
+
+def _typed(task, obj: str) -> str:
+    """'car c1': the object with its type(s), as ARB names the object it asks about."""
+    types = [t for t in task.types.objects.get(obj, ()) if t != "object"]
+    return f"{'/'.join(types)} {obj}" if types else f"object {obj}"
+
+
+def _about(task, obj: str) -> list[str]:
+    """Every atom of the task that names `obj`."""
+    return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
+
+
+@generator("arb_object_tracking")
+def object_tracking(item: Item) -> Draft:
+    """Object tracking: the properties of one named object after the actions, all of them (positive
+    or negative) or which of a few listed ones hold."""
+    seq, rng, task = Seq(item), item.rng, item.task
+    head = seq.head
+    if rng.random() < 0.4:
+        objs = sorted({o for _, args in task.atoms for o in args})
+        rng.shuffle(objs)
+        obj = next((o for o in objs if len(_about(task, o)) >= 2), None)
+        if obj is None:
+            raise Skip(NOTHING)
+        about, true = _about(task, obj), set(atoms_of(task, seq.end, "true", obj))
+        k = rng.randint(2, max(2, min(4, len(about) - 1)))  # a few, not all of three or more
+        among = sorted(item.pick(about, k))
+        if item.target and not true & set(among):   # the even records: at least one listed property holds
+            among = sorted(set(among[1:]) | {rng.choice(sorted(true))}) if true else among
+        return _set(item, "object_tracking", f"{head} which of the following properties of {_typed(task, obj)} "
+                    f"hold: {item.render.atoms(among)}? {NONE} {ATOMS}",
+                    {"query": "atoms", "sign": "true", "object": obj, "among": among, "after": seq.names})
+    sign = "true" if rng.random() < 0.6 else "false"
+    obj = _objects(item, seq.end, sign)
+    what = ("do not involve negations" if sign == "true" else
+            "involve negations (list the propositions about it that are false)")
+    return _set(item, "object_tracking", f"{head} list all valid properties of {_typed(task, obj)} that {what}. "
+                f"{NONE} {ATOMS}", {"query": "atoms", "sign": sign, "object": obj, "after": seq.names})

@@ -24,7 +24,8 @@ from .templates import for_domain
 
 TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
 ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
-           "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning"}
+           "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning",
+           "object": "object_tracking"}
 ATTEMPTS_PER_RECORD = 10
 
 

@@ -8,7 +8,7 @@ type (the record's `spec.answer_type`):
 
 * bool: yes/no/true/false read leniently; correct when it equals the claim's truth.
 * choice: a letter or the option's text; correct when the chosen option's claim is true.
-* set (ARB fluent/state tracking, executable actions): the listed atoms or actions against the true
+* set (ARB fluent/state/object tracking, executable actions): the listed atoms or actions against the true
   set; metrics iou, precision, recall (state comprehension: the whole answer against the whole
   truth) and tracking_iou, tracking_precision, tracking_recall (state tracking: restricted to the
   facts the actions changed, so repeating the initial state scores 0 there). Correct: the same set.
@@ -26,7 +26,7 @@ import time
 
 from ..answers import parse_answer, vocabulary
 from ..answers.forms import read_bool, read_choice, read_count, read_step
-from ..claims import atoms_of, decide, evaluate, state_of
+from ..claims import atom_ids, atoms_of, decide, evaluate, state_of
 from ..dataset import domain_name
 from ..errors import AcpError, UnknownNameError
 from ..kinds import form_kind
@@ -136,6 +136,8 @@ def _tracking(q: Question, query: dict, answer: set, truth: set) -> dict:
     sign, obj = query.get("sign", "true"), query.get("object")
     end = state_of(q.task, q.state, query)
     changed = set(atoms_of(q.task, q.state, sign, obj)) ^ set(atoms_of(q.task, end, sign, obj))
+    if query.get("among") is not None:
+        changed &= {q.task.atom_names[i] for i in atom_ids(q.task, query["among"], "among")}
     return set_metrics(answer & changed, truth & changed, prefix="tracking_")
 
 

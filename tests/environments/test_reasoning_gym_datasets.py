@@ -43,7 +43,7 @@ def corrupt(answer: str) -> str:
 
 def test_every_family_is_registered():
     names = rgd.register()
-    assert len(names) == 30 and set(names) <= set(reasoning_gym.factory.DATASETS)
+    assert len(names) == 31 and set(names) <= set(reasoning_gym.factory.DATASETS)
     assert {"acp_hard_nexta", "acp_hard_plan", "acp_bool_land", "acp_mcq_reach", "acp_arb_effects"} <= set(names)
 
 
