@@ -3,8 +3,8 @@ domain and its problems declare (domain, problem, types, constants, objects, pre
 variables) is replaced by a seeded random word, so a model cannot lean on what the names mean.
 
 The renaming is done on the PDDL itself, before anything is generated: the domain and each problem are
-parsed, written back (comments, costs and functions dropped: acptools reads plan length as the cost
-anyway) and renamed token by token. Questions are then generated from the obfuscated PDDL with generic
+parsed, written back as acptools read them (comments, costs and functions dropped: acptools reads plan
+length as the cost anyway) and renamed token by token. Questions are then generated from the obfuscated PDDL with generic
 phrases (`pred(o1, o2)`), so every answer is proven on the obfuscated task itself. The mapping
 (original name -> obfuscated name, by kind) goes into each record, so answers can be mapped back.
 """
@@ -15,7 +15,6 @@ import random
 import re
 
 from ..errors import AcpError
-from ..pddl.writer import write_domain, write_problem
 
 # the words of PDDL the written text uses (a declared name must not be one: renaming it would rename them)
 WRITTEN = frozenset("define domain problem and or not imply forall exists when either object".split())
@@ -35,10 +34,19 @@ def _declared(task) -> dict[str, list[str]]:
     d, p = task.domain, task.problem
     variables = {v for a in d.actions.values() for v, _ in a.params} | {v for pr in d.predicates.values()
                                                                        for v, _ in pr.params}
-    variables |= set(re.findall(r"\?[^\s()]+", write_domain(d) + write_problem(p, d.name, p.init)))
-    return {"domain": [d.name], "types": sorted(t for t in d.supertypes if t != "object"),
-            "constants": sorted(d.constants), "predicates": sorted(d.predicates), "actions": sorted(d.actions),
-            "variables": sorted(variables), "problem": [p.name], "objects": sorted(p.objects)}
+    variables |= set(re.findall(r"\?[^\s()]+", _domain_text(task) + task.problem_for(task.init)))
+    names = {"domain": [d.name], "types": [t for t in d.supertypes if t != "object"], "constants": d.constants,
+             "predicates": d.predicates, "actions": d.actions, "variables": variables, "problem": [p.name],
+             "objects": p.objects}
+    return {kind: sorted(str(n) for n in found) for kind, found in names.items()}  # plain str: records pickle
+
+
+def _domain_text(task) -> str:
+    """The domain as acptools read it, written back (no comments, no costs)."""
+    try:
+        return task.written_domain_text
+    except ValueError as e:
+        raise AcpError(f"cannot obfuscate this domain: {e}", "--obfuscate") from None
 
 
 def _fresh(rng: random.Random, taken: set[str]) -> str:
@@ -81,13 +89,8 @@ def obfuscated_texts(tasks, seed: int) -> tuple[str, list[str], list[dict]]:
     """The obfuscated domain text, each problem's obfuscated text, and each problem's record field
     (`obfuscation`: the seed and the mapping by kind)."""
     maps = mappings(tasks, seed)
-    d = tasks[0].domain
-    try:
-        domain = write_domain(d)
-    except ValueError as e:
-        raise AcpError(f"cannot obfuscate this domain: {e}", "--obfuscate") from None
-    domain_text = rename(domain, maps[0])
-    problems = [rename(write_problem(t.problem, d.name, t.problem.init), m) for t, m in zip(tasks, maps)]
+    domain_text = rename(_domain_text(tasks[0]), maps[0])
+    problems = [rename(t.problem_for(t.init), m) for t, m in zip(tasks, maps)]
     return domain_text, problems, [{"seed": seed, **m} for m in maps]
 
 
