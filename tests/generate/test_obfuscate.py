@@ -27,7 +27,7 @@ N = 2
 KINDS = ("domain", "types", "constants", "predicates", "actions", "problem", "objects")
 # words of the questions' fixed English prose that some domain also uses as a name (`at`, `in`):
 # they are checked where a name is written (PDDL fields, atoms and actions), not in prose sentences
-PROSE = {"at", "in", "on", "is", "to", "a", "the", "of", "not", "and", "or", "from", "with", "home"}
+PROSE = {"at", "in", "on"}
 
 
 @lru_cache(maxsize=None)
