@@ -3,7 +3,7 @@
     acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
-                      [--address ADDR] [--quiet] [--resume | --force]
+                      [--address ADDR] [--obfuscate] [--quiet] [--resume | --force]
 
 Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input;
 130 interrupted (the finished tasks' records are in --out; the message gives the command that resumes).
@@ -40,6 +40,9 @@ def add_parser(sub):
     g.add_argument("-n", type=int, default=10, metavar="N", help="records per task (default 10)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     g.add_argument("--out", required=True, metavar="records.jsonl", help="output JSONL file ('-': standard output)")
+    g.add_argument("--obfuscate", action="store_true",
+                   help="seeded random names for the domain, types, objects, predicates and actions (PlanBench's "
+                        "mystery variant); questions are written generically and each record keeps the mapping")
     g.add_argument("--nl", metavar="TEMPLATES.json",
                    help="natural-language template file for the domain (default: the shipped one for a bundled "
                         "domain, else generic phrases like at(c0, l1))")
@@ -86,8 +89,12 @@ def options(args) -> Options:
         raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
     tasks = tuple(t for part in args.tasks or () for t in part.split(",") if t.strip()) or None
     nl = Path(args.nl) if args.nl else None
+    if nl and args.obfuscate:
+        raise AcpError("--nl and --obfuscate contradict each other", "--obfuscate",
+                       "obfuscated records are written with generic phrases: drop --nl")
     return Options(form=args.form, tasks=tasks, n=args.n, seed=args.seed, budget=args.budget,
-                   difficulty=Difficulty(walk, args.plan_share), steps=steps, nl=nl)
+                   difficulty=Difficulty(walk, args.plan_share), steps=steps, nl=nl,
+                   obfuscate=args.obfuscate)
 
 
 def _summary(out, opt: Options, path: str) -> str:
@@ -119,7 +126,8 @@ def _settings(args, opt: Options, domain: Path, problems: list[Path]) -> dict:
             "--form": opt.form, "--tasks": list(check_tasks(opt.form, opt.tasks)), "-n": opt.n, "--seed": opt.seed,
             "--budget": opt.budget, "--walk": list(opt.difficulty.walk), "--plan-share": opt.difficulty.plan_share,
             "--steps": list(opt.steps),
-            "--nl sha256": digest(nl) if nl is not None else None}
+            "--nl sha256": digest(nl) if nl is not None else None,
+            **({"--obfuscate": True} if opt.obfuscate else {})}
 
 
 def run(args) -> int:

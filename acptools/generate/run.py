@@ -20,7 +20,8 @@ from .base import DUPLICATE, Item, Skip
 from .records import make_record
 from .render import Renderer
 from .states import Difficulty, sample_states
-from .templates import for_domain
+from .obfuscate import obfuscated_texts
+from .templates import Templates, for_domain
 
 TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
 ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
@@ -32,7 +33,8 @@ ATTEMPTS_PER_RECORD = 10
 @dataclass
 class Options:
     """What to generate. `budget`: CPU seconds per proof (CPU, not wall time, so a busy machine
-    drops no more items than a quiet one). `steps`: ActionReasoningBench sequence lengths."""
+    drops no more items than a quiet one). `steps`: ActionReasoningBench sequence lengths. `obfuscate`:
+    seeded random names for everything the PDDL declares, questions written generically (acptools.generate.obfuscate)."""
 
     form: str = "hard"
     tasks: tuple[str, ...] | None = None
@@ -42,6 +44,7 @@ class Options:
     difficulty: Difficulty = field(default_factory=Difficulty)
     steps: tuple[int, ...] = (1, 5, 10)
     nl: str | Path | None = None
+    obfuscate: bool = False
 
 
 @dataclass
@@ -124,7 +127,14 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
         raise AcpError(f"-n must be at least 1, got {opt.n}", "-n")
     dtext, ptexts = read_texts(domain, problems)
     tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]  # here too: bad PDDL fails early
-    templates = [for_domain(t.domain, opt.nl) for t in tasks]
+    marks: list = [None] * len(tasks)
+    if opt.obfuscate:
+        dtext, obfuscated, marks = obfuscated_texts(tasks, opt.seed)
+        ptexts = [(ptext, where) for ptext, (_, where) in zip(obfuscated, ptexts)]
+        tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
+        templates = [Templates(t.domain.name) for t in tasks]  # phrases would give the names away
+    else:
+        templates = [for_domain(t.domain, opt.nl) for t in tasks]
     keys = [task_key(dtext, ptext) for ptext, _ in ptexts]
     count = states_per_problem(opt.n, len(tasks))
     order = sorted(range(len(tasks)), key=lambda k: -len(ptexts[k][0]))  # largest first
@@ -136,7 +146,7 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     order = sorted((t for t in tasks_wanted if t not in done), key=lambda name: -cost(kind_of(opt.form, name)))
     done = {name: (made, Counter(), 0.0) for name, made in done.items()}
     for name, made, dropped, seconds in run_sharing_proofs(
-            _records_unit, [(name, opt, dtext, problem_texts, templates, pools) for name in order],
+            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks) for name in order],
             [keys] * len(order), jobs, backend, address):
         done[name] = made, dropped, seconds
         if on_task:
@@ -162,11 +172,11 @@ def _states_unit(args) -> tuple[int, list]:
 def _records_unit(args) -> tuple[str, list[dict], Counter, float]:
     """One task's records over every problem (a unit of work): the records, the attempts dropped
     and why, the seconds it took."""
-    name, opt, dtext, problem_texts, templates, pools = args
+    name, opt, dtext, problem_texts, templates, pools, marks = args
     t0 = time.perf_counter()
     tasks = [_load(dtext, ptext) for ptext in problem_texts]
     renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
-    made, dropped = _one_task(opt, name, tasks, renders, pools)
+    made, dropped = _one_task(opt, name, tasks, renders, pools, marks)
     return name, made, dropped, round(time.perf_counter() - t0, 3)
 
 
@@ -175,7 +185,7 @@ def states_per_problem(n: int, problems: int) -> int:
     return 2 * math.ceil(n / problems) + 4
 
 
-def _one_task(opt: Options, name: str, tasks, renders, pools) -> tuple[list[dict], Counter]:
+def _one_task(opt: Options, name: str, tasks, renders, pools, marks) -> tuple[list[dict], Counter]:
     build = builder(opt.form, name)
     made: list[dict] = []
     ids: set[int] = set()
@@ -189,7 +199,10 @@ def _one_task(opt: Options, name: str, tasks, renders, pools) -> tuple[list[dict
         item = Item(tasks[k], sampled.state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), renders[k],
                     opt.budget, target=len(made) % 2 == 0, steps=opt.steps)
         try:
-            record = make_record(tasks[k], build(item))
+            draft = build(item)
+            if marks[k] is not None:
+                draft.extra["obfuscation"] = marks[k]
+            record = make_record(tasks[k], draft)
         except Skip as e:
             dropped[e.reason] += 1
             continue
