@@ -83,7 +83,10 @@ def _read_file(path: Path) -> list[dict]:
 
 
 def _is_record_file(f: Path) -> bool:
-    return f.is_file() and f.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz"))
+    """A file of records in a folder: JSON or JSONL, gzip'd or not; the settings file a run writes beside its
+    output (`X.jsonl.run.json`, acptools.runfile) is not one."""
+    return (f.is_file() and f.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz"))
+            and not f.name.endswith(".run.json"))
 
 
 def encode_jsonl_gz(records: list[dict]) -> bytes:

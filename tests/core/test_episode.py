@@ -13,7 +13,8 @@ from acptools.episode import APPLIED, HALLUCINATED, INAPPLICABLE, UNPARSED, Epis
 from tests.support.small_tasks import DOMAINS, SEEDS, SETTINGS, make, space
 
 
-@settings(SETTINGS, max_examples=5)  # each example grades eight steps against a full state space
+@pytest.mark.slow  # each example grades eight steps against a full state space
+@settings(SETTINGS, max_examples=5)
 @given(domain=st.sampled_from(sorted(DOMAINS)), seed=SEEDS, walk=st.integers(0, 1000))
 def test_random_walk_steps_are_graded_as_the_oracle_says(domain, seed, walk):
     task, oracle = make(domain, seed)

@@ -20,7 +20,7 @@ def _generate(tmp_path, *args, code=(0,)) -> list[dict]:
     """Records written by `acptools generate` on ferry (exit code 1: fewer records than -n of some kind)."""
     out = tmp_path / "records.jsonl"
     done = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(FERRY / "domain.pddl"),
-                           "--problem", str(FERRY / "problem.pddl"), "--quiet", "--out", str(out), *map(str, args)],
+                           "--problem", str(FERRY / "problem.pddl"), "--quiet", "--force", "--out", str(out), *map(str, args)],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode in code, done.stderr
     return [json.loads(line) for line in out.read_text().splitlines()]

@@ -80,6 +80,7 @@ def _check_definitions(st: dict) -> None:
     assert st["plan_length_ratio"] is None or st["plan_length_ratio"] >= 1
 
 
+@pytest.mark.slow  # about a minute: random episodes on every shared state, h* of each step from pyperplan
 def test_random_figures_are_within_their_definitions_and_reproducible():
     recs = records("dev", "nexta")[::4]
     config = rollout.RolloutConfig(max_steps=12, jobs=2, seed=7)
