@@ -2,9 +2,9 @@
 against h* (acptools.episode). Importing this module registers it as `acptools/Planning-v0`.
 
     import gymnasium, acptools.environments.gymnasium_env
-    env = gymnasium.make("acptools/Planning-v0", source="ferry", reward="progress", max_steps=50)
+    env = gymnasium.make("acptools/Planning-v0", source=None, reward="progress", max_steps=50)  # None: the bundled examples
     obs, info = env.reset(seed=0)           # obs: the state, the goal (and the applicable actions)
-    obs, r, terminated, truncated, info = env.step("(board c0 l0)")
+    obs, r, terminated, truncated, info = env.step("(action obj1 obj2)")
     info["verdict"], info["regret"], info["h_star"]
 
 Rewards (`reward=`), for an applied step of known regret (h*(after) + 1 - h*(before)):

@@ -1,7 +1,7 @@
 """acptools question families as reasoning-gym datasets. Importing this module registers them:
 
     import reasoning_gym, acptools.environments.reasoning_gym_datasets
-    data = reasoning_gym.create_dataset("acp_hard_nexta", size=20, seed=1)             # bundled ferry
+    data = reasoning_gym.create_dataset("acp_hard_nexta", size=20, seed=1)             # the default example
     data = reasoning_gym.create_dataset("acp_mcq_land", domain="my/folder", size=20, seed=1)
     entry = data[0]; data.score_answer(model_text, entry)                              # acptools' grader
 
@@ -25,6 +25,7 @@ from reasoning_gym.coaching import BaseCurriculum, RangeAttributeDefinition, Sca
 from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
+from .. import examples
 from ..describe import describe
 from ..errors import AcpError
 from ..generate import TASKS, Difficulty, Options, generate
@@ -45,7 +46,7 @@ class AcpConfig:
     """One family's configuration. domain: a bundled example's name, a folder (domain.pddl and
     problems), a domain file or PDDL text; problems: problem files or texts (with a domain file or text)."""
 
-    domain: str = "ferry"
+    domain: str = examples.DEFAULT
     problems: tuple = ()
     form: str = "hard"
     task: str = "nexta"

@@ -38,13 +38,13 @@ def test_a_cancel_stops_a_search_within_a_few_milliseconds():
     threading.Timer(0.3, stop.set).start()
     started = time.perf_counter()
     r = t.questions.optimal_next(budget=Budget(60, cancel=stop))
-    assert not r.known and time.perf_counter() - started < 2.0
+    assert not r.known and time.perf_counter() - started < slack(2.0)
 
 
 def test_huge_garbage_is_read_in_bounded_time_and_within_the_budget():
     started = time.perf_counter()
     parse_answer("nexta", "(a b) " * 200_000)  # 1.2 MB; only a bounded tail is ever parsed
-    assert time.perf_counter() - started < 20
+    assert time.perf_counter() - started < slack(20)
     try:
         parse_answer("app", "answer: (x y) " * 50_000, budget=Budget(0.0))
         raise AssertionError("a spent budget must stop the reading")
@@ -81,7 +81,7 @@ def test_a_stuck_episode_does_not_search_again_on_every_step():
     for action in task.questions.applicable()[:1]:
         step = ep.step(action, budget=1e-3)
         assert not step.known
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < slack(0.5)
     step = ep.step(task.questions.applicable(ep.state)[0], budget=60)  # more budget: it searches again
     assert step.known
 

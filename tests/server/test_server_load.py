@@ -15,6 +15,7 @@ from acptools_server import ServerConfig, build_server
 from mcp import Client
 
 from tests.support.data import records
+from tests.support.load import slack
 from tests.support.mcp_client import Tools
 
 CALL_TIMEOUT = 120
@@ -102,7 +103,7 @@ async def test_budget_runs_out_as_unknown(hard_record: dict) -> None:
     print(f"\noptimal_next_action with budget=1 s returned unknown after {elapsed:.1f} s")
     assert result["known"] is False and result["how"] == "unknown" and result["h_star"] is None
     assert result["plan"] is None and result["budget_seconds"] == 1
-    assert elapsed < 15, elapsed  # the budget, plus the library's check granularity
+    assert elapsed < slack(15), elapsed  # the budget, plus the library's check granularity
     assert h["h_star"] is None and h["h_star_known"] is False and h["how"] == "unknown"
 
 
