@@ -21,7 +21,8 @@ import os
 import sys
 
 from .. import __version__
-from . import cache, demo, eval as eval_cmd, export, generate, report, rollout, score, serve
+from . import cache, demo, export, generate, report, rollout, score, serve
+from . import eval as eval_cmd
 from .common import EXIT_INPUT, EXIT_OK, Parser
 
 # subcommand name -> its module; the order is the order of `acptools --help`

@@ -54,7 +54,8 @@ def write_html(args, items=None, rows=None, report=None, source: str = "") -> No
     """--html: the page of this run, from its items (score, eval) or trace rows (rollout)."""
     if not getattr(args, "html", None):
         return
-    from ..htmlreport import Outputs, write_html as write
+    from ..htmlreport import Outputs
+    from ..htmlreport import write_html as write
     out = Outputs()
     if items is not None:
         out.add_items(items, source)
@@ -108,3 +109,10 @@ def interrupted(args, table: str, done: int, total: int, what: str, kept: str, t
         print(f"nothing was kept: pass --out FILE to keep the {kept} of a run and resume it")
     sys.stdout.flush()
     return EXIT_INTERRUPTED
+
+
+def check_resume(args, command: str) -> None:
+    """--resume and --force together are a contradiction (one continues --out, the other starts it over)."""
+    if getattr(args, "resume", False) and getattr(args, "force", False):
+        raise AcpError("--resume and --force contradict each other", f"acptools {command}",
+                       "--resume continues --out, --force starts it over")

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import time
 
-from ..progress import Progress
 from ..errors import AcpError
+from ..progress import Progress
 from ..rollout.defaults import TIMEOUT
-from .common import EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, fail, html_flag, open_cache, write_html
+from .common import (EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, check_resume, fail, html_flag, open_cache,
+                     write_html)
 from .common import interrupted as common_interrupted
-
 
 
 def add_parser(sub):
@@ -63,9 +63,7 @@ def add_parser(sub):
 
 
 def _check(args) -> None:
-    if args.resume and args.force:
-        raise AcpError("--resume and --force contradict each other", "acptools eval",
-                       "--resume continues --out, --force starts it over")
+    check_resume(args, "eval")
     if args.limit is not None and args.limit < 1:
         raise AcpError(f"--limit must be at least 1, got {args.limit}", "--limit")
     if args.timeout <= 0:

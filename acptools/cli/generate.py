@@ -15,13 +15,13 @@ import sys
 from pathlib import Path
 
 from ..errors import AcpError
-from ..generate.records import dumps, write_jsonl
 from ..generate.output import RecordsOut, digest
+from ..generate.records import dumps, write_jsonl
 from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
-from ..runfile import resume_command
 from ..generate.states import Difficulty
 from ..generate.templates import load as load_templates
-from .common import backend_flags, fail
+from ..runfile import resume_command
+from .common import backend_flags, check_resume, fail
 
 
 def add_parser(sub):
@@ -148,9 +148,7 @@ def _generate(args) -> int:
     folder = Path(args.out).resolve().parent
     if args.out != "-" and not folder.is_dir():
         raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
-    if args.resume and args.force:
-        raise AcpError("--resume and --force contradict each other", "acptools generate",
-                       "--resume continues --out, --force starts it over")
+    check_resume(args, "generate")
     if args.out == "-" or not Path(args.out).is_file() and Path(args.out).exists():  # '-', /dev/null: a stream
         out = generate(domain, problems, opt, args.jobs, args.backend, args.address)
         _stream(out.records, args.out)

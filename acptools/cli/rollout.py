@@ -75,8 +75,8 @@ def _check(args) -> None:
 
 def run(args) -> int:
     """Run `acptools rollout`. The engines load here, not when the parser is built."""
-    from ..rollout.policies import make_policy
     from ..rollout.observations import Prompts
+    from ..rollout.policies import make_policy
     from ..rollout.report import json_report, summarize, table, write_plots
     from ..rollout.runner import RolloutConfig
     from ..rollout.runner import run as run_episodes

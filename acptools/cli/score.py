@@ -21,8 +21,8 @@ import time
 from ..errors import AcpError
 from ..progress import Progress
 from ..runfile import RunFile, rewrite
-from .common import (EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, fail, html_flag, open_cache,
-                     interrupted, write_html)
+from .common import (EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, check_resume, fail, html_flag,
+                     interrupted, open_cache, write_html)
 
 
 def add_parser(sub):
@@ -69,9 +69,7 @@ def add_parser(sub):
 
 
 def _check_sources(args) -> None:
-    if args.resume and args.force:
-        raise AcpError("--resume and --force contradict each other", "acptools score",
-                       "--resume continues --out, --force starts it over")
+    check_resume(args, "score")
     if args.lm_eval is None and not args.data:
         raise AcpError("--data is required (the records the responses answer)", "acptools score",
                        "pass --data acpbench-hard:test (the bundled copy), or files or folders of records")
