@@ -57,6 +57,8 @@ class DerivedRules:
                                     zip(typed(sec[1][1:]), self.predicates[sec[1][0]])], sec[2])
                        for sec in domain[2:] if sec[0] == ":derived"]
         self.names = sorted({name for name, _, _ in self.axioms})
+        self.strata = self._strata() if self.axioms else []
+        self._closed: dict[frozenset, frozenset] = {}
         self.domain_text = domain_text if not self.axioms else self._stripped(domain)
 
     def _stripped(self, domain: list) -> str:
@@ -83,8 +85,14 @@ class DerivedRules:
     def close(self, atoms: frozenset[str], objects) -> frozenset[str]:
         """`atoms` with the derived atoms recomputed: derived predicates in order of their strata,
         each to its fixpoint. `objects(type)`: the object names of a type (subtypes included)."""
-        s = {a for a in atoms if a.strip("()").split()[0] not in self.names}
-        for level in self._strata():
+        basic = frozenset(a for a in atoms if a.strip("()").split()[0] not in self.names)
+        hit = self._closed.get(basic)
+        if hit is None:
+            hit = self._closed[basic] = self._fixpoint(set(basic), objects)
+        return hit
+
+    def _fixpoint(self, s: set, objects) -> frozenset[str]:
+        for level in self.strata:
             changed = True
             while changed:
                 changed = False

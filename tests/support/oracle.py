@@ -114,7 +114,7 @@ class Oracle:
     def graph(self, atoms, forbidden: str | None = None):
         """Explicit reachable graph {state atoms: [(action, next atoms)]}, never entering a state
         that holds `forbidden`."""
-        start = frozenset(atoms)
+        start = self.close(atoms)
         edges: dict[frozenset, list] = {}
         queue = deque([start])
         edges[start] = None
@@ -169,7 +169,7 @@ class Oracle:
 
     def run(self, atoms, plan: list[str]) -> frozenset[str] | None:
         """Replay a plan; None if some action is not applicable."""
-        s = frozenset(atoms)
+        s = self.close(atoms)
         for a in plan:
             s = self.successor(s, a.lower())
             if s is None:
