@@ -185,8 +185,6 @@ class Optimizer:
         return res
 
     def _symk(self, state: int, budget: Budget) -> HStar | None:
-        if self.task.axioms:  # SymK is not given tasks with axioms (see planners/symk.py)
-            return None
         try:
             domain = self.task.written_domain_text
         except ValueError:  # not expressible for SymK's translator: leave it to the other engines
@@ -225,8 +223,6 @@ class Optimizer:
     def symk_gate(self, state: int):
         """The same question for SymK, on the domain compiled with a first-action gate."""
         def solve(rows: list[Row], stop: float, budget: Budget) -> Gated | None:
-            if self.task.axioms:
-                return None
             try:
                 domain = self.task.gated_domain_text
             except ValueError:
