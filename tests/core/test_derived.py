@@ -152,3 +152,9 @@ def test_the_written_domain_keeps_the_axioms(name):
     assert again.names(again.init) == task.names(task.init)
     assert again.questions.applicable() == task.questions.applicable()
     assert again.questions.optimal_next().h_star == dist.get(oracle.init_atoms())
+
+
+def test_too_many_ground_axioms_is_an_error_before_grounding_them():
+    with pytest.raises(AcpError) as e:
+        load_task(*pddl_texts("blocks-derived"), max_operators=20)
+    assert "ground axioms" in str(e.value) and e.value.suggestion
