@@ -123,7 +123,7 @@ def test_relaxation_with_axioms_over_approximates_and_h_max_is_admissible(name):
             assert below & oracle.fluent_atoms() <= set(task.names(reached))
 
 
-@pytest.mark.parametrize("name", DERIVED)
+@pytest.mark.parametrize("name", ["rooms-derived", pytest.param("blocks-derived", marks=pytest.mark.slow)])
 def test_fast_downward_and_symk_get_the_axioms(name):
     task, oracle, graph, dist = _space(name)
     states = sorted(graph, key=sorted)
