@@ -16,25 +16,30 @@ from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementat
 from ..task import Task, task_key
 from ..truth import task_for
 from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
-from .base import DUPLICATE, Item, Skip
+from .base import DUPLICATE, NO_KIND, Item, Skip
 from .records import make_record
 from .render import Renderer
 from .states import Difficulty, sample_states
 from .obfuscate import obfuscated_texts
 from .templates import Templates, for_domain
+from .fluent_kinds import KINDS, classify
 
 TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
 ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
            "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning",
            "object": "object_tracking"}
 ATTEMPTS_PER_RECORD = 10
+MISSES_PER_KIND = 4
+FLUENT_FAMILIES = ("fluent_tracking", "state_tracking", "effects", "composite", "object_tracking")
 
 
 @dataclass
 class Options:
     """What to generate. `budget`: CPU seconds per proof (CPU, not wall time, so a busy machine
     drops no more items than a quiet one). `steps`: ActionReasoningBench sequence lengths. `obfuscate`:
-    seeded random names for everything the PDDL declares, questions written generically (acptools.generate.obfuscate)."""
+    seeded random names for everything the PDDL declares, questions written generically (acptools.generate.obfuscate).
+    `fluents`: the fluent kinds ActionReasoningBench questions about fluents ask about, in turn
+    (acptools.generate.fluent_kinds)."""
 
     form: str = "hard"
     tasks: tuple[str, ...] | None = None
@@ -45,6 +50,7 @@ class Options:
     steps: tuple[int, ...] = (1, 5, 10)
     nl: str | Path | None = None
     obfuscate: bool = False
+    fluents: tuple[str, ...] = KINDS
 
 
 @dataclass
@@ -185,20 +191,44 @@ def states_per_problem(n: int, problems: int) -> int:
     return 2 * math.ceil(n / problems) + 4
 
 
+def ask_kind(item: Item, kinds, wanted, index: int, misses: int) -> None:
+    """Set the fluent kind record `index` asks about: the wanted kinds the task has, in turn, two
+    records each (one true, one false), positively, then all again negatively; after every
+    MISSES_PER_KIND failed attempts the next kind is tried (a state may offer nothing of a kind)."""
+    hidden = item.render.templates.hidden
+    available = tuple(k for k in kinds.available(wanted)
+                      if k != "static" or any(p not in hidden for p in kinds.predicates("static")))
+    if not available:
+        raise Skip(NO_KIND)
+    item.kinds = kinds
+    item.fluent_kind = available[(index // 2 + misses // MISSES_PER_KIND) % len(available)]
+    item.negative = (index // (2 * len(available))) % 2 == 1
+    if item.fluent_kind == "constrained":
+        item.notes = ("In every state these constraints hold: " +
+                      "; ".join(c.text(item.task.domain.predicates[p].params)
+                                for p, c in sorted(kinds.constraints.items())) + ".",)
+
+
 def _one_task(opt: Options, name: str, tasks, renders, pools, marks) -> tuple[list[dict], Counter]:
     build = builder(opt.form, name)
+    kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
     made: list[dict] = []
     ids: set[int] = set()
     dropped: Counter = Counter()
+    misses, last = 0, -1   # failed attempts since the last record was made, and how many were made then
     for attempt in range(ATTEMPTS_PER_RECORD * opt.n + 20):
         if len(made) >= opt.n:
             break
+        misses = misses + 1 if len(made) == last else 0
+        last = len(made)
         k = attempt % len(tasks)
         pool = pools[k]
         sampled = pool[(attempt // len(tasks)) % len(pool)]
         item = Item(tasks[k], sampled.state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), renders[k],
                     opt.budget, target=len(made) % 2 == 0, steps=opt.steps)
         try:
+            if kinds is not None:
+                ask_kind(item, kinds[k], opt.fluents, len(made), misses)
             draft = build(item)
             if marks[k] is not None:
                 draft.extra["obfuscation"] = marks[k]
