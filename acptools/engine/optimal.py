@@ -123,10 +123,12 @@ class Optimizer:
         self.task = engine.task
         self.sym = Symmetry(self.task, goal_targets(self.task.goal), engine.static_classes)
         # only goal-relevant operators: same h* and optimal first actions, often far less search
-        self.ops = [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)]
+        # (not with axioms: an operator can matter through the derived atoms it changes)
+        self.ops = (list(engine.operators) if self.task.axioms else
+                    [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)])
         self._relevant = {id(op) for op in self.ops}
-        self.gen = SuccessorGenerator(self.ops)
-        self.relax = Relaxation(len(self.task.atoms), self.ops)
+        self.gen = SuccessorGenerator(self.ops, self.task.axioms)
+        self.relax = Relaxation(len(self.task.atoms), self.ops, engine.relaxed_axioms())
         self._reachable: dict[int, list[Operator]] = {}
 
     # ---- operators a search from a state needs -----------------------------------------------
@@ -177,7 +179,7 @@ class Optimizer:
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
         ops = self.ops_from(state)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, axioms=self.task.axioms)
         if res.plan is not None:
             res.plan = [ops[i].action for i in res.plan]
         return res
@@ -210,7 +212,7 @@ class Optimizer:
             not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
             bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
             r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
-                         bound=bound, stop_floor=bound)
+                         bound=bound, stop_floor=bound, axioms=self.task.axioms)
             if r.plan is not None:
                 return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:

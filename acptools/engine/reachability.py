@@ -32,15 +32,23 @@ class Engine:
     def __init__(self, task: GroundedTask):
         self.task = task
         self.generation, self.covered, self.operators = task.snapshot()
-        self.gen = SuccessorGenerator(self.operators)
-        self.relax = Relaxation(len(task.atoms), self.operators)
+        self.axioms = task.axioms  # derived predicates: None for most tasks
+        self.gen = SuccessorGenerator(self.operators, self.axioms)
+        self.relax = Relaxation(len(task.atoms), self.operators, self.relaxed_axioms())
         self._h2: dict[int, list[int]] = {}
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
 
+    def relaxed_axioms(self, banned: int = 0) -> list[tuple[int, int]]:
+        """The axioms as zero-cost relaxed actions, those deriving a `banned` atom left out."""
+        return self.axioms.relaxed(banned) if self.axioms else []
+
     def h2(self, state: int, budget: Budget | None = None, operators=None) -> list[int]:
-        """h^2 pairs of a state (cached for the full operator set); raises BudgetExceeded."""
+        """h^2 pairs of a state (cached for the full operator set); raises BudgetExceeded. With
+        axioms h^2 is not computed: every pair counts as reachable, which proves nothing."""
         self.check_covers(state)
+        if self.axioms:
+            return [(1 << len(self.task.atoms)) - 1] * len(self.task.atoms)
         if operators is not None and operators is not self.operators:
             return h2_pairs(len(self.task.atoms), operators, state, budget)
         hit = self._h2.get(state)
@@ -65,11 +73,13 @@ class Engine:
 
     def _make_restricted(self, banned_add: int):
         ops = restrict(self.operators, banned_add)
-        return ops, SuccessorGenerator(ops), Relaxation(len(self.task.atoms), ops)
+        return (ops, SuccessorGenerator(ops, self.axioms, banned_add & self.task.derived),
+                Relaxation(len(self.task.atoms), ops, self.relaxed_axioms(banned_add)))
 
     def parts(self, banned_add: int = 0):
         """Operators, successor generator and relaxation, restricted to the operators that never add
-        an atom of `banned_add` (cached)."""
+        an atom of `banned_add` (cached). A banned derived atom may never hold: its axioms are left
+        out of the relaxation and states in which it holds out of the search."""
         if not banned_add:
             return self.operators, self.gen, self.relax
         return self._restricted(banned_add)
@@ -114,7 +124,10 @@ class Engine:
                 return Verdict(False, H2)
         except BudgetExceeded:
             budget.check()
-        res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False)
+        # a banned derived atom cannot be expressed to Fast Downward: the in-process search decides
+        skip_fd = bool(banned_add & self.task.derived)
+        res = fd.FdResult(None, False) if skip_fd else fd.solve(len(self.task.atoms), ops, state, goal, budget,
+                                                                 optimal=False, axioms=self.axioms)
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
         if res.proven_none:

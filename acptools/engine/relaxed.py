@@ -2,7 +2,8 @@
 
 If an atom is not relaxed-reachable from a state it is unreachable (negative preconditions are
 treated as satisfiable, which only over-approximates). The same fixpoint with weights gives h^max
-(admissible, for A*) and h^add (informative, for greedy search).
+(admissible, for A*) and h^add (informative, for greedy search). Axioms (derived predicates) are
+relaxed actions of cost 0 with their negated body atoms dropped, so all this stays sound with them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..ground.grounding import Operator
 class Relaxation:
     """Relaxed operators (conditional effects become extra operators), indexed by precondition."""
 
-    def __init__(self, num_atoms: int, operators: list[Operator]):
+    def __init__(self, num_atoms: int, operators: list[Operator], axioms: list[tuple[int, int]] = ()):
         pres, adds = [], []
         self.entry_of_op: list[int] = []  # each operator's own relaxed operator (its conditional effects follow)
         for op in operators:
@@ -27,6 +28,10 @@ class Relaxation:
                 if ca:
                     pres.append(list(bits(op.pre | cp)))
                     adds.append(ca)
+        self.costs = [1] * len(pres) + [0] * len(axioms)  # (axioms last: entry_of_op is unchanged)
+        for pos, head in axioms:
+            pres.append(list(bits(pos)))
+            adds.append(head)
         self.pres = pres
         self.adds = [list(bits(a)) for a in adds]
         self.add_masks = adds
@@ -128,11 +133,12 @@ class Relaxation:
         heap = [(0, a) for a in bits(state)]
         for a in bits(state):
             cost[a] = 0
+        costs = self.costs
         for i in self.no_pre:
             for a in self.adds[i]:
-                if cost[a] > 1:
-                    cost[a] = 1
-                    heap.append((1, a))
+                if cost[a] > costs[i]:
+                    cost[a] = costs[i]
+                    heap.append((costs[i], a))
         heapq.heapify(heap)
         done = bytearray(self.num_atoms)
         best = INF
@@ -159,7 +165,7 @@ class Relaxation:
                 opcost[i] = oc
                 missing[i] -= 1
                 if missing[i] == 0:
-                    nc = oc + 1
+                    nc = oc + costs[i]
                     for b in adds[i]:
                         if cost[b] > nc:
                             cost[b] = nc

@@ -15,8 +15,11 @@ from ..ground.grounding import Operator
 class SuccessorGenerator:
     """The applicable operators of a state, found through each operator's rarest precondition atom."""
 
-    def __init__(self, operators: list[Operator]):
+    def __init__(self, operators: list[Operator], axioms=None, banned: int = 0):
         self.operators = operators
+        if axioms is not None:  # derived atoms are re-evaluated in every successor
+            self.close, self.banned = axioms.close, banned
+            self.successors = self._derived_successors
         count: Counter = Counter()
         for op in operators:
             count.update(bits(op.pre))
@@ -50,3 +53,12 @@ class SuccessorGenerator:
                     add |= ca
                     dele |= cd
             yield op, (state & ~dele) | add
+
+    def _derived_successors(self, state: int):
+        """`successors` with the derived atoms of each next state evaluated; a next state in which a
+        `banned` (derived) atom holds is left out (the atom may never become true)."""
+        close, banned = self.close, self.banned
+        for op, t in SuccessorGenerator.successors(self, state):
+            t = close(t)
+            if not t & banned:
+                yield op, t

@@ -36,6 +36,7 @@ from operator import getitem
 from ..errors import AcpError, UnknownNameError
 from ..pddl import parse_domain, parse_problem
 from ..pddl.writer import allowed_predicate, write_domain, write_problem
+from .axioms import ground_axioms
 from .bitset import bits
 from .exploration import Exploration
 from .footprint import Footprint, footprint, within_limits
@@ -97,11 +98,16 @@ class GroundedTask:
                 budget.check()
             g.atom_id(atom)
         g.frozen = True
+        self.axioms = ground_axioms(self.domain, g)  # None without derived predicates
+        self.derived = self.axioms.derived if self.axioms else 0
+        if self.axioms:
+            self.apply_op = self._apply_and_derive
+            ground_all = True  # lazy exploration does not follow axioms: ground every possible action
         self.atoms = g.atoms
         self.atom_index = g.atom_ids
         self.atom_names = [render(p, a) for p, a in self.atoms]
         self.atom_name_index = {n: i for i, n in enumerate(self.atom_names)}
-        self.init = sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents)
+        self.init = self.close(sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents))
         self.goal = g.dnf(self.problem.goal, {})  # DNF: [(pos, neg)]
         self.goal_atoms = 0
         for p, _ in self.goal:
@@ -339,6 +345,17 @@ class GroundedTask:
                                    "action can make it true", at, "static facts always come from the problem")
                 continue
             state |= 1 << i
+        return self._derive(state, where) if self.axioms else state
+
+    def _derive(self, listed: int, where: str) -> int:
+        """A listed state with its derived atoms evaluated; a listed derived atom must follow."""
+        state = self.axioms.close(listed)
+        wrong = listed & self.derived & ~state
+        if wrong:
+            raise AcpError(f"{', '.join(self.names(wrong))} does not hold in this state: derived atoms follow from "
+                           "the basic ones by the domain's axioms", where,
+                           "list only the basic atoms (derived atoms are computed), or drop the derived ones that do "
+                           "not follow")
         return state
 
     def parse_plan(self, plan, where: str = "plan") -> list[int]:
@@ -371,7 +388,7 @@ class GroundedTask:
     def problem_for(self, state: int, first_actions=None) -> str:
         """PDDL problem text with `state` (plus the static facts) as its initial state. With
         `first_actions` (action ids), for the domain of `gated_domain_text`: only those may come first."""
-        facts = set(self.static_true) | {self.atoms[i] for i in bits(state)}
+        facts = set(self.static_true) | {self.atoms[i] for i in bits(state & ~self.derived)}
         for a in first_actions or ():
             schema, args = split_name(self.action_names[a])
             facts.add((allowed_predicate(schema), args))
@@ -465,6 +482,14 @@ class GroundedTask:
             a, b = (binding.get(x, x) for x in f[1:])
             if (a == b) != positive:
                 out.append(f"(= {a} {b})" if positive else f"(not (= {a} {b}))")
+
+    def close(self, state: int) -> int:
+        """`state` with its derived atoms evaluated (the state itself without axioms)."""
+        return self.axioms.close(state) if self.axioms else state
+
+    def _apply_and_derive(self, op: Operator, state: int) -> int:
+        """`apply_op` for tasks with axioms: the derived atoms of the new state are re-evaluated."""
+        return self.axioms.close(GroundedTask.apply_op(self, op, state))
 
     def apply_op(self, op: Operator, state: int) -> int:
         """The state after applying `op` in `state` (conditional effects included)."""

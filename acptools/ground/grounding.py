@@ -178,8 +178,8 @@ def _simplify(dnf: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def fluent_predicates(domain: Domain) -> set[str]:
-    """Predicates that some action adds or deletes; all others are static."""
-    found: set[str] = set()
+    """Predicates that some action adds or deletes, and the derived ones; all others are static."""
+    found: set[str] = set(domain.strata)
 
     def walk(e):
         if e[0] in ("add", "del"):
@@ -357,6 +357,10 @@ def proposition_atoms(domain: Domain, goal: tuple, types: TypeTable,
         scope = {v: t for v, t in schema.params}
         walk_atoms(schema.precondition, scope, visit)
         walk_atoms(schema.effect, scope, visit)
+    for ax in domain.axioms:
+        scope = dict(ax.params)
+        walk_atoms(("atom", ax.predicate, tuple(v for v, _ in ax.params)), scope, visit)
+        walk_atoms(ax.body, scope, visit)
     walk_atoms(goal, {}, visit)
     return list(atoms)
 

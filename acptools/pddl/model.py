@@ -4,6 +4,8 @@ Formulas and effects are plain tuples (tag first) so grounding can walk them wit
   formula: ("atom", pred, args) ("=", a, b) ("not", f) ("and", fs) ("or", fs) ("imply", a, b)
            ("forall", params, f) ("exists", params, f) ("true",)
   effect:  ("add", pred, args) ("del", pred, args) ("and", es) ("forall", params, e) ("when", cond, e)
+Derived predicates are defined by axioms (`:derived`); `Domain.strata` orders them so that an axiom
+only negates predicates of lower strata (its value is final before it is read).
 Params are tuples of (variable, types); a variable starts with '?'.
 """
 
@@ -31,6 +33,14 @@ class ActionSchema:
 
 
 @dataclass
+class Axiom:
+    """A derived predicate's rule: the head (predicate, typed variables) holds whenever the body does."""
+    predicate: str
+    params: tuple[Param, ...]
+    body: tuple
+
+
+@dataclass
 class Domain:
     """A parsed domain: types, constants, predicates and action schemas."""
     name: str
@@ -39,6 +49,13 @@ class Domain:
     constants: dict[str, tuple[str, ...]]   # name -> types
     predicates: dict[str, Predicate]
     actions: dict[str, ActionSchema]
+    axioms: list[Axiom] = field(default_factory=list)
+    strata: dict[str, int] = field(default_factory=dict)  # derived predicate -> its stratum (0 first)
+
+    @property
+    def derived(self) -> set[str]:
+        """The derived predicates (those some axiom defines)."""
+        return set(self.strata)
 
 
 @dataclass

@@ -5,10 +5,10 @@ from __future__ import annotations
 from difflib import get_close_matches
 
 from ..errors import PddlError
-from .model import ActionSchema, Domain, Param, Predicate, Problem
+from .model import ActionSchema, Axiom, Domain, Param, Predicate, Problem
 from .sexpr import CHECK_EVERY, SList, Token, read_sexpr, where
 
-_UNSUPPORTED_SECTIONS = {":derived": "derived predicates", ":durative-action": "durative actions",
+_UNSUPPORTED_SECTIONS = {":durative-action": "durative actions",
                          ":process": "processes", ":event": "events", ":constraints": "constraints"}
 _COST_WORDS = {"increase", "decrease", "assign", "scale-up", "scale-down"}
 
@@ -146,6 +146,7 @@ def parse_domain(text: str) -> Domain:
     predicates: dict[str, Predicate] = {}
     actions: dict[str, ActionSchema] = {}
     raw: dict[str, SList] = {}   # action name -> its section as written (to locate errors in it)
+    axioms: list[tuple[Axiom, SList]] = []
     seen: dict[str, SList] = {}
     for sec in sections:
         sec = r.expect_list(sec, "a domain section")
@@ -180,6 +181,8 @@ def parse_domain(text: str) -> Domain:
                              f"the first is at line {first.line}, column {first.col}: rename or remove one")
             actions[act.name] = act
             raw[act.name] = sec
+        elif head == ":derived":
+            axioms.append((_axiom(r, sec), sec))
         elif head in _UNSUPPORTED_SECTIONS:
             raise r.fail(sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
                          "acptools handles STRIPS/ADL actions only")
@@ -187,9 +190,30 @@ def parse_domain(text: str) -> Domain:
             raise r.fail(sec, f"unknown domain section {head!r}")
     for t in list(supertypes):
         supertypes.setdefault(t, ("object",))
-    dom = Domain(name, requirements, supertypes, constants, predicates, actions)
-    _check_domain(r, dom, {**{f"action {a}": sec for a, sec in raw.items()}, **seen})
+    dom = Domain(name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms])
+    _check_domain(r, dom, {**{f"action {a}": sec for a, sec in raw.items()},
+                           **{_axiom_label(dom, k): sec for k, (_, sec) in enumerate(axioms)}, **seen})
     return dom
+
+
+def _axiom(r: _Reader, sec: SList) -> Axiom:
+    """(:derived (pred ?x - t ...) body); untyped head variables take the predicate's types later."""
+    if len(sec) != 3:
+        raise r.fail(sec, "(:derived (predicate ?vars) formula) expected",
+                     "write one head atom and one formula (wrap several conditions in (and ...))")
+    head = r.expect_list(sec[1], "the derived atom (predicate ?vars)")
+    if not head:
+        raise r.fail(head, "the derived atom has no predicate")
+    pred = str(r.expect_word(head[0], "a predicate name"))
+    params = tuple(r.typed_list(head[1:], True))
+    return Axiom(pred, params, r.formula(sec[2], f"the axiom of {pred}"))
+
+
+def _axiom_label(dom: Domain, k: int) -> str:
+    """How errors name axiom k: 'derived p', numbered when p has several axioms."""
+    pred = dom.axioms[k].predicate
+    same = [j for j, a in enumerate(dom.axioms) if a.predicate == pred]
+    return f"derived {pred}" if len(same) == 1 else f"derived {pred} #{same.index(k) + 1}"
 
 
 def _action(r: _Reader, sec: SList) -> ActionSchema:
@@ -289,6 +313,95 @@ def _check_names(dom: Domain) -> None:
         bound = {v for v, _ in a.params}
         _check_formula(dom, a.precondition, bound, ctx)
         _check_effect(dom, a.effect, bound, ctx)
+    _check_axioms(dom)
+
+
+def _check_axioms(dom: Domain) -> None:
+    """Axiom heads name declared predicates with distinct variables (untyped ones take the
+    predicate's types), bodies are checked like preconditions, and the derived predicates are
+    stratified (sets `dom.strata`)."""
+    dom.strata = {a.predicate: 0 for a in dom.axioms}
+    for k, ax in enumerate(dom.axioms):
+        ctx = f"domain, {_axiom_label(dom, k)}"
+        decl = dom.predicates.get(ax.predicate)
+        if decl is None:
+            raise _Misnamed(f"undeclared derived predicate {ax.predicate!r}", ctx,
+                            "declare it in (:predicates ...) too", pred=ax.predicate)
+        if len(ax.params) != len(decl.params):
+            raise _Misnamed(f"({ax.predicate} ...) takes {len(decl.params)} arguments, got {len(ax.params)}", ctx,
+                            pred=ax.predicate)
+        names = [v for v, _ in ax.params]
+        for v in names:
+            if names.count(v) > 1:
+                raise _Misnamed(f"variable {v} appears twice in the head of an axiom", ctx,
+                                "use distinct variables and compare them with (= ...) in the body",
+                                pred=ax.predicate)
+        ax.params = tuple((v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params))
+        for v, types in ax.params:
+            for t in types:
+                if t not in dom.supertypes:
+                    raise _Misnamed(f"undeclared type {t!r} for {v}", ctx, word=t)
+        _check_formula(dom, ax.body, set(names), ctx)
+    _stratify(dom)
+
+
+def _uses(f: tuple, derived: set[str], positive: bool, out: list) -> None:
+    """(predicate, positive) for every derived atom of a formula, with its polarity."""
+    tag = f[0]
+    if tag == "atom" and f[1] in derived:
+        out.append((f[1], positive))
+    elif tag in ("and", "or"):
+        for g in f[1]:
+            _uses(g, derived, positive, out)
+    elif tag == "not":
+        _uses(f[1], derived, not positive, out)
+    elif tag == "imply":
+        _uses(f[1], derived, not positive, out)
+        _uses(f[2], derived, positive, out)
+    elif tag in ("forall", "exists"):
+        _uses(f[2], derived, positive, out)
+
+
+def _stratify(dom: Domain) -> None:
+    """Strata: a predicate's stratum is at least that of each derived predicate its axioms use,
+    and above that of each one they negate. A cycle through negation has no strata: an error at
+    the negated atom, in the axiom that closes the cycle."""
+    derived = set(dom.strata)
+    edges = []  # (axiom index, used predicate, head, 1 if negated)
+    for k, ax in enumerate(dom.axioms):
+        found: list = []
+        _uses(ax.body, derived, True, found)
+        edges += [(k, q, ax.predicate, int(not positive)) for q, positive in found]
+    strata = dom.strata
+    for _ in range(len(derived) + 1):
+        changed = False
+        for k, q, h, neg in edges:
+            if strata[h] < strata[q] + neg:
+                strata[h] = strata[q] + neg
+                changed = True
+        if not changed:
+            return
+    uses: dict[str, set[str]] = {}
+    for _, q, h, _ in edges:
+        uses.setdefault(h, set()).add(q)
+    for k, q, h, neg in edges:
+        if neg and h in _closure(uses, q):
+            raise _Misnamed(f"derived predicate {h!r} depends on the negation of {q!r}, which depends on {h!r}: "
+                            "the axioms are not stratified", f"domain, {_axiom_label(dom, k)}",
+                            f"negate a derived predicate only where it does not depend back on the one being "
+                            f"defined (e.g. define the complement of {q!r} positively)", pred=q)
+
+
+def _closure(uses: dict[str, set[str]], start: str) -> set[str]:
+    """The predicates `start` depends on, directly or not."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for q in uses.get(todo.pop(), ()):
+            if q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return seen
 
 
 def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
@@ -331,6 +444,9 @@ def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
 def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
     tag = e[0]
     if tag in ("add", "del"):
+        if any(a.predicate == e[1] for a in dom.axioms):
+            raise _Misnamed(f"the derived predicate {e[1]!r} in an action's effect", ctx,
+                            "axioms compute derived predicates: actions may test them, never set them", pred=e[1])
         _check_args(dom, e[1], e[2], bound, ctx)
     elif tag == "and":
         for g in e[1]:
@@ -372,6 +488,9 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
                 if fact and fact[0] in ("=", "not"):
                     continue  # numeric initial values (total-cost) are ignored; negative facts are the default
                 pred = str(r.expect_word(fact[0], "a predicate name"))
+                if pred in domain.strata:
+                    raise r.fail(fact, f"the derived predicate {pred!r} in :init",
+                                 "axioms compute derived predicates from the other facts: remove it")
                 args = tuple(str(r.expect_word(a, "an object name")) for a in fact[1:])
                 init.add((pred, args))
                 init_nodes.append(fact)

@@ -76,10 +76,11 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
                        f"  :effect {eff})")
     if first_action_gate:
         predicates.append(f"({STARTED})")
+    axioms = [f" (:derived ({a.predicate} {typed_list(a.params)})\n  {formula(a.body)})" for a in domain.axioms]
     return (f"(define (domain {domain.name})\n (:requirements :typing :negative-preconditions :equality "
             f":disjunctive-preconditions :existential-preconditions :universal-preconditions "
-            f":conditional-effects)\n (:types {types})\n (:constants {constants})\n"
-            f" (:predicates {' '.join(predicates)})\n" + "\n".join(actions) + ")\n")
+            f":conditional-effects{' :derived-predicates' if axioms else ''})\n (:types {types})\n"
+            f" (:constants {constants})\n (:predicates {' '.join(predicates)})\n" + "\n".join(axioms + actions) + ")\n")
 
 
 def write_problem(problem, domain_name: str, true_atoms) -> str:

@@ -4,6 +4,9 @@ We hand the search binary (shipped in the `up-fast-downward` wheel) our own grou
 SAS+ file with one binary variable per atom, so its Python translator (~100 ms) never runs and
 Fast Downward answers about exactly the task we grounded (negative preconditions, conditional
 effects and disjunctive goals included). Plan length is the cost: every action costs 1.
+Axioms (derived predicates) go in as SAS+ axiom rules, one layer per stratum; Fast Downward's
+relaxation heuristics are not safe with negated derived conditions written this way, so tasks
+with axioms are searched with A* and the blind heuristic (exhaustive, hence still proofs).
 """
 
 from __future__ import annotations
@@ -122,8 +125,33 @@ def _operator_body(op: Operator, started: int | None, gated: bool) -> str | None
     return body
 
 
+def _derived_variables(num_atoms: int, gate: bool, axioms) -> str:
+    """`_variables` with each derived atom's axiom layer (its stratum; default value false)."""
+    layer_of = {}
+    for k, layer in enumerate(axioms.layers):
+        for r in layer:
+            layer_of[r.head.bit_length() - 1] = k
+    lines = []
+    for a in range(num_atoms):
+        layer = layer_of.get(a, 0) if axioms.derived >> a & 1 else -1
+        lines += ["begin_variable", f"v{a}", str(layer), "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
+    if gate:
+        lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()", "end_variable"]
+    return "\n".join(lines)
+
+
+def _rules(axioms) -> list[str]:
+    """The axioms as SAS+ rules: the head goes from false (1, its default) to true (0)."""
+    out = []
+    for r in axioms.rules:
+        conds = [f"{a} 0" for a in bits(r.pos)] + [f"{a} 1" for a in bits(r.neg)]
+        out.append("\n".join(["begin_rule", str(len(conds))] + conds +
+                             [f"{r.head.bit_length() - 1} 1 0", "end_rule"]))
+    return out
+
+
 def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-              not_first: frozenset[int] = frozenset()) -> str:
+              not_first: frozenset[int] = frozenset(), axioms=None) -> str:
     """SAS+ text: atom i is binary variable i (value 0 = true); a disjunctive goal gets a 0-cost
     helper action per disjunct that sets an extra goal variable. Operators in `not_first` may not
     start the plan: every operator sets a 'started' variable, and those require it. Operators are
@@ -132,12 +160,14 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
     started = num_atoms if not_first else None
     goal_var = num_atoms + (started is not None)
     multi_goal = len(goal) > 1
+    gate = started is not None
     out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(goal_var + multi_goal),
-           _variables(num_atoms, started is not None)]
+           _derived_variables(num_atoms, gate, axioms) if axioms else _variables(num_atoms, gate)]
     if multi_goal:
         out += ["begin_variable", "goal", "-1", "2", "Atom goal()", "NegatedAtom goal()", "end_variable"]
     out += ["0", "begin_state"]
-    out += ["0" if state >> a & 1 else "1" for a in range(num_atoms)]
+    derived = axioms.derived if axioms else 0
+    out += ["0" if state >> a & 1 and not derived >> a & 1 else "1" for a in range(num_atoms)]
     if started is not None:
         out.append("1")
     if multi_goal:
@@ -161,7 +191,9 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
                                   ["1", f"0 {goal_var} -1 0", "0", "end_operator"]))
     out.append(str(len(ops_text)))
     out += ops_text
-    out.append("0")
+    rules = _rules(axioms) if axioms else []
+    out.append(str(len(rules)))
+    out += rules
     return "\n".join(out) + "\n"
 
 
@@ -286,11 +318,11 @@ def plan_lines(plan_text: str) -> list[str]:
 
 def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
           budget: "Budget | float", bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
-          not_first: frozenset[int] = frozenset(), stop_floor: float | None = None) -> FdResult:
+          not_first: frozenset[int] = frozenset(), stop_floor: float | None = None, axioms=None) -> FdResult:
     """Optimal plan with A* (or any plan with greedy search when not `optimal`) within `budget` (a
     Budget, or wall seconds); with `bound`, only plans of length < bound count. The optimal search
     reports in `floor` how cheap a plan could still be, and with `stop_floor` it stops as soon as
-    no plan shorter than that can exist."""
+    no plan shorter than that can exist. `axioms`: the task's ground axioms (searched blind)."""
     if not isinstance(budget, Budget):
         budget = Budget(budget)
     binary = downward_binary()
@@ -300,15 +332,16 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         return FdResult(None, True, floor=INF)
     if any(state & p == p and not state & n for p, n in goal):
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
-    heuristic = optimal_heuristic(operators) if optimal else ""
-    res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first, stop_floor)
+    heuristic = "blind" if axioms else optimal_heuristic(operators) if optimal else ""
+    res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first,
+                  stop_floor, axioms)
     res.heuristic = heuristic
     return res
 
 
 def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
             budget: Budget, bound: int | None, memory_mb: int, heuristic: str, not_first: frozenset[int],
-            stop_floor: float | None) -> FdResult:
+            stop_floor: float | None, axioms=None) -> FdResult:
     """`solve` past its trivial cases: A* with `heuristic` (greedy search without one)."""
     optimal = bool(heuristic)
     config = OPTIMAL.format(heuristic) if optimal else SATISFICING
@@ -320,7 +353,7 @@ def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, 
         operators, source = plain
         not_first = frozenset(j for j, i in enumerate(source) if i in not_first)
     try:
-        sas = write_sas(num_atoms, operators, state, goal, not_first)
+        sas = write_sas(num_atoms, operators, state, goal, not_first, axioms)
     except Unsupported as e:
         return FdResult(None, False, detail=str(e))
     watch = _FloorWatch(stop_floor) if optimal else None

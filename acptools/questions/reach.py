@@ -140,7 +140,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
         res = fd.solve(len(task.atoms), operators, state, goal,
-                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False)
+                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False, axioms=task.axioms)
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True

@@ -130,7 +130,7 @@ def test_fast_downward_floors_never_exceed_h_star(domain, seed):
     ops = task.questions.optimizer.ops_from(task.init)
     for k in range(1, d + 2):
         for kw in ({"stop_floor": k}, {"bound": k}, {"stop_floor": k, "bound": k}):
-            r = fd.solve(len(task.atoms), ops, task.init, task.goal, 60, **kw)
+            r = fd.solve(len(task.atoms), ops, task.init, task.goal, 60, axioms=task.axioms, **kw)
             assert r.floor <= d, (k, kw, r)
             if r.plan is not None:
                 assert len(r.plan) == d

@@ -162,7 +162,7 @@ class Replayer:
             states = simulator.trajectory(self.domain, self.problem, plan, start)
             assert states is not None, f"{plan} is not executable"
             return states
-        s = self.oracle.sim.get_initial_state() if start is None else self.oracle.state(start)
+        s = self.oracle.state(self.oracle.init_atoms() if start is None else start)
         states = [self.oracle.atoms(s)]
         for action in plan:
             s = self.oracle.apply(s, action)

@@ -1,5 +1,6 @@
 """An independent oracle for tests: unified-planning parses the PDDL and its simulator applies
-actions; everything else is brute force over explicit states. Shares no code with acptools."""
+actions; everything else is brute force over explicit states. Derived predicates are evaluated by
+tests/support/derived.py after every step. Shares no code with acptools."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from itertools import product
 from unified_planning.io import PDDLReader
 from unified_planning.model.state import UPState
 from unified_planning.shortcuts import SequentialSimulator, get_environment
+
+from tests.support.derived import WRITER, DerivedRules
 
 get_environment().credits_stream = None
 get_environment().error_used_name = False
@@ -25,32 +28,52 @@ def _name(fnode) -> str:
 
 class Oracle:
     def __init__(self, domain_text: str, problem_text: str):
-        self.problem = PDDLReader().parse_problem_string(domain_text, problem_text)
+        self.rules = DerivedRules(domain_text)
+        self.problem = PDDLReader().parse_problem_string(self.rules.domain_text, problem_text)
         self.sim = SequentialSimulator(self.problem)
         self.fluents = {_name(f): f for f in self.problem.initial_values}
         em = get_environment().expression_manager
         self.true, self.false = em.TRUE(), em.FALSE()
+        self.derived = frozenset(n for n in self.fluents if n.strip("()").split()[0] in self.rules.names)
+        self._objects: dict[str, list[str]] = {}
+
+    def objects_of(self, type_name: str) -> list[str]:
+        """Object names of a type, subtypes included ('object': all)."""
+        hit = self._objects.get(type_name)
+        if hit is None:
+            objs = self.problem.all_objects
+            if type_name != "object":
+                t = next(u for u in self.problem.user_types if u.name.lower() == type_name)
+                objs = [o for o in objs if o.type.is_compatible(t)]
+            hit = self._objects[type_name] = sorted(o.name.lower() for o in objs)
+        return hit
+
+    def close(self, atoms) -> frozenset[str]:
+        """The atoms with the derived ones recomputed (as they are without axioms)."""
+        return self.rules.close(frozenset(atoms), self.objects_of) if self.rules.names else frozenset(atoms)
 
     def fluent_atoms(self) -> frozenset[str]:
         """Every ground atom of a predicate some action changes (unified-planning's grounding)."""
         static = self.problem.get_static_fluents()
-        return frozenset(n for n, f in self.fluents.items() if f.fluent() not in static)
+        return frozenset(n for n, f in self.fluents.items() if f.fluent() not in static)  # derived ones included
 
     def ground_actions(self) -> frozenset[str]:
         """Every type-correct grounding of every action schema, by brute force over the objects."""
         objects = self.problem.all_objects
         out = set()
         for a in self.problem.actions:
+            if a.name.lower() == WRITER:
+                continue
             domains = [[o.name.lower() for o in objects if o.type.is_compatible(p.type)] for p in a.parameters]
             out.update("(" + " ".join([a.name.lower(), *combo]) + ")" for combo in product(*domains))
         return frozenset(out)
 
     def state(self, atoms) -> UPState:
-        atoms = set(atoms)
+        atoms = self.close(atoms)
         return UPState({f: (self.true if n in atoms else self.false) for n, f in self.fluents.items()}, self.problem)
 
     def init_atoms(self) -> frozenset[str]:
-        return self.atoms(self.sim.get_initial_state())
+        return self.close(self.atoms(self.sim.get_initial_state()))
 
     def atoms(self, st: UPState) -> frozenset[str]:
         return frozenset(n for n, f in self.fluents.items() if st.get_value(f).bool_constant_value())
@@ -58,7 +81,10 @@ class Oracle:
     def moves(self, st: UPState):
         for action, params in self.sim.get_applicable_actions(st):
             name = "(" + " ".join([action.name.lower()] + [str(p).lower() for p in params]) + ")"
-            yield name, self.sim.apply(st, action, params)
+            yield name, self._derive(self.sim.apply(st, action, params))
+
+    def _derive(self, st: UPState) -> UPState:
+        return self.state(self.atoms(st)) if self.rules.names else st
 
     def apply(self, st: UPState, name: str) -> UPState | None:
         """The state after one named action, or None if it is not applicable (without listing every
@@ -71,7 +97,7 @@ class Oracle:
         params = [objects[p] for p in parts[1:]]
         if not self.sim.is_applicable(st, action, params):
             return None
-        return self.sim.apply(st, action, params)
+        return self._derive(self.sim.apply(st, action, params))
 
     def applicable(self, atoms) -> list[str]:
         return sorted({n for n, _ in self.moves(self.state(atoms))})
@@ -88,7 +114,7 @@ class Oracle:
     def graph(self, atoms, forbidden: str | None = None):
         """Explicit reachable graph {state atoms: [(action, next atoms)]}, never entering a state
         that holds `forbidden`."""
-        start = frozenset(atoms)
+        start = self.close(atoms)
         edges: dict[frozenset, list] = {}
         queue = deque([start])
         edges[start] = None
@@ -143,7 +169,7 @@ class Oracle:
 
     def run(self, atoms, plan: list[str]) -> frozenset[str] | None:
         """Replay a plan; None if some action is not applicable."""
-        s = frozenset(atoms)
+        s = self.close(atoms)
         for a in plan:
             s = self.successor(s, a.lower())
             if s is None:

@@ -1,0 +1,5 @@
+(define (problem blocks-derived-4)
+  (:domain blocks-derived)
+  (:objects a b c d)
+  (:init (on a b) (ontable b) (ontable c) (holding d))
+  (:goal (and (above a c) (on c d))))

@@ -1,0 +1,8 @@
+(define (problem rooms-4)
+  (:domain rooms-derived)
+  (:objects hall kitchen study attic - room s1 s2 s3 - switch)
+  (:init (at hall) (door hall kitchen) (door kitchen hall) (door kitchen study) (door study kitchen)
+         (door study attic) (door attic study) (window study attic)
+         (in s1 hall) (in s2 kitchen) (in s3 study)
+         (wired s1 hall) (wired s1 kitchen) (wired s2 study) (wired s3 study))
+  (:goal (all-lit)))
