@@ -7,6 +7,8 @@
   whatever the other arguments, at most one value makes it true in any reachable state ("a truck is
   at only one location"). Proven with h^2 from the initial state (`acptools.claims.exclusive`): every
   two atoms that differ only in that position are mutex, so the invariant holds in every reachable state;
+  for a task with axioms (where acptools computes no h^2) by checking every reachable state, when
+  there are at most MAX_STATES;
 - base: every other fluent predicate (including fluents whose invariants h^2 could not prove).
 
 The classification is per task (invariants depend on the problem's initial state), so it is computed
@@ -20,9 +22,11 @@ from dataclasses import dataclass, field
 from ..budget import Budget
 from ..claims import exclusive
 from ..errors import BudgetExceeded
+from .states import reachable_states
 
 KINDS = ("base", "constrained", "derived", "static")
 H2_SECONDS = 5.0          # CPU seconds for the h^2 proof of a task's invariants
+MAX_STATES = 20000        # the most reachable states an exhaustive proof goes through
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class Constraint:
 
     predicate: str
     position: int
-    how: str = "h2-mutex"
+    how: str = "h2-mutex"    # or "exhaustive-search"
 
     def text(self, params) -> str:
         """The invariant in words, e.g. 'for each ?c, (at ?c ?l) holds for at most one ?l'."""
@@ -80,15 +84,22 @@ def _groups(task, pred: str, position: int) -> list[int]:
     return list(groups.values())
 
 
-def _constraint(task, pred: str, arity: int, budget) -> Constraint | None:
+def _at_most_one(task, group: int, budget, states) -> bool:
+    """Is it proven that at most one atom of `group` holds in any reachable state?"""
+    if states is not None:
+        return all((s & group) & ((s & group) - 1) == 0 for s in states)
+    return exclusive(task, group, budget)
+
+
+def _constraint(task, pred: str, arity: int, budget, states) -> Constraint | None:
     """The first argument position (from the last) under a proven at-most-one invariant, or None.
     Vacuous invariants (no two atoms could ever compete) are not counted."""
     for position in reversed(range(arity)):
         groups = _groups(task, pred, position)
         if not any(g & (g - 1) for g in groups):
             continue
-        if all(exclusive(task, g, budget) for g in groups):
-            return Constraint(pred, position)
+        if all(_at_most_one(task, g, budget, states) for g in groups):
+            return Constraint(pred, position, "h2-mutex" if states is None else "exhaustive-search")
     return None
 
 
@@ -99,6 +110,10 @@ def classify(task, derived=(), seconds: float = H2_SECONDS) -> FluentKinds:
     derived = set(derived) | set(getattr(task.domain, "derived", None) or ())
     kinds, constraints = {}, {}
     budget = Budget(None, cpu=seconds)
+    states = reachable_states(task, MAX_STATES) if getattr(task, "axioms", None) else None
+    if getattr(task, "axioms", None) and states is None:  # nothing proves an invariant
+        return FluentKinds({n: ("derived" if n in derived else "base" if n in task.fluents else "static")
+                            for n in task.domain.predicates})
     for name, pred in sorted(task.domain.predicates.items()):
         if name in derived:
             kinds[name] = "derived"
@@ -107,7 +122,7 @@ def classify(task, derived=(), seconds: float = H2_SECONDS) -> FluentKinds:
         else:
             kinds[name] = "base"
             try:
-                c = _constraint(task, name, len(pred.params), budget) if pred.params else None
+                c = _constraint(task, name, len(pred.params), budget, states) if pred.params else None
             except BudgetExceeded:
                 c = None
             if c is not None:

@@ -4,6 +4,7 @@ records (or its attempts run out), every answer proven; what could not be built 
 from __future__ import annotations
 
 import math
+import re
 import random
 import time
 from collections import Counter
@@ -20,7 +21,9 @@ from .base import DUPLICATE, NO_KIND, Item, Skip
 from .records import make_record
 from .render import Renderer
 from .states import Difficulty, sample_states
-from .obfuscate import obfuscated_texts
+from .obfuscate import obfuscated_texts, rename
+from .ramify import proven_definitions
+from .ramify_pddl import compile_domain, compile_problem
 from .templates import Templates, for_domain
 from .fluent_kinds import KINDS, classify
 
@@ -39,7 +42,9 @@ class Options:
     drops no more items than a quiet one). `steps`: ActionReasoningBench sequence lengths. `obfuscate`:
     seeded random names for everything the PDDL declares, questions written generically (acptools.generate.obfuscate).
     `fluents`: the fluent kinds ActionReasoningBench questions about fluents ask about, in turn
-    (acptools.generate.fluent_kinds)."""
+    (acptools.generate.fluent_kinds). `ramifications`: the domain compiled so that fluents with a
+    proven definition by another fluent are derived (acptools.generate.ramify), definitions stated
+    in each context (ActionReasoningBench form only)."""
 
     form: str = "hard"
     tasks: tuple[str, ...] | None = None
@@ -51,6 +56,7 @@ class Options:
     nl: str | Path | None = None
     obfuscate: bool = False
     fluents: tuple[str, ...] = KINDS
+    ramifications: bool = False
 
 
 @dataclass
@@ -134,11 +140,21 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     dtext, ptexts = read_texts(domain, problems)
     tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]  # here too: bad PDDL fails early
     marks: list = [None] * len(tasks)
+    ramified = None
+    if opt.ramifications:
+        if opt.form != "arb":
+            raise AcpError("--ramifications is a variant of the ActionReasoningBench form", "--ramifications",
+                           "add --form arb")
+        dtext, ptexts, ramified = _ramify(tasks, ptexts)
+        tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
     if opt.obfuscate:
         dtext, obfuscated, marks = obfuscated_texts(tasks, opt.seed)
         ptexts = [(ptext, where) for ptext, (_, where) in zip(obfuscated, ptexts)]
         tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
         templates = [Templates(t.domain.name) for t in tasks]  # phrases would give the names away
+        if ramified is not None:
+            ramified = {**ramified, "ramified": [rename(p, marks[0]) for p in ramified["ramified"]],
+                        "definitions": [_rename_atoms(t, marks[0]) for t in ramified["definitions"]]}
     else:
         templates = [for_domain(t.domain, opt.nl) for t in tasks]
     keys = [task_key(dtext, ptext) for ptext, _ in ptexts]
@@ -152,7 +168,7 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     order = sorted((t for t in tasks_wanted if t not in done), key=lambda name: -cost(kind_of(opt.form, name)))
     done = {name: (made, Counter(), 0.0) for name, made in done.items()}
     for name, made, dropped, seconds in run_sharing_proofs(
-            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks) for name in order],
+            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks, ramified) for name in order],
             [keys] * len(order), jobs, backend, address):
         done[name] = made, dropped, seconds
         if on_task:
@@ -178,11 +194,11 @@ def _states_unit(args) -> tuple[int, list]:
 def _records_unit(args) -> tuple[str, list[dict], Counter, float]:
     """One task's records over every problem (a unit of work): the records, the attempts dropped
     and why, the seconds it took."""
-    name, opt, dtext, problem_texts, templates, pools, marks = args
+    name, opt, dtext, problem_texts, templates, pools, marks, ramified = args
     t0 = time.perf_counter()
     tasks = [_load(dtext, ptext) for ptext in problem_texts]
     renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
-    made, dropped = _one_task(opt, name, tasks, renders, pools, marks)
+    made, dropped = _one_task(opt, name, tasks, renders, pools, marks, ramified)
     return name, made, dropped, round(time.perf_counter() - t0, 3)
 
 
@@ -209,7 +225,33 @@ def ask_kind(item: Item, kinds, wanted, index: int, misses: int) -> None:
                                 for p, c in sorted(kinds.constraints.items())) + ".",)
 
 
-def _one_task(opt: Options, name: str, tasks, renders, pools, marks) -> tuple[list[dict], Counter]:
+def _ramify(tasks, ptexts) -> tuple[str, list[tuple[str, str]], dict]:
+    """The domain and problems compiled with every proven definition, and what the records say of it."""
+    defs = proven_definitions(tasks)
+    dtext = compile_domain(tasks[0].written_domain_text, defs)
+    ptexts = [(compile_problem(t.problem_for(t.init), defs), where) for t, (_, where) in zip(tasks, ptexts)]
+    dtext = _load(dtext, ptexts[0][0], "--ramifications").written_domain_text  # laid out as acptools writes PDDL
+    return dtext, ptexts, {"ramified": [d.predicate for d in defs], "definitions": [d.text() for d in defs]}
+
+
+def _rename_atoms(text: str, mapping: dict) -> str:
+    """A definition's text with the PDDL names inside its parentheses obfuscated (the prose kept)."""
+    return re.sub(r"\([^()]*\)", lambda m: rename(m.group(), mapping), text)
+
+
+def _ramification_fields(draft, ramified) -> None:
+    """The record says whether the domain was compiled, which fluents, and its context states how."""
+    if draft.extra.get("form") != "arb":
+        return
+    draft.extra["ramifications"] = ramified is not None
+    if ramified is not None:
+        draft.extra["ramified"] = ramified["ramified"]
+        if ramified["definitions"]:
+            draft.context += (" Some facts follow from others in every state (they change only through them): " +
+                              "; ".join(ramified["definitions"]) + ".")
+
+
+def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -> tuple[list[dict], Counter]:
     build = builder(opt.form, name)
     kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
     made: list[dict] = []
@@ -230,6 +272,7 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks) -> tuple[li
             if kinds is not None:
                 ask_kind(item, kinds[k], opt.fluents, len(made), misses)
             draft = build(item)
+            _ramification_fields(draft, ramified)
             if marks[k] is not None:
                 draft.extra["obfuscation"] = marks[k]
             record = make_record(tasks[k], draft)
