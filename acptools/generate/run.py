@@ -153,8 +153,9 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
         tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
         templates = [Templates(t.domain.name) for t in tasks]  # phrases would give the names away
         if ramified is not None:
-            ramified = {**ramified, "ramified": [rename(p, marks[0]) for p in ramified["ramified"]],
-                        "definitions": [_rename_atoms(t, marks[0]) for t in ramified["definitions"]]}
+            names = {kind: m for kind, m in marks[0].items() if kind != "seed"}
+            ramified = {**ramified, "ramified": [rename(p, names) for p in ramified["ramified"]],
+                        "definitions": [_rename_atoms(t, names) for t in ramified["definitions"]]}
     else:
         templates = [for_domain(t.domain, opt.nl) for t in tasks]
     keys = [task_key(dtext, ptext) for ptext, _ in ptexts]
