@@ -3,7 +3,7 @@
     acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
-                      [--address ADDR] [--obfuscate] [--fluents KINDS] [--ramifications]
+                      [--address ADDR] [--obfuscate] [--fluents KINDS] [--ramifications] [--paraphrase]
                       [--quiet] [--resume | --force]
 
 Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input;
@@ -51,6 +51,9 @@ def add_parser(sub):
     g.add_argument("--ramifications", action="store_true",
                    help="arb: compile the domain so that fluents with a proven definition by another fluent are "
                         "derived (:derived axioms); each context states the definitions")
+    g.add_argument("--paraphrase", action="store_true",
+                   help="phrase each record with one of the template's paraphrases per predicate and action (seeded; "
+                        "the record says which, 'paraphrase'); answers are the same as without")
     g.add_argument("--nl", metavar="TEMPLATES.json",
                    help="natural-language template file for the domain (default: the shipped one for a bundled "
                         "domain, else generic phrases like at(c0, l1))")
@@ -109,7 +112,8 @@ def options(args) -> Options:
                        "add --form arb")
     return Options(form=args.form, tasks=tasks, n=args.n, seed=args.seed, budget=args.budget,
                    difficulty=Difficulty(walk, args.plan_share), steps=steps, nl=nl,
-                   obfuscate=args.obfuscate, fluents=fluents, ramifications=args.ramifications)
+                   obfuscate=args.obfuscate, fluents=fluents, ramifications=args.ramifications,
+                   paraphrase=args.paraphrase)
 
 
 def _summary(out, opt: Options, path: str) -> str:
@@ -144,7 +148,8 @@ def _settings(args, opt: Options, domain: Path, problems: list[Path]) -> dict:
             "--nl sha256": digest(nl) if nl is not None else None,
             **({"--obfuscate": True} if opt.obfuscate else {}),
             **({"--fluents": list(opt.fluents)} if opt.fluents != KINDS else {}),
-            **({"--ramifications": True} if opt.ramifications else {})}
+            **({"--ramifications": True} if opt.ramifications else {}),
+            **({"--paraphrase": True} if opt.paraphrase else {})}
 
 
 def run(args) -> int:

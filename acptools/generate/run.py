@@ -24,7 +24,7 @@ from .states import Difficulty, sample_states
 from .obfuscate import obfuscated_texts, rename
 from .ramify import proven_definitions
 from .ramify_pddl import compile_domain, compile_problem
-from .templates import Templates, for_domain
+from .templates import Templates, for_domain, paraphrased
 from .fluent_kinds import KINDS, classify
 
 TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
@@ -44,7 +44,9 @@ class Options:
     `fluents`: the fluent kinds ActionReasoningBench questions about fluents ask about, in turn
     (acptools.generate.fluent_kinds). `ramifications`: the domain compiled so that fluents with a
     proven definition by another fluent are derived (acptools.generate.ramify), definitions stated
-    in each context (ActionReasoningBench form only)."""
+    in each context (ActionReasoningBench form only). `paraphrase`: each record phrased with one of the
+    template's paraphrases per predicate and action, drawn from its own seeded stream (the answers are
+    the same as without)."""
 
     form: str = "hard"
     tasks: tuple[str, ...] | None = None
@@ -57,6 +59,7 @@ class Options:
     obfuscate: bool = False
     fluents: tuple[str, ...] = KINDS
     ramifications: bool = False
+    paraphrase: bool = False
 
 
 @dataclass
@@ -236,8 +239,8 @@ def _ramify(tasks, ptexts) -> tuple[str, list[tuple[str, str]], dict]:
 
 
 def _rename_atoms(text: str, mapping: dict) -> str:
-    """A definition's text with the PDDL names inside its parentheses obfuscated (the prose kept)."""
-    return re.sub(r"\([^()]*\)", lambda m: rename(m.group(), mapping), text)
+    """A definition's text with its PDDL atoms and variables obfuscated (the prose kept)."""
+    return re.sub(r"\([^()]*\)|\?[^\s(),;]+", lambda m: rename(m.group(), mapping), text)
 
 
 def _ramification_fields(draft, ramified) -> None:
@@ -269,11 +272,16 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -
         sampled = pool[(attempt // len(tasks)) % len(pool)]
         item = Item(tasks[k], sampled.state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), renders[k],
                     opt.budget, target=len(made) % 2 == 0, steps=opt.steps)
+        if opt.paraphrase:
+            templates, phrased = paraphrased(renders[k].templates, random.Random(f"{opt.seed}/paraphrase/{attempt}"))
+            item.render = Renderer(tasks[k], templates)
         try:
             if kinds is not None:
                 ask_kind(item, kinds[k], opt.fluents, len(made), misses)
             draft = build(item)
             _ramification_fields(draft, ramified)
+            if opt.paraphrase:
+                draft.extra["paraphrase"] = phrased
             if marks[k] is not None:
                 draft.extra["obfuscation"] = marks[k]
             record = make_record(tasks[k], draft)
