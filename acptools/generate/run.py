@@ -211,18 +211,21 @@ def states_per_problem(n: int, problems: int) -> int:
     return 2 * math.ceil(n / problems) + 4
 
 
-def ask_kind(item: Item, kinds, wanted, index: int, misses: int) -> None:
+def ask_kind(item: Item, kinds, wanted, index: int, misses: int, offset: int = 0) -> None:
     """Set the fluent kind record `index` asks about: the wanted kinds the task has, in turn, two
-    records each (one true, one false), positively, then all again negatively; after every
-    MISSES_PER_KIND failed attempts the next kind is tried (a state may offer nothing of a kind)."""
+    records each (one true, one false), asked positively and negatively in turn so that every 2K
+    pairs ask each of the K kinds both ways (each family starts `offset` pairs on, so a few records of
+    every family together cover them); after every MISSES_PER_KIND failed attempts the next
+    kind is tried (a state may offer nothing of a kind)."""
     hidden = item.render.templates.hidden
     available = tuple(k for k in kinds.available(wanted)
                       if k != "static" or any(p not in hidden for p in kinds.predicates("static")))
     if not available:
         raise Skip(NO_KIND)
     item.kinds = kinds
-    item.fluent_kind = available[(index // 2 + misses // MISSES_PER_KIND) % len(available)]
-    item.negative = (index // (2 * len(available))) % 2 == 1
+    pair, k = index // 2 + offset, len(available)
+    item.fluent_kind = available[(pair + misses // MISSES_PER_KIND) % k]
+    item.negative = (pair + (pair // k if k % 2 == 0 else 0)) % 2 == 1
     if item.fluent_kind == "constrained":
         item.notes = ("In every state these constraints hold: " +
                       "; ".join(c.text(item.task.domain.predicates[p].params)
@@ -277,7 +280,7 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -
             item.render = Renderer(tasks[k], templates)
         try:
             if kinds is not None:
-                ask_kind(item, kinds[k], opt.fluents, len(made), misses)
+                ask_kind(item, kinds[k], opt.fluents, len(made), misses, FLUENT_FAMILIES.index(name))
             draft = build(item)
             _ramification_fields(draft, ramified)
             if opt.paraphrase:
