@@ -66,6 +66,11 @@ def _kind_mask(item: Item) -> int:
     return sum(1 << i for i, (p, _) in enumerate(task.atoms) if p in preds)
 
 
+def _about_objects(item: Item) -> bool:
+    """Can a question about one object's properties be asked (of the kind asked about)?"""
+    return not item.fluent_kind or item.kinds.about_objects(item.fluent_kind)
+
+
 def _kind_filter(item: Item) -> dict:
     """The query field restricting an answer to the predicates of the kind asked about."""
     return {"predicates": item.kinds.predicates(item.fluent_kind)} if item.fluent_kind else {}
@@ -119,10 +124,13 @@ def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict,
 
 
 def _literals(item: Item, state: int, want: bool, k: int = 3) -> tuple[dict, str]:
-    """k literals that all hold in `state` (want True), or all but one (want False)."""
-    parts = [_literal(item, state, True) for _ in range(k)]
+    """k literals that all hold in `state` (want True), or all but one (want False); fewer when the
+    kind asked about has fewer atoms (one atom cannot give a true and a false literal)."""
+    if item.fluent_kind and item.fluent_kind != "static":
+        k = max(1, min(k, bin(_kind_mask(item)).count("1") - 1))
+    parts = [_literal(item, state, True) for _ in range(k if want else k - 1)]
     if not want:
-        parts[item.rng.randrange(k)] = _literal(item, state, False)
+        parts.insert(item.rng.randrange(k), _literal(item, state, False))
     atoms = sorted({a for c, _ in parts for a in c.get("atoms", ())})
     negated = sorted({a for c, _ in parts for a in c.get("negated", ())})
     return {"atoms": atoms, "negated": negated}, ", ".join(dict.fromkeys(t for _, t in parts))
@@ -172,7 +180,7 @@ def fluent_tracking(item: Item) -> Draft:
     """Fluent tracking: which properties (positive or negative) hold after the actions."""
     seq = Seq(item)
     head = seq.head
-    if item.rng.random() < 0.5 or item.fluent_kind == "static":
+    if item.rng.random() < 0.5 or item.fluent_kind == "static" or not _about_objects(item):
         claim, text = _literal(item, seq.end, item.target, seq.end ^ item.state)
         return _bool(item, "fluent_tracking", f"{head} is it True or False that {text}?",
                      {"claim": "holds", "after": seq.names, **claim})
@@ -285,7 +293,7 @@ def composite(item: Item) -> Draft:
     before = replay(item.task, item.state, ids[:at])
     variant = rng.randrange(3)
     if item.fluent_kind:  # the count is over every property: the kinds ask about listed ones
-        variant = 0 if item.fluent_kind == "static" or variant == 0 else 2
+        variant = 0 if item.fluent_kind == "static" or variant == 0 or not _about_objects(item) else 2
     if variant == 0:
         claim, text = _literals(item, before, item.target)
         return _bool(item, "composite", f"{head} Are the following properties true before the first inexecutable "

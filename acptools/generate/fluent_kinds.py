@@ -53,15 +53,21 @@ class FluentKinds:
 
     kind: dict[str, str]
     constraints: dict[str, Constraint] = field(default_factory=dict)
+    arity: dict[str, int] = field(default_factory=dict)
 
     def predicates(self, kind: str) -> list[str]:
         """The predicates of a kind, sorted."""
         return sorted(p for p, k in self.kind.items() if k == kind)
 
-    def available(self, wanted) -> tuple[str, ...]:
-        """The wanted kinds the task has at least one predicate of (in the order wanted)."""
-        present = set(self.kind.values())
+    def available(self, wanted, about_objects: bool = False) -> tuple[str, ...]:
+        """The wanted kinds the task has at least one predicate of (in the order wanted); with
+        `about_objects`, a predicate with arguments (a property of an object)."""
+        present = {k for p, k in self.kind.items() if not about_objects or self.arity.get(p)}
         return tuple(k for k in wanted if k in present)
+
+    def about_objects(self, kind: str) -> bool:
+        """Has the kind a predicate with arguments (one that says something about an object)?"""
+        return any(self.arity.get(p) for p in self.predicates(kind))
 
 
 def check_kinds(text) -> tuple[str, ...]:
@@ -109,11 +115,12 @@ def classify(task, derived=(), seconds: float = H2_SECONDS) -> FluentKinds:
     budget is not claimed (the fluent counts as base)."""
     derived = set(derived) | set(getattr(task.domain, "derived", None) or ())
     kinds, constraints = {}, {}
+    arity = {n: len(p.params) for n, p in task.domain.predicates.items()}
     budget = Budget(None, cpu=seconds)
     states = reachable_states(task, MAX_STATES) if getattr(task, "axioms", None) else None
     if getattr(task, "axioms", None) and states is None:  # nothing proves an invariant
         return FluentKinds({n: ("derived" if n in derived else "base" if n in task.fluents else "static")
-                            for n in task.domain.predicates})
+                            for n in task.domain.predicates}, {}, arity)
     for name, pred in sorted(task.domain.predicates.items()):
         if name in derived:
             kinds[name] = "derived"
@@ -127,4 +134,4 @@ def classify(task, derived=(), seconds: float = H2_SECONDS) -> FluentKinds:
                 c = None
             if c is not None:
                 kinds[name], constraints[name] = "constrained", c
-    return FluentKinds(kinds, constraints)
+    return FluentKinds(kinds, constraints, arity)

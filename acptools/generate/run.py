@@ -211,19 +211,19 @@ def states_per_problem(n: int, problems: int) -> int:
     return 2 * math.ceil(n / problems) + 4
 
 
-def ask_kind(item: Item, kinds, wanted, index: int, misses: int, offset: int = 0) -> None:
+def ask_kind(item: Item, kinds, wanted, index: int, misses: int, family: str) -> None:
     """Set the fluent kind record `index` asks about: the wanted kinds the task has, in turn, two
     records each (one true, one false), asked positively and negatively in turn so that every 2K
-    pairs ask each of the K kinds both ways (each family starts `offset` pairs on, so a few records of
-    every family together cover them); after every MISSES_PER_KIND failed attempts the next
+    pairs ask each of the K kinds both ways (each family starts a pair further on, so a few records of
+    every family together cover them; object tracking asks only about kinds with arguments); after every MISSES_PER_KIND failed attempts the next
     kind is tried (a state may offer nothing of a kind)."""
     hidden = item.render.templates.hidden
-    available = tuple(k for k in kinds.available(wanted)
+    available = tuple(k for k in kinds.available(wanted, about_objects=family == "object_tracking")
                       if k != "static" or any(p not in hidden for p in kinds.predicates("static")))
     if not available:
         raise Skip(NO_KIND)
     item.kinds = kinds
-    pair, k = index // 2 + offset, len(available)
+    pair, k = index // 2 + FLUENT_FAMILIES.index(family), len(available)
     item.fluent_kind = available[(pair + misses // MISSES_PER_KIND) % k]
     item.negative = (pair + (pair // k if k % 2 == 0 else 0)) % 2 == 1
     if item.fluent_kind == "constrained":
@@ -280,7 +280,7 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -
             item.render = Renderer(tasks[k], templates)
         try:
             if kinds is not None:
-                ask_kind(item, kinds[k], opt.fluents, len(made), misses, FLUENT_FAMILIES.index(name))
+                ask_kind(item, kinds[k], opt.fluents, len(made), misses, name)
             draft = build(item)
             _ramification_fields(draft, ramified)
             if opt.paraphrase:
