@@ -64,6 +64,8 @@ def compile_domain(domain_text: str, definitions) -> str:
     tree = parse(domain_text)
     out = []
     for part in tree:
+        if part in ([":types"], [":constants"]):
+            continue  # empty sections: valid, but some readers refuse them
         if isinstance(part, list) and part and part[0] == ":requirements" and ":derived-predicates" not in part:
             part = part + [":derived-predicates"]
         if isinstance(part, list) and part and part[0] == ":action":
@@ -74,7 +76,7 @@ def compile_domain(domain_text: str, definitions) -> str:
             if not any(isinstance(x, list) and x and x[0] == ":derived" for x in out):
                 out.extend(parse(d.pddl()) for d in definitions)
         out.append(part)
-    return write(out)
+    return "(" + "\n ".join(write(p) for p in out) + ")\n"
 
 
 def compile_problem(problem_text: str, definitions) -> str:

@@ -235,9 +235,10 @@ def ask_kind(item: Item, kinds, wanted, index: int, misses: int, family: str) ->
 def _ramify(tasks, ptexts) -> tuple[str, list[tuple[str, str]], dict]:
     """The domain and problems compiled with every proven definition, and what the records say of it."""
     defs = proven_definitions(tasks)
+    if not defs:  # nothing to compile: the PDDL as it was given
+        return tasks[0].domain_text, ptexts, {"ramified": [], "definitions": []}
     dtext = compile_domain(tasks[0].written_domain_text, defs)
     ptexts = [(compile_problem(t.problem_for(t.init), defs), where) for t, (_, where) in zip(tasks, ptexts)]
-    dtext = _load(dtext, ptexts[0][0], "--ramifications").written_domain_text  # laid out as acptools writes PDDL
     return dtext, ptexts, {"ramified": [d.predicate for d in defs], "definitions": [d.text() for d in defs]}
 
 
