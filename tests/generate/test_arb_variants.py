@@ -10,6 +10,9 @@ How the variants are proven is tested in test_ramify.py (definitions, compilatio
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections import Counter
 from functools import cache
 
@@ -20,7 +23,7 @@ from acptools.generate import Options, generate
 from acptools.generate.fluent_kinds import KINDS
 from acptools.generate.obfuscate import deobfuscate
 from acptools.scoring import gold_response, score_response
-from tests.support.data import pddl_texts
+from tests.support.data import ROOT, pddl_texts
 from tests.support.oracle import Oracle
 
 FAMILIES = ("fluent_tracking", "state_tracking", "action_executability", "effects", "numerical_reasoning",
@@ -224,3 +227,32 @@ def test_matrix(name, ramifications, obfuscate):
     check_fields(recs, ramifications)
     check_scores(recs)
     assert check_oracle(recs, every=5) >= 1
+
+
+# ---- the command line -----------------------------------------------------------------------------
+
+def acptools_generate(tmp_path, *args):
+    """`acptools generate` on ferry as a process: its exit code, stderr and records."""
+    out = tmp_path / "records.jsonl"
+    ferry = ROOT / "acptools" / "examples" / "ferry"
+    done = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(ferry / "domain.pddl"),
+                           "--problem", str(ferry / "problem.pddl"), "--quiet", "--force", "--out", str(out), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    recs = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return done.returncode, done.stderr, recs
+
+
+def test_cli_flags_reach_the_records(tmp_path):
+    code, err, recs = acptools_generate(tmp_path, "--form", "arb", "--tasks", "effects,fluent", "-n", "4",
+                                        "--fluents", "derived,constrained", "--ramifications", "--paraphrase")
+    assert code == 0, err
+    assert {r["fluent_kind"] for r in recs} == {"derived", "constrained"}
+    assert all(r["ramified"] == ["empty-ferry"] and "paraphrase" in r for r in recs)
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--form", "arb", "--fluents", "base,derivd"), "unknown fluent kind(s) derivd"),
+    (("--form", "hard", "--ramifications"), "--ramifications is a variant of the ActionReasoningBench form")])
+def test_cli_refuses_bad_variants(tmp_path, args, message):
+    code, err, recs = acptools_generate(tmp_path, *args)
+    assert code == 2 and message in err and "Traceback" not in err and not recs, err

@@ -25,7 +25,7 @@ def compiled(t, defs):
     return load_task(compile_domain(t.written_domain_text, defs), compile_problem(t.problem_for(t.init), defs))
 
 
-@pytest.mark.parametrize("name", ["ferry", pytest.param("gripper-strips", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["ferry", pytest.param("gripper-strips", marks=pytest.mark.exhaustive)])
 def test_definitions_are_proven_and_compile_to_the_same_states(name):
     t = task(name)
     defs = proven_definitions([t])
@@ -66,7 +66,7 @@ def test_effects_lose_the_compiled_literals():
     assert "(not (empty-ferry))" not in actions and ":effect (and (on ?car) (not (at ?car ?loc)))" in actions
 
 
-@pytest.mark.parametrize("name", ["ferry", pytest.param("gripper-strips", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", ["ferry", pytest.param("gripper-strips", marks=pytest.mark.exhaustive)])
 def test_constrained_invariants_hold_in_every_oracle_state(name):
     t = task(name)
     kinds = classify(t)
