@@ -369,12 +369,6 @@ def hallucination(item: Item) -> Draft:
                   evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
 
 
-def _typed(task, obj: str) -> str:
-    """'car c1': the object with its type(s), as ARB names the object it asks about."""
-    types = [t for t in task.types.objects.get(obj, ()) if t != "object"]
-    return f"{'/'.join(types)} {obj}" if types else f"object {obj}"
-
-
 def _about(task, obj: str) -> list[str]:
     """Every atom of the task that names `obj`."""
     return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
@@ -384,7 +378,7 @@ def _about(task, obj: str) -> list[str]:
 def object_tracking(item: Item) -> Draft:
     """Object tracking: the properties of one named object after the actions, all of them (positive
     or negative) or which of a few listed ones hold."""
-    seq, rng, task = Seq(item), item.rng, item.task
+    seq, rng = Seq(item), item.rng
     head = seq.head
     if item.fluent_kind == "static":
         claim, text = _literal(item, seq.end, item.target)
@@ -396,8 +390,8 @@ def object_tracking(item: Item) -> Draft:
     obj = _objects(item, seq.end, sign)
     what = ("do not involve negations" if sign == "true" else
             "involve negations (list the propositions about it that are false)")
-    return _set(item, "object_tracking", f"{head} list all valid properties of {_typed(task, obj)}{_among_kind(item)} "
-                f"that {what}. {NONE} {ATOMS}",
+    return _set(item, "object_tracking", f"{head} list all valid properties of {item.render.object(obj)}"
+                f"{_among_kind(item)} that {what}. {NONE} {ATOMS}",
                 {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
 
 
@@ -420,6 +414,6 @@ def _listed_properties(item: Item, seq: Seq) -> Draft:
     if item.target and not hits & set(among):   # the even records: at least one listed property is an answer
         among = sorted(set(among[1:]) | {rng.choice(sorted(hits & set(listed)))}) if hits & set(listed) else among
     verb = "hold" if sign == "true" else "do not hold"
-    return _set(item, "object_tracking", f"{seq.head} which of the following properties of {_typed(task, obj)} "
+    return _set(item, "object_tracking", f"{seq.head} which of the following properties of {item.render.object(obj)} "
                 f"{verb}: {item.render.atoms(among)}? {NONE} {ATOMS}",
                 {"query": "atoms", "sign": sign, "object": obj, "among": among, "after": seq.names})

@@ -34,6 +34,9 @@ FILE_NAME = "nl.json"
 KEYS = ("domain", "description", "predicates", "negated", "actions", "hidden")
 TABLES = ("predicates", "negated", "actions")
 MAX_VARIANTS = 5
+# how a question names one object with its type ('car c1'): any domain, so no template file needs them
+OBJECT_PHRASES = ("{type} {name}", "the {type} {name}", "{name}, a {type}", "{name} (a {type})",
+                  "the {type} named {name}")
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Templates:
     hidden: frozenset[str] = frozenset()
     source: str = ""
     variants: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # table -> name -> paraphrases
+    object_phrase: str = OBJECT_PHRASES[0]
 
     def phrasings(self, table: str, name: str) -> list[str]:
         """Every phrasing of a name in a table ('predicates', 'negated', 'actions'), the default first."""
@@ -114,15 +118,18 @@ def parse(text: str, source: str = "templates") -> Templates:
 
 
 def paraphrased(templates: Templates, rng) -> tuple[Templates, dict[str, int]]:
-    """The templates with one phrasing drawn per name that has several, and which one (by
-    'table:name', 0 the default), for a record to say how it was phrased."""
+    """The templates with one phrasing drawn per name that has several and one way of naming an
+    object with its type (OBJECT_PHRASES), and which ones (by 'table:name' and 'objects', 0 the
+    default), for a record to say how it was phrased."""
     chosen, tables = {}, {key: dict(getattr(templates, key)) for key in TABLES}
     for key in TABLES:
         for name, options in sorted(templates.variants.get(key, {}).items()):
             k = rng.randrange(len(options))
             tables[key][name] = options[k]
             chosen[f"{key}:{name}"] = k
-    return replace(templates, **tables), chosen
+    k = rng.randrange(len(OBJECT_PHRASES))
+    chosen["objects"] = k
+    return replace(templates, **tables, object_phrase=OBJECT_PHRASES[k]), chosen
 
 
 def load(path) -> Templates:
