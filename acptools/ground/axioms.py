@@ -9,9 +9,13 @@ question (applicability, progression, goals, searches) reads them like any other
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
+from ..errors import AcpError
 from ..pddl.model import Domain
+
+CHECK_EVERY = 1024  # head bindings between budget checks
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,20 +55,30 @@ class Axioms:
         return [(r.pos, r.head) for r in self.rules if not r.head & banned]
 
 
-def ground_axioms(domain: Domain, grounder) -> Axioms | None:
+def ground_axioms(domain: Domain, grounder, limit: int, budget=None) -> Axioms | None:
     """The task's ground axioms (None when the domain has none): every type-correct head binding,
-    its body as DNF over atom bits (static facts and equality evaluated away)."""
+    its body as DNF over atom bits (static facts and equality evaluated away). More than `limit`
+    head bindings is an error (before any is grounded), like too many ground operators."""
     if not domain.axioms:
         return None
+    types = grounder.types
+    heads = sum(math.prod(len(types.of(t)) for _, t in ax.params) for ax in domain.axioms)
+    if heads > limit:
+        raise AcpError(f"the derived predicates have {heads} ground axioms, more than {limit}", "grounding",
+                       "use a smaller problem")
     layers: list[list[Rule]] = [[] for _ in range(max(domain.strata.values()) + 1)]
     derived = 0
     for pred in domain.strata:
-        for args in itertools.product(*(grounder.types.of(t) for _, t in domain.predicates[pred].params)):
+        for args in itertools.product(*(types.of(t) for _, t in domain.predicates[pred].params)):
             derived |= 1 << grounder.atom_id((pred, args))
+    k = 0
     for ax in domain.axioms:
         layer = layers[domain.strata[ax.predicate]]
         names = [v for v, _ in ax.params]
-        for args in itertools.product(*(grounder.types.of(t) for _, t in ax.params)):
+        for args in itertools.product(*(types.of(t) for _, t in ax.params)):
+            k += 1
+            if budget is not None and not k % CHECK_EVERY:
+                budget.check()
             head = 1 << grounder.atom_id((ax.predicate, args))
             derived |= head
             for pos, neg in grounder.dnf(ax.body, dict(zip(names, args))):

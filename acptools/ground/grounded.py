@@ -98,7 +98,7 @@ class GroundedTask:
                 budget.check()
             g.atom_id(atom)
         g.frozen = True
-        self.axioms = ground_axioms(self.domain, g)  # None without derived predicates
+        self.axioms = ground_axioms(self.domain, g, max_operators, budget)  # None without derived predicates
         self.derived = self.axioms.derived if self.axioms else 0
         if self.axioms:
             self.apply_op = self._apply_and_derive

@@ -253,9 +253,9 @@ class _Misnamed(PddlError):
     """A semantic error found on the parsed model; `pred` and `word` say which node to point at."""
 
     def __init__(self, what: str, where: str = "", suggestion: str = "", pred: str | None = None,
-                 word: str | None = None):
+                 word: str | None = None, inside: int | None = None):
         super().__init__(what, where, suggestion)
-        self.pred, self.word = pred, word
+        self.pred, self.word, self.inside = pred, word, inside  # inside: look only in this part of the section
 
 
 def _find(node, pred: str | None, word: str | None):
@@ -287,6 +287,8 @@ def _check_domain(r: _Reader, dom: Domain, sections: dict[str, SList]) -> None:
     except _Misnamed as e:
         part = e.where.removeprefix("domain, ")
         sec = sections.get(part)
+        if sec is not None and e.inside is not None:
+            sec = sec[e.inside]
         node = _find(sec, e.pred, e.word) if sec is not None else None
         if node is None and sec is None:
             raise PddlError(e.what, e.where, e.suggestion) from None
@@ -329,6 +331,7 @@ def _check_axioms(dom: Domain) -> None:
                             "declare it in (:predicates ...) too", pred=ax.predicate)
         if len(ax.params) != len(decl.params):
             raise _Misnamed(f"({ax.predicate} ...) takes {len(decl.params)} arguments, got {len(ax.params)}", ctx,
+                            "write the head as (" + " ".join([ax.predicate] + [v for v, _ in decl.params]) + ")",
                             pred=ax.predicate)
         names = [v for v, _ in ax.params]
         for v in names:
@@ -389,7 +392,7 @@ def _stratify(dom: Domain) -> None:
             raise _Misnamed(f"derived predicate {h!r} depends on the negation of {q!r}, which depends on {h!r}: "
                             "the axioms are not stratified", f"domain, {_axiom_label(dom, k)}",
                             f"negate a derived predicate only where it does not depend back on the one being "
-                            f"defined (e.g. define the complement of {q!r} positively)", pred=q)
+                            f"defined (e.g. define the complement of {q!r} positively)", pred=q, inside=2)
 
 
 def _closure(uses: dict[str, set[str]], start: str) -> set[str]:

@@ -126,14 +126,15 @@ def _operator_body(op: Operator, started: int | None, gated: bool) -> str | None
 
 
 def _derived_variables(num_atoms: int, gate: bool, axioms) -> str:
-    """`_variables` with each derived atom's axiom layer (its stratum; default value false)."""
+    """`_variables` with each derived atom's axiom layer (its stratum; default value false). A derived
+    atom no rule derives is always false: a plain variable no operator changes."""
     layer_of = {}
     for k, layer in enumerate(axioms.layers):
         for r in layer:
             layer_of[r.head.bit_length() - 1] = k
     lines = []
     for a in range(num_atoms):
-        layer = layer_of.get(a, 0) if axioms.derived >> a & 1 else -1
+        layer = layer_of.get(a, -1)
         lines += ["begin_variable", f"v{a}", str(layer), "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
     if gate:
         lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()", "end_variable"]

@@ -37,7 +37,7 @@ def test_a_path_given_as_a_string_is_text_and_the_error_says_so():
     ("(define (domain d)\n (:predicates (p))\n (:acton a))", "domain line 3, column 2", "unknown domain section"),
     ("(define (domain d)\n (:predicates (p)", "domain line 2, column 2", "unclosed"),
     ("(define (domain d) (:predicates (p)))\n)", "domain line 2, column 1", "unbalanced"),
-    ("(define (domain d) (:derived (p) (p)))", "domain line 1, column 20", "unsupported: derived predicates"),
+    ("(define (domain d) (:predicates (p))\n (:derived (p) (not (p))))", "domain line 2, column 21", "not stratified"),
 ])
 def test_malformed_domains_are_located(text, where, what):
     with pytest.raises(PddlError) as e:

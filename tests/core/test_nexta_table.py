@@ -21,10 +21,11 @@ from acptools.engine.hstar_table import INF, HStarTable
 from acptools.planners import fd
 from tests.support.data import ROOT
 from tests.support.oracle import Oracle
-from tests.support.small_tasks import DOMAINS, make, space
+from tests.support.small_tasks import AXIOM_DOMAINS, DOMAINS, make, space
 
 SUITE = ROOT / "benchmarks" / "suite"
-CASES = [(d, seed) for d in sorted(DOMAINS) for seed in (0, 3)]
+CASES = [pytest.param(d, seed, id=f"{d}-{seed}", marks=pytest.mark.slow if d in AXIOM_DOMAINS and seed else ())
+         for d in sorted(DOMAINS) for seed in (0, 3)]
 
 
 def _expected(task, oracle, dist, init):

@@ -16,7 +16,8 @@ from tests.support.random_tasks import random_task
 
 # real problems with small state spaces (the oracle enumerates them); ADL ones included, and two with
 # derived predicates (one IPC-style, one whose goal is a derived atom)
-DOMAINS = {name: PDDL / name for name in ("briefcase", "doors", "switches", "blocks-derived", "rooms-derived")}
+AXIOM_DOMAINS = ("blocks-derived", "rooms-derived")
+DOMAINS = {name: PDDL / name for name in ("briefcase", "doors", "switches") + AXIOM_DOMAINS}
 for name in ("ferry", "gripper-strips", "blocksworld-4ops", "grid-visit-all"):
     DOMAINS[name] = ROOT / "acptools" / "examples" / name
 
