@@ -7,7 +7,7 @@ alone. Names are PDDL atoms and ground actions ('(at c0 l1)', '(sail l0 l1)'); s
 Claims (`decide` -> a Verdict: True or False with how it is known, or None when the budget ran out):
 
     {"claim": "applicable", "action": a}
-    {"claim": "holds", "atoms": [...], "negated": [...]}     every listed literal holds
+    {"claim": "holds", "atoms": [...], "negated": [...]}     every listed literal holds (static atoms too)
     {"claim": "reachable", "atoms": [...]}                   the atoms can hold together, some time
     {"claim": "action_reachable", "action": a}               a can become applicable
     {"claim": "plan", "plan": [...]}                         the sequence is a plan
@@ -22,10 +22,11 @@ Claims (`decide` -> a Verdict: True or False with how it is known, or None when 
 
 Queries (`evaluate` -> the value; every query is answered by simulation, so none needs a budget):
 
-    {"query": "atoms", "sign": "true" | "false", "object": o (optional), "among": [...] (optional)}
-                                                             sorted atom names (naming o, of those listed)
+    {"query": "atoms", "sign": "true" | "false", "object": o (optional), "among": [...] (optional),
+     "predicates": [...] (optional)}                         sorted atom names (naming o, of those listed,
+                                                             of those predicates)
     {"query": "applicable"}                                  sorted applicable actions
-    {"query": "effects", "action": a}                        {"pos": [...], "neg": [...]}
+    {"query": "effects", "action": a, "predicates": [...] (optional)}   {"pos": [...], "neg": [...]}
     {"query": "count", "of": COUNTED}                        an int
     {"query": "first_failure", "plan": [...]}                the 1-based step of the first action that
                                                              cannot be applied, or None
@@ -43,6 +44,7 @@ from .budget import Budget
 from .engine.h2 import pair_reachable
 from .errors import AcpError, BudgetExceeded, UnknownNameError
 from .ground.grounded import bits
+from .ground.names import split_name
 from .task import Task
 from .truth import truth_for
 from .verdict import H2, HOLDS, RELAXED, STATIC, TRIVIAL, UNKNOWN, Verdict
@@ -81,6 +83,31 @@ def atom_ids(task: Task, names, where: str = "atoms") -> list[int]:
         return [task.parse_atom(a, where=f"{where}[{k}]") for k, a in enumerate(names)]
     except UnknownNameError as e:
         raise AcpError(f"names an atom the task does not define: {e}", where) from None
+
+
+def literal_holds(task: Task, state: int, name: str, positive: bool = True) -> bool:
+    """Does the atom `name` hold in `state`? A static atom holds when the problem says so."""
+    where = "atoms" if positive else "negated"
+    try:
+        i = task.parse_atom(name, allow_static=True, where=where)
+    except UnknownNameError as e:
+        raise AcpError(f"names an atom the task does not define: {e}", where) from None
+    if i is None:
+        return split_name(name) in task.static_true
+    return bool(state >> i & 1)
+
+
+def exclusive(task: Task, mask: int, budget=None) -> bool:
+    """Is it proven (h^2 from the initial state) that no two atoms of `mask` ever hold together?
+    False when h^2 cannot show it; BudgetExceeded when its budget runs out."""
+    pairs = task.questions.engine.h2(task.init, budget)
+    return all(pairs[p] & mask & ~(1 << p) == 0 for p in bits(mask))
+
+
+def _of_predicates(names: list[str], query: dict) -> list[str]:
+    """The names whose predicate is one of the query's `predicates` (all when it names none)."""
+    wanted = query.get("predicates")
+    return names if wanted is None else [n for n in names if split_name(n)[0] in set(wanted)]
 
 
 def count(task: Task, state: int, of: str) -> int:
@@ -210,8 +237,8 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
         a = actions_of(task, [claim["action"]], "action")[0]
         return _known(task.op_for(a, s) is not None)
     if kind == "holds":
-        pos, neg = atom_ids(task, claim.get("atoms", ())), atom_ids(task, claim.get("negated", ()), "negated")
-        return _known(all(s >> i & 1 for i in pos) and not any(s >> i & 1 for i in neg), HOLDS)
+        return _known(all(literal_holds(task, s, a, True) for a in claim.get("atoms", ())) and
+                      not any(literal_holds(task, s, a, False) for a in claim.get("negated", ())), HOLDS)
     if kind == "count":
         return _known(count(task, s, claim["of"]) == int(claim["value"]))
     if kind == "reachable":
@@ -250,7 +277,7 @@ def evaluate(task: Task, state: int, query: dict):
         return len(query["plan"]) if failed is None else failed - 1
     s = state_of(task, state, query)
     if kind == "atoms":
-        names = atoms_of(task, s, query.get("sign", "true"), query.get("object"))
+        names = _of_predicates(atoms_of(task, s, query.get("sign", "true"), query.get("object")), query)
         if query.get("among") is None:
             return names
         listed = {task.atom_names[i] for i in atom_ids(task, query["among"], "among")}
@@ -262,7 +289,7 @@ def evaluate(task: Task, state: int, query: dict):
         eff = truth_for(task, s).effects(a)
         if eff is None:
             raise AcpError(f"{query['action']} cannot be applied in the state asked about", "query")
-        return {"pos": sorted(eff[0]), "neg": sorted(eff[1])}
+        return {"pos": _of_predicates(sorted(eff[0]), query), "neg": _of_predicates(sorted(eff[1]), query)}
     if kind == "count":
         return count(task, s, query["of"])
     raise AcpError(f"unknown query {kind!r}", "query", "see acptools.claims for the queries")

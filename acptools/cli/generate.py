@@ -3,7 +3,8 @@
     acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
-                      [--address ADDR] [--obfuscate] [--quiet] [--resume | --force]
+                      [--address ADDR] [--obfuscate] [--fluents KINDS] [--ramifications] [--paraphrase]
+                      [--quiet] [--resume | --force]
 
 Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input;
 130 interrupted (the finished tasks' records are in --out; the message gives the command that resumes).
@@ -19,6 +20,7 @@ from ..generate.output import RecordsOut, digest
 from ..generate.records import dumps, write_jsonl
 from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
 from ..generate.states import Difficulty
+from ..generate.fluent_kinds import KINDS, check_kinds
 from ..generate.templates import load as load_templates
 from ..runfile import resume_command
 from .common import backend_flags, check_resume, fail
@@ -43,6 +45,15 @@ def add_parser(sub):
     g.add_argument("--obfuscate", action="store_true",
                    help="seeded random names for the domain, types, objects, predicates and actions (PlanBench's "
                         "mystery variant); questions are written generically and each record keeps the mapping")
+    g.add_argument("--fluents", default=",".join(KINDS), metavar="KIND,KIND,...",
+                   help="arb: the fluent kinds questions about fluents ask about, in turn (default all: "
+                        f"{','.join(KINDS)}); each record says which ('fluent_kind') and whether asked negatively")
+    g.add_argument("--ramifications", action="store_true",
+                   help="arb: compile the domain so that fluents with a proven definition by another fluent are "
+                        "derived (:derived axioms); each context states the definitions")
+    g.add_argument("--paraphrase", action="store_true",
+                   help="phrase each record with one of the template's paraphrases per predicate and action (seeded; "
+                        "the record says which, 'paraphrase'); answers are the same as without")
     g.add_argument("--nl", metavar="TEMPLATES.json",
                    help="natural-language template file for the domain (default: the shipped one for a bundled "
                         "domain, else generic phrases like at(c0, l1))")
@@ -92,9 +103,17 @@ def options(args) -> Options:
     if nl and args.obfuscate:
         raise AcpError("--nl and --obfuscate contradict each other", "--obfuscate",
                        "obfuscated records are written with generic phrases: drop --nl")
+    try:
+        fluents = check_kinds(args.fluents)
+    except ValueError as e:
+        raise AcpError(str(e), "--fluents", f"e.g. --fluents {','.join(KINDS[:2])}") from None
+    if args.ramifications and args.form != "arb":
+        raise AcpError("--ramifications is a variant of the ActionReasoningBench form", "--ramifications",
+                       "add --form arb")
     return Options(form=args.form, tasks=tasks, n=args.n, seed=args.seed, budget=args.budget,
                    difficulty=Difficulty(walk, args.plan_share), steps=steps, nl=nl,
-                   obfuscate=args.obfuscate)
+                   obfuscate=args.obfuscate, fluents=fluents, ramifications=args.ramifications,
+                   paraphrase=args.paraphrase)
 
 
 def _summary(out, opt: Options, path: str) -> str:
@@ -127,7 +146,10 @@ def _settings(args, opt: Options, domain: Path, problems: list[Path]) -> dict:
             "--budget": opt.budget, "--walk": list(opt.difficulty.walk), "--plan-share": opt.difficulty.plan_share,
             "--steps": list(opt.steps),
             "--nl sha256": digest(nl) if nl is not None else None,
-            **({"--obfuscate": True} if opt.obfuscate else {})}
+            **({"--obfuscate": True} if opt.obfuscate else {}),
+            **({"--fluents": list(opt.fluents)} if opt.fluents != KINDS else {}),
+            **({"--ramifications": True} if opt.ramifications else {}),
+            **({"--paraphrase": True} if opt.paraphrase else {})}
 
 
 def run(args) -> int:

@@ -14,6 +14,7 @@ import re
 from ..claims import COUNTED, atoms_of, count, evaluate
 from ..kinds import generator
 from .base import NOTHING, Draft, Item, Skip
+from .render import join
 from .sequences import corrupted
 from .states import random_walk, replay
 
@@ -49,8 +50,55 @@ class Seq:
 
 
 def _draft(item: Item, family: str, question: str, answer, spec: dict, **context) -> Draft:
-    return Draft(f"arb_{family}", item.render.context(item.state, lead="Initially", **context), question, answer,
-                 item.state, {"form": "arb", "spec": spec})
+    text = " ".join([item.render.context(item.state, lead="Initially", **context), *item.notes])
+    extra = {"form": "arb", "spec": spec}
+    if item.fluent_kind:
+        extra.update(fluent_kind=item.fluent_kind, polarity="negative" if item.negative else "positive")
+    return Draft(f"arb_{family}", text, question, answer, item.state, extra)
+
+
+def _kind_mask(item: Item) -> int:
+    """The atoms of the fluent kind asked about (every atom when no kind is asked)."""
+    task = item.task
+    if not item.fluent_kind:
+        return (1 << len(task.atoms)) - 1
+    preds = set(item.kinds.predicates(item.fluent_kind))
+    return sum(1 << i for i, (p, _) in enumerate(task.atoms) if p in preds)
+
+
+def _about_objects(item: Item) -> bool:
+    """Can a question about one object's properties be asked (of the kind asked about)?"""
+    return not item.fluent_kind or item.kinds.about_objects(item.fluent_kind)
+
+
+def _kind_filter(item: Item) -> dict:
+    """The query field restricting an answer to the predicates of the kind asked about."""
+    return {"predicates": item.kinds.predicates(item.fluent_kind)} if item.fluent_kind else {}
+
+
+def _static_atom(item: Item, holds: bool) -> str:
+    """A static atom (of a predicate the context states) that holds in the problem, or one that does not."""
+    task, rng = item.task, item.rng
+    shown = [p for p in item.kinds.predicates("static") if p not in item.render.templates.hidden]
+    if holds:
+        facts = sorted(f for f in task.static_true if f[0] in shown)
+        if not facts:
+            raise Skip(NOTHING)
+        p, args = rng.choice(facts)
+        return "(" + " ".join((p,) + tuple(args)) + ")"
+    for _ in range(30):
+        if not shown:
+            break
+        p = rng.choice(shown)
+        args = []
+        for _, types in task.domain.predicates[p].params:
+            objs = sorted(task.types.of(types))
+            if not objs:
+                raise Skip(NOTHING)
+            args.append(rng.choice(objs))
+        if (p, tuple(args)) not in task.static_true:
+            return "(" + " ".join([p] + args) + ")"
+    raise Skip(NOTHING)
 
 
 def _bool(item: Item, family: str, question: str, claim: dict) -> Draft:
@@ -61,9 +109,12 @@ def _bool(item: Item, family: str, question: str, claim: dict) -> Draft:
 def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict, str]:
     """A literal with truth `want` in `state` (an atom or a negated atom), preferring atoms of `prefer`."""
     task, rng = item.task, item.rng
-    negated = rng.random() < 0.5
+    negated = item.negative if item.fluent_kind else rng.random() < 0.5
     holds = (not want) if negated else want
-    mask = state if holds else ((1 << len(task.atoms)) - 1) & ~state
+    if item.fluent_kind == "static":
+        name = _static_atom(item, holds)
+        return ({"negated": [name]} if negated else {"atoms": [name]}), item.render.atom(name, negated)
+    mask = (state if holds else ((1 << len(task.atoms)) - 1) & ~state) & _kind_mask(item)
     names = task.names(mask & prefer) if mask & prefer and rng.random() < 0.7 else task.names(mask)
     if not names:
         raise Skip(NOTHING)
@@ -73,22 +124,45 @@ def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict,
 
 
 def _literals(item: Item, state: int, want: bool, k: int = 3) -> tuple[dict, str]:
-    """k literals that all hold in `state` (want True), or all but one (want False)."""
-    parts = [_literal(item, state, True) for _ in range(k)]
+    """k literals that all hold in `state` (want True), or all but one (want False); fewer when the
+    kind asked about has fewer atoms (one atom cannot give a true and a false literal)."""
+    if item.fluent_kind and item.fluent_kind != "static":
+        k = max(1, min(k, bin(_kind_mask(item)).count("1") - 1))
+    parts = [_literal(item, state, True) for _ in range(k if want else k - 1)]
     if not want:
-        parts[item.rng.randrange(k)] = _literal(item, state, False)
+        parts.insert(item.rng.randrange(k), _literal(item, state, False))
     atoms = sorted({a for c, _ in parts for a in c.get("atoms", ())})
     negated = sorted({a for c, _ in parts for a in c.get("negated", ())})
     return {"atoms": atoms, "negated": negated}, ", ".join(dict.fromkeys(t for _, t in parts))
 
 
 def _objects(item: Item, state: int, sign: str) -> str:
+    """An object with a few (not none, not too many) atoms of the sign (and kind) about it."""
     objs = sorted({o for i in range(len(item.task.atoms)) for o in item.task.atoms[i][1]})
     item.rng.shuffle(objs)
+    wanted = set(item.kinds.predicates(item.fluent_kind)) if item.fluent_kind else None
     for o in objs:
-        if 0 < len(atoms_of(item.task, state, sign, o)) <= MAX_LIST:
+        names = atoms_of(item.task, state, sign, o)
+        if wanted is not None:
+            names = [n for n in names if n[1:].split()[0].rstrip(")") in wanted]
+        if 0 < len(names) <= MAX_LIST:
             return o
     raise Skip(NOTHING)
+
+
+def _sign(item: Item, positive_share: float) -> str:
+    """'true' (ask for what holds) or 'false' (what does not): the asked polarity, else drawn."""
+    if item.fluent_kind:
+        return "false" if item.negative else "true"
+    return "true" if item.rng.random() < positive_share else "false"
+
+
+def _among_kind(item: Item) -> str:
+    """' among the properties (p ...), (q ...)': the predicates a set answer is restricted to."""
+    if not item.fluent_kind:
+        return ""
+    preds = item.kinds.predicates(item.fluent_kind)
+    return f", considering only properties of the form {join(f'({p} ...)' for p in preds)}"
 
 
 def _set(item: Item, family: str, question: str, query: dict, actions: bool = False) -> Draft:
@@ -106,15 +180,15 @@ def fluent_tracking(item: Item) -> Draft:
     """Fluent tracking: which properties (positive or negative) hold after the actions."""
     seq = Seq(item)
     head = seq.head
-    if item.rng.random() < 0.5:
+    if item.rng.random() < 0.5 or item.fluent_kind == "static" or not _about_objects(item):
         claim, text = _literal(item, seq.end, item.target, seq.end ^ item.state)
         return _bool(item, "fluent_tracking", f"{head} is it True or False that {text}?",
                      {"claim": "holds", "after": seq.names, **claim})
-    sign = "true" if item.rng.random() < 0.6 else "false"
+    sign = _sign(item, 0.6)
     obj = _objects(item, seq.end, sign)
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
-    return _set(item, "fluent_tracking", f"{head} what are the {what} for {obj}? {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "object": obj, "after": seq.names})
+    return _set(item, "fluent_tracking", f"{head} what are the {what} for {obj}{_among_kind(item)}? {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
 
 
 @generator("arb_state_tracking")
@@ -122,14 +196,17 @@ def state_tracking(item: Item) -> Draft:
     """State tracking: the whole state after the actions, restricted to what they changed."""
     seq = Seq(item)
     head = seq.head
-    if item.rng.random() < 0.4:
+    if item.rng.random() < 0.4 or item.fluent_kind == "static":
         claim, text = _literals(item, seq.end, item.target)
         return _bool(item, "state_tracking", f"{head} are all of the following {PROPERTIES} true: {text}? "
                      "Respond with True or False.", {"claim": "holds", "after": seq.names, **claim})
-    sign = "false" if item.rng.random() < 0.3 and count(item.task, seq.end, "false_atoms") <= MAX_LIST else "true"
+    if item.fluent_kind:
+        sign = _sign(item, 0)
+    else:
+        sign = "false" if item.rng.random() < 0.3 and count(item.task, seq.end, "false_atoms") <= MAX_LIST else "true"
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
-    return _set(item, "state_tracking", f"{head} list all {what}. {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "after": seq.names})
+    return _set(item, "state_tracking", f"{head} list all {what}{_among_kind(item)}. {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "after": seq.names, **_kind_filter(item)})
 
 
 @generator("arb_action_executability")
@@ -168,14 +245,14 @@ def effects(item: Item) -> Draft:
     a = item.pick(task.applicable(seq.end))[0]
     name, head = task.action_names[a], seq.head
     after = seq.names + [name]
-    if item.rng.random() < 0.5:
+    if item.rng.random() < 0.5 or item.fluent_kind == "static":
         end = replay(task, seq.end, [a])
         claim, text = _literal(item, end, item.target, end ^ seq.end)
         return _bool(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Is it True or "
                      f"False that afterwards {text}?", {"claim": "holds", "after": after, **claim})
-    query = {"query": "effects", "action": name, "after": seq.names}
-    return _draft(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Which properties "
-                  "would become true, and which would become false? Answer with two lists of propositions: the "
+    query = {"query": "effects", "action": name, "after": seq.names, **_kind_filter(item)}
+    return _draft(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Which properties"
+                  f"{_among_kind(item)} would become true, and which would become false? Answer with two lists of propositions: the "
                   "positive effects and the negative effects.", evaluate(task, item.state, query),
                   {"answer_type": "effects", "query": query}, atoms=True)
 
@@ -215,6 +292,8 @@ def composite(item: Item) -> Draft:
     head = PLANNED.format(actions=item.render.actions(names))
     before = replay(item.task, item.state, ids[:at])
     variant = rng.randrange(3)
+    if item.fluent_kind:  # the count is over every property: the kinds ask about listed ones
+        variant = 0 if item.fluent_kind == "static" or variant == 0 or not _about_objects(item) else 2
     if variant == 0:
         claim, text = _literals(item, before, item.target)
         return _bool(item, "composite", f"{head} Are the following properties true before the first inexecutable "
@@ -225,10 +304,12 @@ def composite(item: Item) -> Draft:
         return _draft(item, "composite", f"{head} How many {POSITIVE} hold just before the first inexecutable action "
                       "in the sequence? Write as an integer.", evaluate(item.task, item.state, query),
                       {"answer_type": "count", "query": query})
-    obj = _objects(item, before, "true")
-    return _set(item, "composite", f"{head} What are the {POSITIVE} for {obj} just before the first inexecutable "
-                f"action in the sequence? {NONE} {ATOMS}",
-                {"query": "atoms", "sign": "true", "object": obj, "before_failure": names})
+    sign = _sign(item, 1)
+    obj = _objects(item, before, sign)
+    what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
+    return _set(item, "composite", f"{head} What are the {what} for {obj}{_among_kind(item)} just before the first "
+                f"inexecutable action in the sequence? {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "object": obj, "before_failure": names, **_kind_filter(item)})
 
 
 def invented_object(task, like: str) -> str:
@@ -288,12 +369,6 @@ def hallucination(item: Item) -> Draft:
                   evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
 
 
-def _typed(task, obj: str) -> str:
-    """'car c1': the object with its type(s), as ARB names the object it asks about."""
-    types = [t for t in task.types.objects.get(obj, ()) if t != "object"]
-    return f"{'/'.join(types)} {obj}" if types else f"object {obj}"
-
-
 def _about(task, obj: str) -> list[str]:
     """Every atom of the task that names `obj`."""
     return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
@@ -303,25 +378,42 @@ def _about(task, obj: str) -> list[str]:
 def object_tracking(item: Item) -> Draft:
     """Object tracking: the properties of one named object after the actions, all of them (positive
     or negative) or which of a few listed ones hold."""
-    seq, rng, task = Seq(item), item.rng, item.task
+    seq, rng = Seq(item), item.rng
     head = seq.head
+    if item.fluent_kind == "static":
+        claim, text = _literal(item, seq.end, item.target)
+        return _bool(item, "object_tracking", f"{head} is it True or False that {text}?",
+                     {"claim": "holds", "after": seq.names, **claim})
     if rng.random() < 0.4:
-        objs = sorted({o for _, args in task.atoms for o in args})
-        rng.shuffle(objs)
-        obj = next((o for o in objs if len(_about(task, o)) >= 2), None)
-        if obj is None:
-            raise Skip(NOTHING)
-        about, true = _about(task, obj), set(atoms_of(task, seq.end, "true", obj))
-        k = rng.randint(2, max(2, min(4, len(about) - 1)))  # a few, not all of three or more
-        among = sorted(item.pick(about, k))
-        if item.target and not true & set(among):   # the even records: at least one listed property holds
-            among = sorted(set(among[1:]) | {rng.choice(sorted(true))}) if true else among
-        return _set(item, "object_tracking", f"{head} which of the following properties of {_typed(task, obj)} "
-                    f"hold: {item.render.atoms(among)}? {NONE} {ATOMS}",
-                    {"query": "atoms", "sign": "true", "object": obj, "among": among, "after": seq.names})
-    sign = "true" if rng.random() < 0.6 else "false"
+        return _listed_properties(item, seq)
+    sign = _sign(item, 0.6)
     obj = _objects(item, seq.end, sign)
     what = ("do not involve negations" if sign == "true" else
             "involve negations (list the propositions about it that are false)")
-    return _set(item, "object_tracking", f"{head} list all valid properties of {_typed(task, obj)} that {what}. "
-                f"{NONE} {ATOMS}", {"query": "atoms", "sign": sign, "object": obj, "after": seq.names})
+    return _set(item, "object_tracking", f"{head} list all valid properties of {item.render.object(obj)}"
+                f"{_among_kind(item)} that {what}. {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
+
+
+def _listed_properties(item: Item, seq: Seq) -> Draft:
+    """Object tracking's 'which of these properties of o hold' (or, asked negatively, 'do not hold')."""
+    rng, task = item.rng, item.task
+    wanted = set(item.kinds.predicates(item.fluent_kind)) if item.fluent_kind else None
+    objs = sorted({o for _, args in task.atoms for o in args})
+    rng.shuffle(objs)
+
+    def about(o):
+        return [n for n in _about(task, o) if wanted is None or n[1:-1].split()[0] in wanted]
+    obj = next((o for o in objs if len(about(o)) >= 2), None)
+    if obj is None:
+        raise Skip(NOTHING)
+    sign = _sign(item, 1)
+    listed, hits = about(obj), set(atoms_of(task, seq.end, sign, obj))
+    k = rng.randint(2, max(2, min(4, len(listed) - 1)))  # a few, not all of three or more
+    among = sorted(item.pick(listed, k))
+    if item.target and not hits & set(among):   # the even records: at least one listed property is an answer
+        among = sorted(set(among[1:]) | {rng.choice(sorted(hits & set(listed)))}) if hits & set(listed) else among
+    verb = "hold" if sign == "true" else "do not hold"
+    return _set(item, "object_tracking", f"{seq.head} which of the following properties of {item.render.object(obj)} "
+                f"{verb}: {item.render.atoms(among)}? {NONE} {ATOMS}",
+                {"query": "atoms", "sign": sign, "object": obj, "among": among, "after": seq.names})

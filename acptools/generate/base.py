@@ -23,6 +23,7 @@ NOTHING = "nothing to ask in the state"
 DEAD_END = "goal unreachable from the state"
 AT_GOAL = "goal already holds"
 DUPLICATE = "duplicate of an earlier record"
+NO_KIND = "no fluent of the asked kinds"
 
 
 class Skip(Exception):
@@ -50,7 +51,9 @@ class Draft:
 class Item:
     """One question to build: the task, the state, a seeded generator, the phrases, the budget in CPU
     seconds per proof, the answer a yes/no question should have (`target`, keeps them balanced) and
-    the action-sequence lengths of ActionReasoningBench questions."""
+    the action-sequence lengths of ActionReasoningBench questions; for ActionReasoningBench questions
+    about fluents, the fluent kind asked about (`fluent_kind`, one of acptools.generate.fluent_kinds.KINDS),
+    whether it is asked negatively, the task's kinds and sentences the context must add (constraints)."""
 
     task: Task
     state: int
@@ -59,6 +62,10 @@ class Item:
     seconds: float
     target: bool = True
     steps: tuple[int, ...] = (1, 5, 10)
+    fluent_kind: str | None = None
+    negative: bool = False
+    kinds: object = None
+    notes: tuple[str, ...] = ()
 
     def budget(self) -> Budget:
         """A fresh budget for one proof of this item."""

@@ -43,8 +43,8 @@ def _declared(task) -> dict[str, list[str]]:
 
 def _domain_text(task) -> str:
     """The domain as acptools read it, written back (no comments, no costs)."""
-    try:
-        return task.written_domain_text
+    try:  # empty sections are valid PDDL, but some readers (unified-planning's) refuse them
+        return re.sub(r"\n? *\(:(types|constants) *\)", "", task.written_domain_text)
     except ValueError as e:
         raise AcpError(f"cannot obfuscate this domain: {e}", "--obfuscate") from None
 

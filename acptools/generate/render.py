@@ -62,6 +62,13 @@ class Renderer:
             return self._generic(schema, args)
         return self._fill(phrase, self.domain.actions[schema].params, args)
 
+    def object(self, obj: str) -> str:
+        """An object named with its type(s), 'car c1' (or as the paraphrase drawn for the record)."""
+        types = [t for t in self.task.types.objects.get(obj, ()) if t != "object"]
+        if not types:
+            return f"object {obj}"
+        return self.templates.object_phrase.format(type="/".join(types), name=obj)
+
     def atoms(self, names, negated: bool = False, word: str = "and") -> str:
         """Atoms in natural language, joined."""
         return join([self.atom(n, negated) for n in names], word)

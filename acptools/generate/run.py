@@ -4,6 +4,7 @@ records (or its attempts run out), every answer proven; what could not be built 
 from __future__ import annotations
 
 import math
+import re
 import random
 import time
 from collections import Counter
@@ -16,25 +17,36 @@ from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementat
 from ..task import Task, task_key
 from ..truth import task_for
 from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
-from .base import DUPLICATE, Item, Skip
+from .base import DUPLICATE, NO_KIND, Item, Skip
 from .records import make_record
 from .render import Renderer
 from .states import Difficulty, sample_states
-from .obfuscate import obfuscated_texts
-from .templates import Templates, for_domain
+from .obfuscate import obfuscated_texts, rename
+from .ramify import proven_definitions
+from .ramify_pddl import compile_domain, compile_problem
+from .templates import Templates, for_domain, paraphrased
+from .fluent_kinds import KINDS, classify
 
 TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
 ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
            "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning",
            "object": "object_tracking"}
 ATTEMPTS_PER_RECORD = 10
+MISSES_PER_KIND = 4
+FLUENT_FAMILIES = ("fluent_tracking", "state_tracking", "effects", "composite", "object_tracking")
 
 
 @dataclass
 class Options:
     """What to generate. `budget`: CPU seconds per proof (CPU, not wall time, so a busy machine
     drops no more items than a quiet one). `steps`: ActionReasoningBench sequence lengths. `obfuscate`:
-    seeded random names for everything the PDDL declares, questions written generically (acptools.generate.obfuscate)."""
+    seeded random names for everything the PDDL declares, questions written generically (acptools.generate.obfuscate).
+    `fluents`: the fluent kinds ActionReasoningBench questions about fluents ask about, in turn
+    (acptools.generate.fluent_kinds). `ramifications`: the domain compiled so that fluents with a
+    proven definition by another fluent are derived (acptools.generate.ramify), definitions stated
+    in each context (ActionReasoningBench form only). `paraphrase`: each record phrased with one of the
+    template's paraphrases per predicate and action, drawn from its own seeded stream (the answers are
+    the same as without)."""
 
     form: str = "hard"
     tasks: tuple[str, ...] | None = None
@@ -45,6 +57,9 @@ class Options:
     steps: tuple[int, ...] = (1, 5, 10)
     nl: str | Path | None = None
     obfuscate: bool = False
+    fluents: tuple[str, ...] = KINDS
+    ramifications: bool = False
+    paraphrase: bool = False
 
 
 @dataclass
@@ -128,11 +143,22 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     dtext, ptexts = read_texts(domain, problems)
     tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]  # here too: bad PDDL fails early
     marks: list = [None] * len(tasks)
+    ramified = None
+    if opt.ramifications:
+        if opt.form != "arb":
+            raise AcpError("--ramifications is a variant of the ActionReasoningBench form", "--ramifications",
+                           "add --form arb")
+        dtext, ptexts, ramified = _ramify(tasks, ptexts)
+        tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
     if opt.obfuscate:
         dtext, obfuscated, marks = obfuscated_texts(tasks, opt.seed)
         ptexts = [(ptext, where) for ptext, (_, where) in zip(obfuscated, ptexts)]
         tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
         templates = [Templates(t.domain.name) for t in tasks]  # phrases would give the names away
+        if ramified is not None:
+            names = {kind: m for kind, m in marks[0].items() if kind != "seed"}
+            ramified = {**ramified, "ramified": [rename(p, names) for p in ramified["ramified"]],
+                        "definitions": [_rename_atoms(t, names) for t in ramified["definitions"]]}
     else:
         templates = [for_domain(t.domain, opt.nl) for t in tasks]
     keys = [task_key(dtext, ptext) for ptext, _ in ptexts]
@@ -146,7 +172,7 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     order = sorted((t for t in tasks_wanted if t not in done), key=lambda name: -cost(kind_of(opt.form, name)))
     done = {name: (made, Counter(), 0.0) for name, made in done.items()}
     for name, made, dropped, seconds in run_sharing_proofs(
-            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks) for name in order],
+            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks, ramified) for name in order],
             [keys] * len(order), jobs, backend, address):
         done[name] = made, dropped, seconds
         if on_task:
@@ -172,11 +198,11 @@ def _states_unit(args) -> tuple[int, list]:
 def _records_unit(args) -> tuple[str, list[dict], Counter, float]:
     """One task's records over every problem (a unit of work): the records, the attempts dropped
     and why, the seconds it took."""
-    name, opt, dtext, problem_texts, templates, pools, marks = args
+    name, opt, dtext, problem_texts, templates, pools, marks, ramified = args
     t0 = time.perf_counter()
     tasks = [_load(dtext, ptext) for ptext in problem_texts]
     renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
-    made, dropped = _one_task(opt, name, tasks, renders, pools, marks)
+    made, dropped = _one_task(opt, name, tasks, renders, pools, marks, ramified)
     return name, made, dropped, round(time.perf_counter() - t0, 3)
 
 
@@ -185,21 +211,81 @@ def states_per_problem(n: int, problems: int) -> int:
     return 2 * math.ceil(n / problems) + 4
 
 
-def _one_task(opt: Options, name: str, tasks, renders, pools, marks) -> tuple[list[dict], Counter]:
+def ask_kind(item: Item, kinds, wanted, index: int, misses: int, family: str) -> None:
+    """Set the fluent kind record `index` asks about: the wanted kinds the task has, in turn, two
+    records each (one true, one false), asked positively and negatively in turn so that every 2K
+    pairs ask each of the K kinds both ways (each family starts a pair further on, so a few records of
+    every family together cover them; object tracking asks only about kinds with arguments); after every MISSES_PER_KIND failed attempts the next
+    kind is tried (a state may offer nothing of a kind)."""
+    hidden = item.render.templates.hidden
+    available = tuple(k for k in kinds.available(wanted, about_objects=family == "object_tracking")
+                      if k != "static" or any(p not in hidden for p in kinds.predicates("static")))
+    if not available:
+        raise Skip(NO_KIND)
+    item.kinds = kinds
+    pair, k = index // 2 + FLUENT_FAMILIES.index(family), len(available)
+    item.fluent_kind = available[(pair + misses // MISSES_PER_KIND) % k]
+    item.negative = (pair + (pair // k if k % 2 == 0 else 0)) % 2 == 1
+    if item.fluent_kind == "constrained":
+        item.notes = ("In every state these constraints hold: " +
+                      "; ".join(c.text(item.task.domain.predicates[p].params)
+                                for p, c in sorted(kinds.constraints.items())) + ".",)
+
+
+def _ramify(tasks, ptexts) -> tuple[str, list[tuple[str, str]], dict]:
+    """The domain and problems compiled with every proven definition, and what the records say of it."""
+    defs = proven_definitions(tasks)
+    if not defs:  # nothing to compile: the PDDL as it was given
+        return tasks[0].domain_text, ptexts, {"ramified": [], "definitions": []}
+    dtext = compile_domain(tasks[0].written_domain_text, defs)
+    ptexts = [(compile_problem(t.problem_for(t.init), defs), where) for t, (_, where) in zip(tasks, ptexts)]
+    return dtext, ptexts, {"ramified": [d.predicate for d in defs], "definitions": [d.text() for d in defs]}
+
+
+def _rename_atoms(text: str, mapping: dict) -> str:
+    """A definition's text with its PDDL atoms and variables obfuscated (the prose kept)."""
+    return re.sub(r"\([^()]*\)|\?[^\s(),;]+", lambda m: rename(m.group(), mapping), text)
+
+
+def _ramification_fields(draft, ramified) -> None:
+    """The record says whether the domain was compiled, which fluents, and its context states how."""
+    if draft.extra.get("form") != "arb":
+        return
+    draft.extra["ramifications"] = ramified is not None
+    if ramified is not None:
+        draft.extra["ramified"] = ramified["ramified"]
+        if ramified["definitions"]:
+            draft.context += (" Some facts follow from others in every state (they change only through them): " +
+                              "; ".join(ramified["definitions"]) + ".")
+
+
+def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -> tuple[list[dict], Counter]:
     build = builder(opt.form, name)
+    kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
     made: list[dict] = []
     ids: set[int] = set()
     dropped: Counter = Counter()
+    misses, last = 0, -1   # failed attempts since the last record was made, and how many were made then
     for attempt in range(ATTEMPTS_PER_RECORD * opt.n + 20):
         if len(made) >= opt.n:
             break
+        misses = misses + 1 if len(made) == last else 0
+        last = len(made)
         k = attempt % len(tasks)
         pool = pools[k]
         sampled = pool[(attempt // len(tasks)) % len(pool)]
         item = Item(tasks[k], sampled.state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), renders[k],
                     opt.budget, target=len(made) % 2 == 0, steps=opt.steps)
+        if opt.paraphrase:
+            templates, phrased = paraphrased(renders[k].templates, random.Random(f"{opt.seed}/paraphrase/{attempt}"))
+            item.render = Renderer(tasks[k], templates)
         try:
+            if kinds is not None:
+                ask_kind(item, kinds[k], opt.fluents, len(made), misses, name)
             draft = build(item)
+            _ramification_fields(draft, ramified)
+            if opt.paraphrase:
+                draft.extra["paraphrase"] = phrased
             if marks[k] is not None:
                 draft.extra["obfuscation"] = marks[k]
             record = make_record(tasks[k], draft)

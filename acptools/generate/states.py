@@ -109,3 +109,22 @@ def sample_states(task: Task, count: int, rng: random.Random, difficulty: Diffic
 def _walk(task: Task, difficulty: Difficulty, rng: random.Random) -> list[int]:
     lo, hi = difficulty.walk
     return random_walk(task, task.init, rng.randint(lo, hi), rng)
+
+
+def reachable_states(task: Task, limit: int) -> list[int] | None:
+    """Every state reachable from the initial state (breadth-first), or None when there are more
+    than `limit`: an exhaustive proof over them needs them all."""
+    seen = {task.init}
+    frontier = [task.init]
+    while frontier:
+        nxt = []
+        for state in frontier:
+            for op in task.applicable_ops(state):
+                s = task.apply_op(op, state)
+                if s not in seen:
+                    if len(seen) >= limit:
+                        return None
+                    seen.add(s)
+                    nxt.append(s)
+        frontier = nxt
+    return sorted(seen)

@@ -11,7 +11,9 @@ A template file is JSON:
       "hidden": ["not-eq"]                                 optional: static predicates the description
     }                                                      already states, left out of the context
 
-`{name}` stands for the PDDL parameter `?name` of the predicate or action. Predicates and actions
+`{name}` stands for the PDDL parameter `?name` of the predicate or action. A phrase may also be a
+list of up to MAX_VARIANTS paraphrases (`"at": ["car {c} is at location {l}", "car {c} is in {l}"]`):
+the first is the default, and `generate --paraphrase` picks one per name and record, seeded. Predicates and actions
 without a phrase are written generically (`pred(o1, o2)`, `act(o1, o2)`), as is every domain without
 a file. Files for the bundled example domains ship with them (`acptools/examples/<name>/nl.json`);
 `load(path)` reads a file of your own, for any domain.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import AcpError
@@ -30,6 +32,11 @@ PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FILE_NAME = "nl.json"
 KEYS = ("domain", "description", "predicates", "negated", "actions", "hidden")
+TABLES = ("predicates", "negated", "actions")
+MAX_VARIANTS = 5
+# how a question names one object with its type ('car c1'): any domain, so no template file needs them
+OBJECT_PHRASES = ("{type} {name}", "the {type} {name}", "{name}, a {type}", "{name} (a {type})",
+                  "the {type} named {name}")
 
 
 @dataclass
@@ -43,13 +50,19 @@ class Templates:
     actions: dict[str, str] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()
     source: str = ""
+    variants: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # table -> name -> paraphrases
+    object_phrase: str = OBJECT_PHRASES[0]
+
+    def phrasings(self, table: str, name: str) -> list[str]:
+        """Every phrasing of a name in a table ('predicates', 'negated', 'actions'), the default first."""
+        return self.variants.get(table, {}).get(name) or [getattr(self, table)[name]]
 
     def check(self, domain) -> None:
         """Every phrase names a predicate/action of `domain` and only its parameters."""
-        for table, defs, what in ((self.predicates, domain.predicates, "predicate"),
-                                  (self.negated, domain.predicates, "predicate"),
-                                  (self.actions, domain.actions, "action")):
-            for name, phrase in table.items():
+        for key, defs, what in (("predicates", domain.predicates, "predicate"),
+                                ("negated", domain.predicates, "predicate"),
+                                ("actions", domain.actions, "action")):
+            for name, phrase in ((n, p) for n in getattr(self, key) for p in self.phrasings(key, n)):
                 where = f"{self.source}: {what} {name!r}"
                 d = defs.get(name)
                 if d is None:
@@ -65,11 +78,22 @@ class Templates:
                 raise AcpError(f"'hidden' names {name!r}, which is not a predicate of {domain.name!r}", self.source)
 
 
-def _strings(doc: dict, key: str, where: str) -> dict[str, str]:
+def _phrases(value) -> list[str] | None:
+    """A phrase or a list of 1..MAX_VARIANTS paraphrases as a list (None when neither)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and 0 < len(value) <= MAX_VARIANTS and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def _strings(doc: dict, key: str, where: str) -> dict[str, list[str]]:
     table = doc.get(key, {})
-    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
-        raise AcpError(f"{key!r} must map names to phrases (strings)", where)
-    return {k.lower(): v for k, v in table.items()}
+    lists = {k: _phrases(v) for k, v in table.items()} if isinstance(table, dict) else None
+    if lists is None or any(v is None or not isinstance(k, str) for k, v in lists.items()):
+        raise AcpError(f"{key!r} must map names to phrases (strings, or lists of 1 to {MAX_VARIANTS} paraphrases)",
+                       where)
+    return {k.lower(): v for k, v in lists.items()}
 
 
 def parse(text: str, source: str = "templates") -> Templates:
@@ -86,9 +110,26 @@ def parse(text: str, source: str = "templates") -> Templates:
     hidden = doc.get("hidden", [])
     if not isinstance(hidden, list) or not all(isinstance(h, str) for h in hidden):
         raise AcpError("'hidden' must be a list of predicate names", source)
+    tables = {key: _strings(doc, key, source) for key in TABLES}
+    first = {key: {n: v[0] for n, v in table.items()} for key, table in tables.items()}
     return Templates(str(doc.get("domain", "")).lower(), str(doc.get("description", "")),
-                     _strings(doc, "predicates", source), _strings(doc, "negated", source),
-                     _strings(doc, "actions", source), frozenset(h.lower() for h in hidden), source)
+                     first["predicates"], first["negated"], first["actions"], frozenset(h.lower() for h in hidden),
+                     source, {key: {n: v for n, v in table.items() if len(v) > 1} for key, table in tables.items()})
+
+
+def paraphrased(templates: Templates, rng) -> tuple[Templates, dict[str, int]]:
+    """The templates with one phrasing drawn per name that has several and one way of naming an
+    object with its type (OBJECT_PHRASES), and which ones (by 'table:name' and 'objects', 0 the
+    default), for a record to say how it was phrased."""
+    chosen, tables = {}, {key: dict(getattr(templates, key)) for key in TABLES}
+    for key in TABLES:
+        for name, options in sorted(templates.variants.get(key, {}).items()):
+            k = rng.randrange(len(options))
+            tables[key][name] = options[k]
+            chosen[f"{key}:{name}"] = k
+    k = rng.randrange(len(OBJECT_PHRASES))
+    chosen["objects"] = k
+    return replace(templates, **tables, object_phrase=OBJECT_PHRASES[k]), chosen
 
 
 def load(path) -> Templates:

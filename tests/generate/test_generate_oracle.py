@@ -262,7 +262,9 @@ def _arb_value(name: str, o: Oracle, init, query: dict):
         chosen = holds if query.get("sign", "true") == "true" else universe - holds
         obj = query.get("object")
         among = None if query.get("among") is None else {" ".join(x.lower().split()) for x in query["among"]}
-        return sorted(a for a in chosen if (obj is None or obj in a[1:-1].split()[1:]) and (among is None or a in among))
+        kinds = query.get("predicates")  # the fluent kind asked about
+        return sorted(a for a in chosen if (obj is None or obj in a[1:-1].split()[1:]) and
+                      (among is None or a in among) and (kinds is None or _pred(a) in kinds))
     return None  # other queries are checked by simulation alone in test_generate
 
 
