@@ -16,6 +16,7 @@ import traceback
 from collections import defaultdict
 from pathlib import Path
 
+from .. import store
 from ..answers import canonical_task
 from ..backends import run_sharing_proofs
 from ..budget import Effort
@@ -24,7 +25,7 @@ from ..kinds import cost
 from ..errors import AcpError
 from ..questions import DEFAULT_SECONDS
 from ..task import task_key
-from . import forms
+from . import forms, memo
 from .api import check_stored, gold_response, grade
 from .items import ERROR, UNKNOWN, ItemScore
 from .question import question_of_record, record_where
@@ -270,16 +271,22 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.Effort`), so
     the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
     again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported.
+    Grades the proof store holds (acptools.scoring.memo) are read, not graded; proven grades are kept.
     `skip`: indices of pairs already scored (a resumed run; None in the result); `on_items(items)` is
     called with each record's items as soon as they are final (so they can be written at once)."""
     effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
+    results: list[dict | None] = [None] * len(pairs)
+    stored = _StoredGrades(pairs, semantics, effort, until)
     skip = set(skip)
+    hits = [i for i in range(len(pairs)) if i not in skip and stored.read(i, results)]
+    if hits and on_items:
+        on_items([results[i] for i in hits])
+    skip.update(hits)
     groups: dict[tuple, list[int]] = {}
     for i, (rec, _row) in enumerate(pairs):
         if i not in skip:
             groups.setdefault((task_of(rec), str(rec["id"])), []).append(i)
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
-    results: list[dict | None] = [None] * len(pairs)
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
     kinds = [task_of(pairs[ids[0]][0]) for ids in units]
     tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)), len(skip))
@@ -287,6 +294,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     for k, items, seconds in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
+            stored.keep(i, it)
         tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
         if any(it["verdict"] == UNKNOWN for it in items):
             retry.append(k)
@@ -300,9 +308,52 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
                 if results[i]["verdict"] == UNKNOWN:
                     it["retried"] = True
                     results[i] = it
+                    stored.keep(i, it, retried=True)
             if on_items:
                 on_items([results[i] for i in units[retry[k]]])
     return results
+
+
+class _StoredGrades:
+    """The grades of this run's pairs in the proof store (acptools.scoring.memo): read before any
+    work is scheduled (a retried grade under the retry's effort), kept as items come back."""
+
+    def __init__(self, pairs, semantics: str, effort: Effort, until: bool):
+        self.found = store.active()
+        self.pairs, self.semantics, self.until = pairs, semantics, until
+        self.seconds = (effort.seconds, effort.scaled(RETRY_FACTOR).seconds)
+        self.digests: dict[int, tuple[dict, str]] = {}
+
+    def key(self, i: int, retried: bool = False) -> str:
+        rec, row = self.pairs[i]
+        held = self.digests.get(id(rec))
+        if held is None or held[0] is not rec:
+            held = self.digests[id(rec)] = (rec, memo.record_digest(rec))
+        return memo.grade_key(held[1], row["response"], self.semantics, self.until, self.seconds[retried])
+
+    def read(self, i: int, results: list) -> bool:
+        """Put pair i's stored item in results[i]; False when the store does not hold its grade."""
+        if self.found is None:
+            return False
+        t0 = time.perf_counter()
+        for retried in (False, True):
+            graded = memo.lookup(self.found, self.key(i, retried))
+            if graded is not None:
+                item = _item_for(*self.pairs[i], self.semantics)
+                for k, v in graded.items():
+                    setattr(item, k, v)
+                item.seconds = round(time.perf_counter() - t0, 6)
+                results[i] = item.to_dict()
+                if retried:
+                    results[i]["retried"] = True
+                return True
+        return False
+
+    def keep(self, i: int, item: dict, retried: bool = False) -> None:
+        if self.found is not None:
+            rec, row = self.pairs[i]
+            memo.keep(self.found, self.key(i, retried), rec, row["response"], self.semantics, self.until,
+                      self.seconds[retried], item)
 
 
 def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
