@@ -9,6 +9,7 @@ items are in :mod:`.report`.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
@@ -27,7 +28,7 @@ from ..questions import DEFAULT_SECONDS
 from ..task import task_key
 from . import forms, memo
 from .api import check_stored, gold_response, grade
-from .items import ERROR, UNKNOWN, ItemScore
+from .items import ERROR, ITEM_FIELDS, UNKNOWN, ItemScore
 from .question import question_of_record, record_where
 
 # fields of a response row that the scorer reads; the others pass through to the item
@@ -199,6 +200,18 @@ def _item_for(record: dict, row: dict, semantics: str) -> ItemScore:
                      model=row.get("model"), semantics=semantics, extra=extra)
 
 
+def _stored_item(record: dict, row: dict, semantics: str, graded: dict) -> dict:
+    """The item dict of a stored grade, the same as `ItemScore.to_dict` gives for a graded one (the
+    graded values were just read from JSON, so they are this item's own and need no deep copy)."""
+    item = _item_for(record, row, semantics)
+    fields = {f: graded[f] if f in graded else getattr(item, f) for f in ITEM_FIELDS}
+    fields["extra"] = copy.deepcopy(item.extra)
+    extra = fields.pop("extra")
+    out = {k: v for k, v in extra.items() if k not in fields}
+    out.update(fields)
+    return out
+
+
 def score_group(record: dict, rows: list[dict], semantics: str, budget, until: bool = True) -> list[ItemScore]:
     """Score every response to one record (its question is built once)."""
     out = []
@@ -339,11 +352,8 @@ class _StoredGrades:
         for retried in (False, True):
             graded = memo.lookup(self.found, self.key(i, retried))
             if graded is not None:
-                item = _item_for(*self.pairs[i], self.semantics)
-                for k, v in graded.items():
-                    setattr(item, k, v)
-                item.seconds = round(time.perf_counter() - t0, 6)
-                results[i] = item.to_dict()
+                results[i] = _stored_item(*self.pairs[i], self.semantics, graded)
+                results[i]["seconds"] = round(time.perf_counter() - t0, 6)
                 if retried:
                     results[i]["retried"] = True
                 return True
