@@ -11,7 +11,8 @@ a key that is not in the file (acptools.store_key: a per-user key file made 0600
 config, or an operator's key for a shared store). A row that does not authenticate is bypassed and
 counted (`stats()["bypassed"]`), never served; acptools.truth also replays every stored witness
 against the task before serving it. Rows of another engine version are ignored (an upgrade never
-reads old truths). A file that is not ours, or damaged, is reported once and bypassed. A file (or
+reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The same file
+keeps graded answers (acptools.scoring.memo: `get_grade`/`put_grade`), under the same rules. A file (or
 folder) this process may not write is read, and nothing new is stored in it.
 
     from acptools import store

@@ -23,13 +23,19 @@ def verify(found, sample: int | None = None, seed: int = 0) -> dict:
             failures.append({"key": key, "problem": "not authenticated by this store's key (forged, or written "
                                                     "with another key)"})
             continue
-        row = json.loads(text)
         texts = found.task_texts(task)
         if texts is None:
             failures.append({"key": key, "problem": "the task's PDDL is not in the store: the grade cannot be checked"})
             continue
-        record = dict(row["record"], PDDL_domain=texts[0], PDDL_problem=texts[1])
-        if grade_key(record_digest(record), row["response"], row["semantics"], row["until"], row["seconds"]) != key:
+        try:
+            row = json.loads(text)
+            record = dict(row["record"], PDDL_domain=texts[0], PDDL_problem=texts[1])
+            current = grade_key(record_digest(record), row["response"], row["semantics"], row["until"],
+                                row["seconds"]) == key
+        except (ValueError, TypeError, KeyError) as e:
+            failures.append({"key": key, "problem": f"a malformed row ({type(e).__name__}: {e})"})
+            continue
+        if not current:
             stale += 1
             continue
         problem = _regrade_problem(record, row)
