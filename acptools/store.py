@@ -201,7 +201,8 @@ class ProofStore:
             self.misses += 1
             return None
         task, value, mac = row
-        if not (isinstance(task, str) and isinstance(value, str) and self.authentic(task, state, kind, key, value, mac)):
+        if not (isinstance(task, str) and isinstance(value, str) and
+                self.authentic(task, state, kind, key, value, mac)):
             self.bypass(kind, key, "not authenticated by this store's key")
             return None
         try:
@@ -264,7 +265,8 @@ class ProofStore:
     def get_grade(self, key: str) -> dict | None:
         """The stored grade under `key` (a digest of everything the grade depends on), or None (also
         for a row that does not authenticate: bypassed and counted, never served)."""
-        row = self._read("SELECT task, value, checksum FROM grades WHERE version = ? AND key = ?", (ENGINE_VERSION, key))
+        row = self._read("SELECT task, value, checksum FROM grades WHERE version = ? AND key = ?",
+                         (ENGINE_VERSION, key))
         return self._served(row, "", GRADE_KIND, key)
 
     def put_grade(self, key: str, task: str, value: dict) -> None:
