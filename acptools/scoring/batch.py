@@ -262,11 +262,15 @@ def _cost(record: dict) -> float:
 
 
 def _worker(args):
-    """score_group in a worker; items come back as dicts (picklable, and what callers keep)."""
-    idx, record, rows, semantics, budget, until = args
-    t0 = time.perf_counter()
-    items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
-    return idx, items, time.perf_counter() - t0   # the unit's whole cost, loading the question included
+    """score_group for each record of a bundle (records of one task, so one worker parses and grounds
+    it once); items come back as dicts (picklable, and what callers keep)."""
+    records, semantics, budget, until = args
+    out = []
+    for idx, record, rows in records:
+        t0 = time.perf_counter()
+        items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+        out.append((idx, items, time.perf_counter() - t0))  # the record's whole cost, loading the question included
+    return out
 
 
 def _task_of(record: dict) -> str:
@@ -369,9 +373,28 @@ class _StoredGrades:
 def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
                address: str | None = None):
     """Yield (unit index, item dicts, seconds) as units finish, on the chosen backend, the proof store
-    shared (acptools.backends)."""
-    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until) for k, ids in enumerate(units)]
-    yield from run_sharing_proofs(_worker, work, [[_task_of(w[1])] for w in work], jobs, backend, address)
+    shared (acptools.backends). Units about one task travel together (`_bundles`)."""
+    bundles = _bundles([_task_of(pairs[ids[0]][0]) for ids in units], jobs)
+    work = [([(k, pairs[units[k][0]][0], [pairs[i][1] for i in units[k]]) for k in ks], semantics, effort, until)
+            for _, ks in bundles]
+    for done in run_sharing_proofs(_worker, work, [[task] for task, _ in bundles], jobs, backend, address):
+        yield from done
+
+
+def _bundles(tasks: list[str], jobs: int) -> list[tuple[str, list[int]]]:
+    """(task, unit indices) bundles in the order of their first unit: the units about one task, so a
+    worker parses and grounds it once, at most a quarter of one worker's share each, so that a file
+    whose records share one task still keeps every worker busy."""
+    cap = max(1, len(tasks) // (4 * jobs))
+    open_: dict[str, list[int]] = {}
+    out: list[tuple[str, list[int]]] = []
+    for k, task in enumerate(tasks):
+        bundle = open_.get(task)
+        if bundle is None or len(bundle) >= cap:
+            bundle = open_[task] = []
+            out.append((task, bundle))
+        bundle.append(k)
+    return out
 
 
 class _Tracker:
