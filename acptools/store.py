@@ -11,7 +11,8 @@ a key that is not in the file (acptools.store_key: a per-user key file made 0600
 config, or an operator's key for a shared store). A row that does not authenticate is bypassed and
 counted (`stats()["bypassed"]`), never served; acptools.truth also replays every stored witness
 against the task before serving it. Rows of another engine version are ignored (an upgrade never
-reads old truths). A file that is not ours, or damaged, is reported once and bypassed. A file (or
+reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The same file
+keeps graded answers (acptools.scoring.memo: `get_grade`/`put_grade`), under the same rules. A file (or
 folder) this process may not write is read, and nothing new is stored in it.
 
     from acptools import store
@@ -42,6 +43,7 @@ from .store_key import load_key
 
 ENGINE_VERSION = "acptools-proofs-2"  # bump when an engine may prove something different, or rows change form
 APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
+GRADE_KIND = "grade-memo"             # the kind a stored grade's MAC names (no fact row has it)
 log = logging.getLogger("acptools.store")
 
 
@@ -81,7 +83,7 @@ class ProofStore:
         self._local = threading.local()
         self.broken = ""
         self.readonly = False
-        self.hits = self.misses = self.writes = self.bypassed = 0
+        self.hits = self.misses = self.writes = self.bypassed = self.cleared_grades = 0
         self._key = b""
         try:
             self._key = key or load_key(key_file)
@@ -153,6 +155,8 @@ class ProofStore:
                      "value TEXT, checksum TEXT, PRIMARY KEY (version, task, state, kind, key))")
         conn.execute("CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, domain TEXT, problem TEXT)")
         conn.execute("CREATE TABLE IF NOT EXISTS states (task TEXT, state TEXT, atoms TEXT, PRIMARY KEY (task, state))")
+        conn.execute("CREATE TABLE IF NOT EXISTS grades (version TEXT, key TEXT, task TEXT, value TEXT, checksum TEXT, "
+                     "PRIMARY KEY (version, key))")
 
     def _fail(self, why: str) -> None:
         if not self.broken:
@@ -173,20 +177,32 @@ class ProofStore:
     # ---- facts --------------------------------------------------------------------------------
     def get(self, task: str, state: str, kind: str, key: str = "") -> dict | None:
         """A stored fact, or None (also for a row that does not authenticate: never served)."""
+        row = self._read("SELECT ?, value, checksum FROM facts WHERE version = ? AND task = ? AND state = ? "
+                         "AND kind = ? AND key = ?", (task, ENGINE_VERSION, task, state, kind, key))
+        return self._served(row, state, kind, key)
+
+    def _read(self, sql: str, params: tuple) -> tuple | None:
+        """One row, or None (also when the file cannot be read: the store is then bypassed)."""
         if self.broken:
             return None
         try:
-            row = self._connection().execute(
-                "SELECT value, checksum FROM facts WHERE version = ? AND task = ? AND state = ? AND kind = ? "
-                "AND key = ?", (ENGINE_VERSION, task, state, kind, key)).fetchone()
+            return self._connection().execute(sql, params).fetchone()
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):  # a read-only file made before that table was kept
+                return None
+            self._fail(str(e))
         except sqlite3.Error as e:
             self._fail(str(e))
-            return None
+        return None
+
+    def _served(self, row: tuple | None, state: str, kind: str, key: str) -> dict | None:
+        """The JSON object of a (task, value, checksum) row that authenticates, else None (counted)."""
         if row is None:
             self.misses += 1
             return None
-        value, mac = row
-        if not isinstance(value, str) or not self.authentic(task, state, kind, key, value, mac):
+        task, value, mac = row
+        if not (isinstance(task, str) and isinstance(value, str) and
+                self.authentic(task, state, kind, key, value, mac)):
             self.bypass(kind, key, "not authenticated by this store's key")
             return None
         try:
@@ -245,6 +261,44 @@ class ProofStore:
         row = self._connection().execute("SELECT domain, problem FROM tasks WHERE task = ?", (task,)).fetchone()
         return None if row is None or not all(isinstance(t, str) for t in row) else (row[0], row[1])
 
+    # ---- graded answers (acptools.scoring.memo): a warm run reads them instead of grading again ------
+    def get_grade(self, key: str) -> dict | None:
+        """The stored grade under `key` (a digest of everything the grade depends on), or None (also
+        for a row that does not authenticate: bypassed and counted, never served)."""
+        row = self._read("SELECT task, value, checksum FROM grades WHERE version = ? AND key = ?",
+                         (ENGINE_VERSION, key))
+        return self._served(row, "", GRADE_KIND, key)
+
+    def put_grade(self, key: str, task: str, value: dict) -> None:
+        """Keep a grade (callers keep only proven ones) under `key`, for the task whose PDDL hashes to `task`."""
+        if self.broken or self.readonly:
+            return
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        mac = row_mac(self._key, ENGINE_VERSION, task, "", GRADE_KIND, key, text)
+        try:
+            self._connection().execute("INSERT OR REPLACE INTO grades VALUES (?, ?, ?, ?, ?)",
+                                       (ENGINE_VERSION, key, task, text, mac))
+            self.writes += 1
+        except sqlite3.Error as e:
+            self._fail(str(e))
+
+    @_maintenance
+    def grade_rows(self, sample: int | None = None, seed: int = 0) -> list[tuple]:
+        """Current-version grades, all or `sample` random ones: (key, task, value text, authentic)."""
+        if not self._has_grades():
+            return []
+        query = "SELECT key, task, value, checksum FROM grades WHERE version = ? ORDER BY key"
+        found = [(key, t, v, isinstance(t, str) and isinstance(v, str) and
+                  self.authentic(t, "", GRADE_KIND, key, v, mac))
+                 for key, t, v, mac in self._connection().execute(query, (ENGINE_VERSION,))]
+        if sample is not None and sample < len(found):
+            found = sorted(random.Random(seed).sample(found, sample))
+        return found
+
+    def _has_grades(self) -> bool:
+        return self._connection().execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grades'"
+                                          ).fetchone() is not None
+
     # ---- moving facts between stores (workers on other machines) -----------------------------
     @_maintenance
     def export(self, task: str) -> dict:
@@ -289,6 +343,10 @@ class ProofStore:
         out["old_version"] = conn.execute("SELECT COUNT(*) FROM facts WHERE version != ?",
                                           (ENGINE_VERSION,)).fetchone()[0]
         out["tasks"] = conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+        grades = self.grade_rows()
+        out["grades"] = {"rows": len(grades), "bypassed": sum(1 for row in grades if not row[-1]),
+                         "old_version": conn.execute("SELECT COUNT(*) FROM grades WHERE version != ?",
+                                                     (ENGINE_VERSION,)).fetchone()[0] if self._has_grades() else 0}
         out["bytes"] = self.path.stat().st_size if self.path.exists() else 0
         out["this_process"] = {"hits": self.hits, "misses": self.misses, "writes": self.writes,
                                "bypassed": self.bypassed}
@@ -308,7 +366,8 @@ class ProofStore:
 
     @_maintenance
     def clear(self) -> int:
-        """Remove every fact (of every version) and task; returns how many facts there were."""
+        """Remove every fact and grade (of every version) and task; returns how many facts there were
+        (`cleared_grades` then says how many grades)."""
         if self.readonly:
             raise AcpError(f"the proof store {self.path} is read-only here", "cache clear",
                            "ask its owner, or delete the file if the folder is yours")
@@ -317,6 +376,8 @@ class ProofStore:
         conn.execute("DELETE FROM facts")
         conn.execute("DELETE FROM tasks")
         conn.execute("DELETE FROM states")
+        self.cleared_grades = conn.execute("SELECT COUNT(*) FROM grades").fetchone()[0]
+        conn.execute("DELETE FROM grades")
         conn.execute("VACUUM")
         return n
 

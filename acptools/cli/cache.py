@@ -46,7 +46,9 @@ def run(args) -> int:
         if args.action == "stats":
             print(json.dumps(found.stats(), indent=1))
         elif args.action == "clear":
-            print(f"removed {found.clear()} facts from {found.path}")
+            facts = found.clear()
+            print(f"removed {facts} facts from {found.path}")
+            print(f"removed {found.cleared_grades} stored grades")
         else:
             return _verify(found, args)
     except AcpError as e:
@@ -57,6 +59,8 @@ def run(args) -> int:
 
 
 def _verify(found, args) -> int:
+    """Every fact proven again, and every stored grade graded again, from scratch (or --sample N of each)."""
+    from ..scoring.memo_verify import verify
     from ..truth import verify_store
     res = verify_store(found, args.sample, budget=args.budget)
     failures = res["failures"]
@@ -64,4 +68,11 @@ def _verify(found, args) -> int:
     print(f"checked {what} of {found.path}: {len(failures)} failed")
     for f in failures:
         print(f"  FAILED {f['kind']} {f['key']!r} (task {f['task']}, state {f['state']}): {f['problem']}")
-    return EXIT_CHECK if failures else EXIT_OK
+    grades = verify(found, args.sample)
+    what = f"{grades['checked']} random stored grades" if args.sample is not None else \
+        f"all {grades['checked']} stored grades"
+    print(f"graded again {what}: {len(grades['failures'])} failed, {grades['stale']} of another acptools version "
+          "(never served)")
+    for f in grades["failures"]:
+        print(f"  FAILED grade {f['key'][:16]}: {f['problem']}")
+    return EXIT_CHECK if failures or grades["failures"] else EXIT_OK

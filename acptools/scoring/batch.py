@@ -9,6 +9,7 @@ items are in :mod:`.report`.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
@@ -16,6 +17,7 @@ import traceback
 from collections import defaultdict
 from pathlib import Path
 
+from .. import store
 from ..answers import canonical_task
 from ..backends import run_sharing_proofs
 from ..budget import Effort
@@ -24,9 +26,9 @@ from ..kinds import cost
 from ..errors import AcpError
 from ..questions import DEFAULT_SECONDS
 from ..task import task_key
-from . import forms
+from . import forms, memo
 from .api import check_stored, gold_response, grade
-from .items import ERROR, UNKNOWN, ItemScore
+from .items import ERROR, ITEM_FIELDS, UNKNOWN, ItemScore
 from .question import question_of_record, record_where
 
 # fields of a response row that the scorer reads; the others pass through to the item
@@ -198,6 +200,18 @@ def _item_for(record: dict, row: dict, semantics: str) -> ItemScore:
                      model=row.get("model"), semantics=semantics, extra=extra)
 
 
+def _stored_item(record: dict, row: dict, semantics: str, graded: dict) -> dict:
+    """The item dict of a stored grade, the same as `ItemScore.to_dict` gives for a graded one (the
+    graded values were just read from JSON, so they are this item's own and need no deep copy)."""
+    item = _item_for(record, row, semantics)
+    fields = {f: graded[f] if f in graded else getattr(item, f) for f in ITEM_FIELDS}
+    fields["extra"] = copy.deepcopy(item.extra)
+    extra = fields.pop("extra")
+    out = {k: v for k, v in extra.items() if k not in fields}
+    out.update(fields)
+    return out
+
+
 def score_group(record: dict, rows: list[dict], semantics: str, budget, until: bool = True) -> list[ItemScore]:
     """Score every response to one record (its question is built once)."""
     out = []
@@ -248,11 +262,15 @@ def _cost(record: dict) -> float:
 
 
 def _worker(args):
-    """score_group in a worker; items come back as dicts (picklable, and what callers keep)."""
-    idx, record, rows, semantics, budget, until = args
-    t0 = time.perf_counter()
-    items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
-    return idx, items, time.perf_counter() - t0   # the unit's whole cost, loading the question included
+    """score_group for each record of a bundle (records of one task, so one worker parses and grounds
+    it once); items come back as dicts (picklable, and what callers keep)."""
+    records, semantics, budget, until = args
+    out = []
+    for idx, record, rows in records:
+        t0 = time.perf_counter()
+        items = [it.to_dict() for it in score_group(record, rows, semantics, budget, until)]
+        out.append((idx, items, time.perf_counter() - t0))  # the record's whole cost, loading the question included
+    return out
 
 
 def _task_of(record: dict) -> str:
@@ -270,16 +288,22 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.Effort`), so
     the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
     again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported.
+    Grades the proof store holds (acptools.scoring.memo) are read, not graded; proven grades are kept.
     `skip`: indices of pairs already scored (a resumed run; None in the result); `on_items(items)` is
     called with each record's items as soon as they are final (so they can be written at once)."""
     effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
+    results: list[dict | None] = [None] * len(pairs)
+    stored = _StoredGrades(pairs, semantics, effort, until)
     skip = set(skip)
+    hits = [i for i in range(len(pairs)) if i not in skip and stored.read(i, results)]
+    if hits and on_items:
+        on_items([results[i] for i in hits])
+    skip.update(hits)
     groups: dict[tuple, list[int]] = {}
     for i, (rec, _row) in enumerate(pairs):
         if i not in skip:
             groups.setdefault((task_of(rec), str(rec["id"])), []).append(i)
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
-    results: list[dict | None] = [None] * len(pairs)
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
     kinds = [task_of(pairs[ids[0]][0]) for ids in units]
     tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)), len(skip))
@@ -287,6 +311,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     for k, items, seconds in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
         for i, it in zip(units[k], items):
             results[i] = it
+            stored.keep(i, it)
         tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
         if any(it["verdict"] == UNKNOWN for it in items):
             retry.append(k)
@@ -300,17 +325,76 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
                 if results[i]["verdict"] == UNKNOWN:
                     it["retried"] = True
                     results[i] = it
+                    stored.keep(i, it, retried=True)
             if on_items:
                 on_items([results[i] for i in units[retry[k]]])
     return results
 
 
+class _StoredGrades:
+    """The grades of this run's pairs in the proof store (acptools.scoring.memo): read before any
+    work is scheduled (a retried grade under the retry's effort), kept as items come back."""
+
+    def __init__(self, pairs, semantics: str, effort: Effort, until: bool):
+        self.found = store.active()
+        self.pairs, self.semantics, self.until = pairs, semantics, until
+        self.seconds = (effort.seconds, effort.scaled(RETRY_FACTOR).seconds)
+        self.digests: dict[int, tuple[dict, str]] = {}
+
+    def key(self, i: int, retried: bool = False) -> str:
+        rec, row = self.pairs[i]
+        held = self.digests.get(id(rec))
+        if held is None or held[0] is not rec:
+            held = self.digests[id(rec)] = (rec, memo.record_digest(rec))
+        return memo.grade_key(held[1], row["response"], self.semantics, self.until, self.seconds[retried])
+
+    def read(self, i: int, results: list) -> bool:
+        """Put pair i's stored item in results[i]; False when the store does not hold its grade."""
+        if self.found is None:
+            return False
+        t0 = time.perf_counter()
+        for retried in (False, True):
+            graded = memo.lookup(self.found, self.key(i, retried))
+            if graded is not None:
+                results[i] = _stored_item(*self.pairs[i], self.semantics, graded)
+                results[i]["seconds"] = round(time.perf_counter() - t0, 6)
+                if retried:
+                    results[i]["retried"] = True
+                return True
+        return False
+
+    def keep(self, i: int, item: dict, retried: bool = False) -> None:
+        if self.found is not None:
+            rec, row = self.pairs[i]
+            memo.keep(self.found, self.key(i, retried), rec, row["response"], self.semantics, self.until,
+                      self.seconds[retried], item)
+
+
 def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
                address: str | None = None):
     """Yield (unit index, item dicts, seconds) as units finish, on the chosen backend, the proof store
-    shared (acptools.backends)."""
-    work = [(k, pairs[ids[0]][0], [pairs[i][1] for i in ids], semantics, effort, until) for k, ids in enumerate(units)]
-    yield from run_sharing_proofs(_worker, work, [[_task_of(w[1])] for w in work], jobs, backend, address)
+    shared (acptools.backends). Units about one task travel together (`_bundles`)."""
+    bundles = _bundles([_task_of(pairs[ids[0]][0]) for ids in units], jobs)
+    work = [([(k, pairs[units[k][0]][0], [pairs[i][1] for i in units[k]]) for k in ks], semantics, effort, until)
+            for _, ks in bundles]
+    for done in run_sharing_proofs(_worker, work, [[task] for task, _ in bundles], jobs, backend, address):
+        yield from done
+
+
+def _bundles(tasks: list[str], jobs: int) -> list[tuple[str, list[int]]]:
+    """(task, unit indices) bundles in the order of their first unit: the units about one task, so a
+    worker parses and grounds it once, at most a quarter of one worker's share each, so that a file
+    whose records share one task still keeps every worker busy."""
+    cap = max(1, len(tasks) // (4 * jobs))
+    open_: dict[str, list[int]] = {}
+    out: list[tuple[str, list[int]]] = []
+    for k, task in enumerate(tasks):
+        bundle = open_.get(task)
+        if bundle is None or len(bundle) >= cap:
+            bundle = open_[task] = []
+            out.append((task, bundle))
+        bundle.append(k)
+    return out
 
 
 class _Tracker:

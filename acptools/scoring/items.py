@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 # ---- verdict categories (the `verdict` field) --------------------------------------------------
 CORRECT = "correct"                  # score 1
@@ -62,6 +62,9 @@ class ItemScore:
         out = {k: v for k, v in extra.items() if k not in d}
         out.update(d)
         return out
+
+
+ITEM_FIELDS = tuple(f.name for f in fields(ItemScore))  # in the order `ItemScore.to_dict` writes them
 
 
 @dataclass

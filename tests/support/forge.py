@@ -58,3 +58,31 @@ def forge(path: Path, key: bytes | None = None) -> int:
     conn.commit()
     conn.close()
     return len(rows)
+
+
+def flipped_grade(value: dict) -> dict:
+    """A stored grade turned around: a correct answer graded wrong, a wrong one graded correct."""
+    graded = dict(value["graded"])
+    graded["score"] = 0 if graded["score"] else 1
+    graded["verdict"] = "incorrect" if graded["verdict"] == "correct" else "correct"
+    graded["reason"] = "forged"
+    return dict(value, graded=graded)
+
+
+def forge_grades(path: Path, key: bytes | None = None) -> int:
+    """Flip every stored grade (acptools.scoring.memo) in the file, its checksum recomputed without the
+    key (or, given `key`, with the real one: the control); returns how many."""
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT version, key, task, value FROM grades").fetchall()
+    for k, (version, name, task, value) in enumerate(rows):
+        text = json.dumps(flipped_grade(json.loads(value)), sort_keys=True, separators=(",", ":"))
+        parts = (version, task, "", "grade-memo", name, text)
+        if key is not None:
+            mac = hmac.new(key, json.dumps(list(parts), ensure_ascii=False).encode(), hashlib.sha256).hexdigest()
+        else:
+            mac = unkeyed_checksum(*parts) if k % 2 else attacker_mac(*parts)
+        conn.execute("UPDATE grades SET value = ?, checksum = ? WHERE version = ? AND key = ?",
+                     (text, mac, version, name))
+    conn.commit()
+    conn.close()
+    return len(rows)
