@@ -66,11 +66,11 @@ async def stdio_tools(command: list[str]):
     if not command:
         yield None
         return
-    from mcp import Client, StdioServerParameters
+    from mcp import Client, StdioServerParameters, stdio_client
     params = StdioServerParameters(command=command[0], args=list(command[1:]))
     async with AsyncExitStack() as stack:
-        try:
-            client = await stack.enter_async_context(Client(params))
+        try:  # a stdio transport, which mcp's Client takes in 2.0 as in 2.3
+            client = await stack.enter_async_context(Client(stdio_client(params)))
         except OSError as e:
             raise AcpError(f"cannot start the MCP server {command[0]!r}: {e}", "mcp_command",
                            "install acptools (it provides acptools-server) or fix the command") from None

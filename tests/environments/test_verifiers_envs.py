@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -129,16 +130,20 @@ def solved(k: int) -> tuple[Oracle, dict]:
 
 def oracle_policy(chosen: list[dict]):
     """Each reply: the first action (by name) that lowers the oracle's h*, from the state the
-    conversation's earlier actions lead to (replayed by the oracle, not by acptools)."""
+    conversation's earlier actions lead to (replayed by the oracle, not by acptools). One request at a
+    time: the oracle's simulator is not thread-safe."""
+    lock = threading.Lock()
+
     def script(api, body):
         first = user_texts(body)[0]
         k = next(i for i, r in enumerate(chosen) if r["PDDL_problem"] in first)
-        oracle, dist = solved(SMALL[k])
-        state = oracle.init_atoms()
-        for m in body["messages"]:
-            if m["role"] == "assistant":
-                state = oracle.successor(state, m["content"].strip())
-        return next(a for a in oracle.applicable(state) if dist.get(oracle.successor(state, a)) == dist[state] - 1)
+        with lock:
+            oracle, dist = solved(SMALL[k])
+            state = oracle.init_atoms()
+            for m in body["messages"]:
+                if m["role"] == "assistant":
+                    state = oracle.successor(state, m["content"].strip())
+            return next(a for a in oracle.applicable(state) if dist.get(oracle.successor(state, a)) == dist[state] - 1)
     return script
 
 
