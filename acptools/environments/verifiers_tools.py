@@ -12,7 +12,7 @@ from __future__ import annotations
 import verifiers.v1 as vf
 from pydantic import Field
 
-from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnv, server_command
+from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnv, LocalEnvConfig, server_command
 from .verifiers_qa import QaTask, QaTaskset, records, task_data
 
 HINT = ("You may call the acptools tools: load_task(domain=..., problem=...) with the PDDL above gives the "
@@ -45,4 +45,16 @@ class ToolsHarness(ChatHarness, vf.Harness[ToolsHarnessConfig]):
         return list(self.config.mcp_command) or server_command(self.config.profile)
 
 
-__all__ = ["ToolsTaskset", "ToolsHarness", "LocalEnv", "ToolsHarnessConfig"]
+class ToolsEnvConfig(LocalEnvConfig):
+    """The seat plays through ToolsHarness by default, so `--env.agent.harness.profile` needs no id."""
+
+    # constructed unvalidated: validating would import acptools_tools, the package being imported
+    agent: vf.AgentConfig = vf.AgentConfig.model_construct(harness=ToolsHarnessConfig(id="acptools-tools"),
+                                                           runtime=vf.SubprocessConfig())
+
+
+class ToolsEnv(LocalEnv, vf.Env[ToolsEnvConfig]):
+    """verifiers' single-agent episode, with the tools harness as the seat's default."""
+
+
+__all__ = ["ToolsTaskset", "ToolsHarness", "ToolsEnv", "ToolsHarnessConfig", "ToolsEnvConfig"]

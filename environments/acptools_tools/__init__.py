@@ -2,6 +2,6 @@
 tools served by an `acptools-server` subprocess under a tool profile (see
 acptools.environments.verifiers_tools). Loaded by name: `vf-eval acptools-tools ...`."""
 
-from acptools.environments.verifiers_tools import LocalEnv, ToolsHarness, ToolsTaskset
+from acptools.environments.verifiers_tools import ToolsEnv, ToolsHarness, ToolsTaskset
 
-__all__ = ["ToolsTaskset", "ToolsHarness", "LocalEnv"]
+__all__ = ["ToolsTaskset", "ToolsHarness", "ToolsEnv"]
