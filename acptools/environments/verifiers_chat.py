@@ -11,7 +11,11 @@ import shutil
 import sys
 from contextlib import AsyncExitStack, asynccontextmanager
 
-import verifiers.v1 as vf
+try:
+    import verifiers.v1 as vf
+except ImportError as e:  # the environments are an optional extra
+    raise ImportError(f"acptools' verifiers environments need verifiers ({e}): pip install 'acptools[verifiers]' "
+                      "(Python 3.11+)") from e
 from openai import AsyncOpenAI
 from pydantic import Field
 from verifiers.v1.dialects.chat import message_to_wire

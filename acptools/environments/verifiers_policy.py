@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 
-import verifiers.v1 as vf
 from pydantic import Field
 
 from ..dataset import load_records
@@ -27,7 +26,7 @@ from ..episode import Episode
 from ..errors import AcpError
 from ..truth import task_for
 from .sources import starts
-from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnvConfig
+from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnvConfig
 
 INTRO = ("You act in a planning task. Each turn, reply with exactly one ground action in PDDL syntax, "
          "e.g. (action obj1 obj2); it is applied if its preconditions hold. Reach the goal in as few actions "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 
-import verifiers.v1 as vf
 from pydantic import Field
 
 from .. import examples
@@ -22,7 +21,7 @@ from ..generate import TASKS, Options, generate
 from .grading import CREDITS, reward
 from .prompting import prompt
 from .sources import pddl_texts
-from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnv
+from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnv
 
 SYSTEM = "You answer questions about PDDL planning tasks. Reply with the answer in the format the question asks for."
 

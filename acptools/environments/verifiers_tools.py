@@ -9,10 +9,9 @@ plans or optimal actions away are hidden; `qa` hides every tool that answers an 
 
 from __future__ import annotations
 
-import verifiers.v1 as vf
 from pydantic import Field
 
-from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnv, LocalEnvConfig, server_command
+from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnv, LocalEnvConfig, server_command
 from .verifiers_qa import QaTask, QaTaskset, records, task_data
 
 HINT = ("You may call the acptools tools: load_task(domain=..., problem=...) with the PDDL above gives the "
