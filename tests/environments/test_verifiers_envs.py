@@ -80,6 +80,7 @@ def vf_eval_command() -> list[str]:
     return [exe]
 
 
+@pytest.mark.timeout(900)   # a busy machine: importing verifiers alone took 48 s of wall time at load 22
 def test_qa_through_the_vf_eval_command_rewards_right_answers_only(tmp_path):
     chosen = [r for r in records("test", "app") if len(r["answer"]) >= 2][:4]
     data = tmp_path / "app.jsonl"
@@ -88,7 +89,7 @@ def test_qa_through_the_vf_eval_command_rewards_right_answers_only(tmp_path):
         run = subprocess.run(vf_eval_command() + [
             "acptools-qa", "--env.taskset.data", str(data), "--model", "scripted",
             "--client.base-url", model.openai_url, "--client.api-key-var", KEY_VAR, "--no-push", "--no-rich",
-            "-o", str(tmp_path / "out"), "--run.name", "qa"], capture_output=True, text=True, timeout=300,
+            "-o", str(tmp_path / "out"), "--run.name", "qa"], capture_output=True, text=True, timeout=850,
             env={**os.environ, "ACPTOOLS_CACHE": "off"})
         asked = len(model.requests)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -202,7 +203,6 @@ def tool_user(chosen: list[dict]):
     return script
 
 
-@pytest.mark.timeout(300)
 def test_tool_calls_reach_a_real_acptools_server_under_the_policy_profile(tmp_path):
     chosen = records("test", "app")[:2]
     data = tmp_path / "app.jsonl"
