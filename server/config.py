@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE  # mcp 2.0 defines it here; 2.3 re-exports it
 from pydantic import (
     BaseModel,
     ConfigDict,

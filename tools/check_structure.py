@@ -24,7 +24,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGES = ("acptools", "server", "examples", "scripts", "tools")
+PACKAGES = ("acptools", "server", "environments", "examples", "scripts", "tools")
 MAX_FUNCTION_LINES = 80
 MIN_BLOCK_LINES = 6
 REPEAT_DIRS = ("acptools", "server")
@@ -50,7 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "acptools.up", "acptools.environments", "acptools.evaluation", "acptools.htmlreport",
      "acptools.export"),  # applications
     ("acptools.cli",),                                                 # the command line
-    ("acptools", "server", "examples", "scripts", "tools"),           # the package's face and everything outside
+    ("acptools", "server", "environments", "examples", "scripts", "tools"),  # the package's face and everything outside
 )
 
 

@@ -17,7 +17,7 @@ from acptools_server.app import parse_args
 from acptools_server.config import ANSWERS, POLICY_HIDDEN, TOOL_NAMES, hidden_by_profile
 from acptools_server.state import ServerState, local_context
 from acptools_server.tools import episodes, questions, scoring, tasks
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, stdio_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import examples, load_task
@@ -39,9 +39,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "acptools_server", "--log-level", "WARNING", *args],
-                                 cwd=str(REPO))
+def stdio(*args: str):
+    """A stdio transport to a fresh server (mcp's Client takes a transport in 2.0 as in 2.3)."""
+    return stdio_client(StdioServerParameters(
+        command=sys.executable, args=["-m", "acptools_server", "--log-level", "WARNING", *args], cwd=str(REPO)))
 
 
 # ---------------------------------------------------------------------------

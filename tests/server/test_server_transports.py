@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from acptools import examples, load_task
@@ -66,7 +66,7 @@ async def test_stdio_console_script_serves_the_tools() -> None:
     params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "--log-level", "WARNING"], cwd=str(REPO))
     record = next(r for r in records("test", "nexta") if str(r["answer"]["opt"]) == "65")
     with anyio.fail_after(CALL_TIMEOUT):
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:   # a transport: mcp 2.0 and 2.3 both take it
             t = Tools(client)
             assert EXPECTED_TOOLS <= {x.name for x in (await client.list_tools()).tools}
             await _exercise(t)

@@ -5,8 +5,9 @@ official `openai` and `anthropic` SDKs can be driven end to end with no network.
         OpenAI(base_url=model.openai_url, api_key="k")       # POST /v1/chat/completions
         Anthropic(base_url=model.url, api_key="k")           # POST /v1/messages
 
-A reply is text, or (Anthropic) a list of content blocks such as
-{"type": "tool_use", "name": "progress", "input": {...}}, or a `Status` (an HTTP error response).
+A reply is text, or a list of content blocks such as
+{"type": "tool_use", "name": "progress", "input": {...}} (Anthropic tool_use blocks; OpenAI tool_calls),
+or a `Status` (an HTTP error response).
 `in_order(replies)` makes a script that
 answers each request with the next reply. Token counts are the character counts of the prompt
 text and of the reply divided by 4 (rounded up), so tests can predict them. Every request body is
@@ -75,13 +76,26 @@ def in_order(replies):
     return script
 
 
-def _openai_body(body: dict, reply: str, n: int) -> dict:
+def _openai_message(reply, n: int) -> tuple[dict, str, str]:
+    """(message, finish_reason, its text for token counts): text, or content blocks whose tool_use
+    blocks become OpenAI tool calls."""
+    if isinstance(reply, str):
+        return {"role": "assistant", "content": reply}, "stop", reply
+    text = "".join(b.get("text", "") for b in reply if b.get("type") == "text")
+    calls = [{"id": f"call_{n}_{k}", "type": "function",
+              "function": {"name": b["name"], "arguments": json.dumps(b.get("input", {}))}}
+             for k, b in enumerate(reply) if b.get("type") == "tool_use"]
+    message = {"role": "assistant", "content": text or None, **({"tool_calls": calls} if calls else {})}
+    return message, "tool_calls" if calls else "stop", text + json.dumps(calls)
+
+
+def _openai_body(body: dict, reply, n: int) -> dict:
+    message, finish, text = _openai_message(reply, n)
     return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "scripted"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop",
-                         "logprobs": None}],
-            "usage": {"prompt_tokens": tokens(request_text(OPENAI, body)), "completion_tokens": tokens(reply),
-                      "total_tokens": tokens(request_text(OPENAI, body)) + tokens(reply)}}
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": {"prompt_tokens": tokens(request_text(OPENAI, body)), "completion_tokens": tokens(text),
+                      "total_tokens": tokens(request_text(OPENAI, body)) + tokens(text)}}
 
 
 def _anthropic_body(body: dict, reply, n: int) -> dict:
