@@ -165,16 +165,23 @@ class ItemListResult(Result):
 
 
 class ActionValue(Result):
-    """One applicable action's h* after it and its regret."""
+    """One applicable action's h* after it and its regret; unknown: proven bounds (None upper: no plan
+    known), and optimal None when the bounds do not decide it."""
     action: str
     h_star_after: int | None
     regret: int | None
-    optimal: bool
+    optimal: bool | None
     known: bool
+    h_star_after_lower: int | None = None
+    h_star_after_upper: int | None = None
+    regret_lower: int | None = None
+    regret_upper: int | None = None
 
 
 class OptimalNextResult(Result):
-    """optimal_next_action: h*, every optimal next action, per-action values and a plan."""
+    """optimal_next_action: h*, every optimal next action, a plan, the values of the actions asked
+    about. Unknown: h_star_lower <= h* <= h_star_upper (upper_plan is that long), and
+    optimal_actions holds those the bounds prove optimal."""
     h_star: int | None
     optimal_actions: list[str]
     actions: list[ActionValue]
@@ -182,6 +189,9 @@ class OptimalNextResult(Result):
     how: str
     known: bool
     goal_reached: bool
+    h_star_lower: int | None = None
+    h_star_upper: int | None = None
+    upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long
     detail: str = ""
     budget_seconds: float
 
