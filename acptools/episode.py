@@ -105,7 +105,7 @@ class Episode:
         """h* of a state, or unknown without a search when a search of this episode already ran
         out with at least this budget (a stuck episode must not pay the same wait on every step)."""
         truth = truth_for(self.task, state)
-        if self._exhausted_at is not None and allowance(budget) <= self._exhausted_at and not truth.h_known:
+        if self._exhausted_at is not None and allowance(budget) <= self._exhausted_at and not truth.h_tried:
             return HStar(None, None, "unknown", known=False)
         h = truth.h_star(budget)
         if not h.known:

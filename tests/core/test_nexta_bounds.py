@@ -231,3 +231,25 @@ def _grade_from_bounds(domain: str, seed: int) -> int:
             if out.score == 1:  # the witness is a plan through the action, at most h*(s) long
                 assert _replays(oracle, st, out.witness, d)
     return decided
+
+
+def test_episode_steps_carry_bounds_that_contain_the_oracle_values():
+    """An episode graded with no budget at all: each step's intervals hold the oracle's h* before and
+    after, and an optimality the bounds decide is the oracle's."""
+    from acptools import examples
+    from acptools.episode import Episode
+    texts = examples.texts("blocksworld-4ops")
+    oracle = Oracle(*texts)
+    init = oracle.init_atoms()
+    dist = oracle.distances(init)
+    d = dist[init]
+    for name, t in oracle.moves(oracle.state(init)):
+        ep = Episode(load_task(*texts), budget=Budget(None, cpu=0.0))  # a fresh task: nothing known yet
+        step = ep.step(name, budget=Budget(None, cpu=0.0))
+        after = dist.get(oracle.atoms(t), INF)
+        assert step.applied and step.h_star_before_lower <= d
+        assert step.h_star_before_upper is None or d <= step.h_star_before_upper
+        assert step.h_star_after_lower <= after
+        assert step.h_star_after_upper is None or after <= step.h_star_after_upper
+        if step.optimal is not None:
+            assert step.optimal == (after == d - 1)
