@@ -7,7 +7,7 @@ PDDL). Per state, wall seconds of:
 and the ratios ours/FD (median, p95, max), with a check that both give the same h*.
 
     ACPTOOLS_CACHE=off PYTHONPATH=. python benchmarks/nexta_vs_fd.py --no-cache \\
-        [--data acpbench-hard:test] [--data ../shared/acpbench-hard/test/nexta.json] [--limit N] [--seconds 60]
+        [--data acpbench-hard:test] [--data ../shared/acpbench-hard/test/nexta.json] [--every K] [--limit N]
 
 Ours runs in one child process (imports paid once, as for a library user); FD starts per state.
 """
@@ -48,11 +48,11 @@ def fd_h_star(domain: str, problem: str, conds: bool, seconds: float) -> tuple[f
     return dt, int(m.group(1)) if m else None
 
 
-def worker(data: list[str], limit: int | None, seconds: float) -> None:
+def worker(data: list[str], limit: int | None, every: int, seconds: float) -> None:
     """One JSON line per nexta record: FD's time and h*, ours (default and table) and their answers."""
     from acptools import load_task
     from acptools.dataset import load_records, task_of
-    recs = [r for r in load_records(*data) if task_of(r) == "nexta"]
+    recs = [r for r in load_records(*data) if task_of(r) == "nexta"][::every]
     seen, n = set(), 0
     for r in recs:
         key = (r["PDDL_domain"], r["PDDL_problem"])
@@ -105,6 +105,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", action="append", default=None, help="records (default acpbench-hard:test)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many distinct states")
+    ap.add_argument("--every", type=int, default=1, help="every K-th record only (a sample across domains)")
     ap.add_argument("--seconds", type=float, default=60.0, help="budget per question (default 60)")
     ap.add_argument("--no-cache", action="store_true", help="no proof store (measure the engine)")
     ap.add_argument("--json", default=None, metavar="PATH", help="write every state's row here")
@@ -112,11 +113,11 @@ def main() -> None:
     args = ap.parse_args()
     data = args.data or ["acpbench-hard:test"]
     if args.worker:
-        return worker(data, args.limit, args.seconds)
+        return worker(data, args.limit, args.every, args.seconds)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if args.no_cache:
         env["ACPTOOLS_CACHE"] = "off"
-    cmd = [sys.executable, __file__, "--worker", "--seconds", str(args.seconds)]
+    cmd = [sys.executable, __file__, "--worker", "--seconds", str(args.seconds), "--every", str(args.every)]
     for d in data:
         cmd += ["--data", d]
     if args.limit is not None:
