@@ -257,6 +257,13 @@ class StepEpisodeResult(Result):
     h_star_known: bool
     goal_reached: bool
     applicable_actions: list[str]
+    # proven bounds when a value is unknown (None upper: no plan known)
+    regret_lower: int | None = None
+    regret_upper: int | None = None
+    h_star_before_lower: int | None = None
+    h_star_before_upper: int | None = None
+    h_star_after_lower: int | None = None
+    h_star_after_upper: int | None = None
 
 
 class EpisodeStep(Result):

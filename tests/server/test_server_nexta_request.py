@@ -49,6 +49,13 @@ async def test_out_of_budget_gives_bounds_and_a_replayable_plan():
         async with Client(build_server(ServerConfig())) as client:
             t = Tools(client)
             tid = await t.load_record(rec)
+            action = (await t.ok("list_applicable", task_id=tid))["actions"][0]
+            episode = (await t.ok("start_episode", task_id=tid, budget=0.001))["episode_id"]
+            step = await t.ok("step_episode", episode_id=episode, action=action, budget=0.001)
+            if not step["h_star_known"]:  # h* before is only bounded: the step says how far
+                assert step["h_star_before_lower"] <= opt
+                assert step["h_star_before_upper"] is None or opt <= step["h_star_before_upper"]
+                assert step["h_star_after_lower"] >= step["h_star_before_lower"] - 1
             out = await t.ok("optimal_next_action", task_id=tid, budget=0.001)
             if out["known"]:
                 pytest.skip("the exact search finished within 1 ms")
