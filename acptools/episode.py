@@ -56,6 +56,14 @@ class Step:
         """The step as a plain dict."""
         return asdict(self)
 
+    def bounds(self) -> dict:
+        """The proven intervals of an applied step whose values are unknown (else {})."""
+        if self.known or not self.applied:
+            return {}
+        names = ("h_star_before_lower", "h_star_before_upper", "h_star_after_lower", "h_star_after_upper",
+                 "regret_lower", "regret_upper")
+        return {n: getattr(self, n) for n in names}
+
 
 @dataclass
 class Summary:

@@ -165,23 +165,17 @@ class ItemListResult(Result):
 
 
 class ActionValue(Result):
-    """One applicable action's h* after it and its regret; unknown: proven bounds (None upper: no plan
-    known), and optimal None when the bounds do not decide it."""
+    """One action's h* after it and regret; unknown: proven bounds."""
     action: str
     h_star_after: int | None
     regret: int | None
     optimal: bool | None
     known: bool
-    h_star_after_lower: int | None = None
-    h_star_after_upper: int | None = None
-    regret_lower: int | None = None
-    regret_upper: int | None = None
+    bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals
 
 
 class OptimalNextResult(Result):
-    """optimal_next_action: h*, every optimal next action, a plan, the values of the actions asked
-    about. Unknown: h_star_lower <= h* <= h_star_upper (upper_plan is that long), and
-    optimal_actions holds those the bounds prove optimal."""
+    """optimal_next_action: h*, every optimal next action, values asked for and a plan."""
     h_star: int | None
     optimal_actions: list[str]
     actions: list[ActionValue]
@@ -189,9 +183,7 @@ class OptimalNextResult(Result):
     how: str
     known: bool
     goal_reached: bool
-    h_star_lower: int | None = None
-    h_star_upper: int | None = None
-    upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long
+    bounds: dict = Field(default_factory=dict)  # unknown: h_star_lower, h_star_upper, upper_plan (that long)
     detail: str = ""
     budget_seconds: float
 
@@ -257,13 +249,6 @@ class StepEpisodeResult(Result):
     h_star_known: bool
     goal_reached: bool
     applicable_actions: list[str]
-    # proven bounds when a value is unknown (None upper: no plan known)
-    regret_lower: int | None = None
-    regret_upper: int | None = None
-    h_star_before_lower: int | None = None
-    h_star_before_upper: int | None = None
-    h_star_after_lower: int | None = None
-    h_star_after_upper: int | None = None
 
 
 class EpisodeStep(Result):

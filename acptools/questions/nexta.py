@@ -33,6 +33,13 @@ class ActionValue:
     regret_lower: int | None = None
     regret_upper: int | None = None
 
+    def bounds(self) -> dict:
+        """The proven intervals of a value that is not known exactly (else {})."""
+        if self.known:
+            return {}
+        return {"h_star_after_lower": self.h_star_after_lower, "h_star_after_upper": self.h_star_after_upper,
+                "regret_lower": self.regret_lower, "regret_upper": self.regret_upper}
+
 
 @dataclass
 class NextActionReport:

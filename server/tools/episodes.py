@@ -72,9 +72,6 @@ async def step_episode(ctx: Context, episode_id: EpisodeId, action: ActionArg,
             negative_effects=step.negative_effects, optimal=step.optimal, regret=step.regret,
             h_star_before=before, h_star_after=after, h_star_known=known, goal_reached=episode.solved,
             applicable_actions=task.questions.applicable(episode.state),
-            h_star_before_lower=step.h_star_before_lower, h_star_before_upper=step.h_star_before_upper,
-            h_star_after_lower=step.h_star_after_lower, h_star_after_upper=step.h_star_after_upper,
-            regret_lower=step.regret_lower, regret_upper=step.regret_upper,
         )
 
 

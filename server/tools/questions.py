@@ -238,25 +238,22 @@ async def optimal_next_action(
     ctx: Context,
     task_id: TaskId,
     state: StateArg = None,
-    actions: Annotated[list[ActionArg] | None, Field(
-        description="Actions whose h* after and regret you want (each must be applicable).")] = None,
-    table: Annotated[bool, Field(description="h* after and regret of EVERY applicable action (slower).")] = False,
+    actions: list[ActionArg] | None = None,
+    table: bool = False,
     budget: BudgetArg = None,
 ) -> OptimalNextResult:
-    """h* of the state, all its optimal next actions and one optimal plan (nexta); the regret of the
-    actions you name, or with table=true of every applicable action. Out of budget: proven bounds
-    h_star_lower..h_star_upper (and per action). Inputs: task_id, state, actions, table, budget."""
+    """h*, all optimal next actions, a plan (nexta); regrets of `actions` or all (table). Inputs: task_id, state,
+    actions, table, budget."""
     a = asked(ctx, task_id, state)
     picked = [read_applicable(a, name) for name in actions or ()]
     r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b, actions=picked, table=table))
     return OptimalNextResult(
         h_star=r.h_star, optimal_actions=r.optimal_actions,
         actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
-                             known=v.known, h_star_after_lower=v.h_star_after_lower,
-                             h_star_after_upper=v.h_star_after_upper, regret_lower=v.regret_lower,
-                             regret_upper=v.regret_upper) for v in r.actions],
+                             known=v.known, bounds=v.bounds()) for v in r.actions],
         plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state),
-        h_star_lower=r.h_star_lower, h_star_upper=r.h_star_upper, upper_plan=r.upper_plan,
+        bounds={} if r.known else {"h_star_lower": r.h_star_lower, "h_star_upper": r.h_star_upper,
+                                   "upper_plan": r.upper_plan},
         detail=a.detail(_bounds_detail(r), r.known), budget_seconds=seconds,
     )
 
