@@ -164,3 +164,20 @@ class Budget:
         """A slice of at most `cap` CPU seconds (effort, not wall time) of what is left; the
         parent's limits and cancellation still apply."""
         return Budget(None, states, cpu=cap, cancel=cancel, parent=self)
+
+    def share(self, fraction: float) -> "Budget":
+        """A child with `fraction` of what is left on each clock (wall and CPU, each on its own);
+        an unlimited budget's share is unlimited. Leaves the rest for a later step (e.g. a bound
+        when an exact search runs out)."""
+        wall = cpu = None
+        b = self
+        while b is not None:
+            if b.seconds is not None:
+                rest = max(0.0, b.seconds - b.elapsed())
+                wall = rest if wall is None else min(wall, rest)
+            if b.cpu is not None:
+                rest = max(0.0, b.cpu - b.cpu_used)
+                cpu = rest if cpu is None else min(cpu, rest)
+            b = b.parent
+        return Budget(None if wall is None else fraction * wall, None,
+                      cpu=None if cpu is None else fraction * cpu, parent=self)

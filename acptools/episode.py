@@ -25,7 +25,8 @@ VERDICTS = (APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED)
 
 @dataclass
 class Step:
-    """One step of an episode. `optimal`/`regret` are None when not applied or not decided."""
+    """One step of an episode. `optimal`/`regret` are None when not applied or not decided; with
+    known False, `optimal` is what the proven bounds decide (None: they do not)."""
 
     step: int                         # 1-based, counting every attempt
     action: str                       # the canonical action, or the text as given when unreadable
@@ -38,6 +39,13 @@ class Step:
     known: bool = True                # False: the budget ran out before optimality was decided
     positive_effects: list[str] = field(default_factory=list)
     negative_effects: list[str] = field(default_factory=list)
+    # proven bounds (equal to the values when those are known; None upper: no plan known)
+    h_star_before_lower: int | None = None
+    h_star_before_upper: int | None = None
+    h_star_after_lower: int | None = None
+    h_star_after_upper: int | None = None
+    regret_lower: int | None = None
+    regret_upper: int | None = None
 
     @property
     def applied(self) -> bool:
@@ -47,6 +55,14 @@ class Step:
     def to_dict(self) -> dict:
         """The step as a plain dict."""
         return asdict(self)
+
+    def bounds(self) -> dict:
+        """The proven intervals of an applied step whose values are unknown (else {})."""
+        if self.known or not self.applied:
+            return {}
+        names = ("h_star_before_lower", "h_star_before_upper", "h_star_after_lower", "h_star_after_upper",
+                 "regret_lower", "regret_upper")
+        return {n: getattr(self, n) for n in names}
 
 
 @dataclass
@@ -97,7 +113,7 @@ class Episode:
         """h* of a state, or unknown without a search when a search of this episode already ran
         out with at least this budget (a stuck episode must not pay the same wait on every step)."""
         truth = truth_for(self.task, state)
-        if self._exhausted_at is not None and allowance(budget) <= self._exhausted_at and not truth.h_known:
+        if self._exhausted_at is not None and allowance(budget) <= self._exhausted_at and not truth.h_tried:
             return HStar(None, None, "unknown", known=False)
         h = truth.h_star(budget)
         if not h.known:
@@ -154,8 +170,11 @@ class Episode:
         effects = truth.effects(action)
         step = Step(number, name, APPLIED, positive_effects=sorted(effects[0]), negative_effects=sorted(effects[1]),
                     h_star_before=before.cost if before.known else None)
+        if not before.known and truth_for(self.task, nxt).h_known:
+            after = truth_for(self.task, nxt).h_star(budget)
+        _bounds(step, before, after)
         if not before.known or (after is not None and not after.known):
-            step.known = False
+            step.known = False  # the values are open; `optimal` may still be decided by the bounds
         elif before.cost is None:
             step.optimal = False                       # the goal was already out of reach
         elif after.cost is None:
@@ -192,3 +211,26 @@ class Episode:
             plan=self.task.action_list(self.plan), plan_length=n, h_star_start=h0, h_star_known=self.h_star_known,
             solved=solved, excess_length=n - h0 if solved and h0 is not None else None,
             length_ratio=n / h0 if solved and h0 else None)
+
+
+def _bounds(step: Step, before: HStar, after: HStar | None) -> None:
+    """The step's proven intervals on h* before and after and on its regret; when h* before or
+    after is unknown, optimality decided from them where they suffice (optimal when
+    1 + upper(after) <= lower(before), not when 1 + lower(after) > upper(before))."""
+    inf = float("inf")
+    lo_b, hi_b = before.bounds
+    lo_a, hi_a = after.bounds if after is not None else (0, inf)
+    lo_a = max(lo_a, lo_b - 1)  # one step gains at most one
+    fin = lambda x: None if x == inf else int(x)  # noqa: E731
+    step.h_star_before_lower, step.h_star_before_upper = fin(lo_b), fin(hi_b)
+    step.h_star_after_lower, step.h_star_after_upper = fin(lo_a), fin(hi_a)
+    if lo_b == inf or lo_a == inf:
+        return
+    step.regret_lower = 0 if hi_b == inf else max(0, int(lo_a + 1 - hi_b))
+    step.regret_upper = fin(hi_a + 1 - lo_b)
+    if before.known and after is not None and after.known:
+        return  # graded exactly by the caller
+    if step.regret_upper == 0:
+        step.optimal = True
+    elif step.regret_lower > 0:
+        step.optimal = False

@@ -271,6 +271,11 @@ class StateTruth:
         """Is h* of this state already known (no search needed)?"""
         return self._h is not None and self._h.known
 
+    @property
+    def h_tried(self) -> bool:
+        """Has h* of this state been searched for (known, or unknown with its bounds)?"""
+        return self._h is not None
+
     def seed_h_star(self, h: HStar) -> None:
         """Take an h* computed elsewhere for exactly this state (e.g. as a successor's)."""
         if h.known and (self._h is None or not self._h.known):

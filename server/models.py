@@ -165,16 +165,17 @@ class ItemListResult(Result):
 
 
 class ActionValue(Result):
-    """One applicable action's h* after it and its regret."""
+    """One action's h* after it and regret; unknown: proven bounds."""
     action: str
     h_star_after: int | None
     regret: int | None
-    optimal: bool
+    optimal: bool | None
     known: bool
+    bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals
 
 
 class OptimalNextResult(Result):
-    """optimal_next_action: h*, every optimal next action, per-action values and a plan."""
+    """optimal_next_action: h*, every optimal next action, values asked for and a plan."""
     h_star: int | None
     optimal_actions: list[str]
     actions: list[ActionValue]
@@ -182,6 +183,7 @@ class OptimalNextResult(Result):
     how: str
     known: bool
     goal_reached: bool
+    bounds: dict = Field(default_factory=dict)  # unknown: h_star_lower, h_star_upper, upper_plan (that long)
     detail: str = ""
     budget_seconds: float
 

@@ -40,7 +40,7 @@ def answer_all(name: str = examples.DEFAULT, budget: float = 60.0) -> int:
     if app:
         p = q.progress(app[0])
         print(f"prog   {app[0]}: + {', '.join(p.positive_effects) or '-'}   - {', '.join(p.negative_effects) or '-'}")
-    nxt = q.optimal_next(budget=budget)
+    nxt = q.optimal_next(budget=budget, table=True)
     print(f"nexta  h* = {nxt.h_star} ({nxt.how}); optimal next actions: {', '.join(nxt.optimal_actions)}")
     for v in nxt.actions:
         print(f"         {v.action:<32} h* after = {v.h_star_after}  regret = {v.regret}")

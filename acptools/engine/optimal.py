@@ -35,7 +35,7 @@ from .hstar_table import (
 )
 from .relaxed import Relaxation
 from .relevance import relevant_operators
-from .search import optimal_first_actions, satisfies
+from .search import greedy_plan, optimal_first_actions, satisfies
 from .successors import SuccessorGenerator
 from .symmetry import Symmetry, goal_targets
 
@@ -47,6 +47,8 @@ LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled 
 FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
 GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
+BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
+PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
 
 
 def _new_pool() -> None:
@@ -95,6 +97,15 @@ class HStar:
     how: str            # which engine proved it
     known: bool = True
     first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
+    lower: float = 0        # unknown: a proven lower bound on h* (inf: the goal is unreachable)
+    upper_plan: list[int] | None = None  # unknown: the shortest plan found (an upper bound on h*)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """A proven interval lower <= h* <= upper (inf: no plan known, or none exists)."""
+        if self.known:
+            return (INF, INF) if self.cost is None else (self.cost, self.cost)
+        return self.lower, INF if self.upper_plan is None else len(self.upper_plan)
 
 
 @dataclass
@@ -130,6 +141,51 @@ class Optimizer:
         self.gen = SuccessorGenerator(self.ops, self.task.axioms)
         self.relax = Relaxation(len(self.task.atoms), self.ops, engine.relaxed_axioms())
         self._reachable: dict[int, list[Operator]] = {}
+        self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
+        self._progress_lock = threading.Lock()
+
+    # ---- bounds: what searches that ran out still proved ---------------------------------------
+    def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:
+        """Keep a proven lower bound on h*(state) and a plan from it (the shortest seen)."""
+        with self._progress_lock:
+            old_floor, old_plan = self._progress.pop(state, (0, None))
+            if plan is None or (old_plan is not None and len(old_plan) <= len(plan)):
+                plan = old_plan
+            if len(self._progress) >= PROGRESS_CACHE:
+                self._progress.pop(next(iter(self._progress)))
+            self._progress[state] = (max(floor, old_floor), plan)
+
+    def bounds(self, state: int, budget: Budget) -> HStar:
+        """h*(state) when an exact search ran out: lower = the best admissible bound reached (h^max
+        of the state, the f-layer an A* (in-process, or Fast Downward's with LM-cut) completed),
+        upper = the shortest plan found (by the exact searches or by greedy best-first search in
+        `budget`), re-validated. Known when they meet, or when a bound proves the goal unreachable."""
+        goal = self.task.goal
+        with self._progress_lock:
+            floor, plan = self._progress.get(state, (0, None))
+        lower = max(floor, self.relax.hmax(state, goal))
+        if lower == INF:
+            return HStar(None, None, "delete-relaxation")
+        if plan is None or len(plan) > lower:
+            found = self._greedy(state, budget)
+            if found is None:
+                return HStar(None, None, "exhaustive-search")
+            if found is not False and (plan is None or len(found) < len(plan)):
+                plan = found
+        if plan is not None and not self.task.is_plan(plan, state):
+            plan = None  # never report a bound that a replay does not confirm
+        if plan is not None and len(plan) <= lower:
+            return HStar(len(plan), plan, "plan+lower-bound")
+        return HStar(None, None, "unknown", known=False, lower=lower, upper_plan=plan)
+
+    def _greedy(self, state: int, budget: Budget) -> list[int] | None | bool:
+        """A plan by greedy best-first search with h^add; None: proven none; False: out of budget."""
+        goal, relax = self.task.goal, self.engine.relax
+        try:
+            return greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum), budget,
+                               canon=self.sym.canonical)
+        except BudgetExceeded:
+            return False
 
     # ---- operators a search from a state needs -----------------------------------------------
     def ops_from(self, state: int) -> list[Operator]:
@@ -161,7 +217,11 @@ class Optimizer:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
         marked not optimal."""
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
-        return (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
+        table = (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
+        goal = self.task.goal
+        for row in table.open_rows():  # h^max is admissible: a row at or above d is no optimal start
+            row.lo = max(row.lo, self.relax.hmax(row.state, goal))
+        return table
 
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
@@ -172,7 +232,8 @@ class Optimizer:
     def _astar_h(self, state: int, budget: Budget) -> HStar | None:
         try:
             r = self._astar(state, budget)
-        except BudgetExceeded:
+        except BudgetExceeded as e:
+            self.note(state, getattr(e, "floor", 0))
             return None
         return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax",
                      first_actions=frozenset(r.first_actions))
@@ -247,17 +308,25 @@ class Optimizer:
     def _fd_h(self, state: int, budget: Budget) -> HStar | None:
         res = self._fd(state, budget)
         if res.plan is not None:
+            self.note(state, len(res.plan), res.plan)
             return HStar(len(res.plan), res.plan, fd_how(res))
+        if res.timed_out and res.floor:
+            self.note(state, res.floor)
         if res.proven_none:
             return HStar(None, None, fd_how(res))
         return None
 
-    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True) -> HStar:
-        """Exact h*(state) or, when every engine ran out of budget, known=False. `quick` and `astar`
-        False leave out the in-process A* (its first slice, and its race entry), for states where
-        it already failed on a sibling."""
+    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True,
+               bound: bool = True) -> HStar:
+        """Exact h*(state) or, when every engine ran out of budget, known=False with proven bounds
+        (`bound`: BOUND_SHARE of the budget is kept for them). `quick` and `astar` False leave out
+        the in-process A* (its first slice, and its race entry), for states where it already failed
+        on a sibling."""
         if satisfies(state, self.task.goal):
             return HStar(0, [], "holds-in-state")
+        if bound:
+            h = self.h_star(state, budget.share(1 - BOUND_SHARE), quick, astar, bound=False)
+            return h if h.known else self.bounds(state, budget)
         if quick:
             h = self._astar_h(state, self._quick(budget))
             if h:
@@ -335,7 +404,8 @@ class Optimizer:
     def _quick_next(self, state: int, budget: Budget) -> NextActions | None:
         try:
             r = self._astar(state, self._quick(budget))
-        except BudgetExceeded:
+        except BudgetExceeded as e:
+            self.note(state, getattr(e, "floor", 0))
             return None
         return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
 
@@ -348,7 +418,8 @@ class Optimizer:
         after every action is settled too (else None, the unsettled result appended to `partial`)."""
         try:
             r = self._astar(state, budget)
-        except BudgetExceeded:
+        except BudgetExceeded as e:
+            self.note(state, getattr(e, "floor", 0))
             return None
         res = NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
         if not exact or r.cost is None:
@@ -386,13 +457,13 @@ class Optimizer:
         if partial:
             return max(partial, key=lambda res: len(res.table.rows) - len(res.table.open_rows()))
         # last resort: exact h* of the state and of one successor per symmetry class
-        root = self.h_star(state, budget)
+        root = self.h_star(state, budget, bound=False)
         if not root.known:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
         table = self.new_table(state, root.cost, root.plan)
-        settle_each(table, self.h_star, budget, exact)
+        settle_each(table, lambda t, b: self.h_star(t, b, bound=False), budget, exact)
         if table.open_rows(exact=False):
             return None
         return NextActions(root.cost, frozenset(table.optimal_actions()), root.plan, root.how, table)
@@ -423,7 +494,7 @@ class Optimizer:
                        budget)
             table = won or table
         if table.open_rows():  # nothing else could run: each row's own search
-            settle_each(table, lambda t, b: self.h_star(t, b, quick=False), budget)
+            settle_each(table, lambda t, b: self.h_star(t, b, quick=False, bound=False), budget)
         return res, table
 
     def action_value(self, state: int, action: int, budget: Budget) -> HStar | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import count
 
 from ..budget import Budget
+from ..errors import BudgetExceeded
 from ..ground.grounding import Operator
 from .successors import SuccessorGenerator
 
@@ -85,7 +86,21 @@ def optimal_first_actions(gen: SuccessorGenerator, start: int, goal: list[tuple[
     Expanding every state with f <= h* then yields *all* optimal first actions in one search:
     a is optimal iff h*(s[a]) = h*(s) - 1 iff a starts some cheapest path to a goal state.
     With symmetry keys, a state stands for its whole orbit; orbits share h*, so this stays exact.
+
+    When the budget runs out, the BudgetExceeded carries `floor`, a proven lower bound on h*(start):
+    the f of the last state taken from the open list. Some state on an optimal path is always open
+    with its optimal g, so its f <= h*; A* takes the least f first, so every f it took is <= h*.
     """
+    floor = [0.0]
+    try:
+        return _first_actions_search(gen, start, goal, heuristic, budget, canon, floor)
+    except BudgetExceeded as e:
+        e.floor = floor[0]
+        raise
+
+
+def _first_actions_search(gen, start, goal, heuristic, budget: Budget, canon, floor: list) -> OptimalResult:
+    """optimal_first_actions' search; floor[0] is the f of the last state it took."""
     INF = float("inf")
     if satisfies(start, goal):
         return OptimalResult(0, frozenset(), [])
@@ -93,6 +108,7 @@ def optimal_first_actions(gen: SuccessorGenerator, start: int, goal: list[tuple[
     if h0 == INF:
         return OptimalResult(None, frozenset(), None)
     k0 = canon(start)
+    floor[0] = h0
     g = {k0: 0}
     first: dict[int, set[int]] = {k0: set()}
     parents: dict[int, tuple[int, int] | None] = {k0: None}
@@ -106,6 +122,7 @@ def optimal_first_actions(gen: SuccessorGenerator, start: int, goal: list[tuple[
         f, gs, _, s, ks = heapq.heappop(open_)
         if best is not None and f > best:
             break
+        floor[0] = f
         if ks in closed or gs != g[ks]:
             continue
         closed.add(ks)

@@ -127,7 +127,7 @@ def land(item: Item) -> Draft:
 @generator("nexta")
 def nexta(item: Item) -> Draft:
     """A nexta question (an action that brings the goal one step closer) about the item's state, its answer proven."""
-    rep = item.task.questions.optimal_next(item.state, item.budget(), with_values=False)
+    rep = item.task.questions.optimal_next(item.state, item.budget())
     if not rep.known:
         raise Skip(UNPROVEN)
     if rep.h_star is None:

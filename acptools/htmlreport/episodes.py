@@ -58,9 +58,17 @@ def _step_row(s: dict) -> str:
     cls = "good" if s.get("optimal") else "bad" if s.get("verdict") != "applied" or (regret or 0) > 0 else "unk"
     return (f'<tr><td class="num">{s.get("step")}</td><td><pre>{escape(str(s.get("reply") or "")[:400])}</pre></td>'
             f"<td>{escape(str(s.get('action') or ''))}</td><td class=\"{cls}\">{escape(str(s.get('verdict')))}</td>"
-            f'<td class="num">{_fmt(s.get("h_star_before"), None)}</td>'
-            f'<td class="num">{_fmt(s.get("h_star_after"), None)}</td>'
-            f'<td class="num">{_fmt(regret, None)}</td><td>{escape(str(s.get("reason") or ""))}</td></tr>')
+            f'<td class="num">{_bounded(s, "h_star_before")}</td>'
+            f'<td class="num">{_bounded(s, "h_star_after")}</td>'
+            f'<td class="num">{_bounded(s, "regret")}</td><td>{escape(str(s.get("reason") or ""))}</td></tr>')
+
+
+def _bounded(s: dict, key: str) -> str:
+    """A step's value, or its proven interval when only that is known ('[2, 5]', '≥ 2')."""
+    lo, hi = s.get(key + "_lower"), s.get(key + "_upper")
+    if s.get(key) is not None or lo is None:
+        return _fmt(s.get(key), None)
+    return f"≥ {lo}" if hi is None else f"[{lo}, {hi}]"
 
 
 def _episode(run: Run, ep: dict, steps: list[dict]) -> str:

@@ -9,7 +9,7 @@
     q.is_reachable("(at c1 l1)")         # reach (one atom), q.unreachable_atoms() (all)
     q.is_action_reachable("(sail l0 l0)")  # areach, q.unreachable_actions()
     q.is_landmark("(on c1)")             # land, q.landmarks()
-    q.optimal_next()                     # nexta: h*, optimal next actions, regrets, a plan
+    q.optimal_next()                     # nexta: h*, optimal next actions, a plan (regrets: actions=, table=True)
 
 States are lists of atom strings (closed world), an int bitset, or None for the problem's init.
 Budgets are seconds or a `Budget` the caller holds (and may cancel); a verdict that could not be
@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..budget import Budget, Effort
+from ..engine.hstar_table import INF
 from ..engine.optimal import Optimizer
 from ..engine.reachability import Engine
 from ..errors import AcpError
@@ -46,6 +47,9 @@ class HStarReport:
     plan: list[str] | None
     how: str
     known: bool
+    lower: int | None = None  # proven lower <= h* <= upper (None: unreachable, or no plan found)
+    upper: int | None = None
+    upper_plan: list[str] | None = None  # unknown: the shortest plan found (upper long), re-validated
 
 
 class Questions:
@@ -177,15 +181,36 @@ class Questions:
         return landmarks.landmarks(self.engine, s, self.as_budget(budget))
 
     # ---- nexta, planning ---------------------------------------------------------------------
-    def optimal_next(self, state=None, budget: "float | Budget | None" = None,
-                     with_values: bool = True) -> NextActionReport:
-        """nexta: h*, every optimal next action, one optimal plan and (with_values) h* after each
-        applicable action with its regret."""
+    def optimal_next(self, state=None, budget: "float | Budget | None" = None, actions=None,
+                     table: bool = False, with_values: bool | None = None) -> NextActionReport:
+        """nexta: h*, every optimal next action and one optimal plan; h* after and the regret of
+        each action named in `actions`; with `table`, of every applicable action (costs a search
+        per action the cheap arguments leave open). When the budget runs out, h* and the regrets
+        come as proven intervals. `with_values` is the old name of `table`."""
         s = self.state(state)
-        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), with_values)
+        picked = self.applicable_ids(actions, s)
+        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked,
+                                  table if with_values is None else with_values)
+
+    def applicable_ids(self, actions, state: int) -> list[int]:
+        """Action names (or ids) that must be applicable in the state, as ids; a clear error for an
+        unknown name or an inapplicable action."""
+        if actions is None:
+            return []
+        if isinstance(actions, (str, int)):
+            actions = [actions]
+        ids = []
+        for name in actions:
+            a = self._action(name)
+            if self.task.op_for(a, state) is None:
+                raise AcpError(f"{self.task.action_names[a]} is not applicable in the state", "actions",
+                               "name actions from list_applicable / applicable()")
+            ids.append(a)
+        return ids
 
     def h_star(self, state=None, budget: "float | Budget | None" = None) -> HStarReport:
-        """The length of a shortest plan from the state, with one such plan."""
+        """The length of a shortest plan from the state, with one such plan; when the budget runs
+        out, proven bounds (`lower`, `upper` with the plan it comes from)."""
         s = self.state(state)
         return self._report(self.optimizer.h_star(s, self.as_budget(budget)))
 
@@ -197,7 +222,10 @@ class Questions:
 
     def _report(self, h) -> HStarReport:
         plan = None if h.plan is None else self.task.action_list(h.plan)
-        return HStarReport(h.cost if h.known else None, plan, h.how, h.known)
+        upper = None if h.upper_plan is None else self.task.action_list(h.upper_plan)
+        lo, hi = h.bounds
+        return HStarReport(h.cost if h.known else None, plan, h.how, h.known,
+                           None if lo == INF else int(lo), None if hi == INF else int(hi), upper)
 
     def plan(self, state=None, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
         """A plan from the state: optimal (with h* in extra['h_star']) or the first one greedy

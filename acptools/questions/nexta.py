@@ -1,4 +1,10 @@
-"""nexta and planning: h*, optimal next actions, per-action regret, plans."""
+"""nexta and planning: h*, optimal next actions, the regret of named actions (or of all), plans.
+
+By default a question costs what h* and the optimal next actions cost (one search that finds all
+of them, see engine/optimal.py); the regret of an action is computed only for the actions named,
+and the h* after every applicable action (the table) only when asked. When the budget runs out,
+h* and each regret come as proven intervals (see `Optimizer.bounds`).
+"""
 
 from __future__ import annotations
 
@@ -6,57 +12,152 @@ from dataclasses import dataclass
 
 from ..budget import Budget
 from ..engine.hstar_table import INF
-from ..engine.optimal import Optimizer
+from ..engine.optimal import BOUND_SHARE, HStar, NextActions, Optimizer
 from ..engine.search import greedy_plan
 from ..errors import BudgetExceeded
+
+AFTER_SHARE = 0.5  # of what is left, for the h* after one named action (the rest for the others)
 
 
 @dataclass
 class ActionValue:
-    """One applicable action: h* after it, its regret, whether it is optimal, whether that is known."""
+    """One applicable action: h* after it, its regret, whether it is optimal, whether that is known.
+    Unknown values come with proven bounds (None upper: no plan known)."""
     action: str
     h_star_after: int | None   # None: the goal is unreachable after it (or unknown, see known)
     regret: int | None         # h*(s[a]) + 1 - h*(s)
-    optimal: bool
+    optimal: bool | None       # None: the bounds do not decide it
     known: bool = True
+    h_star_after_lower: int | None = None   # None: the goal is unreachable after it
+    h_star_after_upper: int | None = None
+    regret_lower: int | None = None
+    regret_upper: int | None = None
+
+    def bounds(self) -> dict:
+        """The proven intervals of a value that is not known exactly (else {})."""
+        if self.known:
+            return {}
+        return {"h_star_after_lower": self.h_star_after_lower, "h_star_after_upper": self.h_star_after_upper,
+                "regret_lower": self.regret_lower, "regret_upper": self.regret_upper}
 
 
 @dataclass
 class NextActionReport:
-    """h*, the optimal next actions, a plan, how it is known, and the per-action values."""
+    """h*, the optimal next actions, an optimal plan, how it is known, and the values of the actions
+    asked about. Unknown: h* within [h_star_lower, h_star_upper] (upper None: no plan found; a plan
+    of that length is `upper_plan`), and `optimal_actions` holds those the bounds prove optimal."""
     h_star: int | None
     optimal_actions: list[str]
     plan: list[str] | None
     how: str
     known: bool
     actions: list[ActionValue]
+    h_star_lower: int | None = None
+    h_star_upper: int | None = None
+    upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long (re-validated), if one was found
 
 
-def optimal_next(opt: Optimizer, state: int, budget: Budget, with_values: bool = True) -> NextActionReport:
-    """h* of the state, every optimal next action and a plan; with_values: h* after every applicable action too."""
-    task = opt.task
-    if with_values:
-        res, table = opt.successor_table(state, budget)
+def _int(x: float) -> int | None:
+    return None if x == INF else int(x)
+
+
+def optimal_next(opt: Optimizer, state: int, budget: Budget, actions: list[int] | None = None,
+                 table: bool = False) -> NextActionReport:
+    """h* of the state, every optimal next action and a plan; the values (h* after, regret) of
+    `actions` (applicable action ids); with `table`, of every applicable action."""
+    if table:
+        res, tab = opt.successor_table(state, budget.share(1 - BOUND_SHARE))
+        picked = opt.task.applicable(state)
     else:
-        res, table = opt.next_actions(state, budget), None
+        res, tab = opt.next_actions(state, budget.share(1 - BOUND_SHARE)), None
+        picked = list(dict.fromkeys(actions or ()))
     if res is None:
-        return NextActionReport(None, [], None, "unknown", False, [])
+        return _unknown(opt, state, budget, picked)
+    return _report(opt, state, res, _values(opt, state, res, tab, picked, budget))
+
+
+def _report(opt: Optimizer, state: int, res: NextActions, values: list[ActionValue]) -> NextActionReport:
+    task = opt.task
     names = sorted(task.action_names[a] for a in res.optimal)
     plan = [task.action_names[a] for a in res.plan] if res.plan is not None else None
-    values: list[ActionValue] = []
-    for a in task.applicable(state) if with_values else ():
+    return NextActionReport(res.cost, names, plan, res.how, True, values, res.cost, res.cost)
+
+
+def _values(opt: Optimizer, state: int, res: NextActions, tab, picked: list[int], budget: Budget) -> list[ActionValue]:
+    """The values of the picked actions given the state's exact answer: from the table when there
+    is one, else from the set of optimal actions and the plan, searching only when those do not
+    settle it."""
+    task, d = opt.task, res.cost
+    values = []
+    for a in picked:
         name = task.action_names[a]
-        if res.cost is None:  # no plan from s, so none from any successor
+        if d is None:  # no plan from s, so none from any successor
             values.append(ActionValue(name, None, None, False))
             continue
-        settled, h = table.value(a)
-        if not settled:
-            values.append(ActionValue(name, None, None, False, known=False))
-        elif h == INF:
-            values.append(ActionValue(name, None, None, False))
+        if tab is not None:
+            row = tab.rows[tab.row_of[a]]
+            after = (row.lo, row.lo) if row.lo == INF else (row.lo, row.hi)
         else:
-            values.append(ActionValue(name, int(h), int(h) + 1 - res.cost, a in res.optimal))
-    return NextActionReport(res.cost, names, plan, res.how, True, values)
+            after = _after(opt, state, a, res, budget.share(AFTER_SHARE)).bounds
+        values.append(_value(name, after, (d, d)))
+    return values
+
+
+def _after(opt: Optimizer, state: int, a: int, res: NextActions, budget: Budget) -> HStar:
+    """h*(s[a]) given h*(s) = d and the complete set of optimal first actions: a optimal means
+    d - 1; otherwise h*(s[a]) >= d, and the optimal plan replayed from s[a] proves <= d."""
+    task, d = opt.task, res.cost
+    t = task.apply_op(task.op_for(a, state), state)
+    if a in res.optimal:
+        return HStar(d - 1, None, res.how)
+    if res.plan is not None and task.is_plan(res.plan, t):
+        return HStar(d, res.plan, "plan-replay+" + res.how)
+    h = opt.h_star(t, budget)
+    if not h.known:
+        h.lower = max(h.lower, d)
+    return h
+
+
+def _value(name: str, after: tuple[float, float], root: tuple[float, float]) -> ActionValue:
+    """An action's value from h*(s[a]) and h*(s), each a proven interval (equal ends: exact; inf:
+    unreachable or no plan known): regret = h*(s[a]) + 1 - h*(s), exact when both are."""
+    lo, hi = after
+    lo_s, hi_s = root
+    if lo == INF:  # the goal is unreachable after it: never optimal
+        return ActionValue(name, None, None, False, True)
+    if lo >= hi and lo_s >= hi_s:
+        regret = int(lo) + 1 - int(lo_s)
+        return ActionValue(name, int(lo), regret, regret == 0, True, int(lo), int(lo), regret, regret)
+    # h*(s[a]) >= h*(s) - 1 always, so regret >= 0
+    r_lo = 0 if hi_s == INF else max(0, int(lo) + 1 - int(hi_s))
+    r_hi = None if hi == INF else int(hi) + 1 - int(lo_s)
+    decided = True if r_hi == 0 else (False if r_lo > 0 else None)
+    return ActionValue(name, int(lo) if lo >= hi else None, None, decided, lo >= hi, int(lo), _int(hi), r_lo, r_hi)
+
+
+def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> NextActionReport:
+    """The budget ran out: h* and the picked actions' h* after as proven intervals, the plan the
+    upper bound comes from, and the actions the bounds prove optimal."""
+    task = opt.task
+    root = opt.bounds(state, budget)
+    lo_s, hi_s = root.bounds
+    if root.known:  # the bounds met (or proved the goal unreachable); the optimal set is still open
+        lo_s = hi_s = INF if root.cost is None else root.cost
+    plan = root.plan if root.known else root.upper_plan
+    values, optimal = [], []
+    for a in picked:
+        if lo_s == INF:  # the goal is unreachable from s, so from s[a] too
+            after = (INF, INF)
+        else:
+            t = task.apply_op(task.op_for(a, state), state)
+            lo, hi = opt.bounds(t, budget.share(AFTER_SHARE)).bounds
+            after = (max(lo, lo_s - 1), hi)
+        v = _value(task.action_names[a], after, (lo_s, hi_s))
+        values.append(v)
+        if v.optimal:
+            optimal.append(v.action)
+    names = None if plan is None else task.action_list(plan)
+    return NextActionReport(None, sorted(optimal), None, "unknown", False, values, _int(lo_s), _int(hi_s), names)
 
 
 def satisficing_plan(opt: Optimizer, state: int, budget: Budget) -> list[int] | None | bool:

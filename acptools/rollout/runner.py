@@ -154,7 +154,7 @@ class _Run:
                 "kind": STEP, "episode": task.id, "domain": domain, "step": step.step, "reply": reply.text,
                 "action": action, "verdict": step.verdict, "optimal": step.optimal, "regret": step.regret,
                 "known": step.known, "reason": step.reason, "h_star_before": step.h_star_before,
-                "h_star_after": step.h_star_after, "input_tokens": reply.input_tokens,
+                "h_star_after": step.h_star_after, **step.bounds(), "input_tokens": reply.input_tokens,
                 "output_tokens": reply.output_tokens, "seconds": round(t2 - t1, 6),
                 "grading_seconds": round(grading, 6),
                 "harness_seconds": round(time.perf_counter() - t2 + t1 - t0, 6)})
@@ -255,3 +255,4 @@ def _episode_unit(args) -> tuple[list[dict], tuple | None]:
     except FatalPolicyError as e:
         return [], (e.what, e.where, e.suggestion)
     return traces.rows[1:], None  # the first row holds the settings: the driver's file has its own
+

@@ -395,7 +395,7 @@ def nexta(q: Question, parsed, budget) -> Outcome:
                        f"{_why_inapplicable(q, action)})", metrics={"regret": "inapplicable"})
     root = q.truth.h_star(budget)
     if not root.known:
-        return Outcome(None, UNKNOWN, "could not compute h* of the state within the budget")
+        return _nexta_from_bounds(q, aid, action, root, budget)
     names = lambda plan: [task.action_names[a] for a in plan]  # noqa: E731
     if root.cost is None:
         return Outcome(0, SUBOPTIMAL, "the goal is unreachable from this state, so no action takes us closer",
@@ -406,9 +406,7 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     after = q.truth.regret(aid, budget)
     m = {"h_star": root.cost}
     if not after.known:
-        m.update(h_star_after=None, regret=None)
-        return Outcome(None, UNKNOWN, f"h*(s) = {root.cost}, but h* after {action} could not be computed within "
-                       "the budget", metrics=m)
+        return _nexta_from_bounds(q, aid, action, root, budget, after)
     if after.cost is None:
         m.update(h_star_after=None, regret="dead-end")
         return Outcome(0, SUBOPTIMAL, f"after {action} the goal can no longer be reached (h*(s) = {root.cost}); "
@@ -426,3 +424,38 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     return Outcome(0, SUBOPTIMAL, f"{action} does not bring the goal closer: h*(s) = {root.cost} but h* after it "
                    f"is {after.cost} (regret {regret}); an optimal plan starts with {names(root.plan)[0]}: "
                    f"{plan_text(names(root.plan))}", witness=names(root.plan), metrics=m)
+
+
+def _nexta_from_bounds(q: Question, aid: int, action: str, root, budget, after=None) -> Outcome:
+    """nexta when h*(s) or h*(s[a]) is only known as a proven interval: a is optimal when
+    1 + upper(s[a]) <= lower(s) (a plan through a of at most h*(s) steps), and not optimal when
+    1 + lower(s[a]) > upper(s) (a plan from s shorter than any through a); else undecided."""
+    task = q.task
+    lo_s, hi_s = root.bounds
+    if after is None:
+        after = q.truth.regret(aid, budget)
+    lo_a, hi_a = after.bounds
+    lo_a = max(lo_a, lo_s - 1)  # one step gains at most one
+    m = {"h_star": root.cost, "h_star_lower": _finite(lo_s), "h_star_upper": _finite(hi_s),
+         "h_star_after_lower": _finite(lo_a), "h_star_after_upper": _finite(hi_a),
+         "regret_lower": 0 if hi_s == float("inf") else _finite(max(0, lo_a + 1 - hi_s)),
+         "regret_upper": _finite(hi_a + 1 - lo_s)}
+    shown = f"h*(s) in [{_finite(lo_s)}, {_finite(hi_s)}], h* after {action} in [{_finite(lo_a)}, {_finite(hi_a)}]"
+    if hi_a + 1 <= lo_s:
+        plan = after.plan if after.known else after.upper_plan
+        witness = [action] + [task.action_names[a] for a in plan or ()]
+        m["regret"] = 0
+        return Outcome(1, CORRECT, f"{action} starts an optimal plan, proven from bounds: {shown} (plan through "
+                       f"it: {plan_text(witness)})", witness=witness, metrics=m)
+    if lo_a + 1 > hi_s:
+        best = root.plan if root.known else root.upper_plan
+        witness = [task.action_names[a] for a in best or ()]
+        m["regret"] = "dead-end" if lo_a == float("inf") else None
+        return Outcome(0, SUBOPTIMAL, f"{action} does not bring the goal closer, proven from bounds: {shown}; "
+                       f"a shorter plan: {plan_text(witness)}", witness=witness, metrics=m)
+    m["regret"] = None
+    return Outcome(None, UNKNOWN, f"not decided within the budget: {shown}", metrics=m)
+
+
+def _finite(x: float) -> int | None:
+    return None if x == float("inf") else int(x)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import Budget, Questions, Task, Verdict, planners
+from acptools import AcpError, Budget, Questions, Task, Verdict, planners
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -22,8 +22,8 @@ from acptools_server.models import (ActionValue, Item, ItemListResult, LandmarkR
                                     ValidatePlanResult, VerdictResult)
 from acptools_server.state import ServerState, state_of
 from acptools_server.tools.common import (DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, ActionArg, AtomArg, BudgetArg, LimitArg,
-                                          PlanArg, StateArg, TaskId, read_action, read_atom, read_plan, read_state,
-                                          tool)
+                                          PlanArg, StateArg, TaskId, located, read_action, read_atom, read_plan,
+                                          read_state, tool)
 
 MAX_UNKNOWN_SHOWN = 500
 
@@ -234,19 +234,44 @@ async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, budge
 
 
 @tool("Optimal next actions (nexta)")
-async def optimal_next_action(ctx: Context, task_id: TaskId, state: StateArg = None,
-                              budget: BudgetArg = None) -> OptimalNextResult:
-    """h* of the state, its optimal next actions, each applicable action's regret and one optimal plan (nexta).
-    Inputs: task_id, state, budget."""
+async def optimal_next_action(
+    ctx: Context,
+    task_id: TaskId,
+    state: StateArg = None,
+    actions: list[ActionArg] | None = None,
+    table: bool = False,
+    budget: BudgetArg = None,
+) -> OptimalNextResult:
+    """h*, all optimal next actions, a plan (nexta); regrets of `actions` or all (table). Inputs: task_id, state,
+    actions, table, budget."""
     a = asked(ctx, task_id, state)
-    r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b))
+    picked = [read_applicable(a, name) for name in actions or ()]
+    r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b, actions=picked, table=table))
     return OptimalNextResult(
         h_star=r.h_star, optimal_actions=r.optimal_actions,
         actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
-                             known=v.known) for v in r.actions],
+                             known=v.known, bounds=v.bounds()) for v in r.actions],
         plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state),
-        detail=a.detail("", r.known), budget_seconds=seconds,
+        bounds={} if r.known else {"h_star_lower": r.h_star_lower, "h_star_upper": r.h_star_upper,
+                                   "upper_plan": r.upper_plan},
+        detail=a.detail(_bounds_detail(r), r.known), budget_seconds=seconds,
     )
+
+
+def read_applicable(a: Asked, name: str) -> int:
+    """An action named by the caller that must be applicable in the state (a ToolError otherwise)."""
+    try:
+        return a.task.questions.applicable_ids([read_action(a.task, name)], a.state)[0]
+    except AcpError as exc:
+        raise located(exc, name) from None
+
+
+def _bounds_detail(r) -> str:
+    """What an unknown h* is still proven to be."""
+    if r.known or r.h_star_lower is None:
+        return ""
+    upper = "no plan found" if r.h_star_upper is None else f"<= {r.h_star_upper} (upper_plan)"
+    return f"budget ran out: h* >= {r.h_star_lower}, {upper}"
 
 
 @tool("Find a plan")

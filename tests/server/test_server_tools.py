@@ -89,7 +89,7 @@ async def test_tool_listing_annotations_and_schemas() -> None:
     assert {"task_id", "state", "limit"} <= params["unreachable_actions"]
     assert params["is_landmark"] == {"task_id", "atom", "state", "budget"}
     assert {"task_id", "state"} <= params["landmarks"]
-    assert params["optimal_next_action"] == {"task_id", "state", "budget"}
+    assert params["optimal_next_action"] == {"task_id", "state", "actions", "table", "budget"}
     assert params["plan"] == {"task_id", "state", "optimal", "budget"}
     assert {"task", "response", "record", "task_id", "state", "action", "plan"} <= params["score_answer"]
     assert {"task_id", "state"} <= params["start_episode"]
@@ -396,7 +396,7 @@ async def test_nexta_and_plan_on_records() -> None:
             for r in records("nexta")[3::5]:
                 tid = await t.load_record(r)
                 opt = int(r["answer"]["opt"])
-                n = await t.ok("optimal_next_action", task_id=tid, budget=60)
+                n = await t.ok("optimal_next_action", task_id=tid, budget=60, table=True)
                 assert n["known"] and n["h_star"] == opt, (r["id"], n["h_star"], opt)
                 assert {a.lower() for a in r["answer"]["yes"]} <= set(n["optimal_actions"])
                 assert not {a.lower() for a in r["answer"]["no"]} & set(n["optimal_actions"])
@@ -565,7 +565,7 @@ async def test_episode_suboptimal_steps_and_bounded_store() -> None:
             t = Tools(client)
             tid = await t.load_example("ferry")
             first = (await t.ok("start_episode", task_id=tid))["episode_id"]
-            nxt = await t.ok("optimal_next_action", task_id=tid)
+            nxt = await t.ok("optimal_next_action", task_id=tid, table=True)
             worst = max(nxt["actions"], key=lambda a: a["regret"])
             step = await t.ok("step_episode", episode_id=first, action=worst["action"])
             assert step["applied"] and step["optimal"] is False and step["regret"] == worst["regret"] > 0
@@ -699,7 +699,7 @@ async def test_score_answer_on_a_loaded_task() -> None:
         async with connect() as client:
             t = Tools(client)
             tid = await t.load_example("ferry")
-            nxt = await t.ok("optimal_next_action", task_id=tid)
+            nxt = await t.ok("optimal_next_action", task_id=tid, table=True)
             bad = next(a["action"] for a in nxt["actions"] if not a["optimal"])
             good = await t.ok("score_answer", task="nexta", response=f"Answer: {nxt['optimal_actions'][0]}",
                               task_id=tid)

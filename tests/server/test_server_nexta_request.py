@@ -1,0 +1,61 @@
+"""optimal_next_action over MCP asks for what it needs: h*, every optimal action and a plan by default;
+the regret of the actions named (checked: unknown and inapplicable names are clear errors); the whole
+table with table=true; proven bounds (plan replayed) when the budget runs out."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from acptools_server import ServerConfig, build_server
+from mcp import Client
+
+from tests.support.data import records
+from tests.support.mcp_client import Tools
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_default_named_actions_table_and_errors():
+    with anyio.fail_after(300):
+        async with Client(build_server(ServerConfig())) as client:
+            t = Tools(client)
+            tid = await t.load_example("ferry")
+            applicable = (await t.ok("list_applicable", task_id=tid))["actions"]
+            plain = await t.ok("optimal_next_action", task_id=tid, budget=30)
+            assert plain["known"] and plain["h_star"] == 4 and plain["actions"] == []
+            assert plain["optimal_actions"] == ["(sail l0 l1)"] and plain["bounds"] == {}
+            named = await t.ok("optimal_next_action", task_id=tid, actions=["(BOARD c0, l0)"], budget=30)
+            [v] = named["actions"]
+            assert v["action"] == "(board c0 l0)" and v["optimal"] is False and v["regret"] >= 1
+            table = await t.ok("optimal_next_action", task_id=tid, table=True, budget=30)
+            assert sorted(a["action"] for a in table["actions"]) == applicable
+            assert {a["action"]: a["regret"] for a in table["actions"]}["(board c0 l0)"] == v["regret"]
+            assert "not applicable in the state" in await t.err("optimal_next_action", task_id=tid,
+                                                                actions=["(sail l1 l0)"])
+            assert "did you mean 'sail'" in await t.err("optimal_next_action", task_id=tid, actions=["(sial l0 l1)"])
+
+
+async def test_out_of_budget_gives_bounds_and_a_replayable_plan():
+    """A budget far too small for the exact search on the record farthest from its goal: h* comes as
+    an interval."""
+    rec = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
+    opt = int(rec["answer"]["opt"])
+    with anyio.fail_after(300):
+        async with Client(build_server(ServerConfig())) as client:
+            t = Tools(client)
+            tid = await t.load_record(rec)
+            out = await t.ok("optimal_next_action", task_id=tid, budget=0.001)
+            if out["known"]:
+                pytest.skip("the exact search finished within 1 ms")
+            assert out["h_star"] is None and out["how"] == "unknown" and "h* >=" in out["detail"]
+            bounds = out["bounds"]
+            assert bounds["h_star_lower"] is not None and bounds["h_star_lower"] <= opt
+            assert bounds["h_star_upper"] is None or opt <= bounds["h_star_upper"]
+            if bounds["upper_plan"] is not None:
+                await t.replay_to_goal(tid, bounds["upper_plan"])
+                assert len(bounds["upper_plan"]) == bounds["h_star_upper"]
