@@ -10,9 +10,19 @@ from __future__ import annotations
 import os
 
 
+def running_now() -> int:
+    """Threads that are runnable at this moment, this one excluded (0 where /proc is missing)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return max(0, int(f.read().split()[3].split("/")[0]) - 1)
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def load_factor() -> float:
-    """How many times more runnable work than cores the machine has had over the last minute (at least 1)."""
-    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    """How many times more runnable work than cores the machine has (at least 1): the last minute's
+    average, or what runs right now when that is more (the average lags a load that has just started)."""
+    return max(1.0, max(os.getloadavg()[0], running_now()) / (os.cpu_count() or 1))
 
 
 def slack(seconds: float) -> float:
