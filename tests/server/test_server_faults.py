@@ -66,13 +66,15 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
         car_at = next(a for a in server.ok("load_task", domain=FERRY_DOMAIN, problem=mid)["init"]
                       if a.startswith("(at c0 "))
         where = car_at.split()[-1].rstrip(")")
-        reach, reach_s = _timed(server, "is_reachable", task_id=mid_id, atom="(on c0)", budget=2)
+        # a verdict needs CPU: on a busy machine 2 s of wall-clock time may hold too little of it
+        reach_budget = round(min(60.0, slack(2)), 1)
+        reach, reach_s = _timed(server, "is_reachable", task_id=mid_id, atom="(on c0)", budget=reach_budget)
         info = server.info()
     print(f"\nunreachable_atoms(budget=3) {unreach_s:.1f} s, optimal_next_action(budget=3) {nexta_s:.1f} s, "
-          f"is_reachable(budget=2) {reach_s:.1f} s (c0 starts at {where})")
+          f"is_reachable(budget={reach_budget:g}) {reach_s:.1f} s (c0 starts at {where})")
     assert not unreach["isError"] and unreach_s < 3 + slack(SLACK)
     assert not nexta["isError"] and nexta_s < 3 + slack(SLACK)
-    assert reach["structuredContent"]["answer"] is True and reach_s < 2 + slack(SLACK)
+    assert reach["structuredContent"]["answer"] is True and reach_s < reach_budget + slack(SLACK)
     assert reach["structuredContent"]["how"] == "witness-plan" and len(reach["structuredContent"]["witness"]) <= 3
     assert info["searches_running"] == 0 and info["planners_running"] == 0
 
