@@ -1,6 +1,6 @@
-"""A client that goes away cancels its work: a raw HTTP client that drops its connection in the middle of
-an optimal_next_action(budget=600) on a state whose h* takes minutes frees the search slot, and the
-planners are gone within 2 s (plus a margin for the machine's load) (issue 18)."""
+"""A client that goes away cancels its work: a raw HTTP client that drops its connection, or ends its session
+(HTTP DELETE), in the middle of an optimal_next_action(budget=600) on a state whose h* takes minutes frees
+the search slot, and the planners are gone within 2 s (plus a margin for the machine's load) (issue 18)."""
 
 from __future__ import annotations
 
