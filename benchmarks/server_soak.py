@@ -11,9 +11,14 @@ folders). At the end both servers get SIGTERM.
 
 An attacker takes turns, on a stdio server of its own and on the HTTP server: a 50 000-deep JSON request
 (an error, then `ping` must answer), requests whose id is an object or 1e400 (an error with a null id),
-a 170-byte domain with 10^6 or 10^8 ground actions (refused before grounding: the CPU it cost and the
-server's peak memory are reported), and an HTTP client that drops its connection in the middle of
-optimal_next_action(budget=600) (how long until the server has cancelled it).
+a 170-byte domain with 10^6 or 10^8 ground actions (refused before grounding: the CPU it cost, the
+server's peak memory and its memory after all the refusals are reported), an HTTP client that drops its
+connection in the middle of optimal_next_action(budget=600), and one that ends its session (HTTP DELETE)
+in the middle of one (how long until the server has cancelled it), simplify_plan(with_plans) of a
+10 000-action plan (refused at the response limit: its CPU), and 574 KB of PDDL on --load-budget 2 (how
+long until it is refused). Before the traffic, a proof store is filled, every row forged (verdicts
+flipped, checksums recomputed without the key) and a new server with that store must answer as the first
+did (the busy-machine budgets are benchmarks/busy_budgets.py).
 
 Reports calls, errors, the latency of cheap calls, leftover planner processes and work folders (both must
 be 0) and the peak memory of the servers and their planners.
@@ -40,9 +45,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from acptools.dataset import acpbench_hard  # noqa: E402
+from tests.support.forge import forge  # noqa: E402
 from tests.support.server_procs import (  # noqa: E402
-    PROTOCOL, StdioServer, alive, cpu_seconds, peak_rss_mb, planners_of, rss_mb, start_http, wait_until, wide_task,
-    work_folders,
+    FERRY_DOMAIN, PROTOCOL, StdioServer, alive, cpu_seconds, ferry, peak_rss_mb, planners_of, rss_mb, start_http,
+    wait_until, wide_task, work_folders,
 )
 
 CHEAP = ("list_applicable", "validate_plan", "progress")
@@ -97,6 +103,11 @@ class HttpClient:
         if "result" not in reply:
             raise RuntimeError(json.dumps(reply)[:200])
         return reply["result"]
+
+    def end_session(self) -> int:
+        """HTTP DELETE of the session (the client ends it, as the MCP spec says); the status code."""
+        reply = self.http.delete(self.url, headers={"Mcp-Session-Id": self.session, "MCP-Protocol-Version": PROTOCOL})
+        return reply.status_code
 
     def close(self) -> None:
         self.http.close()
@@ -194,13 +205,14 @@ def main() -> None:
     hard = next(r for r in acpbench_hard("test", "nexta") if str(r["answer"]["opt"]) == "65")
     tmp = Path(tempfile.mkdtemp(prefix="soak-"))
     tally, stop, peak = Tally(), threading.Event(), [0.0]
+    seen = Attacks()
+    seen.forged = forged_store(tmp / "store")
     http_proc, url = start_http(tmp)
     stdio = StdioServer(tmp)
     pids = [http_proc.pid, stdio.pid]
     threads = [threading.Thread(target=peak_memory, args=(pids, peak, stop), daemon=True)]
     threads += [threading.Thread(target=http_traffic, args=(url, hard, stop, tally, k), daemon=True)
                 for k in range(args.http_clients)]
-    seen = Attacks()
     threads.append(threading.Thread(target=attack_traffic, args=(tmp, url, hard, stop, tally, seen), daemon=True))
     for t in threads:
         t.start()
@@ -270,17 +282,29 @@ class Attacks:
     def __init__(self) -> None:
         self.refused_cpu: list[float] = []
         self.drop_cancel_s: list[float] = []
+        self.session_cancel_s: list[float] = []
         self.ping_after_deep_s: list[float] = []
+        self.simplify_s: list[float] = []
+        self.big_load_s: list[float] = []
         self.peak_rss_mb = 0.0
+        self.rss_mb: list[float] = []  # the attack server's after each refused huge domain
+        self.forged: dict = {}
 
 
 def attack_traffic(tmp: Path, url: str, task: dict, stop: threading.Event, tally: Tally, seen: Attacks) -> None:
     """Round robin of the attacks until ``stop``, each checked for the answer it must get."""
     server = StdioServer(tmp)
+    loader = StdioServer(tmp, "--load-budget", "2")
     client = HttpClient(url)
     tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"]["task_id"]
+    long_problem, long_plan = ferry(400, 10, plan_length=10_000)
+    long_id = client.call("load_task", domain=FERRY_DOMAIN, problem=long_problem)["structuredContent"]["task_id"]
+    big_text = ferry(10, 180)[0]
     steps = [lambda k: deep_json(server, k, tally, seen), lambda k: odd_id(server, k, tally),
-             lambda k: huge_domain(server, k, tally, seen), lambda k: dropped_client(url, client, tid, tally, seen)]
+             lambda k: huge_domain(server, k, tally, seen), lambda k: dropped_client(url, client, tid, tally, seen),
+             lambda k: ended_session(url, client, tid, tally, seen),
+             lambda k: big_simplify(url, long_id, long_plan, tally, seen),
+             lambda k: big_load(loader, big_text, tally, seen)]
     k = 0
     while not stop.is_set():
         try:
@@ -292,6 +316,7 @@ def attack_traffic(tmp: Path, url: str, task: dict, stop: threading.Event, tally
     seen.peak_rss_mb = peak_rss_mb(server.pid)
     client.close()
     server.close()
+    loader.close()
 
 
 def deep_json(server: StdioServer, k: int, tally: Tally, seen: Attacks) -> None:
@@ -317,6 +342,7 @@ def huge_domain(server: StdioServer, k: int, tally: Tally, seen: Attacks) -> Non
     cpu = cpu_seconds(server.pid)
     text = server.err("load_task", timeout=120, domain=domain, problem=problem)
     seen.refused_cpu.append(cpu_seconds(server.pid) - cpu)
+    seen.rss_mb.append(rss_mb(server.pid))
     tally.add("attack: huge domain", None if "refused before grounding" in text else text)
 
 
@@ -340,6 +366,81 @@ def dropped_client(url: str, client: HttpClient, tid: str, tally: Tally, seen: A
     tally.add("attack: dropped HTTP client", None if cancelled else "not cancelled within 30 s")
 
 
+def ended_session(url: str, client: HttpClient, tid: str, tally: Tally, seen: Attacks) -> None:
+    """A session of its own starts optimal_next_action(budget=600) and is ended (HTTP DELETE) after 1 s while
+    the call's connection stays open: how long until the server has cancelled it and its slot is free."""
+    info = lambda: client.call("server_info")["structuredContent"]  # noqa: E731
+    before = info()["searches_cancelled"]
+    doomed = HttpClient(url, read_timeout=600)
+    caller = threading.Thread(target=lambda: _swallow(lambda: doomed.call("optimal_next_action", task_id=tid,
+                                                                          budget=600)), daemon=True)
+    caller.start()
+    time.sleep(1.0)
+    status = doomed.end_session()
+    t0 = time.perf_counter()
+    cancelled = wait_until(lambda: info()["searches_cancelled"] > before, 30, step=0.05)
+    seen.session_cancel_s.append(time.perf_counter() - t0)
+    caller.join(timeout=30)
+    doomed.close()
+    tally.add("attack: ended HTTP session", None if cancelled and status == 200 else
+              f"DELETE answered {status}; cancelled within 30 s: {cancelled}")
+
+
+def _swallow(fn) -> None:
+    try:
+        fn()
+    except (httpx2.HTTPError, RuntimeError, ValueError):
+        pass
+
+
+def big_simplify(url: str, tid: str, plan: list[str], tally: Tally, seen: Attacks) -> None:
+    """simplify_plan(with_plans) of a 10 000-action plan: refused at the response limit as it is built."""
+    client = HttpClient(url, read_timeout=300)
+    try:
+        t0 = time.perf_counter()
+        result = client.call("simplify_plan", task_id=tid, plan=plan, with_plans=True, budget=60)
+        seen.simplify_s.append(time.perf_counter() - t0)
+        text = result["content"][0]["text"]
+        tally.add("attack: simplify_plan with_plans", None if result.get("isError") and "--max-response-bytes" in text
+                  else text)
+    finally:
+        client.close()
+
+
+def big_load(loader: StdioServer, problem: str, tally: Tally, seen: Attacks) -> None:
+    """574 KB of PDDL on a server with --load-budget 2: refused when the budget is spent."""
+    t0 = time.perf_counter()
+    text = loader.err("load_task", timeout=120, domain=FERRY_DOMAIN, problem=problem)
+    seen.big_load_s.append(time.perf_counter() - t0)
+    tally.add("attack: 574 KB on --load-budget 2", None if "--load-budget" in text else text)
+
+
+def forged_store(tmp: Path) -> dict:
+    """Fill a proof store, forge every row, and ask a new server with that store the same questions."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    path, env = tmp / "proofs.sqlite", {"ACPTOOLS_STORE_KEY_FILE": str(tmp / "store.key")}
+    tasks = sorted((r for r in acpbench_hard("test", "nexta") if int(r["answer"]["opt"]) >= 4),
+                   key=lambda r: int(r["answer"]["opt"]))[:4]
+
+    def answers() -> list:
+        got = []
+        with StdioServer(tmp, "--cache", str(path), **env) as server:
+            for task in tasks:
+                loaded = server.ok("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])
+                tid, atoms = loaded["task_id"], loaded["goal"][:3] + loaded["init"][:3]
+                asks = [("optimal_next_action", {}), ("plan", {}), ("start_episode", {})]
+                asks += [(tool, {"atom": atom}) for atom in atoms for tool in ("is_reachable", "is_landmark")]
+                for tool, args in asks:
+                    out = server.ok(tool, task_id=tid, budget=120, **args)
+                    got.append({k: out.get(k) for k in ("h_star", "optimal_actions", "answer", "length")})
+        return got
+
+    first = answers()
+    rows = forge(path)
+    second = answers()
+    return {"rows": rows, "same": first == second}
+
+
 def report_attacks(seen: Attacks) -> None:
     def spread(xs: list[float], unit: str = "s") -> str:
         xs = sorted(xs)
@@ -348,6 +449,15 @@ def report_attacks(seen: Attacks) -> None:
           f"{seen.peak_rss_mb:.0f} MB")
     print(f"ping right after a 50 000-deep request: {spread(seen.ping_after_deep_s)}")
     print(f"dropped HTTP client's search cancelled after: {spread(seen.drop_cancel_s)}")
+    print(f"ended HTTP session's search cancelled after: {spread(seen.session_cancel_s)}")
+    if seen.rss_mb:
+        print(f"attack server RSS after the first refused huge domain {seen.rss_mb[0]:.0f} MB, after the last "
+              f"({len(seen.rss_mb)}) {seen.rss_mb[-1]:.0f} MB")
+    print(f"simplify_plan(with_plans) of 10 000 actions refused after: {spread(seen.simplify_s)}")
+    print(f"574 KB of PDDL on --load-budget 2 refused after: {spread(seen.big_load_s)}")
+    if seen.forged:
+        print(f"forged proof store: {seen.forged['rows']} rows forged; the new server answered as before: "
+              f"{seen.forged['same']}")
 
 
 if __name__ == "__main__":

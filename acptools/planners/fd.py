@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..budget import Budget
+from ..errors import BudgetExceeded
 from ..ground.conditional import compile_away
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
@@ -152,12 +153,12 @@ def _rules(axioms) -> list[str]:
 
 
 def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-              not_first: frozenset[int] = frozenset(), axioms=None) -> str:
+              not_first: frozenset[int] = frozenset(), axioms=None, budget: Budget | None = None) -> str:
     """SAS+ text: atom i is binary variable i (value 0 = true); a disjunctive goal gets a 0-cost
     helper action per disjunct that sets an extra goal variable. Operators in `not_first` may not
     start the plan: every operator sets a 'started' variable, and those require it. Operators are
     named o<index in `operators`>; one without effects is left out (Fast Downward rejects it, and it
-    never helps a plan)."""
+    never helps a plan). Writing a big task takes seconds, so `budget` is checked per operator."""
     started = num_atoms if not_first else None
     goal_var = num_atoms + (started is not None)
     multi_goal = len(goal) > 1
@@ -183,6 +184,8 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
     out.append("end_goal")
     ops_text = []
     for i, op in enumerate(operators):
+        if budget is not None:
+            budget.check()
         body = _operator_body(op, started, i in not_first)
         if body is not None:
             ops_text.append(f"begin_operator\no{i}\n{body}")
@@ -354,9 +357,11 @@ def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, 
         operators, source = plain
         not_first = frozenset(j for j, i in enumerate(source) if i in not_first)
     try:
-        sas = write_sas(num_atoms, operators, state, goal, not_first, axioms)
+        sas = write_sas(num_atoms, operators, state, goal, not_first, axioms, budget)
     except Unsupported as e:
         return FdResult(None, False, detail=str(e))
+    except BudgetExceeded as e:
+        return FdResult(None, False, timed_out=True, detail=f"Fast Downward not started: {e}")
     watch = _FloorWatch(stop_floor) if optimal else None
     code, plan_text, tail = run_search(binary, config, sas, budget, memory_mb, watch)
     # below the bound A* keeps its guarantee; a plan at or above it was never looked for

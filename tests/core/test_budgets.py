@@ -10,6 +10,7 @@ from acptools import Budget, BudgetExceeded, Effort, examples, load_task
 from acptools.answers import parse_answer
 from acptools.dataset import acpbench_hard
 from acptools.episode import Episode
+from acptools.planners import fd
 from acptools.scoring import batch, clear_caches, report
 from acptools.scoring.api import score_answer
 from tests.support.load import slack
@@ -20,6 +21,8 @@ def test_an_effort_budget_counts_cpu_not_waiting():
     b = Effort(0.2).budget()
     time.sleep(0.3)
     b.check()  # still fine: no CPU was spent
+    b = Budget(None, cpu=0.2)  # the CPU limit alone (Effort's wall-clock safety stop may come first when busy)
+    b.check()  # the thread's CPU is counted from here
     end = time.thread_time() + 0.3
     while time.thread_time() < end:
         pass
@@ -114,3 +117,19 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     q.unreachable_atoms(budget=3)
     q.landmarks(budget=3)
     assert time.perf_counter() - started < 3 + 3 + slack(3)
+
+
+def test_writing_a_big_task_for_fast_downward_stops_at_the_budget():
+    """19 000 operators take a good part of a CPU second to write for Fast Downward: the budget is checked
+    as they are written, so a spent budget does not wait for the whole text (issue 18: plan(budget=3) on
+    such a task ran 40 s on a busy machine, most of it writing the planner's input after the budget)."""
+    task = load_task(*_big_ferry(300, 30))
+    started = time.thread_time()
+    res = fd.solve(len(task.atoms), task.operators, task.init, task.goal, Budget(60, cpu=0.02))
+    spent = time.thread_time() - started
+    assert res.plan is None and res.timed_out and "not started" in res.detail, res
+    started = time.thread_time()
+    fd.write_sas(len(task.atoms), task.operators, task.init, task.goal)  # the whole text, to compare
+    whole = time.thread_time() - started
+    print(f"\nstopped after {spent:.3f} s of CPU; the whole text takes {whole:.3f} s")
+    assert spent < whole / 2, (spent, whole)

@@ -19,6 +19,7 @@ import pytest
 from acptools.evaluation import messages_for
 from acptools.scoring import gold_response
 from tests.support.data import ROOT, records
+from tests.support.load import load_factor
 from tests.support.scripted_api import KEYS, ScriptedModel
 
 FERRY = ROOT / "acptools" / "examples" / "ferry"
@@ -51,7 +52,7 @@ def untimed(rows) -> list[dict]:
 
 def exit_bound() -> float:
     """1 s on a quiet machine, more on a busy one: the point is no long wait, not a benchmark."""
-    return 1.0 + 1.0 * os.getloadavg()[0] / (os.cpu_count() or 1)
+    return 1.0 + load_factor()
 
 
 @pytest.fixture(scope="module")

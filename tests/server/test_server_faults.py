@@ -66,13 +66,15 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
         car_at = next(a for a in server.ok("load_task", domain=FERRY_DOMAIN, problem=mid)["init"]
                       if a.startswith("(at c0 "))
         where = car_at.split()[-1].rstrip(")")
-        reach, reach_s = _timed(server, "is_reachable", task_id=mid_id, atom="(on c0)", budget=2)
+        # a verdict needs CPU: on a busy machine 2 s of wall-clock time may hold too little of it
+        reach_budget = round(min(60.0, slack(2)), 1)
+        reach, reach_s = _timed(server, "is_reachable", task_id=mid_id, atom="(on c0)", budget=reach_budget)
         info = server.info()
     print(f"\nunreachable_atoms(budget=3) {unreach_s:.1f} s, optimal_next_action(budget=3) {nexta_s:.1f} s, "
-          f"is_reachable(budget=2) {reach_s:.1f} s (c0 starts at {where})")
+          f"is_reachable(budget={reach_budget:g}) {reach_s:.1f} s (c0 starts at {where})")
     assert not unreach["isError"] and unreach_s < 3 + slack(SLACK)
     assert not nexta["isError"] and nexta_s < 3 + slack(SLACK)
-    assert reach["structuredContent"]["answer"] is True and reach_s < 2 + slack(SLACK)
+    assert reach["structuredContent"]["answer"] is True and reach_s < reach_budget + slack(SLACK)
     assert reach["structuredContent"]["how"] == "witness-plan" and len(reach["structuredContent"]["witness"]) <= 3
     assert info["searches_running"] == 0 and info["planners_running"] == 0
 
@@ -86,12 +88,12 @@ def test_loading_is_budgeted_and_cancellable(tmp_path: Path) -> None:
         refused_s = time.perf_counter() - t0
         assert server.info()["loads_running"] == 0
     assert "--load-budget" in text and "internal error" not in text, text
-    assert refused_s < 0.5 + SLACK, refused_s
+    assert refused_s < 0.5 + slack(SLACK), refused_s
     with StdioServer(tmp_path, *room) as server:  # a client that gives up stops the grounding too
         request = server.start_call("load_task", domain=FERRY_DOMAIN, problem=big)
-        assert wait_until(lambda: server.info()["loads_running"] == 1, 10)
+        assert wait_until(lambda: server.info()["loads_running"] == 1, slack(10))
         server.cancel(request)
-        assert wait_until(lambda: server.info()["loads_running"] == 0, 5), server.info()
+        assert wait_until(lambda: server.info()["loads_running"] == 0, slack(5)), server.info()
 
 
 def test_the_load_budget_binds_while_reading_and_grounding(tmp_path: Path) -> None:
@@ -158,7 +160,7 @@ def _long_search_with_planners(server: StdioServer, record: dict) -> set[int]:
     tid = _load(server, record["PDDL_domain"], record["PDDL_problem"])
     server.start_call("optimal_next_action", task_id=tid, budget=300)
     assert wait_until(lambda: planners_of(server.pid), 60), "no planner process started"
-    assert wait_until(lambda: work_folders(server.tmpdir, server.pid), 10)
+    assert wait_until(lambda: work_folders(server.tmpdir, server.pid), slack(10))
     return planners_of(server.pid)
 
 
@@ -170,7 +172,7 @@ def test_kill_9_of_a_stdio_server_leaves_no_planner_and_the_next_start_removes_i
         pid = server.pid
         os.kill(pid, signal.SIGKILL)
         server.proc.wait(timeout=10)
-        gone = wait_until(lambda: not any(alive(p) for p in planners) and not planners_of(pid), 10)
+        gone = wait_until(lambda: not any(alive(p) for p in planners) and not planners_of(pid), slack(10))
         left = work_folders(server.tmpdir, pid)
     finally:
         server.close()
@@ -226,7 +228,7 @@ def test_sigterm_of_an_http_server_cancels_its_searches_and_kills_its_planners(t
             planners = planners_of(proc.pid)
             t0 = time.perf_counter()
             proc.terminate()
-            proc.wait(timeout=30)
+            proc.wait(timeout=slack(30))
             stopped_s = time.perf_counter() - t0
     finally:
         if proc.poll() is None:
@@ -235,7 +237,7 @@ def test_sigterm_of_an_http_server_cancels_its_searches_and_kills_its_planners(t
     print(f"\nHTTP server stopped {stopped_s:.1f} s after SIGTERM")
     assert not any(alive(p) for p in planners) and not planners_of(proc.pid)
     assert not work_folders(tmpdir, proc.pid)
-    assert stopped_s < 15
+    assert stopped_s < slack(15)
 
 
 def _swallow(fn) -> None:
@@ -349,5 +351,5 @@ def test_big_loads_take_turns_and_cheap_calls_do_not_wait(tmp_path: Path) -> Non
             time.sleep(0.05)
         loads = [server.wait(r, 300)["result"] for r in pending]
     print(f"\npeak loads {peak_loads}; slowest cheap calls {slowest * 1e3:.0f} ms")
-    assert peak_loads == 1 and slowest < 2.0
+    assert peak_loads == 1 and slowest < slack(2.0)
     assert all(not r.get("isError") for r in loads), loads

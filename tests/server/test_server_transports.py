@@ -65,7 +65,7 @@ async def test_stdio_console_script_serves_the_tools() -> None:
     cmd = server_command()
     params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "--log-level", "WARNING"], cwd=str(REPO))
     record = next(r for r in records("test", "nexta") if str(r["answer"]["opt"]) == "65")
-    with anyio.fail_after(CALL_TIMEOUT):
+    with anyio.fail_after(slack(CALL_TIMEOUT)):
         async with Client(stdio_client(params)) as client:   # a transport: mcp 2.0 and 2.3 both take it
             t = Tools(client)
             assert EXPECTED_TOOLS <= {x.name for x in (await client.list_tools()).tools}
@@ -76,7 +76,7 @@ async def test_stdio_console_script_serves_the_tools() -> None:
                 await client.call_tool("optimal_next_action", {"task_id": hard, "budget": 120},
                                        read_timeout_seconds=1.0)
             start = time.perf_counter()
-            with anyio.fail_after(30):
+            with anyio.fail_after(slack(30)):
                 while (info := await t.ok("server_info"))["searches_running"]:
                     await anyio.sleep(0.1)
             assert info["searches_cancelled"] == 1 and time.perf_counter() - start < slack(25)
@@ -112,7 +112,7 @@ async def test_streamable_http_on_loopback(http_server: tuple[str, str | None]) 
                 "params": {"name": "load_task", "arguments": {"example": "ferry"}}}
         denied = httpx2.post(url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=10)
         assert denied.status_code == 401
-    with anyio.fail_after(CALL_TIMEOUT):
+    with anyio.fail_after(slack(CALL_TIMEOUT)):
         async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120)) as http:
             async with Client(streamable_http_client(url, http_client=http)) as client:
                 t = Tools(client)
