@@ -12,6 +12,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -138,6 +139,28 @@ def _resume_line(stdout: str) -> list[str]:
     return shlex.split(line.removeprefix("resume with: acptools "))
 
 
+class _Gate:
+    """Lets a scripted model's replies through; once closed after n more, later replies wait until it opens."""
+
+    def __init__(self):
+        self.left, self.opened, self.lock = None, threading.Event(), threading.Lock()
+
+    def close_after(self, n: int) -> None:
+        self.left = n
+
+    def open(self) -> None:
+        self.opened.set()
+
+    def pass_(self, reply):
+        with self.lock:
+            wait = self.left is not None and self.left <= 0
+            if self.left is not None:
+                self.left -= 1
+        if wait:
+            self.opened.wait(300)
+        return reply
+
+
 def _check_interrupted(proc, seconds, out):
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert seconds < exit_bound(), f"{seconds:.2f} s from SIGINT to exit"
@@ -148,13 +171,16 @@ def _check_interrupted(proc, seconds, out):
 def test_ctrl_c_of_eval_stops_at_once_and_resume_completes_it(tmp_path):
     recs = records("test", "app")[:8]
     answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in recs}
-    with ScriptedModel(lambda api, body: answers[body["messages"][-1]["content"]], latency=0.25) as model:
+    gate = _Gate()
+    with ScriptedModel(lambda api, body: gate.pass_(answers[body["messages"][-1]["content"]]), latency=0.25) as model:
         args = ["eval", "--quiet", "--data", "acpbench-hard:test:app", "--limit", 8, "--jobs", 1,
                 "--policy", "openai:m", "--base-url", model.openai_url]
         whole = cli(*args, "--out", tmp_path / "whole.jsonl")
         assert whole.returncode == 0, whole.stderr
         out = tmp_path / "items.jsonl"
+        gate.close_after(2)     # the third question waits, so the SIGINT comes mid-run however busy the machine is
         proc, seconds = _interrupt([*args, "--out", out], out, 2)
+        gate.open()
         partial = _check_interrupted(proc, seconds, out)
         assert 2 <= len(partial) < 8 and "of 8 questions graded" in proc.stdout
         with open(out, "a", encoding="utf-8") as fh:   # and a line cut short, as a crash mid-write leaves it
