@@ -79,8 +79,8 @@ def states_seconds(d: str, p: str, n: int, seed: int, budget: float) -> tuple[fl
     return w, c
 
 
-class OverLimit(Exception):
-    """A (form, task) ran past --cpu-limit."""
+class OverLimit(BaseException):
+    """A (form, task) ran past --cpu-limit (not an Exception: no handler of the library may swallow it)."""
 
 
 def _over(*_):
