@@ -22,6 +22,7 @@ from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
 from ..generate.states import Difficulty
 from ..generate.fluent_kinds import KINDS, check_kinds
 from ..generate.templates import load as load_templates
+from ..progress import Progress
 from ..runfile import resume_command
 from .common import backend_flags, check_resume, fail
 
@@ -171,14 +172,15 @@ def _generate(args) -> int:
     if args.out != "-" and not folder.is_dir():
         raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")
     check_resume(args, "generate")
+    progress = Progress(enabled=not args.quiet, unit="records")
     if args.out == "-" or not Path(args.out).is_file() and Path(args.out).exists():  # '-', /dev/null: a stream
-        out = generate(domain, problems, opt, args.jobs, args.backend, args.address)
+        out = generate(domain, problems, opt, args.jobs, args.backend, args.address, progress=progress)
         _stream(out.records, args.out)
     else:
         file = RecordsOut(args.out, _settings(args, opt, domain, problems), args.resume, args.force)
         try:
             out = generate(domain, problems, opt, args.jobs, args.backend, args.address, done=file.done,
-                           on_task=file.add)
+                           on_task=file.add, progress=progress)
         except KeyboardInterrupt:
             file.close()
             print(f"interrupted: the records of {len(file.done)} finished task(s) are in {args.out}\n"

@@ -8,6 +8,7 @@ none of their deletes), which only makes more pairs reachable, so "unreachable" 
 
 from __future__ import annotations
 
+from ..ground.bitset import bit_list
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 
@@ -61,7 +62,7 @@ def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None)
                     reach[p] |= new_mask
                     changed = True
             # keep only grows, and atoms kept before already hold the adds: only new ones need them
-            for q in bits(fresh):
+            for q in bit_list(fresh):
                 if reach[q] & add != add:
                     reach[q] |= add
                     changed = True

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
+from ..errors import BudgetExceeded
 from ..kinds import ACP_STEMS, ACP_TASKS, generator
 from .base import NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, some_sequence
@@ -41,7 +42,7 @@ def _sample(item: Item, xs, k: int = SAMPLE) -> list:
 
 # ---- candidates per task --------------------------------------------------------------------------
 
-def _app(item: Item) -> Pool:
+def _app(item: Item, need_no: bool = True) -> Pool:
     task, s = item.task, item.state
     applicable = task.applicable(s)
     now = set(applicable)
@@ -54,7 +55,7 @@ def _app(item: Item) -> Pool:
                  for a, h in cands])
 
 
-def _prog(item: Item) -> Pool:
+def _prog(item: Item, need_no: bool = True) -> Pool:
     task, s = item.task, item.state
     a = item.pick(task.applicable(s))[0]
     name = task.action_names[a]
@@ -92,13 +93,37 @@ def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], boo
     return [(pair, h) for pair, h in out if len(pair) == 2]
 
 
-def _reach(item: Item) -> Pool:
+def _cheap_unreachable(item: Item, need_no: bool) -> tuple[int, list[int] | None]:
+    """Atoms proven unreachable by the cheap proofs, as a mask: the delete relaxation, and when
+    the question needs false options also h^2 (pairs of atoms that never hold together); with the
+    h^2 pairs (None when not computed). The rest is decided one candidate at a time, so no list
+    question (a proof for every atom) is needed."""
+    task, s = item.task, item.state
+    unreachable = ((1 << len(task.atoms)) - 1) & ~item.truth.relaxed_reachable()
+    if not need_no:
+        return unreachable, None
+    try:
+        pairs = task.questions.engine.h2(s, item.budget())
+    except BudgetExceeded:
+        raise Skip(UNPROVEN) from None
+    return unreachable | sum(1 << i for i in range(len(task.atoms)) if not pairs[i] >> i & 1), pairs
+
+
+def _together(pairs: list[int], mask: int) -> bool:
+    """May all atoms of `mask` hold together, as far as the h^2 pairs tell?"""
+    rest = mask
+    while rest:
+        low = rest & -rest
+        if pairs[low.bit_length() - 1] & mask != mask:
+            return False
+        rest ^= low
+    return True
+
+
+def _reach(item: Item, need_no: bool = True) -> Pool:
     """One fact or two facts at once (ACPBench's two-fact questions), in a seeded mix."""
     task, s = item.task, item.state
-    res = item.truth.unreachable_atoms(item.budget())
-    if not res.complete:  # a partial list depends on how far the budget went: the questions would too
-        raise Skip(UNPROVEN)
-    unreachable = set(res.names)
+    unreachable = set(task.names(_cheap_unreachable(item, need_no)[0]))
     others = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
     singles = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
     pairs = _reach_pairs(item, unreachable)
@@ -109,14 +134,19 @@ def _reach(item: Item) -> Pool:
                 [({"claim": "reachable", "atoms": atoms}, item.render.atoms(atoms), h) for atoms, h in cands])
 
 
-def _areach(item: Item) -> Pool:
+def _areach(item: Item, need_no: bool = True) -> Pool:
+    """Actions ruled out by static facts, the relaxation or (for a no) h^2 are hinted false, the rest open."""
     task = item.task
-    res = item.truth.unreachable_actions(item.budget())
-    if not res.complete:
-        raise Skip(UNPROVEN)
-    never = set(res.names)
-    possible = [task.action_names[a] for a in task.possible_action_ids()
-                if task.ops_of_action[a] and task.action_names[a] not in never]
+    unreachable, pairs = _cheap_unreachable(item, need_no)
+    never, possible = set(), []
+    for a in task.possible_action_ids():
+        ops = task.ops_of_action[a]
+        if ops and any(not op.pre & unreachable and (pairs is None or _together(pairs, op.pre)) for op in ops):
+            possible.append(task.action_names[a])
+        else:
+            never.add(task.action_names[a])
+    if need_no and item.truth.static_impossible_action():
+        never.add(item.truth.static_impossible_action())
     cands = [(n, False) for n in _sample(item, never)] + [(n, None) for n in _sample(item, possible)]
     return Pool('Is it possible to transition to a state where the action "{}" can be applied?',
                 "Which of the following actions can eventually be applied?",
@@ -124,17 +154,22 @@ def _areach(item: Item) -> Pool:
                 [({"claim": "action_reachable", "action": n}, item.render.action(n), h) for n, h in cands])
 
 
-def _land(item: Item) -> Pool:
+def _land(item: Item, need_no: bool = True) -> Pool:
     task, s = item.task, item.state
     item.solvable()  # at a dead end every fact would be a landmark: nothing to ask
-    res = item.truth.landmarks(item.budget())
-    if not res.complete:
+    plan = task.questions.engine.some_plan(s, item.budget())  # the plan the landmark proofs try first
+    if plan is None:
         raise Skip(UNPROVEN)
-    found = set(res.names)
+    on_path = s
+    for a in plan:  # a fact the plan never makes true is no landmark: one plan refutes most candidates
+        s = step(task, s, a)
+        on_path |= s
+    s = item.state
     goals = [n for n in task.names(task.goal_atoms & ~s)]
-    candidates = task.names(((1 << len(task.atoms)) - 1) & ~s & ~task.goal_atoms)
-    cands = [(n, True) for n in _sample(item, found)] + [(n, True) for n in _sample(item, goals, 2)]
-    cands += [(n, False) for n in _sample(item, [n for n in candidates if n not in found])]
+    candidates = ((1 << len(task.atoms)) - 1) & ~s & ~task.goal_atoms
+    cands = [(n, None) for n in _sample(item, task.names(candidates & on_path))]
+    cands += [(n, True) for n in _sample(item, goals, 2)]
+    cands += [(n, False) for n in _sample(item, task.names(candidates & ~on_path))]
     return Pool("Is the following fact a landmark (must hold at some point along any plan) for the current state? {}",
                 "Which of the following facts is a landmark (must hold at some point along any plan) for the "
                 "current state?",
@@ -142,7 +177,7 @@ def _land(item: Item) -> Pool:
                 [({"claim": "landmark", "atom": n}, item.render.atom(n), h) for n, h in cands])
 
 
-def _val(item: Item) -> Pool:
+def _val(item: Item, need_no: bool = True) -> Pool:
     plan = some_sequence(item, shortest=1)
     names = item.names(plan)
     cands = [(names, None)]
@@ -159,7 +194,7 @@ def _just_plan(item: Item) -> tuple[list[str], str]:
     return names, ", ".join(item.render.action(n) for n in names)
 
 
-def _just(item: Item) -> Pool:
+def _just(item: Item, need_no: bool = True) -> Pool:
     """Single actions (that occur once in the plan) when one of them can go, else consecutive pairs."""
     names, text = _just_plan(item)
     good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
@@ -206,7 +241,7 @@ def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset
 
 def yes_no(item: Item, task: str) -> Draft:
     """A yes/no question about `task` whose answer (the item says which) is proven."""
-    pool = POOLS[task](item)
+    pool = POOLS[task](item, not item.target)
     (claim, text), = find(item, pool.candidates, item.target, 1)
     return Draft(f"{ACP_STEMS[task]}_bool", context(item, task), pool.yes_no.format(text),
                  "yes" if item.target else "no", item.state,
@@ -230,7 +265,7 @@ def multiple_choice(item: Item, task: str) -> Draft:
         return _val_choices(item)
     if task == "just":
         return _just_choices(item)
-    pool = POOLS[task](item)
+    pool = POOLS[task](item, True)
     (right,) = find(item, pool.candidates, True, 1)
     wrong = find(item, pool.candidates, False, 3, {right[1]})
     return choices(item, task, pool.stem, pool.query, right, wrong)

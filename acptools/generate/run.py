@@ -126,13 +126,16 @@ def builder(form: str, task: str):
 
 
 def generate(domain, problems, options: Options | None = None, jobs: int = 1, backend: str = "local",
-             address: str | None = None, done: dict | None = None, on_task=None) -> Generated:
+             address: str | None = None, done: dict | None = None, on_task=None, progress=None) -> Generated:
     """Records of one form for a domain and its problems (PDDL texts or Paths; one problem may be
     given alone), every answer proven. The work runs as independent units on `backend` with `jobs`
     workers (acptools.backends): first each problem's states, then each task's records; the output
     is the same bytes whichever backend and however many jobs. `done`: {task: its records} of an
     earlier run with the same options (not made again: each task's records depend only on the
-    options); `on_task(task, records)` is called as each task's records are made."""
+    options); `on_task(task, records)` is called as each task's records are made. `progress` (an
+    acptools.progress.Progress, or anything with its `note(text)` and `(done, total)`) hears of the
+    states drawn, each record made (in this process; with several workers, each task finished)
+    and each task finished."""
     done = dict(done or {})
     opt = options or Options()
     if isinstance(problems, (str, Path)):
@@ -165,16 +168,22 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     count = states_per_problem(opt.n, len(tasks))
     order = sorted(range(len(tasks)), key=lambda k: -len(ptexts[k][0]))  # largest first
     pools: list = [None] * len(tasks)
+    report = _Report(progress, opt.n * len(tasks_wanted), sum(len(made) for made in done.values()))
+    report.note(f"drawing the states of {len(tasks)} problem(s), then {opt.n} {opt.form} records for each of "
+                f"{len(tasks_wanted)} task(s)")
     for k, pool in run_sharing_proofs(_states_unit, [(k, dtext, ptexts[k][0], count, opt) for k in order],
                                       [[keys[k]] for k in order], jobs, backend, address):
         pools[k] = pool
+        report.note(f"states of problem {k + 1}/{len(tasks)}: {len(pool)} drawn")
     problem_texts = [ptext for ptext, _ in ptexts]
     order = sorted((t for t in tasks_wanted if t not in done), key=lambda name: -cost(kind_of(opt.form, name)))
     done = {name: (made, Counter(), 0.0) for name, made in done.items()}
+    tick = report.tick if jobs <= 1 and backend == "local" else None  # a worker's records are seen as it ends
     for name, made, dropped, seconds in run_sharing_proofs(
-            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks, ramified) for name in order],
+            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick) for name in order],
             [keys] * len(order), jobs, backend, address):
         done[name] = made, dropped, seconds
+        report.finished(name, len(made), sum(dropped.values()), seconds)
         if on_task:
             on_task(name, made)
     out = Generated([], {}, {}, {})
@@ -198,11 +207,11 @@ def _states_unit(args) -> tuple[int, list]:
 def _records_unit(args) -> tuple[str, list[dict], Counter, float]:
     """One task's records over every problem (a unit of work): the records, the attempts dropped
     and why, the seconds it took."""
-    name, opt, dtext, problem_texts, templates, pools, marks, ramified = args
+    name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick = args
     t0 = time.perf_counter()
     tasks = [_load(dtext, ptext) for ptext in problem_texts]
     renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
-    made, dropped = _one_task(opt, name, tasks, renders, pools, marks, ramified)
+    made, dropped = _one_task(opt, name, tasks, renders, pools, marks, ramified, tick)
     return name, made, dropped, round(time.perf_counter() - t0, 3)
 
 
@@ -259,7 +268,33 @@ def _ramification_fields(draft, ramified) -> None:
                               "; ".join(ramified["definitions"]) + ".")
 
 
-def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -> tuple[list[dict], Counter]:
+class _Report:
+    """What `generate` tells its `progress`: records made out of all wanted, as they come."""
+
+    def __init__(self, progress, total: int, done: int):
+        self.progress, self.total, self.done, self.current = progress, total, done, 0
+
+    def note(self, text: str) -> None:
+        """A line of text (states drawn, a task finished)."""
+        if self.progress is not None:
+            self.progress.note(text)
+
+    def tick(self, made: int) -> None:
+        """The task being made has `made` records so far."""
+        self.current = made
+        if self.progress is not None:
+            self.progress(self.done + made, self.total)
+
+    def finished(self, name: str, made: int, dropped: int, seconds: float) -> None:
+        """A task's records are all made."""
+        seen, self.current = self.current, 0
+        self.done += made
+        self.note(f"  {name}: {made} records in {seconds:.1f} s ({dropped} attempts dropped)")
+        if self.progress is not None and seen != made:  # not told record by record (a worker made them)
+            self.progress(self.done, self.total)
+
+
+def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified, tick=None) -> tuple[list[dict], Counter]:
     build = builder(opt.form, name)
     kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
     made: list[dict] = []
@@ -297,4 +332,6 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified) -
             continue
         ids.add(record["id"])
         made.append(record)
+        if tick is not None:
+            tick(len(made))
     return made, dropped
