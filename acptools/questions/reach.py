@@ -10,8 +10,8 @@ from ..engine.reachability import H2_SHARE, Engine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
-from .results import Item, ItemList
+from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, STATIC, Verdict
+from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
 SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable items show up at once
@@ -210,12 +210,15 @@ def _cheap_proofs(engine: Engine, state: int, budget: Budget) -> tuple[int, list
 
 
 def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
-    """The atoms that can never hold from the state, each with its proof (complete when nothing is left undecided)."""
+    """The atoms that can never hold from the state, each with its proof (complete when nothing is
+    left undecided). When the budget runs out the list is partial: the atoms proven unreachable so
+    far, those shown reachable (`refuted`), the rest undecided."""
     task = engine.task
+    held = [Item(task.atom_names[i], HOLDS) for i in bits(state)]
     try:
         relaxed, pairs = _cheap_proofs(engine, state, budget)
     except BudgetExceeded as e:
-        return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e))
+        return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e), held)
     found: list[Item] = []
     todo = 0
     for i in range(len(task.atoms)):
@@ -228,7 +231,9 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     proven, unknown = _settle(engine, state, todo, set(), budget, pairs)
     found += proven
     found.sort(key=lambda it: it.name)
-    return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown)
+    decided = {it.name for it in proven} | set(unknown)
+    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name)
+    return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown, "", refuted)
 
 
 STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
@@ -254,15 +259,22 @@ def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit
 def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
     """Never-applicable ground actions; those ruled out by static facts first, then the rest. An
     action the grounding never reached from `state` (and the states before it) has no operator
-    whose preconditions are relaxed-reachable: the relaxation rules it out without grounding it."""
+    whose preconditions are relaxed-reachable: the relaxation rules it out without grounding it.
+    When the budget runs out the list is partial: the actions proven so far, those shown applicable
+    in a reachable state (`refuted`), the rest undecided."""
     task = engine.task
     try:
         possible = task.possible_actions(budget)
-        static_count = task.num_actions - len(possible)
+    except BudgetExceeded as e:
+        return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
+    static_count = task.num_actions - len(possible)
+    found: list[Item] = []
+    try:
         found = _statically_impossible(task, task.possible_set(), budget, limit)
         relaxed, pairs = _cheap_proofs(engine, state, budget)
     except BudgetExceeded as e:
-        return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
+        return ItemList(found, False, static_count, sorted(possible),
+                        f"{e}: {static_count} actions are ruled out by static facts; the others are undecided")
     todo: set[int] = set()
     proven: list[Item] = []
     for name in possible:
@@ -274,11 +286,14 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
             proven.append(Item(name, H2))
         else:
             todo.add(a)
-    settled, unknown = _settle(engine, state, 0, todo, budget, pairs)
+    settled, unknown = _settle(engine, state, 0, set(todo), budget, pairs)
     proven += settled
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
     items = sorted(found + proven, key=lambda it: it.name)
     detail = (f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
               if static_count > len(found) else "")
-    return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail)
+    decided = {it.name for it in settled} | set(unknown)
+    refuted = sorted((Item(task.action_names[a], SHOWN) for a in todo if task.action_names[a] not in decided),
+                     key=lambda it: it.name)
+    return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail, refuted)
