@@ -30,36 +30,6 @@ def _entry_guarantees(relax: Relaxation) -> list[int]:
     return sure
 
 
-def _reachable_without(relax: Relaxation, state: int, banned: int, budget) -> int:
-    """The atoms relaxed-reachable from `state` when no entry adding an atom of `banned` may fire."""
-    missing = list(relax.pre_len)
-    fired = [False] * len(missing)
-    reached = state
-    queue = list(bits(state))
-    ready = list(relax.no_pre)
-    adds, by_pre, masks = relax.adds, relax.by_pre, relax.add_masks
-    while True:
-        for i in ready:
-            if fired[i] or masks[i] & banned:
-                continue
-            fired[i] = True
-            for a in adds[i]:
-                if not reached >> a & 1:
-                    reached |= 1 << a
-                    queue.append(a)
-        if not queue:
-            return reached
-        if budget is not None:
-            budget.check()
-        ready = []
-        for a in queue:
-            for i in by_pre[a]:
-                missing[i] -= 1
-                if missing[i] == 0:
-                    ready.append(i)
-        queue = []
-
-
 def fact_landmarks(relax: Relaxation, state: int, goal: list[tuple[int, int]],
                    budget=None) -> tuple[int, int, bool] | None:
     """Atoms every plan from `state` to `goal` makes true at some point, as two masks (including
@@ -86,7 +56,7 @@ def fact_landmarks(relax: Relaxation, state: int, goal: list[tuple[int, int]],
             if done >> p & 1:
                 continue
             done |= 1 << p
-            reached = _reachable_without(relax, state, 1 << p, budget)
+            reached, _ = relax.reachable(state, budget, banned=1 << p)
             common = every
             for e in producers.get(p, ()):
                 pre = pre_masks[e]

@@ -14,7 +14,8 @@ from ..engine.landmark_graph import fact_landmarks
 from ..engine.reachability import Engine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
-from ..verdict import FIRST_ACHIEVERS, RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
+from ..planners import fd
+from ..verdict import EXHAUSTIVE, FIRST_ACHIEVERS, RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
 from .results import AVOIDED, Item, ItemList
 from .rounds import decide_in_rounds
 
@@ -67,7 +68,8 @@ def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
     return seen
 
 
-CHEAP_SHARE = 0.25  # the cheap landmark proofs may use this share of the budget, the first plan as much
+CHEAP_SHARE = 0.25       # the cheap landmark proofs may use this share of the budget
+FIRST_PLAN_SHARE = 0.5   # the fast witness search for a first plan this share of what is left
 
 
 def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, int] | None:
@@ -111,7 +113,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     found = [Item(task.atom_names[a], RELAXED) for a in bits(candidates & relaxed)]
     found += [Item(task.atom_names[a], FIRST_ACHIEVERS) for a in bits(candidates & closure & ~relaxed)]
     todo = candidates & ~relaxed & ~closure
-    first = engine.reach(state, task.goal, budget) if todo else Verdict(True, WITNESS, [], plan_ids=[])
+    first = first_plan(engine, state, budget) if todo else Verdict(True, WITNESS, [], plan_ids=[])
     if first.answer is None:
         return _partial(task, found, [], todo, "no plan found within the budget")
     if first.answer is False:
@@ -137,6 +139,22 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
 
     unknown = decide_in_rounds(list(bits(open_atoms[0])), decide, budget)
     return _partial(task, found, refuted, sum(1 << a for a in unknown), "")
+
+
+def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
+    """A plan from the state (it refutes every candidate it never makes true): Fast Downward's lazy
+    greedy search with preferred operators on a share of the budget (a witness is all that is needed
+    here, and it finds one far sooner on large tasks), then the engine's complete search."""
+    task = engine.task
+    left = budget.left()
+    res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
+                   budget.child(None if left is None else FIRST_PLAN_SHARE * left), optimal=False,
+                   greedy=fd.FAST_SATISFICING)
+    if res.plan is not None:
+        return engine.witness([engine.operators[i].action for i in res.plan])
+    if res.proven_none:
+        return Verdict(False, EXHAUSTIVE)
+    return engine.reach(state, task.goal, budget)
 
 
 def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:

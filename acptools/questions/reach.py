@@ -10,7 +10,7 @@ from ..engine.reachability import H2_SHARE, Engine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, STATIC, Verdict
+from ..verdict import EXHAUSTIVE, H2, HOLDS, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
 from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
@@ -36,7 +36,35 @@ def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget)
     goal = action_goal(engine, action)
     if not goal:
         return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+    if any(neg & state for _, neg in goal):  # a negative precondition holds now: can it ever stop?
+        try:
+            relaxed, _ = engine.relax.reachable(state, budget)
+            if all(cheaply_never(pre, neg, relaxed, persistent_atoms(engine, state, relaxed)) for pre, neg in goal):
+                return Verdict(False, PERSISTENT, detail="an atom it needs false holds, and nothing that can ever "
+                               "apply deletes it")
+        except BudgetExceeded as e:
+            return Verdict(None, UNKNOWN, detail=str(e))
     return engine.reach(state, goal, budget)
+
+
+def persistent_atoms(engine: Engine, state: int, relaxed: int) -> int:
+    """Atoms of the state that hold forever: no operator whose preconditions are relaxed-reachable
+    (`relaxed`) deletes them, so no operator that can ever apply does."""
+    deletable = 0
+    for op in engine.operators:
+        if op.pre & relaxed != op.pre:
+            continue
+        deletable |= op.dele
+        for cp, _, _, cd in op.conds:
+            if cp & relaxed == cp:
+                deletable |= cd
+    return state & ~deletable
+
+
+def cheaply_never(pre: int, neg: int, relaxed: int, persistent: int) -> bool:
+    """An operator with these preconditions never applies: an atom it needs is not relaxed-reachable,
+    or an atom it needs false holds forever."""
+    return pre & relaxed != pre or bool(neg & persistent)
 
 
 def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget):
@@ -139,8 +167,10 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             goal = [(1 << a, 0) for a in bits(atoms)]
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
+        # a batch only looks for a witness (the fast search); the disjunction of all needs a proof
         res = fd.solve(len(task.atoms), operators, state, goal,
-                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False)
+                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False,
+                       greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING)
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True
@@ -277,11 +307,14 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
                         f"{e}: {static_count} actions are ruled out by static facts; the others are undecided")
     todo: set[int] = set()
     proven: list[Item] = []
+    persistent = persistent_atoms(engine, state, relaxed)
     for name in possible:
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
         if not any(op.pre & relaxed == op.pre for op in ops):
             proven.append(Item(name, RELAXED))
+        elif all(cheaply_never(op.pre, op.neg, relaxed, persistent) for op in ops):
+            proven.append(Item(name, PERSISTENT))
         elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
             proven.append(Item(name, H2))
         else:
