@@ -68,8 +68,9 @@ def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
     return seen
 
 
-CHEAP_SHARE = 0.25       # the cheap landmark proofs may use this share of the budget
-FIRST_PLAN_SHARE = 0.5   # the fast witness search for a first plan this share of what is left
+CHEAP_SHARE = 0.25       # the cheap landmark proofs may use this share of what is left
+FAST_PLAN_SHARE = 0.3    # the fast witness search for a first plan may use this share of what is left,
+FIRST_PLAN_SHARE = 0.7   # then the engine's complete search this share of the rest
 
 
 def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, int] | None:
@@ -98,31 +99,35 @@ _CHEAP: "weakref.WeakKeyDictionary[Engine, dict]" = weakref.WeakKeyDictionary()
 
 def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     """All non-trivial fact landmarks of the state. When the budget runs out the list is partial:
-    the landmarks proven so far, the candidates refuted by plans that avoid them, the rest undecided."""
+    the landmarks proven so far, the candidates refuted by plans that avoid them, the rest undecided.
+
+    Order: the goal's relaxed reachability (no relaxed plan: every atom is vacuously a landmark), a
+    first plan (it refutes every candidate it never makes true), the cheap landmark proofs
+    (relaxation and first achievers, see engine/landmark_graph.py), then a search per candidate."""
     task = engine.task
     candidates = ((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms
     try:
-        cheap = cheap_landmarks(engine, state, budget)
+        reached, _ = engine.relax.reachable(state, budget)
     except BudgetExceeded as e:
         return ItemList([], False, 0, task.names(candidates), str(e))
-    if cheap is None:
-        names = task.names(candidates)
-        return ItemList([Item(n, RELAXED) for n in names], True, len(names), [],
-                        "the goal is unreachable even ignoring deletes, so every atom is (vacuously) a landmark")
-    relaxed, closure = cheap
-    found = [Item(task.atom_names[a], RELAXED) for a in bits(candidates & relaxed)]
-    found += [Item(task.atom_names[a], FIRST_ACHIEVERS) for a in bits(candidates & closure & ~relaxed)]
-    todo = candidates & ~relaxed & ~closure
-    first = first_plan(engine, state, budget) if todo else Verdict(True, WITNESS, [], plan_ids=[])
-    if first.answer is None:
-        return _partial(task, found, [], todo, "no plan found within the budget")
+    if not any(p & reached == p for p, _ in task.goal):
+        return _vacuous(task, candidates, RELAXED)
+    first = first_plan(engine, state, budget) if candidates else Verdict(True, WITNESS, [], plan_ids=[])
     if first.answer is False:
-        names = task.names(candidates)
-        return ItemList([Item(n, first.how) for n in names], True, len(names), [],
-                        "the goal is unreachable, so every atom is (vacuously) a landmark")
-    plan = first.plan_ids
+        return _vacuous(task, candidates, first.how)
     refuted: list[Item] = []
-    open_atoms = [_refute(task, todo, state, plan, refuted)]  # a plan refutes every candidate it avoids
+    todo = candidates if first.answer is None else _refute(task, candidates, state, first.plan_ids, refuted)
+    try:
+        cheap = cheap_landmarks(engine, state, budget) if todo else (0, 0)
+    except BudgetExceeded:
+        cheap = (0, 0)
+    relaxed, closure = cheap or (0, 0)
+    found = [Item(task.atom_names[a], RELAXED) for a in bits(todo & relaxed)]
+    found += [Item(task.atom_names[a], FIRST_ACHIEVERS) for a in bits(todo & closure & ~relaxed)]
+    todo &= ~relaxed & ~closure
+    if first.answer is None:
+        return _partial(task, found, refuted, todo, "no plan found within the budget")
+    open_atoms = [todo]
 
     def decide(atom: int, share: Budget) -> bool:
         if not open_atoms[0] >> atom & 1:
@@ -141,6 +146,12 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     return _partial(task, found, refuted, sum(1 << a for a in unknown), "")
 
 
+def _vacuous(task, candidates: int, how: str) -> ItemList:
+    names = task.names(candidates)
+    return ItemList([Item(n, how) for n in names], True, len(names), [],
+                    "the goal is unreachable, so every atom is (vacuously) a landmark")
+
+
 def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     """A plan from the state (it refutes every candidate it never makes true): Fast Downward's lazy
     greedy search with preferred operators on a share of the budget (a witness is all that is needed
@@ -148,13 +159,14 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     task = engine.task
     left = budget.left()
     res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
-                   budget.child(None if left is None else FIRST_PLAN_SHARE * left), optimal=False,
+                   budget.child(None if left is None else FAST_PLAN_SHARE * left), optimal=False,
                    greedy=fd.FAST_SATISFICING)
     if res.plan is not None:
         return engine.witness([engine.operators[i].action for i in res.plan])
     if res.proven_none:
         return Verdict(False, EXHAUSTIVE)
-    return engine.reach(state, task.goal, budget)
+    left = budget.left()
+    return engine.reach(state, task.goal, budget.child(None if left is None else FIRST_PLAN_SHARE * left))
 
 
 def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:

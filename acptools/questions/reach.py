@@ -167,10 +167,12 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             goal = [(1 << a, 0) for a in bits(atoms)]
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
-        # a batch only looks for a witness (the fast search); the disjunction of all needs a proof
-        res = fd.solve(len(task.atoms), operators, state, goal,
-                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False,
-                       greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING)
+        # a batch only needs a witness: the fast search first, then the complete one; the
+        # disjunction of all needs the complete search (its exhaustion is the proof)
+        res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS) if conjunctive
+                       else budget, optimal=False, greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING)
+        if conjunctive and res.plan is None:
+            res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS), optimal=False)
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True
