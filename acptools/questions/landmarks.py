@@ -158,8 +158,9 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     here, and it finds one far sooner on large tasks), then the engine's complete search."""
     task = engine.task
     left = budget.left()
+    # a wall-clock share: a CPU slice would not bound the subprocess
     res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
-                   budget.child(None if left is None else FAST_PLAN_SHARE * left), optimal=False,
+                   Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget), optimal=False,
                    greedy=fd.FAST_SATISFICING)
     if res.plan is not None:
         return engine.witness([engine.operators[i].action for i in res.plan])
