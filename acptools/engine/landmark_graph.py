@@ -33,10 +33,11 @@ def _entry_guarantees(relax: Relaxation) -> list[int]:
 def fact_landmarks(relax: Relaxation, state: int, goal: list[tuple[int, int]],
                    budget=None) -> tuple[int, int, bool] | None:
     """Atoms every plan from `state` to `goal` makes true at some point, as two masks (including
-    atoms of the state and the goal): the relaxed landmarks, those the first-achiever closure adds,
-    and whether the closure finished; None when the goal is relaxed-unreachable (no plan at all). When the budget runs out
-    during the closure, the landmarks proven so far are returned (each step is a proof on its own);
-    BudgetExceeded only when not even the label propagation finished."""
+    atoms of the state and the goal): the relaxed landmarks, those only the first-achiever closure
+    proves, and whether the closure finished; None when the goal is relaxed-unreachable (no plan at
+    all). When the budget runs out during the closure, the landmarks proven so far are returned
+    (each step is a proof on its own); BudgetExceeded only when not even the label propagation
+    finished."""
     relaxed = relax.landmarks(state, goal, budget)
     if relaxed is None:
         return None
@@ -57,6 +58,8 @@ def fact_landmarks(relax: Relaxation, state: int, goal: list[tuple[int, int]],
                 continue
             done |= 1 << p
             reached, _ = relax.reachable(state, budget, banned=1 << p)
+            if not any(g & reached == g for g, _ in goal):
+                relaxed |= 1 << p  # the relaxation alone proves it (the goal needs p even ignoring deletes)
             common = every
             for e in producers.get(p, ()):
                 pre = pre_masks[e]
