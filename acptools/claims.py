@@ -188,15 +188,20 @@ def _cheap_refutation(task: Task, state: int, goal: list[tuple[int, int]], budge
 
 
 def _listed(truth, name: str, item: str) -> Verdict | None:
-    """The verdict of a complete list computed earlier ('atoms' and 'actions': the unreachable ones;
-    'landmarks'), where membership decides both ways; None when no such list is at hand."""
-    res = truth.complete_list(name)
+    """The verdict a list computed earlier proves about one item ('atoms' and 'actions': the
+    unreachable ones; 'landmarks'): a complete list decides every item both ways, a partial one
+    (the budget ran out) the items it proved either way; None when no list at hand decides it."""
+    res = truth.list_so_far(name)
     if res is None:
         return None
-    hit = next((it for it in res.items if it.name == item), None)
+    member, hit = res.member(item)
+    if member is None:
+        return None
     landmarks = name == "landmarks"
-    if hit is not None:
+    if member:
         return Verdict(landmarks, hit.how)
+    if hit is not None:
+        return Verdict(not landmarks, hit.how, hit.witness)
     return Verdict(not landmarks, "avoided-by-a-plan" if landmarks else SHOWN)
 
 

@@ -26,7 +26,7 @@ from .ground.grounded import task_key
 from .lru import CacheMiss, LRUCache
 from .questions import DEFAULT_SECONDS, Item, ItemList
 from .task import Task, load_task
-from .verdict import Verdict
+from .verdict import HOLDS, STATIC, WITNESS, Verdict
 
 MAX_TASKS = 64
 MAX_TRUTHS = 256
@@ -92,6 +92,7 @@ class StateTruth:
         self._action_reach: dict[int, Verdict] = {}
         self._landmark: dict[int, Verdict] = {}
         self._lists: dict[str, object] = {}
+        self._partial: dict[str, ItemList] = {}   # the latest list that ran out of budget, per name
         self._h: HStar | None = None
         self._h_failed_with: float | None = None   # the allowance of the last h* search that ran out
         self._after: dict[int, HStar] = {}
@@ -191,19 +192,22 @@ class StateTruth:
         """Whether `atom` is reachable from the state, within `budget` (cached, and read from the proof
         store when it holds it)."""
         return self._cached(self._atom_reach, "reach-atom", atom, self.task.atom_names[atom],
-                            lambda: self.questions.is_reachable(atom, self.state, budget))
+                            lambda: self._from_list("atoms", self.task.atom_names[atom])
+                            or self.questions.is_reachable(atom, self.state, budget))
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
         """Whether `action` can become applicable from the state, within `budget` (cached, and read from
         the proof store when it holds it)."""
         return self._cached(self._action_reach, "reach-action", action, self.task.action_names[action],
-                            lambda: self.questions.is_action_reachable(action, self.state, budget))
+                            lambda: self._from_list("actions", self.task.action_names[action])
+                            or self.questions.is_action_reachable(action, self.state, budget))
 
     def landmark(self, atom: int, budget: float | None) -> Verdict:
         """Whether `atom` is a landmark from the state, within `budget` (cached, and read from the proof
         store when it holds it)."""
         return self._cached(self._landmark, "landmark", atom, self.task.atom_names[atom],
-                            lambda: self.questions.is_landmark(atom, self.state, budget))
+                            lambda: self._from_list("landmarks", self.task.atom_names[atom])
+                            or self.questions.is_landmark(atom, self.state, budget))
 
     def _list(self, name: str, compute):
         res = self._lists.get(name)
@@ -222,7 +226,38 @@ class StateTruth:
                                                             "total": res.total, "detail": res.detail})
                     if res.complete:
                         self._lists[name] = res
+                        self._partial.pop(name, None)
+                    else:
+                        self._partial[name] = res
         return res
+
+    def list_so_far(self, name: str) -> ItemList | None:
+        """The list 'atoms', 'actions' or 'landmarks' computed so far: complete, else the partial one
+        a run out of budget left (its proven members and non-members still decide); None if none."""
+        return self._lists.get(name) or self._partial.get(name)
+
+    def _from_list(self, name: str, item: str) -> Verdict | None:
+        """The verdict a list computed earlier proves about one item (its membership, or a kept
+        witness of non-membership); None when no list at hand decides it with a proof to show."""
+        res = self.list_so_far(name)
+        if res is None:
+            return None
+        member, it = res.member(item)
+        if member is None or it is None:
+            return None
+        if name == "landmarks":
+            if member:
+                return Verdict(True, it.how, None, "the goal cannot be reached without it", {"trivial": False})
+            if it.witness is None:
+                return None
+            return Verdict(False, WITNESS, list(it.witness), "a plan reaches the goal without it", {"trivial": False},
+                           plan_ids=[self.task.parse_action(a) for a in it.witness])
+        if member:
+            static = "its static preconditions are false in this problem"
+            return Verdict(False, it.how, detail=static if it.how == STATIC else "")
+        if it.how == HOLDS:
+            return Verdict(True, HOLDS, [], plan_ids=[])
+        return None
 
     def complete_list(self, name: str):
         """The complete list 'atoms' (unreachable), 'actions' (never applicable) or 'landmarks' if one

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/suite_bench.py [--quick] [--domains a,b] [--sizes small,medium,large]
         [--states N] [--budget SECONDS] [--seed N] [--json out.json] [--skip-questions] [--fd-own]
-        [--ground-only]
+        [--ground-only] [--kinds landmarks,unreachable_actions] [--library PATH]
 
 The suite is benchmarks/suite/<domain>/{domain,small,medium,large}.pddl (see suite/README.md).
 For every task:
@@ -79,6 +79,15 @@ def classify_unknown(res) -> bool:
     if hasattr(res, "known"):                                    # NextActionReport
         return res.known is False or any(not v.known for v in getattr(res, "actions", []))
     return False
+
+
+def list_counts(res) -> dict:
+    """Undecided / proven-member / proven-non-member counts of a list answer (an ItemList)."""
+    if res is None or not hasattr(res, "complete"):
+        return {}
+    refuted = getattr(res, "refuted", None)
+    return {"undecided": len(res.unknown), "members": res.total,
+            "non_members": None if refuted is None else len(refuted)}
 
 
 def sample_states(task, rng: random.Random, n: int, plan: list[int] | None,
@@ -191,19 +200,13 @@ def worker(args) -> None:
     for si, (origin, s) in enumerate(states):
         tag = dict(state=si, origin=origin)
         emit(kind="state", atoms=task.names(s), **tag)
-        # FD alone: h*(s) on our grounded task (every operator, as the issue's baseline)
-        emit(kind="start", what="fd_hstar", **tag)
+        kinds = ["optimal_next"] if args.skip_questions else [k for k in KINDS]
+        if args.kinds:
+            kinds = [k for k in kinds if k in args.kinds.split(",")]
+        if "optimal_next" in kinds:
+            fd_hstar(task, s, budget, tag)
+
         t0 = time.perf_counter()
-        r = fd.solve(len(task.atoms), task.operators, s, task.goal, budget)
-        fd_t = time.perf_counter() - t0
-        h = len(r.plan) if r.plan is not None else ("unsolvable" if r.proven_none else None)
-        via = "sas"
-        if r.plan is None and not r.proven_none and not r.timed_out:
-            # our SAS+ encoding cannot express this task (e.g. one atom in two conditional
-            # effects): Fast Downward's own pipeline on the state's PDDL is the baseline instead
-            fd_t, h = fd_own(task, s, budget)
-            via = "own:" + r.detail[:80]
-        emit(kind="fd_hstar", seconds=fd_t, h=h, timed_out=r.timed_out, via=via, **tag)
         if args.fd_own and si == 0:
             emit(kind="start", what="fd_own", **tag)
             dt, hh = fd_own(task, s, budget)
@@ -227,7 +230,6 @@ def worker(args) -> None:
             "landmarks": lambda: q.landmarks(s, budget=budget),
             "optimal_next": lambda: q.optimal_next(s, budget=budget, with_values=True),
         }
-        kinds = ["optimal_next"] if args.skip_questions else [k for k in KINDS]
         for kind in kinds:
             emit(kind="start", what=kind, **tag)
             t0 = time.perf_counter()
@@ -237,11 +239,28 @@ def worker(args) -> None:
             except Exception as e:  # a crash is a finding too
                 out, err = None, f"{type(e).__name__}: {e}"[:300]
             dt = time.perf_counter() - t0
-            rec = dict(kind=kind, seconds=dt, unknown=classify_unknown(out), error=err, **tag)
+            rec = dict(kind=kind, seconds=dt, unknown=classify_unknown(out), error=err, **tag, **list_counts(out))
             if kind == "optimal_next" and out is not None:
                 rec.update(h=out.h_star, n_applicable=len(out.actions), how=out.how)
             emit(**rec)
     emit(kind="done")
+
+
+def fd_hstar(task, s: int, budget: float, tag: dict) -> None:
+    """Fast Downward alone: h*(s) on our grounded task (every operator, as the issue's baseline)."""
+    from acptools.planners import fd
+    emit(kind="start", what="fd_hstar", **tag)
+    t0 = time.perf_counter()
+    r = fd.solve(len(task.atoms), task.operators, s, task.goal, budget)
+    fd_t = time.perf_counter() - t0
+    h = len(r.plan) if r.plan is not None else ("unsolvable" if r.proven_none else None)
+    via = "sas"
+    if r.plan is None and not r.proven_none and not r.timed_out:
+        # our SAS+ encoding cannot express this task (e.g. one atom in two conditional
+        # effects): Fast Downward's own pipeline on the state's PDDL is the baseline instead
+        fd_t, h = fd_own(task, s, budget)
+        via = "own:" + r.detail[:80]
+    emit(kind="fd_hstar", seconds=fd_t, h=h, timed_out=r.timed_out, via=via, **tag)
 
 
 def baseline_optimal_next(task, states, budget: float) -> None:
@@ -299,8 +318,13 @@ def fd_translate(dom: Path, prob: Path, timeout: float = 600.0) -> dict:
 def run_task(args, domain: str, size: str, library: str | None = None, states_file: str | None = None) -> dict:
     cmd = [sys.executable, __file__, "--worker", "--domain", domain, "--size", size, "--states", str(args.states),
            "--seed", str(args.seed)]
+    library = library or args.library
     if library:
-        cmd += ["--library", library, "--states-file", states_file]
+        cmd += ["--library", library]
+    if states_file:
+        cmd += ["--states-file", states_file]
+    if args.kinds:
+        cmd += ["--kinds", args.kinds]
     if args.budget is not None:
         cmd += ["--budget", str(args.budget)]
     if args.skip_questions:
@@ -379,6 +403,24 @@ def fmt(x, unit=""):
     if isinstance(x, float):
         return f"{x:.3f}{unit}" if x < 10 else f"{x:.1f}{unit}"
     return str(x)
+
+
+def list_report(results: list[dict]) -> str:
+    """The list questions: how many calls ended incomplete, how many of those with nothing proven
+    (a bare unknown), and how many candidates were left undecided, in all."""
+    lines = ["## list questions: what a call that ran out of budget still proves", "",
+             "| kind | calls | incomplete | nothing proven | undecided candidates | proven members | "
+             "proven non-members |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for kind in ("unreachable_atoms", "unreachable_actions", "landmarks"):
+        xs = [x for r in results for x in r["records"] if x["kind"] == kind and "undecided" in x]
+        if not xs:
+            continue
+        non = [x["non_members"] for x in xs if x.get("non_members") is not None]
+        lines.append(f"| {kind} | {len(xs)} | {sum(x['unknown'] for x in xs)} | "
+                     f"{sum(x['unknown'] and not x['members'] and not x.get('non_members') for x in xs)} | "
+                     f"{sum(x['undecided'] for x in xs)} | {sum(x['members'] for x in xs)} | "
+                     f"{sum(non) if non else '-'} |")
+    return "\n".join(lines)
 
 
 def report(results: list[dict], budget: float, ground_only: bool = False) -> str:
@@ -478,6 +520,8 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
             over = sum(x["seconds"] > budget + HANG_SLACK for x in xs)
             add(f"| {kind} | {len(ts)} | {fmt(pct(ts, .5))} | {fmt(pct(ts, .95))} | {fmt(max(ts))} | "
                 f"{sum(x['unknown'] for x in xs)} | {over} | {sum(bool(x.get('error')) for x in xs)} | {len(hung)} |")
+    add("")
+    add(list_report(results))
     # ---- per-domain worst cases
     add("")
     add("## per task: slowest call of each kind (seconds)")
@@ -550,7 +594,8 @@ def main() -> int:
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--domain", help=argparse.SUPPRESS)
     ap.add_argument("--size", help=argparse.SUPPRESS)
-    ap.add_argument("--library", help=argparse.SUPPRESS)
+    ap.add_argument("--kinds", default=None, help="comma-separated question kinds to run (default: all)")
+    ap.add_argument("--library", default=None, metavar="PATH", help="measure the acptools checkout at PATH")
     ap.add_argument("--states-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:

@@ -141,9 +141,10 @@ def instructions(config: ServerConfig) -> str:
         f"Budgets: `budget` is search seconds (default {limits.default_budget:g}, at most {limits.max_budget:g}). "
         "When it runs out the answer is null / known=false with how='unknown': never a guess.\n"
         "How it is known: 'witness-plan' (replay the witness with validate_plan), 'holds-in-state' (empty "
-        "witness), proofs of 'no': 'static-facts', 'delete-relaxation', 'h2-mutex', 'exhaustive-search'; "
-        "'trivial' for landmarks. h* comes from an exact search named in `how`. List results give a `how` per "
-        "item and complete=true when the list is exact.\n"
+        "witness), proofs: 'static-facts', 'delete-relaxation', 'first-achievers', 'persistent-fact', 'h2-mutex', "
+        "'exhaustive-search'; 'trivial' for landmarks. h* comes from an exact search named in `how`. List results "
+        "give a `how` per item and complete=true when the list is exact; a partial list also gives the "
+        "candidates proven not to belong (`refuted`) and the undecided ones (`unknown`).\n"
         "Errors say what, where (argument, list index, PDDL line and column) and what to do. server_info shows "
         "the limits and the tool profile."
     )

@@ -154,14 +154,19 @@ class Item(Result):
 
 
 class ItemListResult(Result):
-    """A list question's proven items, whether the list is complete, and what is still undecided."""
+    """A list question's proven items, whether the list is complete, and what is still undecided.
+    When the budget ran out the answer is partial: `items` are proven members, `refuted` proven
+    non-members (each with how), `unknown` the undecided candidates."""
     items: list[Item]
     complete: bool  # the list is the whole answer
     total: int
     truncated: bool
-    unknown: list[str]  # candidates the budget left undecided
+    unknown: list[str]  # candidates the budget left undecided (the first of them)
     detail: str = ""
     budget_seconds: float
+    unknown_total: int = 0  # how many candidates are undecided
+    refuted: list[Item] = []  # a partial answer's candidates proven not to belong (the first of them)
+    refuted_total: int = 0
 
 
 class ActionValue(Result):

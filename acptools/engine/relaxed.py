@@ -43,9 +43,10 @@ class Relaxation:
         self.pre_len = [len(p) for p in pres]
         self.num_atoms = num_atoms
 
-    def reachable(self, state: int, budget=None) -> tuple[int, list[bool]]:
-        """(relaxed-reachable atom mask, which relaxed ops become applicable). With a `budget`,
-        checked once per layer: raises BudgetExceeded when spent."""
+    def reachable(self, state: int, budget=None, banned: int = 0) -> tuple[int, list[bool]]:
+        """(relaxed-reachable atom mask, which relaxed ops become applicable), where no op adding an
+        atom of `banned` may fire. With a `budget`, checked once per layer: raises BudgetExceeded
+        when spent."""
         n = len(self.pres)
         missing = [len(p) for p in self.pres]
         fired = [False] * n
@@ -55,7 +56,7 @@ class Relaxation:
         adds, by_pre = self.adds, self.by_pre
         while True:
             for i in ready:
-                if fired[i]:
+                if fired[i] or self.add_masks[i] & banned:
                     continue
                 fired[i] = True
                 for a in adds[i]:

@@ -27,6 +27,7 @@ from . import process as planner
 
 OPTIMAL = "astar({}())"
 SATISFICING = "eager_greedy([ff()])"  # complete: exhausting it (with safe ff pruning) proves no plan
+FAST_SATISFICING = "lazy_greedy([ff()], preferred=[ff()])"  # finds plans far sooner where a witness is all we need
 _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
 INF = float("inf")
 
@@ -322,8 +323,9 @@ def plan_lines(plan_text: str) -> list[str]:
 
 def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
           budget: "Budget | float", bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
-          not_first: frozenset[int] = frozenset(), stop_floor: float | None = None, axioms=None) -> FdResult:
-    """Optimal plan with A* (or any plan with greedy search when not `optimal`) within `budget` (a
+          not_first: frozenset[int] = frozenset(), stop_floor: float | None = None, axioms=None,
+          greedy: str = SATISFICING) -> FdResult:
+    """Optimal plan with A* (or any plan with the `greedy` search when not `optimal`) within `budget` (a
     Budget, or wall seconds); with `bound`, only plans of length < bound count. The optimal search
     reports in `floor` how cheap a plan could still be, and with `stop_floor` it stops as soon as
     no plan shorter than that can exist. `axioms`: the task's ground axioms (searched blind)."""
@@ -338,17 +340,17 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
     heuristic = "blind" if axioms else optimal_heuristic(operators) if optimal else ""
     res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first,
-                  stop_floor, axioms)
+                  stop_floor, axioms, greedy)
     res.heuristic = heuristic
     return res
 
 
 def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
             budget: Budget, bound: int | None, memory_mb: int, heuristic: str, not_first: frozenset[int],
-            stop_floor: float | None, axioms=None) -> FdResult:
-    """`solve` past its trivial cases: A* with `heuristic` (greedy search without one)."""
+            stop_floor: float | None, axioms=None, greedy: str = SATISFICING) -> FdResult:
+    """`solve` past its trivial cases: A* with `heuristic` (the `greedy` search without one)."""
     optimal = bool(heuristic)
-    config = OPTIMAL.format(heuristic) if optimal else SATISFICING
+    config = OPTIMAL.format(heuristic) if optimal else greedy
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
     source = None

@@ -7,12 +7,16 @@ and a plan of the compiled task (which never makes p true) refutes it.
 
 from __future__ import annotations
 
+import weakref
+
 from ..budget import Budget
+from ..engine.landmark_graph import fact_landmarks
 from ..engine.reachability import Engine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
-from ..verdict import RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
-from .results import Item, ItemList
+from ..planners import fd
+from ..verdict import EXHAUSTIVE, FIRST_ACHIEVERS, RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
+from .results import AVOIDED, Item, ItemList
 from .rounds import decide_in_rounds
 
 
@@ -30,6 +34,15 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdic
     reason = trivial_reason(engine, atom, state)
     if reason:
         return Verdict(True, TRIVIAL, detail=reason, extra={"trivial": True})
+    try:
+        cheap = cheap_landmarks(engine, state, budget)
+    except BudgetExceeded as e:
+        return Verdict(None, UNKNOWN, detail=str(e), extra={"trivial": False})
+    if cheap is None:
+        return Verdict(True, RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False})
+    for mask, how in zip(cheap, (RELAXED, FIRST_ACHIEVERS)):
+        if mask >> atom & 1:
+            return Verdict(True, how, None, "the goal cannot be reached without it", {"trivial": False})
     plan = engine.some_plan(state, budget)
     if plan is not None and not _trajectory_atoms(engine, state, plan) >> atom & 1:
         return Verdict(False, WITNESS, engine.task.action_list(plan), "a plan reaches the goal without it",
@@ -43,7 +56,11 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdic
 
 
 def _trajectory_atoms(engine: Engine, state: int, plan: list[int]) -> int:
-    task = engine.task
+    return _trajectory_atoms_of(engine.task, state, plan)
+
+
+def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
+    """Every atom true at some point while `plan` runs from `state`."""
     seen = state
     for a in plan:
         state = task.apply_op(task.op_for(a, state), state)
@@ -51,28 +68,66 @@ def _trajectory_atoms(engine: Engine, state: int, plan: list[int]) -> int:
     return seen
 
 
+CHEAP_SHARE = 0.25       # the cheap landmark proofs may use this share of what is left
+FAST_PLAN_SHARE = 0.3    # the fast witness search for a first plan may use this share of what is left,
+FIRST_PLAN_SHARE = 0.7   # then the engine's complete search this share of the rest
+
+
+def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, int] | None:
+    """Landmarks proven without search (see engine/landmark_graph.py): the masks (delete-relaxation
+    landmarks, first-achiever landmarks); None when the goal is relaxed-unreachable; (0, 0) when
+    not even the label propagation finished in the budget's share."""
+    memo = _CHEAP.setdefault(engine, {})
+    if state in memo:
+        return memo[state]
+    left = budget.left()
+    share = budget.child(None if left is None else CHEAP_SHARE * left)
+    try:
+        found = fact_landmarks(engine.relax, state, engine.task.goal, share)
+    except BudgetExceeded:
+        budget.check()
+        return 0, 0
+    if found is None or found[2]:  # the closure finished: keep it for this state
+        if len(memo) >= 64:
+            memo.pop(next(iter(memo)))
+        memo[state] = found and found[:2]
+    return found and found[:2]
+
+
+_CHEAP: "weakref.WeakKeyDictionary[Engine, dict]" = weakref.WeakKeyDictionary()
+
+
 def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
-    """All non-trivial fact landmarks of the state (complete unless the budget ran out)."""
+    """All non-trivial fact landmarks of the state. When the budget runs out the list is partial:
+    the landmarks proven so far, the candidates refuted by plans that avoid them, the rest undecided.
+
+    Order: the goal's relaxed reachability (no relaxed plan: every atom is vacuously a landmark), a
+    first plan (it refutes every candidate it never makes true), the cheap landmark proofs
+    (relaxation and first achievers, see engine/landmark_graph.py), then a search per candidate."""
     task = engine.task
     candidates = ((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms
-    plan = engine.some_plan(state, budget)
-    if plan is None:
-        first = engine.reach(state, task.goal, budget)
-        if first.answer is None:
-            return ItemList([], False, 0, task.names(candidates), "no plan found within the budget")
-        names = task.names(candidates)
-        return ItemList([Item(n, first.how) for n in names], True, len(names), [],
-                        "the goal is unreachable, so every atom is (vacuously) a landmark")
-    # atoms that a plan never makes true are refuted by that plan; relaxed landmarks are proven
-    # all at once; the rest need a search each
-    todo = candidates & _trajectory_atoms(engine, state, plan)
     try:
-        relaxed = engine.relax.landmarks(state, task.goal, budget) or 0
+        reached, _ = engine.relax.reachable(state, budget)
+    except BudgetExceeded as e:
+        return ItemList([], False, 0, task.names(candidates), str(e))
+    if not any(p & reached == p for p, _ in task.goal):
+        return _vacuous(task, candidates, RELAXED)
+    first = first_plan(engine, state, budget) if candidates else Verdict(True, WITNESS, [], plan_ids=[])
+    if first.answer is False:
+        return _vacuous(task, candidates, first.how)
+    refuted: list[Item] = []
+    todo = candidates if first.answer is None else _refute(task, candidates, state, first.plan_ids, refuted)
+    try:
+        cheap = cheap_landmarks(engine, state, budget) if todo else (0, 0)
     except BudgetExceeded:
-        relaxed = 0
-    found: list[Item] = [Item(task.atom_names[a], RELAXED) for a in bits(todo & relaxed)]
-    todo &= ~relaxed
-    open_atoms = [todo]  # a plan that avoids one candidate refutes every candidate it never makes true
+        cheap = (0, 0)
+    relaxed, closure = cheap or (0, 0)
+    found = [Item(task.atom_names[a], RELAXED) for a in bits(todo & relaxed)]
+    found += [Item(task.atom_names[a], FIRST_ACHIEVERS) for a in bits(todo & closure & ~relaxed)]
+    todo &= ~relaxed & ~closure
+    if first.answer is None:
+        return _partial(task, found, refuted, todo, "no plan found within the budget")
+    open_atoms = [todo]
 
     def decide(atom: int, share: Budget) -> bool:
         if not open_atoms[0] >> atom & 1:
@@ -81,11 +136,52 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
         if v.answer is None:
             return False
         if v.answer:
-            open_atoms[0] &= _trajectory_atoms(engine, state, v.plan_ids)
+            open_atoms[0] = _refute(task, open_atoms[0], state, v.plan_ids, refuted)
         else:
+            open_atoms[0] &= ~(1 << atom)
             found.append(Item(task.atom_names[atom], v.how))
         return True
 
-    unknown = [task.atom_names[a] for a in decide_in_rounds(list(bits(todo)), decide, budget)]
+    unknown = decide_in_rounds(list(bits(open_atoms[0])), decide, budget)
+    return _partial(task, found, refuted, sum(1 << a for a in unknown), "")
+
+
+def _vacuous(task, candidates: int, how: str) -> ItemList:
+    names = task.names(candidates)
+    return ItemList([Item(n, how) for n in names], True, len(names), [],
+                    "the goal is unreachable, so every atom is (vacuously) a landmark")
+
+
+def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
+    """A plan from the state (it refutes every candidate it never makes true): Fast Downward's lazy
+    greedy search with preferred operators on a share of the budget (a witness is all that is needed
+    here, and it finds one far sooner on large tasks), then the engine's complete search."""
+    task = engine.task
+    left = budget.left()
+    # a wall-clock share: a CPU slice would not bound the subprocess
+    res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
+                   Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget), optimal=False,
+                   greedy=fd.FAST_SATISFICING, axioms=task.axioms)
+    if res.plan is not None:
+        return engine.witness([engine.operators[i].action for i in res.plan])
+    if res.proven_none:
+        return Verdict(False, EXHAUSTIVE)
+    left = budget.left()
+    return engine.reach(state, task.goal, budget.child(None if left is None else FIRST_PLAN_SHARE * left))
+
+
+def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:
+    """Mark the candidates of `todo` that `plan` never makes true as refuted (with the plan as
+    witness); returns the candidates still open."""
+    avoided = todo & ~_trajectory_atoms_of(task, state, plan)
+    if avoided:
+        witness = task.action_list(plan)
+        refuted.extend(Item(task.atom_names[a], AVOIDED, witness) for a in bits(avoided))
+    return todo & ~avoided
+
+
+def _partial(task, found: list[Item], refuted: list[Item], undecided: int, detail: str) -> ItemList:
     found.sort(key=lambda it: it.name)
-    return ItemList(found, not unknown, len(found), unknown)
+    refuted.sort(key=lambda it: it.name)
+    unknown = task.names(undecided)
+    return ItemList(found, not unknown, len(found), unknown, detail, refuted)

@@ -10,8 +10,8 @@ from ..engine.reachability import H2_SHARE, Engine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, H2, RELAXED, STATIC, Verdict
-from .results import Item, ItemList
+from ..verdict import EXHAUSTIVE, H2, HOLDS, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
+from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
 SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable items show up at once
@@ -36,7 +36,35 @@ def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget)
     goal = action_goal(engine, action)
     if not goal:
         return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+    if any(neg & state for _, neg in goal):  # a negative precondition holds now: can it ever stop?
+        try:
+            relaxed, _ = engine.relax.reachable(state, budget)
+            if all(cheaply_never(pre, neg, relaxed, persistent_atoms(engine, state, relaxed)) for pre, neg in goal):
+                return Verdict(False, PERSISTENT, detail="an atom it needs false holds, and nothing that can ever "
+                               "apply deletes it")
+        except BudgetExceeded as e:
+            return Verdict(None, UNKNOWN, detail=str(e))
     return engine.reach(state, goal, budget)
+
+
+def persistent_atoms(engine: Engine, state: int, relaxed: int) -> int:
+    """Atoms of the state that hold forever: no operator whose preconditions are relaxed-reachable
+    (`relaxed`) deletes them, so no operator that can ever apply does."""
+    deletable = 0
+    for op in engine.operators:
+        if op.pre & relaxed != op.pre:
+            continue
+        deletable |= op.dele
+        for cp, _, _, cd in op.conds:
+            if cp & relaxed == cp:
+                deletable |= cd
+    return state & ~deletable
+
+
+def cheaply_never(pre: int, neg: int, relaxed: int, persistent: int) -> bool:
+    """An operator with these preconditions never applies: an atom it needs is not relaxed-reachable,
+    or an atom it needs false holds forever."""
+    return pre & relaxed != pre or bool(neg & persistent)
 
 
 def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget):
@@ -139,8 +167,14 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             goal = [(1 << a, 0) for a in bits(atoms)]
             for a in actions:
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
-        res = fd.solve(len(task.atoms), operators, state, goal,
-                       budget.child(BATCH_SECONDS) if conjunctive else budget, optimal=False, axioms=task.axioms)
+        # a batch only needs a witness: the fast search first, then the complete one; the
+        # disjunction of all needs the complete search (its exhaustion is the proof)
+        res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS) if conjunctive
+                       else budget, optimal=False, greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING,
+                       axioms=task.axioms)
+        if conjunctive and res.plan is None:
+            res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS), optimal=False,
+                           axioms=task.axioms)
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True
@@ -210,12 +244,15 @@ def _cheap_proofs(engine: Engine, state: int, budget: Budget) -> tuple[int, list
 
 
 def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
-    """The atoms that can never hold from the state, each with its proof (complete when nothing is left undecided)."""
+    """The atoms that can never hold from the state, each with its proof (complete when nothing is
+    left undecided). When the budget runs out the list is partial: the atoms proven unreachable so
+    far, those shown reachable (`refuted`), the rest undecided."""
     task = engine.task
+    held = [Item(task.atom_names[i], HOLDS) for i in bits(state)]
     try:
         relaxed, pairs = _cheap_proofs(engine, state, budget)
     except BudgetExceeded as e:
-        return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e))
+        return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e), held)
     found: list[Item] = []
     todo = 0
     for i in range(len(task.atoms)):
@@ -228,7 +265,9 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     proven, unknown = _settle(engine, state, todo, set(), budget, pairs)
     found += proven
     found.sort(key=lambda it: it.name)
-    return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown)
+    decided = {it.name for it in proven} | set(unknown)
+    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name)
+    return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown, "", refuted)
 
 
 STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
@@ -254,31 +293,44 @@ def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit
 def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
     """Never-applicable ground actions; those ruled out by static facts first, then the rest. An
     action the grounding never reached from `state` (and the states before it) has no operator
-    whose preconditions are relaxed-reachable: the relaxation rules it out without grounding it."""
+    whose preconditions are relaxed-reachable: the relaxation rules it out without grounding it.
+    When the budget runs out the list is partial: the actions proven so far, those shown applicable
+    in a reachable state (`refuted`), the rest undecided."""
     task = engine.task
     try:
         possible = task.possible_actions(budget)
-        static_count = task.num_actions - len(possible)
+    except BudgetExceeded as e:
+        return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
+    static_count = task.num_actions - len(possible)
+    found: list[Item] = []
+    try:
         found = _statically_impossible(task, task.possible_set(), budget, limit)
         relaxed, pairs = _cheap_proofs(engine, state, budget)
     except BudgetExceeded as e:
-        return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
+        return ItemList(found, False, static_count, sorted(possible),
+                        f"{e}: {static_count} actions are ruled out by static facts; the others are undecided")
     todo: set[int] = set()
     proven: list[Item] = []
+    persistent = persistent_atoms(engine, state, relaxed)
     for name in possible:
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
         if not any(op.pre & relaxed == op.pre for op in ops):
             proven.append(Item(name, RELAXED))
+        elif all(cheaply_never(op.pre, op.neg, relaxed, persistent) for op in ops):
+            proven.append(Item(name, PERSISTENT))
         elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
             proven.append(Item(name, H2))
         else:
             todo.add(a)
-    settled, unknown = _settle(engine, state, 0, todo, budget, pairs)
+    settled, unknown = _settle(engine, state, 0, set(todo), budget, pairs)
     proven += settled
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
     items = sorted(found + proven, key=lambda it: it.name)
     detail = (f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
               if static_count > len(found) else "")
-    return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail)
+    decided = {it.name for it in settled} | set(unknown)
+    refuted = sorted((Item(task.action_names[a], SHOWN) for a in todo if task.action_names[a] not in decided),
+                     key=lambda it: it.name)
+    return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail, refuted)

@@ -77,9 +77,12 @@ def _items(a: Asked, result, limit: int | None, seconds: float) -> ItemListResul
     items = [Item(name=i.name, how=i.how) for i in result.items][:limit]
     unknown = list(result.unknown)
     own = result.detail or (f"{len(unknown)} candidates undecided" if unknown else "")
+    refuted = [] if result.complete else result.refuted  # a complete list refutes every other candidate
     return ItemListResult(
         items=items, complete=result.complete, total=result.total, truncated=result.total > len(items),
         unknown=unknown[:MAX_UNKNOWN_SHOWN], detail=a.detail(own, result.complete), budget_seconds=seconds,
+        unknown_total=len(unknown), refuted=[Item(name=i.name, how=i.how) for i in refuted[:MAX_UNKNOWN_SHOWN]],
+        refuted_total=len(refuted),
     )
 
 

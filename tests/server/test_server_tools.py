@@ -24,7 +24,8 @@ from tests.support.data import records as bundled_records
 from tests.support.mcp_client import CALL_TIMEOUT, EXPECTED_TOOLS, Tools
 
 WRITE_TOOLS = {"load_task", "start_episode", "step_episode"}
-PROOF_KINDS = {"static-facts", "delete-relaxation", "h2-mutex", "exhaustive-search"}
+PROOF_KINDS = {"static-facts", "delete-relaxation", "first-achievers", "persistent-fact", "h2-mutex",
+               "exhaustive-search"}
 
 
 @pytest.fixture
@@ -108,7 +109,7 @@ async def test_tool_listing_annotations_and_schemas() -> None:
         assert {"answer", "how", "witness"} <= out[name]
     assert "trivial" in out["is_landmark"]
     for name in ("unreachable_atoms", "unreachable_actions", "landmarks"):
-        assert {"items", "complete"} <= out[name]
+        assert {"items", "complete", "unknown", "unknown_total", "refuted", "refuted_total"} <= out[name]
     assert {"h_star", "optimal_actions", "actions", "plan"} <= out["optimal_next_action"]
     assert {"score", "verdict", "reason", "witness", "metrics"} <= out["score_answer"]
     assert {"episode_id", "state", "h_star"} <= out["start_episode"]
