@@ -31,16 +31,19 @@ def _entry_guarantees(relax: Relaxation) -> list[int]:
 
 
 def fact_landmarks(relax: Relaxation, state: int, goal: list[tuple[int, int]],
-                   budget=None) -> tuple[int, int, bool] | None:
+                   budget=None, closure: bool = True) -> tuple[int, int, bool] | None:
     """Atoms every plan from `state` to `goal` makes true at some point, as two masks (including
     atoms of the state and the goal): the relaxed landmarks, those only the first-achiever closure
     proves, and whether the closure finished; None when the goal is relaxed-unreachable (no plan at
     all). When the budget runs out during the closure, the landmarks proven so far are returned
     (each step is a proof on its own); BudgetExceeded only when not even the label propagation
-    finished."""
+    finished. `closure=False` (tasks with axioms, where a derived atom becomes true without any
+    achiever acting): the relaxed landmarks only."""
     relaxed = relax.landmarks(state, goal, budget)
     if relaxed is None:
         return None
+    if not closure:
+        return relaxed, 0, True
     found = relaxed
     sure = _entry_guarantees(relax)
     producers: dict[int, list[int]] = {}

@@ -83,7 +83,7 @@ def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, in
     left = budget.left()
     share = budget.child(None if left is None else CHEAP_SHARE * left)
     try:
-        found = fact_landmarks(engine.relax, state, engine.task.goal, share)
+        found = fact_landmarks(engine.relax, state, engine.task.goal, share, closure=not engine.task.axioms)
     except BudgetExceeded:
         budget.check()
         return 0, 0

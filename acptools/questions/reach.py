@@ -49,8 +49,9 @@ def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget)
 
 def persistent_atoms(engine: Engine, state: int, relaxed: int) -> int:
     """Atoms of the state that hold forever: no operator whose preconditions are relaxed-reachable
-    (`relaxed`) deletes them, so no operator that can ever apply does."""
-    deletable = 0
+    (`relaxed`) deletes them, so no operator that can ever apply does. Derived atoms never count:
+    axioms, not deletes, make them false."""
+    deletable = engine.task.derived
     for op in engine.operators:
         if op.pre & relaxed != op.pre:
             continue

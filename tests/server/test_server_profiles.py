@@ -27,7 +27,9 @@ from tests.support.server_procs import clean_env
 
 REPO = Path(__file__).resolve().parents[2]
 CALL_TIMEOUT = 90
-MAX_TOOLS_LIST_BYTES = 20_000
+# 19 tools with their input and output schemas (partial lists, nexta bounds and named actions included);
+# descriptions are held short one by one below, so this grows only with what the tools return
+MAX_TOOLS_LIST_BYTES = 22_000
 FERRY_ID = load_task(*examples.texts("ferry")).id
 # tools that hand an agent an optimal action, a plan, or a grade of its own step
 ANSWER_GIVING = {"optimal_next_action", "plan", "is_reachable", "is_action_reachable", "is_landmark",
@@ -167,7 +169,7 @@ def _tools_list_bytes(*args: str) -> bytes:
 
 
 @pytest.mark.anyio
-async def test_tools_list_is_at_most_20_kb() -> None:
+async def test_tools_list_is_at_most_22_kb() -> None:
     wire = _tools_list_bytes()
     listed = json.loads(wire)["result"]["tools"]
     with anyio.fail_after(CALL_TIMEOUT):
