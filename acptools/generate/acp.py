@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 
 from ..errors import BudgetExceeded
 from ..kinds import ACP_STEMS, ACP_TASKS, generator
@@ -145,8 +146,9 @@ def _areach(item: Item, need_no: bool = True) -> Pool:
             possible.append(task.action_names[a])
         else:
             never.add(task.action_names[a])
-    if need_no and item.truth.static_impossible_action():
-        never.add(item.truth.static_impossible_action())
+    if need_no and task.num_actions > task.num_possible_actions:  # type-correct, but static facts forbid them
+        allowed = task.possible_set()
+        never.update(islice((n for n in task.all_ground_actions() if n not in allowed), 4 * SAMPLE))
     cands = [(n, False) for n in _sample(item, never)] + [(n, None) for n in _sample(item, possible)]
     return Pool('Is it possible to transition to a state where the action "{}" can be applied?',
                 "Which of the following actions can eventually be applied?",
