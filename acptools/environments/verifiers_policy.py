@@ -3,7 +3,7 @@ action per turn; each step is applied and graded against h* (acptools.episode) a
 its next user turn. The episode ends when the goal holds, on a dead end, or after `max_steps`
 attempts (applied or not).
 
-    vf-eval acptools-policy --env.taskset.source ferry -n 1 --model M --client.base-url URL
+    vf-eval acptools-policy --env.taskset.source EXAMPLE -n 1 --model M --client.base-url URL
 
 Rewards (verifiers sums them with their weights; `--env.taskset.task.rewards.NAME.weight W` changes one):
   * solved (weight 1): 1 when the goal holds at the end, else 0;

@@ -5,7 +5,7 @@ an answer the budget could not decide never scores). Tasks come from any record 
 generated family (`acptools.generate`, e.g. family="hard:nexta" over a bundled example or your PDDL).
 
     vf-eval acptools-qa --env.taskset.data acpbench-hard:test:app -n 5 --model M --client.base-url URL
-    vf-eval acptools-qa --env.taskset.family mcq:land --env.taskset.domain ferry -n 8 ...
+    vf-eval acptools-qa --env.taskset.family mcq:land --env.taskset.domain EXAMPLE -n 8 ...
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ fluents by a definition the question's context states as a constraint ("X holds 
 
 Definitions are read off the schema structure: for a fluent p and another fluent q whose arguments
 can take p's (type by type), p(x...) <-> exists y... q(..x..y..) or p(x...) <-> not exists y... q(..),
-the y being q's other arguments ("the ferry is empty exactly when no car is on it"). A candidate is
+the y being q's other arguments ("p(x) holds exactly when no q(x, y) holds, for any y"). A candidate is
 kept only when it is proven: it holds, for every type-correct argument tuple of p, in every state
 reachable from the problem's initial state, checked exhaustively (`reachable_states`; a task with
 more than MAX_STATES reachable states proves nothing, so nothing of it is compiled). Then p's
