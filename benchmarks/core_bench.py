@@ -54,7 +54,7 @@ def main() -> int:
             "reach": lambda: q.unreachable_atoms(),
             "areach": lambda: q.unreachable_actions(),
             "land": lambda: q.landmarks(),
-            "nexta": lambda: q.optimal_next(with_values=False),
+            "nexta": lambda: q.optimal_next(),
             "just": lambda: q.simplify(re.findall(r"\([^()]*\)", r["question"])),
         }
         # one verdict per stored item, on a fresh task (no warm caches): what a scorer or an agent asks

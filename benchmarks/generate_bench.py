@@ -64,7 +64,7 @@ def core_proofs(records: list[dict], budget: float) -> tuple[float, float]:
     for r in records:
         task = load_task(r["PDDL_domain"], r["PDDL_problem"])
         kind = task_of(r)
-        ask = (lambda: task.questions.optimal_next(None, Budget(None, cpu=budget), with_values=False)) \
+        ask = (lambda: task.questions.optimal_next(None, Budget(None, cpu=budget))) \
             if kind == "nexta" else (lambda: task.questions.landmarks(None, Budget(None, cpu=budget)))
         _, w, c = timed(ask)
         wall, cpus = wall + w, cpus + c

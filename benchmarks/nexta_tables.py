@@ -37,7 +37,7 @@ def worker(data: str, cpu: float) -> None:
             continue
         task = load_task(r["PDDL_domain"], r["PDDL_problem"])
         t0 = cpu_seconds()
-        rep = task.questions.optimal_next(budget=Budget(None, cpu=cpu), with_values=True)
+        rep = task.questions.optimal_next(budget=Budget(None, cpu=cpu), table=True)
         dt = cpu_seconds() - t0
         table = sorted((v.action, v.h_star_after, v.optimal, v.known) for v in rep.actions)
         print(json.dumps({"id": r["id"], "cpu": dt, "known": rep.known, "h_star": rep.h_star,

@@ -228,7 +228,7 @@ def worker(args) -> None:
             "unreachable_actions": lambda: q.unreachable_actions(s, budget=budget),
             "is_landmark": lambda: q.is_landmark(rng.randrange(len(task.atoms)), s, budget=budget),
             "landmarks": lambda: q.landmarks(s, budget=budget),
-            "optimal_next": lambda: q.optimal_next(s, budget=budget, with_values=True),
+            "optimal_next": lambda: q.optimal_next(s, budget=budget, table=True),
         }
         for kind in kinds:
             emit(kind="start", what=kind, **tag)
@@ -270,7 +270,7 @@ def baseline_optimal_next(task, states, budget: float) -> None:
         emit(kind="start", what="optimal_next", **tag)
         t0 = time.perf_counter()
         try:
-            out, err = task.questions.optimal_next(s, budget=budget, with_values=True), None
+            out, err = task.questions.optimal_next(s, budget=budget, table=True), None
         except Exception as e:
             out, err = None, f"{type(e).__name__}: {e}"[:300]
         rec = dict(kind="optimal_next", seconds=time.perf_counter() - t0, unknown=classify_unknown(out), error=err,

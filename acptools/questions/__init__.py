@@ -182,15 +182,14 @@ class Questions:
 
     # ---- nexta, planning ---------------------------------------------------------------------
     def optimal_next(self, state=None, budget: "float | Budget | None" = None, actions=None,
-                     table: bool = False, with_values: bool | None = None) -> NextActionReport:
+                     table: bool = False) -> NextActionReport:
         """nexta: h*, every optimal next action and one optimal plan; h* after and the regret of
         each action named in `actions`; with `table`, of every applicable action (costs a search
         per action the cheap arguments leave open). When the budget runs out, h* and the regrets
-        come as proven intervals. `with_values` is the old name of `table`."""
+        come as proven intervals."""
         s = self.state(state)
         picked = self.applicable_ids(actions, s)
-        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked,
-                                  table if with_values is None else with_values)
+        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table)
 
     def applicable_ids(self, actions, state: int) -> list[int]:
         """Action names (or ids) that must be applicable in the state, as ids; a clear error for an

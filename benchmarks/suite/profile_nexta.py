@@ -68,7 +68,7 @@ for origin, s in states:
     T.clear()
     N.clear()
     t0 = time.perf_counter()
-    rep = nexta.optimal_next(opt, s, q.as_budget(args.budget), with_values=True)
+    rep = nexta.optimal_next(opt, s, q.as_budget(args.budget), table=True)
     total = time.perf_counter() - t0
     t1 = time.perf_counter()
     alone = fd.solve(len(task.atoms), task.operators, s, task.goal, args.budget)

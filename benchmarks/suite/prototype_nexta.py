@@ -87,7 +87,7 @@ for origin, s in states:
     alone = solve(task, task.operators, s, args.budget)
     t_fd = time.perf_counter() - t0
     t0 = time.perf_counter()
-    rep = q.optimal_next(s, budget=args.budget, with_values=True)
+    rep = q.optimal_next(s, budget=args.budget, table=True)
     t_lib = time.perf_counter() - t0
     t0 = time.perf_counter()
     h, optimal, values = prototype(task, opt, relax, s, args.budget, args.workers)

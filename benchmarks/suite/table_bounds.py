@@ -35,7 +35,7 @@ plan = None if res.plan is None else [task.operators[i].action for i in res.plan
 totals = [0, 0, 0, 0, 0]
 left_values = {}
 for origin, s in sample_states(task, random.Random(f"0:{args.domain}:{args.size}"), args.states, plan):
-    rep = q.optimal_next(s, budget=args.budget, with_values=True)
+    rep = q.optimal_next(s, budget=args.budget, table=True)
     if not rep.known or rep.h_star is None or rep.plan is None:
         continue
     dd, P = rep.h_star, [task.parse_action(a) for a in rep.plan]

@@ -159,7 +159,7 @@ def test_budgets_say_unknown_instead_of_running_on():
     hard = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     q = load_task(hard["PDDL_domain"], hard["PDDL_problem"]).questions
     started = time.perf_counter()
-    rep = q.optimal_next(budget=0.5, with_values=False)
+    rep = q.optimal_next(budget=0.5)
     assert rep.known is False and rep.how == "unknown"
     assert time.perf_counter() - started < slack(5)
 
@@ -231,7 +231,7 @@ def test_outside_planners_never_see_a_type_with_two_parents():
     with pytest.raises(ValueError):
         t.written_domain_text
     assert t.questions.optimizer._symk(t.init, Budget(5, None)) is None
-    rep = t.questions.optimal_next(with_values=False)
+    rep = t.questions.optimal_next()
     assert rep.h_star == 1 and rep.optimal_actions == ["(drive duck p1 p2)"]
 
 
@@ -328,7 +328,7 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
         assert t.static_bindings(schema.name) == (plain if names else [()])
         pruned += len(plain) < len(list(itertools.product(*(t.types.of(ty) for _, ty in schema.params))))
     if name == "join":
-        assert t.questions.optimal_next(with_values=False).h_star == 1
+        assert t.questions.optimal_next().h_star == 1
     if name == "suite:assembly":
         assert pruned == 2  # assemble and remove: `or (part-of ...) (transient-part ...)` is a generator
 

@@ -259,7 +259,7 @@ def test_landmarks_independently(r):
 @pytest.mark.parametrize("r", _params("nexta"))
 def test_nexta(r):
     task = _task(r)
-    rep = task.questions.optimal_next(with_values=False)
+    rep = task.questions.optimal_next()
     assert rep.known
     assert rep.h_star == int(r["answer"]["opt"])
     optimal = set(rep.optimal_actions)

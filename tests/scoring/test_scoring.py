@@ -384,7 +384,7 @@ def test_score_answer_on_a_loaded_task():
     assert score_answer("prog", text, task=task, action=app[0]).score == 1
     with pytest.raises(AcpError, match="needs the action"):
         score_answer("prog", text, task=task)
-    plan = q.optimal_next(with_values=False).plan
+    plan = q.optimal_next().plan
     bad = plan[:1] + [plan[0]] + plan[1:]  # the first action twice: the repeat is not applicable
     v = q.validate(bad)
     assert v.first_inapplicable == 1
