@@ -8,20 +8,38 @@ wrap them (`ENGINE_GATES`); `tools/check_structure.py` enforces both rules.
 
 from __future__ import annotations
 
-from .budget import Budget, Effort
-from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
-from .questions import HStarReport, Questions
-from .task import Task, load_task, task_key
-from .verdict import Verdict
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .budget import Budget, Effort
+    from .errors import AcpError, BudgetExceeded, PddlError, UnknownNameError
+    from .questions import HStarReport, Questions
+    from .task import Task, load_task, task_key
+    from .verdict import Verdict
 
 __version__ = "0.1.0"
+
+# the exported names and their modules: imported on first use, so `import acptools.x` costs only x's imports
+_EXPORTS = {"Budget": "budget", "Effort": "budget", "AcpError": "errors", "BudgetExceeded": "errors",
+            "PddlError": "errors", "UnknownNameError": "errors", "HStarReport": "questions", "Questions": "questions",
+            "Task": "task", "load_task": "task", "task_key": "task", "Verdict": "verdict"}
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acptools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 # modules whose names (besides those re-exported here) other packages may import: every top-level module
 # and subpackage of acptools except the engine's rooms
 PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.barplots", "acptools.budget",
                   "acptools.claims", "acptools.cli", "acptools.dataset", "acptools.describe",
                   "acptools.environments", "acptools.episode", "acptools.errors", "acptools.evaluation",
-                  "acptools.examples", "acptools.export", "acptools.generate", "acptools.htmlreport",
+                  "acptools.examples", "acptools.export", "acptools.generate", "acptools.hashing", "acptools.htmlreport",
                   "acptools.inspect", "acptools.kinds", "acptools.lru", "acptools.planners", "acptools.progress",
                   "acptools.prompts", "acptools.questions", "acptools.rewards", "acptools.rollout",
                   "acptools.runfile", "acptools.scoring", "acptools.store", "acptools.store_key",

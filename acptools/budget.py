@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .errors import BudgetExceeded
 
+DEFAULT_SECONDS = 60.0  # a question's budget when the caller gives none
 CHECK_EVERY = 0.002  # seconds between full budget checks
 EFFORT_WALL_FACTOR = 20.0  # an effort budget still stops at this many times its CPU seconds of wall time
 

@@ -108,6 +108,9 @@ class Episode:
         self.h_star_start = h.cost if h.known else None
         self.h_star_known = h.known
         self.how = h.how
+        lo, hi = h.bounds
+        # h* of the start unknown: what is proven of it (None upper: no plan found)
+        self.start_bounds = {} if h.known else {"h_star_lower": _finite(lo), "h_star_upper": _finite(hi)}
 
     def _h_star(self, state: int, budget):
         """h* of a state, or unknown without a search when a search of this episode already ran
@@ -221,7 +224,7 @@ def _bounds(step: Step, before: HStar, after: HStar | None) -> None:
     lo_b, hi_b = before.bounds
     lo_a, hi_a = after.bounds if after is not None else (0, inf)
     lo_a = max(lo_a, lo_b - 1)  # one step gains at most one
-    fin = lambda x: None if x == inf else int(x)  # noqa: E731
+    fin = _finite
     step.h_star_before_lower, step.h_star_before_upper = fin(lo_b), fin(hi_b)
     step.h_star_after_lower, step.h_star_after_upper = fin(lo_a), fin(hi_a)
     if lo_b == inf or lo_a == inf:
@@ -234,3 +237,8 @@ def _bounds(step: Step, before: HStar, after: HStar | None) -> None:
         step.optimal = True
     elif step.regret_lower > 0:
         step.optimal = False
+
+
+def _finite(x: float) -> int | None:
+    """A bound as an int, None for infinity (no plan known, or no finite bound)."""
+    return None if x == float("inf") else int(x)

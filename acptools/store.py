@@ -41,7 +41,7 @@ from urllib.parse import quote
 from .errors import AcpError
 from .store_key import load_key
 
-ENGINE_VERSION = "acptools-proofs-2"  # bump when an engine may prove something different, or rows change form
+ENGINE_VERSION = "acptools-proofs-3"  # bump when an engine may prove something different, or rows change form
 APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
 GRADE_KIND = "grade-memo"             # the kind a stored grade's MAC names (no fact row has it)
 log = logging.getLogger("acptools.store")
@@ -57,9 +57,14 @@ def default_path() -> Path | None:
 
 
 def row_mac(key: bytes, version: str, task: str, state: str, kind: str, name: str, value: str) -> str:
-    """HMAC-SHA256 of a row's content (its parts JSON-encoded, so no two rows share one message)."""
-    message = json.dumps([version, task, state, kind, name, value], ensure_ascii=False)
-    return hmac.new(key, message.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+    """HMAC-SHA256 of a row's content, each part prefixed by its length in bytes (so no two rows share
+    one message; cheaper than encoding the parts as JSON, which a warm run pays on every lookup)."""
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for part in (version, task, state, kind, name, value):
+        data = part.encode("utf-8", "surrogatepass")
+        mac.update(b"%d:" % len(data))
+        mac.update(data)
+    return mac.hexdigest()
 
 
 def _maintenance(method):

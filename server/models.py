@@ -201,6 +201,7 @@ class PlanResult(Result):
     length: int | None
     optimal: bool
     h_star: int | None
+    bounds: dict = Field(default_factory=dict)  # unknown optimal plan: h_star_lower, h_star_upper, upper_plan
     detail: str = ""
     budget_seconds: float
 
@@ -233,6 +234,7 @@ class StartEpisodeResult(Result):
     h_star_known: bool
     how: str
     applicable_actions: list[str]
+    bounds: dict = Field(default_factory=dict)  # h* unknown: h_star_lower, h_star_upper (None: no plan found)
     evicted_episode_ids: list[str] = Field(default_factory=list)
 
 
@@ -252,6 +254,7 @@ class StepEpisodeResult(Result):
     h_star_before: int | None
     h_star_after: int | None
     h_star_known: bool
+    bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals on h* before/after and regret
     goal_reached: bool
     applicable_actions: list[str]
 

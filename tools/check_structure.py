@@ -36,7 +36,7 @@ ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {
 # the layers, bottom up: a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
-     "acptools.store", "acptools.store_key", "acptools.progress", "acptools.runfile",
+     "acptools.store", "acptools.store_key", "acptools.hashing", "acptools.progress", "acptools.runfile",
      "acptools.barplots"),                        # leaves: no engine, no I/O beyond their own
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task

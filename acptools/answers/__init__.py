@@ -9,9 +9,28 @@ tree and its names) and :mod:`.tasks` (the per-task rules for ambiguous response
 error recovery), reimplemented, for reference semantics (``lm_eval.extract(task, text)``).
 """
 
-from . import forms, lm_eval
-from .decisions import parse_answer, parse_name, vocabulary
+import importlib
+from typing import TYPE_CHECKING
+
 from .types import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, canonical_task
+
+if TYPE_CHECKING:
+    from . import forms, lm_eval
+    from .decisions import parse_answer, parse_name, vocabulary
+
+# the reader's names and modules, imported on first use (its grammar is compiled then): naming a task
+# (canonical_task, TASKS) costs no parser
+_LAZY = {"parse_answer": ".decisions", "parse_name": ".decisions", "vocabulary": ".decisions",
+         "forms": None, "lm_eval": None}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'acptools.answers' has no attribute {name!r}")
+    module = importlib.import_module(_LAZY[name] or f".{name}", __name__)
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value
 
 __all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "vocabulary", "canonical_task", "TASKS",
            "TASK_ALIASES", "lm_eval", "forms"]

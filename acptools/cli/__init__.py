@@ -17,26 +17,35 @@ says which); 2 bad input (the message says what, where, and what to do); 130 int
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 from .. import __version__
-from . import cache, demo, export, generate, report, rollout, score, serve
-from . import eval as eval_cmd
 from .common import EXIT_INPUT, EXIT_OK, Parser
 
-# subcommand name -> its module; the order is the order of `acptools --help`
-COMMANDS = {"eval": eval_cmd, "score": score, "cache": cache, "rollout": rollout, "generate": generate, "report": report,
-            "export": export, "serve": serve, "demo": demo, "examples": demo.Examples}
+# subcommand name -> the module (":attribute") that registers and runs it; the order is the order of
+# `acptools --help`. Modules are imported only when their command is run (or all of them are listed),
+# so a quick command does not pay for every other command's imports.
+COMMANDS = {"eval": "eval", "score": "score", "cache": "cache", "rollout": "rollout", "generate": "generate",
+            "report": "report", "export": "export", "serve": "serve", "demo": "demo", "examples": "demo:Examples"}
 
 
-def parser() -> Parser:
-    """The whole command line: every subcommand's parser, registered by its own module."""
+def command(name: str):
+    """The module (or class) of one subcommand: it has `add_parser(sub)` and `run(args)`."""
+    module, _, attribute = COMMANDS[name].partition(":")
+    loaded = importlib.import_module(f".{module}", __name__)
+    return getattr(loaded, attribute) if attribute else loaded
+
+
+def parser(only: str | None = None) -> Parser:
+    """The command line: every subcommand's parser, registered by its own module (just `only`'s when
+    that names a subcommand)."""
     p = Parser(prog="acptools", description="Proven answers about PDDL planning tasks; a scorer for model answers.")
     p.add_argument("--version", action="version", version=f"acptools {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    for module in COMMANDS.values():
-        module.add_parser(sub)
+    for name in ([only] if only in COMMANDS else COMMANDS):
+        command(name).add_parser(sub)
     return p
 
 
@@ -44,14 +53,14 @@ def main(argv=None) -> int:
     """Run one subcommand; returns its exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["serve"]:  # every later word is the server's, whatever it looks like
-        return serve.start(argv[1:])
-    args = parser().parse_args(argv)
+        return command("serve").start(argv[1:])
+    args = parser(argv[0] if argv else None).parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what --resume hints repeat
     if args.command is None:
         parser().print_help()
         return EXIT_INPUT
     try:
-        return COMMANDS[args.command].run(args)
+        return command(args.command).run(args)
     except KeyboardInterrupt:
         sys.stderr.write("acptools: interrupted\n")
         return 130

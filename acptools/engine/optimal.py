@@ -138,8 +138,11 @@ class Optimizer:
         self.ops = (list(engine.operators) if self.task.axioms else
                     [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)])
         self._relevant = {id(op) for op in self.ops}
-        self.gen = SuccessorGenerator(self.ops, self.task.axioms)
-        self.relax = Relaxation(len(self.task.atoms), self.ops, engine.relaxed_axioms())
+        if len(self.ops) == len(engine.operators):  # every operator is relevant: the engine's indexes serve
+            self.gen, self.relax = engine.gen, engine.relax
+        else:
+            self.gen = SuccessorGenerator(self.ops, self.task.axioms)
+            self.relax = Relaxation(len(self.task.atoms), self.ops, engine.relaxed_axioms())
         self._reachable: dict[int, list[Operator]] = {}
         self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
         self._progress_lock = threading.Lock()

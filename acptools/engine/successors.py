@@ -7,6 +7,7 @@ precondition), instead of scanning every ground operator.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
@@ -20,13 +21,11 @@ class SuccessorGenerator:
         if axioms is not None:  # derived atoms are re-evaluated in every successor
             self.close, self.banned = axioms.close, banned
             self.successors = self._derived_successors
-        count: Counter = Counter()
-        for op in operators:
-            count.update(bits(op.pre))
+        pres = [list(bits(op.pre)) for op in operators]
+        count = Counter(chain.from_iterable(pres))
         self.groups: dict[int, list[Operator]] = {}
         self.always: list[Operator] = []
-        for op in operators:
-            pre = list(bits(op.pre))
+        for op, pre in zip(operators, pres):
             if not pre:
                 self.always.append(op)
             else:

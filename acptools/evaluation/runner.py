@@ -21,11 +21,11 @@ import anyio
 from ..budget import Effort
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
-from ..questions import DEFAULT_SECONDS
+from ..budget import DEFAULT_SECONDS
 from ..rollout.inflight import in_flight
 from ..rollout.policies import FatalPolicyError, Policy, PolicyError, make_policy
 from ..runfile import RunFile
-from ..scoring.batch import score_group
+from ..scoring.group import score_group
 from ..scoring.items import ERROR, UNKNOWN
 from .questions import question_for
 

@@ -25,7 +25,6 @@ holds in, reachable from init or not. The invariant that makes this exact:
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import math
 import re
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from operator import getitem
 
 from ..errors import AcpError, UnknownNameError
+from ..hashing import task_key
 from ..pddl import parse_domain, parse_problem
 from ..pddl.writer import allowed_predicate, write_domain, write_problem
 from .axioms import ground_axioms
@@ -49,12 +49,6 @@ __all__ = ["GroundedTask", "Unsatisfied", "bits", "split_atoms", "task_key"]
 # a parsed domain is read-only, so the tasks of one domain share it (graders load many problems of few domains)
 _parsed_domain = functools.lru_cache(maxsize=64)(parse_domain)
 POSSIBLE_CHECK_EVERY = 1024  # bindings between budget checks while listing the possible actions
-
-
-def task_key(domain_text: str, problem_text: str) -> str:
-    """The content hash of a task's PDDL: one key for caches, the server's ids and proof stores."""
-    data = domain_text.encode("utf-8", "surrogatepass") + b"\0" + problem_text.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
 
 
 def split_atoms(text: str) -> list[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..budget import Budget, Effort
+from ..budget import DEFAULT_SECONDS, Budget, Effort
 from ..engine.hstar_table import INF
 from ..engine.optimal import Optimizer
 from ..engine.reachability import Engine
@@ -32,7 +32,6 @@ from .basic import Progression, Removal, Validation
 from .nexta import ActionValue, NextActionReport
 from .results import Item, ItemList
 
-DEFAULT_SECONDS = 60.0
 
 __all__ = ["Questions", "Progression", "Removal", "Validation", "ActionValue", "NextActionReport", "HStarReport",
            "Item", "ItemList", "DEFAULT_SECONDS"]
@@ -228,13 +227,17 @@ class Questions:
 
     def plan(self, state=None, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
         """A plan from the state: optimal (with h* in extra['h_star']) or the first one greedy
-        search finds. answer False: proven unsolvable; None: the budget ran out."""
+        search finds. answer False: proven unsolvable; None: the budget ran out, and for an optimal
+        plan extra holds what is still proven: h_star_lower, h_star_upper and upper_plan (a plan that
+        long; None when none was found)."""
         s = self.state(state)
         b = self.as_budget(budget)
         if optimal:
             h = self.optimizer.h_star(s, b)
             if not h.known:
-                return Verdict(None, UNKNOWN)
+                r = self._report(h)
+                return Verdict(None, UNKNOWN, extra={"h_star_lower": r.lower, "h_star_upper": r.upper,
+                                                     "upper_plan": r.upper_plan})
             if h.cost is None:
                 return Verdict(False, h.how, detail="the goal is unreachable from this state")
             return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})

@@ -11,28 +11,20 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import time
-import traceback
 from collections import defaultdict
 from pathlib import Path
 
 from .. import store
-from ..answers import canonical_task
+from ..answers.types import canonical_task
 from ..backends import run_sharing_proofs
-from ..budget import Effort
-from ..dataset import domain_name, task_of
-from ..kinds import cost
+from ..budget import DEFAULT_SECONDS, Effort
+from ..dataset import task_of
 from ..errors import AcpError
-from ..questions import DEFAULT_SECONDS
-from ..task import task_key
-from . import forms, memo
-from .api import check_stored, gold_response, grade
-from .items import ERROR, ITEM_FIELDS, UNKNOWN, ItemScore
-from .question import question_of_record, record_where
-
-# fields of a response row that the scorer reads; the others pass through to the item
-_RESERVED = {"id", "group", "response", "model"}
+from ..hashing import task_key
+from ..kinds import cost
+from . import memo
+from .items import ITEM_FIELDS, UNKNOWN, item_for
 
 
 # ---- inputs --------------------------------------------------------------------------------------
@@ -184,67 +176,21 @@ def match(records: list[dict], rows: list[dict], problems: dict[str, list[str]] 
 
 def gold_rows(records: list[dict]) -> list[dict]:
     """One response row per record: its stored answer written as text (what --gold scores)."""
+    from .api import gold_response  # the answer writers: only here (see _worker)
     return [{"id": r["id"], "group": r["group"], "model": "gold", "response": gold_response(r)} for r in records]
 
 
 # ---- scoring -------------------------------------------------------------------------------------
 
-def _item_for(record: dict, row: dict, semantics: str) -> ItemScore:
-    """An ungraded item for one response: the record's identity, the row's model and extra fields."""
-    extra = {k: v for k, v in row.items() if k not in _RESERVED and not k.startswith("_")}
-    try:
-        kind = task_of(record)
-    except AcpError:
-        kind = "?"
-    return ItemScore(id=record.get("id"), group=record.get("group"), task=kind, domain=domain_name(record),
-                     model=row.get("model"), semantics=semantics, extra=extra)
-
-
 def _stored_item(record: dict, row: dict, semantics: str, graded: dict) -> dict:
     """The item dict of a stored grade, the same as `ItemScore.to_dict` gives for a graded one (the
     graded values were just read from JSON, so they are this item's own and need no deep copy)."""
-    item = _item_for(record, row, semantics)
+    item = item_for(record, row, semantics)
     fields = {f: graded[f] if f in graded else getattr(item, f) for f in ITEM_FIELDS}
     fields["extra"] = copy.deepcopy(item.extra)
     extra = fields.pop("extra")
     out = {k: v for k, v in extra.items() if k not in fields}
     out.update(fields)
-    return out
-
-
-def score_group(record: dict, rows: list[dict], semantics: str, budget, until: bool = True) -> list[ItemScore]:
-    """Score every response to one record (its question is built once)."""
-    out = []
-    generated = forms.handles(record)  # a generated form: graded by scoring.forms
-    try:
-        q = question_of_record(record, lazy=semantics == "reference")
-        if semantics == "reference" and not generated:
-            check_stored(q, record_where(record))
-        setup_error = None
-    except AcpError as e:
-        q, setup_error = None, str(e)
-    except Exception as e:  # noqa: BLE001 - reported per item, never a crash
-        q, setup_error = None, f"internal error while loading {record_where(record)}: {type(e).__name__}: {e}"
-    for row in rows:
-        item = _item_for(record, row, semantics)
-        t0 = time.perf_counter()
-        if q is None:
-            item.score, item.verdict, item.reason = None, ERROR, setup_error
-        else:
-            try:
-                res, parsed = forms.grade(q, record, row["response"], semantics, budget) if generated else \
-                    grade(q, row["response"], semantics, budget, until)
-                item.score, item.verdict, item.reason = res.score, res.verdict, res.reason
-                item.witness, item.metrics, item.parsed = res.witness, res.metrics, parsed
-            except AcpError as e:
-                item.score, item.verdict, item.reason = None, ERROR, str(e)
-            except Exception as e:  # noqa: BLE001
-                tb = traceback.extract_tb(e.__traceback__)[-1]
-                item.score, item.verdict = None, ERROR
-                item.reason = (f"internal error (please report): {type(e).__name__}: {e} at "
-                               f"{os.path.basename(tb.filename)}:{tb.lineno}")
-        item.seconds = round(time.perf_counter() - t0, 6)
-        out.append(item)
     return out
 
 
@@ -263,7 +209,10 @@ def _cost(record: dict) -> float:
 
 def _worker(args):
     """score_group for each record of a bundle (records of one task, so one worker parses and grounds
-    it once); items come back as dicts (picklable, and what callers keep)."""
+    it once); items come back as dicts (picklable, and what callers keep). The grading modules are
+    imported here, where something is graded: a warm run, which only reads stored grades, never loads
+    the parser or the engine."""
+    from .group import score_group
     records, semantics, budget, until = args
     out = []
     for idx, record, rows in records:

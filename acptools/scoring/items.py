@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
+from ..dataset import domain_name, task_of
+from ..errors import AcpError
+
 # ---- verdict categories (the `verdict` field) --------------------------------------------------
 CORRECT = "correct"                  # score 1
 INCORRECT = "incorrect"              # a wrong set / index / plan, see the metrics
@@ -141,3 +144,18 @@ def plan_text(plan, limit: int = 40) -> str:
         return "[] (empty plan)"
     body = " ".join(plan[:limit])
     return f"[{body}{' ...' if len(plan) > limit else ''}] ({len(plan)} steps)"
+
+
+# fields of a response row that the scorer reads; the others pass through to the item
+RESERVED = {"id", "group", "response", "model"}
+
+
+def item_for(record: dict, row: dict, semantics: str) -> ItemScore:
+    """An ungraded item for one response: the record's identity, the row's model and extra fields."""
+    extra = {k: v for k, v in row.items() if k not in RESERVED and not k.startswith("_")}
+    try:
+        kind = task_of(record)
+    except AcpError:
+        kind = "?"
+    return ItemScore(id=record.get("id"), group=record.get("group"), task=kind, domain=domain_name(record),
+                     model=row.get("model"), semantics=semantics, extra=extra)

@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..task import task_key
+from ..hashing import task_key
 from .items import ERROR, UNKNOWN
 
 PDDL_FIELDS = ("PDDL_domain", "PDDL_problem")

@@ -38,7 +38,7 @@ async def start_episode(ctx: Context, task_id: TaskId, state: StateArg = None,
     return StartEpisodeResult(
         episode_id=live.episode_id, task_id=task.id, state=task.names(start), goal_reached=episode.solved,
         h_star=episode.h_star_start, h_star_known=episode.h_star_known, how=episode.how,
-        applicable_actions=task.questions.applicable(start), evicted_episode_ids=evicted,
+        applicable_actions=task.questions.applicable(start), bounds=episode.start_bounds, evicted_episode_ids=evicted,
     )
 
 
@@ -70,7 +70,8 @@ async def step_episode(ctx: Context, episode_id: EpisodeId, action: ActionArg,
             episode_id=episode_id, step=step.step, action=step.action, verdict=step.verdict, applied=step.applied,
             reason=step.reason, state=task.names(episode.state), positive_effects=step.positive_effects,
             negative_effects=step.negative_effects, optimal=step.optimal, regret=step.regret,
-            h_star_before=before, h_star_after=after, h_star_known=known, goal_reached=episode.solved,
+            h_star_before=before, h_star_after=after, h_star_known=known, bounds=step.bounds(),
+            goal_reached=episode.solved,
             applicable_actions=task.questions.applicable(episode.state),
         )
 

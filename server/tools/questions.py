@@ -163,7 +163,7 @@ def removals_within(removals: list, with_plans: bool, max_bytes: int, budget: Bu
             continue
         size += 2 * (whole - sum(sizes[i] for i in r.indices) + 40)
         if size > max_bytes:
-            raise ToolError(f"Error executing tool simplify_plan: the result would be more than {max_bytes} bytes "
+            raise ToolError(f"the result would be more than {max_bytes} bytes "
                             f"(--max-response-bytes); {SIMPLIFY_TOO_BIG}")
         budget.check()
         out.append(Removal(indices=list(r.indices), plan=r.plan))
@@ -250,14 +250,14 @@ async def optimal_next_action(
     a = asked(ctx, task_id, state)
     picked = [read_applicable(a, name) for name in actions or ()]
     r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b, actions=picked, table=table))
+    bounds = {} if r.known else {"h_star_lower": r.h_star_lower, "h_star_upper": r.h_star_upper,
+                                 "upper_plan": r.upper_plan}
     return OptimalNextResult(
         h_star=r.h_star, optimal_actions=r.optimal_actions,
         actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
                              known=v.known, bounds=v.bounds()) for v in r.actions],
-        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state),
-        bounds={} if r.known else {"h_star_lower": r.h_star_lower, "h_star_upper": r.h_star_upper,
-                                   "upper_plan": r.upper_plan},
-        detail=a.detail(_bounds_detail(r), r.known), budget_seconds=seconds,
+        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state), bounds=bounds,
+        detail=a.detail(_bounds_detail(bounds), r.known), budget_seconds=seconds,
     )
 
 
@@ -269,12 +269,12 @@ def read_applicable(a: Asked, name: str) -> int:
         raise located(exc, name) from None
 
 
-def _bounds_detail(r) -> str:
-    """What an unknown h* is still proven to be."""
-    if r.known or r.h_star_lower is None:
+def _bounds_detail(bounds: dict) -> str:
+    """What an unknown h* is still proven to be (bounds: h_star_lower, h_star_upper; {} when known)."""
+    if bounds.get("h_star_lower") is None:
         return ""
-    upper = "no plan found" if r.h_star_upper is None else f"<= {r.h_star_upper} (upper_plan)"
-    return f"budget ran out: h* >= {r.h_star_lower}, {upper}"
+    upper = "no plan found" if bounds.get("h_star_upper") is None else f"<= {bounds['h_star_upper']} (upper_plan)"
+    return f"budget ran out: h* >= {bounds['h_star_lower']}, {upper}"
 
 
 @tool("Find a plan")
@@ -289,9 +289,11 @@ async def plan(
     search finds. Inputs: task_id, state, optimal, budget."""
     a = asked(ctx, task_id, state)
     v, seconds = await a.search(budget, lambda q, b: q.plan(a.state, optimal=optimal, budget=b))
+    bounds = {k: v.extra[k] for k in ("h_star_lower", "h_star_upper", "upper_plan") if k in v.extra}
+    detail = v.detail or _bounds_detail(bounds)
     return PlanResult(answer=v.answer, how=v.how, plan=v.witness, length=None if v.witness is None else len(v.witness),
-                      optimal=optimal, h_star=v.extra.get("h_star"), detail=a.detail(v.detail, v.answer is not None),
-                      budget_seconds=seconds)
+                      optimal=optimal, h_star=v.extra.get("h_star"), bounds=bounds,
+                      detail=a.detail(detail, v.answer is not None), budget_seconds=seconds)
 
 
 TOOLS = (list_applicable, progress, validate_plan, simplify_plan, is_reachable, unreachable_atoms,

@@ -268,6 +268,7 @@ def test_simplify_plan_of_2000_actions_is_fast_and_small(tmp_path: Path) -> None
     assert elapsed < slack(1.0) and size < 100_000
     assert len(out["removable"]) > 300 and all(r["plan"] is None for r in out["removable"])
     assert "--max-response-bytes" in too_big and "without with_plans" in too_big
+    assert too_big.count("Error executing tool") == 1, too_big  # said once, not wrapped twice
 
 
 def test_every_result_is_bounded_and_scores_never_echo_the_response(tmp_path: Path) -> None:

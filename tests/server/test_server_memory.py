@@ -88,5 +88,6 @@ def test_simplify_plan_with_plans_is_refused_at_the_size_limit_not_after(tmp_pat
     print(f"\nsimplify_plan(with_plans) of {len(plan)} actions refused after {spent:.1f} s CPU; "
           f"peak RSS {peak_before:.0f} -> {peak:.0f} MB")
     assert "--max-response-bytes" in text and "without with_plans" in text, text
+    assert text.count("Error executing tool") == 1, text  # said once, not wrapped twice
     assert spent < 10 and peak - peak_before < 200
     assert short["removable"] and all(len(r["plan"]) == 40 - len(r["indices"]) for r in short["removable"])

@@ -59,3 +59,38 @@ async def test_out_of_budget_gives_bounds_and_a_replayable_plan():
             if bounds["upper_plan"] is not None:
                 await t.replay_to_goal(tid, bounds["upper_plan"])
                 assert len(bounds["upper_plan"]) == bounds["h_star_upper"]
+
+
+async def test_plan_and_episodes_out_of_budget_give_proven_bounds():
+    """plan, start_episode and step_episode on the same hard state with a budget far too small: each
+    gives the interval it proved (containing the record's h*), the plan replayed by the simulator."""
+    rec = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
+    opt = int(rec["answer"]["opt"])
+    with anyio.fail_after(300):
+        async with Client(build_server(ServerConfig())) as client:
+            t = Tools(client)
+            tid = await t.load_record(rec)
+            out = await t.ok("plan", task_id=tid, budget=0.001)
+            if out["answer"] is not None:
+                pytest.skip("the exact search finished within 1 ms")
+            bounds = out["bounds"]
+            assert out["plan"] is None and "h* >=" in out["detail"], out
+            assert bounds["h_star_lower"] <= opt and (bounds["h_star_upper"] is None or opt <= bounds["h_star_upper"])
+            if bounds["upper_plan"] is not None:
+                await t.replay_to_goal(tid, bounds["upper_plan"])
+                assert len(bounds["upper_plan"]) == bounds["h_star_upper"]
+            started = await t.ok("start_episode", task_id=tid, budget=0.001)
+            assert not started["h_star_known"] and started["h_star"] is None
+            lo, hi = started["bounds"]["h_star_lower"], started["bounds"]["h_star_upper"]
+            assert lo <= opt and (hi is None or opt <= hi)
+            action = (await t.ok("list_applicable", task_id=tid))["actions"][0]
+            step = await t.ok("step_episode", episode_id=started["episode_id"], action=action, budget=0.001)
+            assert step["applied"] and not step["h_star_known"], step
+            b = step["bounds"]
+            assert b["h_star_before_lower"] <= opt and (b["h_star_before_upper"] is None or opt <= b["h_star_before_upper"])
+            assert b["h_star_after_lower"] >= b["h_star_before_lower"] - 1  # one step gains at most one
+            assert b["regret_lower"] is not None and b["regret_lower"] >= 0
+            assert b["regret_upper"] is None or b["regret_lower"] <= b["regret_upper"]
+            # what the bounds decide, and nothing more
+            decided = True if b["regret_upper"] == 0 else False if b["regret_lower"] > 0 else None
+            assert step["optimal"] is decided

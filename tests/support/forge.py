@@ -41,6 +41,14 @@ def attacker_mac(*parts: str) -> str:
     return hmac.new(ATTACKER_KEY, json.dumps(list(parts)).encode(), hashlib.sha256).hexdigest()
 
 
+def key_holder_mac(key: bytes, parts) -> str:
+    """The store's row MAC, as someone holding its key computes it: HMAC-SHA256 over each part prefixed
+    by its length in bytes."""
+    message = b"".join(b"%d:" % len(p.encode("utf-8", "surrogatepass")) + p.encode("utf-8", "surrogatepass")
+                       for p in parts)
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
 def forge(path: Path, key: bytes | None = None) -> int:
     """Flip every row in the file; returns how many. `key`: sign with the real key instead (what a
     key holder could do: used to show the forgeries would change answers if they were served)."""
@@ -50,7 +58,7 @@ def forge(path: Path, key: bytes | None = None) -> int:
         text = json.dumps(flipped(kind, json.loads(value)), sort_keys=True, separators=(",", ":"))
         parts = (version, task, state, kind, name, text)
         if key is not None:
-            mac = hmac.new(key, json.dumps(list(parts), ensure_ascii=False).encode(), hashlib.sha256).hexdigest()
+            mac = key_holder_mac(key, parts)
         else:
             mac = unkeyed_checksum(*parts) if k % 2 else attacker_mac(*parts)
         conn.execute("UPDATE facts SET value = ?, checksum = ? WHERE version = ? AND task = ? AND state = ? "
@@ -78,7 +86,7 @@ def forge_grades(path: Path, key: bytes | None = None) -> int:
         text = json.dumps(flipped_grade(json.loads(value)), sort_keys=True, separators=(",", ":"))
         parts = (version, task, "", "grade-memo", name, text)
         if key is not None:
-            mac = hmac.new(key, json.dumps(list(parts), ensure_ascii=False).encode(), hashlib.sha256).hexdigest()
+            mac = key_holder_mac(key, parts)
         else:
             mac = unkeyed_checksum(*parts) if k % 2 else attacker_mac(*parts)
         conn.execute("UPDATE grades SET value = ?, checksum = ? WHERE version = ? AND key = ?",
