@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from ..budget import Budget
@@ -300,8 +301,11 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     task = engine.task
     try:
         possible = task.possible_actions(budget)
-    except BudgetExceeded as e:
-        return ItemList([], False, 0, [], f"{e} (before the {task.num_actions} ground actions were sorted out)")
+    except BudgetExceeded as e:  # nothing is decided: every ground action is undecided (listed this far)
+        undecided = sorted(itertools.islice(task.all_ground_actions(), STATIC_LISTED))
+        shown = "" if task.num_actions <= STATIC_LISTED else f"; the first {STATIC_LISTED} are listed as undecided"
+        return ItemList([], False, 0, undecided,
+                        f"{e} (before the {task.num_actions} ground actions were sorted out{shown})")
     static_count = task.num_actions - len(possible)
     found: list[Item] = []
     try:

@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import pytest
 
+from acptools import load_task
+from acptools.budget import Budget
 from acptools.claims import decide
 from acptools.engine.landmark_graph import fact_landmarks
 from acptools.questions import ItemList
@@ -167,3 +169,16 @@ def check_cut(task, oracle, truth, full, half, landmarks) -> None:
         assert end is not None and oracle.is_goal(end)
     for it in full.items[half:]:  # undecided in the cut list: decided by a search of its own
         assert truth.landmark(task.parse_atom(it.name), 30).answer is True
+
+
+@pytest.mark.parametrize("domain", sorted(DOMAINS))
+def test_a_budget_spent_before_the_actions_are_sorted_out_leaves_every_action_undecided(domain):
+    """The earliest way out of unreachable_actions (the budget gone before the possible actions are
+    known) still partitions the candidates: nothing proven, every type-correct action undecided."""
+    task, oracle = make(domain, 0)
+    fresh = load_task(task.domain_text, task.problem_text)  # its possible actions not yet computed
+    res = fresh.questions.unreachable_actions(budget=Budget(1e-9, None))
+    if res.complete:
+        pytest.skip("the possible actions were sorted out before the first budget check")
+    check_partition(res, oracle.ground_actions())
+    assert not res.items and set(res.unknown) == oracle.ground_actions()
