@@ -1,6 +1,6 @@
 """optimal_next_action over MCP asks for what it needs: h*, every optimal action and a plan by default;
 the regret of the actions named (checked: unknown and inapplicable names are clear errors); the whole
-table with table=true; proven bounds (plan replayed) when the budget runs out."""
+table with table=true. Out of budget it, plan and the episode tools give proven bounds (plans replayed)."""
 
 from __future__ import annotations
 
@@ -40,9 +40,19 @@ async def test_default_named_actions_table_and_errors():
             assert "did you mean 'sail'" in await t.err("optimal_next_action", task_id=tid, actions=["(sial l0 l1)"])
 
 
-async def test_out_of_budget_gives_bounds_and_a_replayable_plan():
-    """A budget far too small for the exact search on the record farthest from its goal: h* comes as
-    an interval."""
+async def check_bounds(t: Tools, tid: str, bounds: dict, opt: int) -> None:
+    """The interval holds the record's h*; a plan as long as the upper bound replays to the goal."""
+    assert bounds["h_star_lower"] is not None and bounds["h_star_lower"] <= opt
+    assert bounds["h_star_upper"] is None or opt <= bounds["h_star_upper"]
+    if bounds["upper_plan"] is not None:
+        await t.replay_to_goal(tid, bounds["upper_plan"])
+        assert len(bounds["upper_plan"]) == bounds["h_star_upper"]
+
+
+async def test_out_of_budget_calls_give_proven_bounds():
+    """optimal_next_action, plan, start_episode and step_episode on the record farthest from its goal
+    with a budget far too small for the exact search: each gives the interval it proved (containing
+    the record's h*), its plan replayed by the simulator."""
     rec = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     opt = int(rec["answer"]["opt"])
     with anyio.fail_after(300):
@@ -53,32 +63,12 @@ async def test_out_of_budget_gives_bounds_and_a_replayable_plan():
             if out["known"]:
                 pytest.skip("the exact search finished within 1 ms")
             assert out["h_star"] is None and out["how"] == "unknown" and "h* >=" in out["detail"]
-            bounds = out["bounds"]
-            assert bounds["h_star_lower"] is not None and bounds["h_star_lower"] <= opt
-            assert bounds["h_star_upper"] is None or opt <= bounds["h_star_upper"]
-            if bounds["upper_plan"] is not None:
-                await t.replay_to_goal(tid, bounds["upper_plan"])
-                assert len(bounds["upper_plan"]) == bounds["h_star_upper"]
-
-
-async def test_plan_and_episodes_out_of_budget_give_proven_bounds():
-    """plan, start_episode and step_episode on the same hard state with a budget far too small: each
-    gives the interval it proved (containing the record's h*), the plan replayed by the simulator."""
-    rec = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
-    opt = int(rec["answer"]["opt"])
-    with anyio.fail_after(300):
-        async with Client(build_server(ServerConfig())) as client:
-            t = Tools(client)
-            tid = await t.load_record(rec)
+            await check_bounds(t, tid, out["bounds"], opt)
             out = await t.ok("plan", task_id=tid, budget=0.001)
             if out["answer"] is not None:
                 pytest.skip("the exact search finished within 1 ms")
-            bounds = out["bounds"]
             assert out["plan"] is None and "h* >=" in out["detail"], out
-            assert bounds["h_star_lower"] <= opt and (bounds["h_star_upper"] is None or opt <= bounds["h_star_upper"])
-            if bounds["upper_plan"] is not None:
-                await t.replay_to_goal(tid, bounds["upper_plan"])
-                assert len(bounds["upper_plan"]) == bounds["h_star_upper"]
+            await check_bounds(t, tid, out["bounds"], opt)
             started = await t.ok("start_episode", task_id=tid, budget=0.001)
             assert not started["h_star_known"] and started["h_star"] is None
             lo, hi = started["bounds"]["h_star_lower"], started["bounds"]["h_star_upper"]
