@@ -12,7 +12,7 @@ config, or an operator's key for a shared store). A row that does not authentica
 counted (`stats()["bypassed"]`), never served; acptools.truth also replays every stored witness
 against the task before serving it. Rows of another engine version are ignored (an upgrade never
 reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The same file
-keeps graded answers (acptools.scoring.memo: `get_grade`/`put_grade`), under the same rules. A file (or
+keeps graded answers (acptools.scoring.memo: `get_grades`/`put_grade`), under the same rules. A file (or
 folder) this process may not write is read, and nothing new is stored in it.
 
     from acptools import store
@@ -43,6 +43,7 @@ from .store_key import load_key
 
 ENGINE_VERSION = "acptools-proofs-3"  # bump when an engine may prove something different, or rows change form
 APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
+GRADES_PER_QUERY = 500                 # keys per query of get_grades (SQLite allows 999 parameters)
 GRADE_KIND = "grade-memo"             # the kind a stored grade's MAC names (no fact row has it)
 log = logging.getLogger("acptools.store")
 
@@ -200,6 +201,20 @@ class ProofStore:
             self._fail(str(e))
         return None
 
+    def _read_all(self, sql: str, params: tuple) -> list[tuple]:
+        """Every row of a query, or [] (also when the file cannot be read: the store is then bypassed)."""
+        if self.broken:
+            return []
+        try:
+            return self._connection().execute(sql, params).fetchall()
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):  # a read-only file made before that table was kept
+                return []
+            self._fail(str(e))
+        except sqlite3.Error as e:
+            self._fail(str(e))
+        return []
+
     def _served(self, row: tuple | None, state: str, kind: str, key: str) -> dict | None:
         """The JSON object of a (task, value, checksum) row that authenticates, else None (counted)."""
         if row is None:
@@ -267,12 +282,23 @@ class ProofStore:
         return None if row is None or not all(isinstance(t, str) for t in row) else (row[0], row[1])
 
     # ---- graded answers (acptools.scoring.memo): a warm run reads them instead of grading again ------
-    def get_grade(self, key: str) -> dict | None:
-        """The stored grade under `key` (a digest of everything the grade depends on), or None (also
-        for a row that does not authenticate: bypassed and counted, never served)."""
-        row = self._read("SELECT task, value, checksum FROM grades WHERE version = ? AND key = ?",
-                         (ENGINE_VERSION, key))
-        return self._served(row, "", GRADE_KIND, key)
+    def get_grades(self, keys: list[str]) -> dict[str, dict]:
+        """The stored grades of many keys at once (one query per GRADES_PER_QUERY keys: a warm run
+        reads thousands); a row that does not authenticate is bypassed and counted, never served, and
+        keys not stored are left out."""
+        found: dict[str, dict] = {}
+        rows: list[tuple] = []
+        for k in range(0, len(keys), GRADES_PER_QUERY):
+            chunk = keys[k:k + GRADES_PER_QUERY]
+            marks = ", ".join("?" * len(chunk))
+            rows += self._read_all(f"SELECT key, task, value, checksum FROM grades WHERE version = ? AND key IN ({marks})",
+                                   (ENGINE_VERSION, *chunk))
+        served = {row[0]: row[1:] for row in rows if isinstance(row[0], str)}
+        for key in dict.fromkeys(keys):
+            value = self._served(served.get(key), "", GRADE_KIND, key)
+            if value is not None:
+                found[key] = value
+        return found
 
     def put_grade(self, key: str, task: str, value: dict) -> None:
         """Keep a grade (callers keep only proven ones) under `key`, for the task whose PDDL hashes to `task`."""

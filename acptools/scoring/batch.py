@@ -244,7 +244,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     results: list[dict | None] = [None] * len(pairs)
     stored = _StoredGrades(pairs, semantics, effort, until)
     skip = set(skip)
-    hits = [i for i in range(len(pairs)) if i not in skip and stored.read(i, results)]
+    hits = stored.read([i for i in range(len(pairs)) if i not in skip], results)
     if hits and on_items:
         on_items([results[i] for i in hits])
     skip.update(hits)
@@ -297,20 +297,29 @@ class _StoredGrades:
             held = self.digests[id(rec)] = (rec, memo.record_digest(rec))
         return memo.grade_key(held[1], row["response"], self.semantics, self.until, self.seconds[retried])
 
-    def read(self, i: int, results: list) -> bool:
-        """Put pair i's stored item in results[i]; False when the store does not hold its grade."""
-        if self.found is None:
-            return False
+    def read(self, indices: list[int], results: list) -> list[int]:
+        """Put the stored item of each pair in `indices` whose grade the store holds in results[i]
+        (the grade at the run's effort, else the retry's); returns those indices. Each item's seconds
+        is its share of the reading."""
+        if self.found is None or not indices:
+            return []
         t0 = time.perf_counter()
+        hits: dict[int, bool] = {}
+        todo = list(indices)
         for retried in (False, True):
-            graded = memo.lookup(self.found, self.key(i, retried))
-            if graded is not None:
-                results[i] = _stored_item(*self.pairs[i], self.semantics, graded)
-                results[i]["seconds"] = round(time.perf_counter() - t0, 6)
-                if retried:
-                    results[i]["retried"] = True
-                return True
-        return False
+            keys = {i: self.key(i, retried) for i in todo}
+            stored = memo.lookup_many(self.found, list(keys.values()))
+            for i, key in keys.items():
+                if key in stored:
+                    results[i] = _stored_item(*self.pairs[i], self.semantics, stored[key])
+                    hits[i] = retried
+            todo = [i for i in todo if i not in hits]
+        share = round((time.perf_counter() - t0) / max(1, len(hits)), 6)
+        for i, retried in hits.items():
+            results[i]["seconds"] = share
+            if retried:
+                results[i]["retried"] = True
+        return sorted(hits)
 
     def keep(self, i: int, item: dict, retried: bool = False) -> None:
         if self.found is not None:

@@ -8,7 +8,8 @@ proven grades are kept (never `unknown`, never `error`). The row carries an HMAC
 key like every proof row (acptools.store): a row that does not authenticate is bypassed and counted,
 never served. `cache verify` grades each kept response again from scratch (.memo_verify).
 
-A hit costs one hash of the record, one SQLite read and one HMAC: no parsing, no grounding.
+A hit costs one hash of the response, its share of one SQLite query (grades are read many at a time)
+and one HMAC: no parsing, no grounding.
 """
 
 from __future__ import annotations
@@ -60,11 +61,14 @@ def keepable(item: dict) -> bool:
     return item.get("verdict") not in (UNKNOWN, ERROR) and item.get("score") is not None
 
 
-def lookup(found, key: str) -> dict | None:
-    """The graded fields of a stored grade, or None (not stored, or bypassed by the store)."""
-    row = None if found is None else found.get_grade(key)
-    if row is None:
-        return None
+def lookup_many(found, keys: list[str]) -> dict[str, dict]:
+    """The graded fields of the stored grades among `keys` (one store read for all of them)."""
+    rows = {} if found is None else found.get_grades(keys)
+    out = {key: _graded(found, key, row) for key, row in rows.items()}
+    return {key: graded for key, graded in out.items() if graded is not None}
+
+
+def _graded(found, key: str, row: dict) -> dict | None:
     graded = row.get("graded")
     if not isinstance(graded, dict) or set(graded) != set(GRADED):
         found.bypass("grade-memo", key, "not a stored grade")

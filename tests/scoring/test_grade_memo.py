@@ -124,6 +124,18 @@ def test_another_response_or_budget_is_graded_not_read(filled, tmp_path):
     assert seen["grounded"] == len(pairs) // 2 and seen["writes"] == len(pairs)
 
 
+def test_a_run_with_some_grades_stored_reads_those_and_grades_the_rest(filled, tmp_path):
+    """Grades are read many at a time: every other response changed, those are graded (and kept),
+    the others read, each item in its place."""
+    pairs, cache, fresh = filled
+    mixed = [(rec, dict(row, response=row["response"] + " ")) if k % 2 else (rec, row)
+             for k, (rec, row) in enumerate(pairs)]
+    items, seen = _run(mixed, _copy(cache, tmp_path / "mixed.sqlite"))
+    assert [it["score"] for it in items] == [it["score"] for it in fresh]
+    assert [it["id"] for it in items] == [it["id"] for it in fresh]
+    assert seen["writes"] == len(pairs) // 2  # the changed ones, graded and kept
+
+
 def test_cache_stats_and_clear_count_stored_grades(filled, tmp_path):
     pairs, cache, _ = filled
     copy = _copy(cache, tmp_path / "stats.sqlite")
