@@ -118,10 +118,17 @@ def test_score_refuses_to_resume_with_other_responses(tmp_path, small):
     assert proc.returncode == 2 and "it was made with --responses" in proc.stderr
 
 
+def sigint_default() -> None:
+    """In the child before it starts: SIGINT back to its default. A test run started in the background
+    of a script (as `scripts/busy_test_run.sh &` is) inherits SIGINT ignored, as shells set it for
+    background jobs, and a Python started so never sees a KeyboardInterrupt: these tests send one."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(args, out, rows_needed: int):
     """Start a run, SIGINT it once `out` holds rows_needed rows; (process result, seconds to exit)."""
     proc = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=environ(), cwd=ROOT)
+                            env=environ(), cwd=ROOT, preexec_fn=sigint_default)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and len([line for line in out.read_text().splitlines() if line.strip()]) >= rows_needed:
@@ -232,7 +239,7 @@ def test_ctrl_c_of_generate_keeps_the_finished_tasks_and_resume_gives_the_same_b
     assert whole.returncode == 0, whole.stderr
     out = tmp_path / "records.jsonl"
     proc = subprocess.Popen(command(*args, "--out", out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=environ(), cwd=ROOT)
+                            env=environ(), cwd=ROOT, preexec_fn=sigint_default)
     side = tmp_path / "records.jsonl.run.json"
     deadline = time.monotonic() + 300
     while proc.poll() is None and time.monotonic() < deadline:     # reach (the first unit) finished
