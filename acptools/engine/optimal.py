@@ -14,9 +14,7 @@ seconds (see acptools.budget), so a busy machine slows a search down without cha
 
 from __future__ import annotations
 
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 from ..budget import Budget
@@ -33,6 +31,7 @@ from .hstar_table import (
     side_by_side,
     split,
 )
+from .race import race
 from .relaxed import Relaxation
 from .relevance import relevant_operators
 from .search import greedy_plan, optimal_first_actions, satisfies
@@ -43,49 +42,11 @@ QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
 QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
 SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
-LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled engines to stop
 FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
 GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
-
-
-def _new_pool() -> None:
-    """The thread pool races run in. A forked child (a local --jobs worker) inherits the pool
-    object but not its threads, and would wait forever on it: it gets a new one."""
-    global _race_pool
-    # up to 3 jobs a race, several races at once (the server runs searches side by side)
-    _race_pool = ThreadPoolExecutor(max_workers=12, thread_name_prefix="acptools-race")
-
-
-_new_pool()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_pool)
-
-
-def race(jobs, budget: Budget):
-    """Run `jobs` (callables taking a Budget, returning a result or None) side by side; the first
-    non-None result wins and the others are cancelled through their shared cancel event. A job's
-    exception is raised only when no other job answers."""
-    stop = threading.Event()
-    futures = [_race_pool.submit(job, budget.child(cancel=stop)) for job in jobs]
-    failure = None
-    try:
-        for f in as_completed(futures):
-            try:
-                result = f.result()
-            except Exception as e:  # one engine failing must not stop the others from answering
-                failure = failure or e
-                continue
-            if result is not None:
-                return result
-    finally:
-        stop.set()
-        wait(futures, timeout=LOSER_GRACE)  # the losers stop at their next check: no work outlives the call
-    if failure is not None:
-        raise failure
-    return None
 
 
 @dataclass

@@ -15,6 +15,7 @@ from ..ground.grounded import GroundedTask
 from ..planners import fd
 from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
+from .race import race
 from .relaxed import Relaxation
 from .search import greedy_plan, optimal_first_actions, restrict, satisfies
 from .successors import SuccessorGenerator
@@ -22,7 +23,8 @@ from .symmetry import Symmetry, goal_targets, static_classes
 
 QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnesses are a few steps away
 QUICK_STATES = 2000
-H2_SHARE = 0.3         # h^2 may use this share of what is left; past it, the complete search decides
+H2_SHARE = 0.3         # a list question's h^2 may use this share of what is left; past it, searches decide
+FD_AFTER = 0.05        # wall seconds h^2 runs alone before Fast Downward joins a reach question
 
 
 class Engine:
@@ -92,8 +94,8 @@ class Engine:
         """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
 
         Order: the delete relaxation (a proof, microseconds), a first slice of in-process greedy
-        search (most witnesses are a few steps away), h^2 (a stronger proof) on a share of what is
-        left, then Fast Downward's complete greedy search, then in-process search on the rest.
+        search (most witnesses are a few steps away), then h^2 (a stronger proof) and Fast Downward's
+        complete greedy search side by side, then in-process search on what is left.
         """
         self.check_covers(state)
         if satisfies(state, goal):
@@ -117,25 +119,32 @@ class Engine:
             return self.witness(plan)
         except BudgetExceeded:
             budget.check()  # the slice ran out, not the whole budget (that raises on)
-        left = budget.left()
-        try:
-            pairs = self.h2(state, budget.child(None if left is None else H2_SHARE * left), ops)
-            if not any(pair_reachable(pairs, p) for p, _ in goal):
-                return Verdict(False, H2)
-        except BudgetExceeded:
-            budget.check()
-        # a banned derived atom cannot be expressed to Fast Downward: the in-process search decides
-        skip_fd = bool(banned_add & self.task.derived)
-        res = fd.FdResult(None, False) if skip_fd else fd.solve(len(self.task.atoms), ops, state, goal, budget,
-                                                                 optimal=False, axioms=self.axioms)
-        if res.plan is not None:
-            return self.witness([ops[i].action for i in res.plan])
-        if res.proven_none:
-            return Verdict(False, EXHAUSTIVE)
+        # h^2 (a proof that the goal is unreachable) and Fast Downward's complete greedy search (a
+        # witness, or a proof by exhaustion) side by side: the first to decide wins. Fast Downward
+        # starts after FD_AFTER, so that the h^2 proofs that come at once start no process.
+        verdict = race([lambda b: self._refuted_by_h2(state, goal, ops, b),
+                        lambda b: None if b.pause(FD_AFTER) else self._by_fd(state, goal, ops, b, banned_add)],
+                       budget)
+        if verdict is not None:
+            return verdict
         plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
         if plan is None:
             return Verdict(False, EXHAUSTIVE)
         return self.witness(plan)
+
+    def _refuted_by_h2(self, state: int, goal, ops, budget: Budget) -> Verdict | None:
+        """Unreachable by h^2 (no goal disjunct's atoms are pairwise reachable), else None."""
+        pairs = self.h2(state, budget, ops)
+        return None if any(pair_reachable(pairs, p) for p, _ in goal) else Verdict(False, H2)
+
+    def _by_fd(self, state: int, goal, ops, budget: Budget, banned_add: int) -> Verdict | None:
+        """Fast Downward's complete greedy search: a witness, a proof that none exists, or None."""
+        if banned_add & self.task.derived:  # a banned derived atom cannot be expressed to Fast Downward
+            return None
+        res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False, axioms=self.axioms)
+        if res.plan is not None:
+            return self.witness([ops[i].action for i in res.plan])
+        return Verdict(False, EXHAUSTIVE) if res.proven_none else None
 
     def some_plan(self, state: int, budget: Budget) -> list[int] | None:
         """Any plan from `state` (cached per state): one plan refutes every landmark candidate it

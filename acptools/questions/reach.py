@@ -236,9 +236,8 @@ def _cheap_proofs(engine: Engine, state: int, budget: Budget) -> tuple[int, list
     its share of the budget); raises BudgetExceeded when not even the relaxation finished."""
     engine.check_covers(state)
     relaxed, _ = engine.relax.reachable(state, budget)
-    left = budget.left()
-    try:
-        pairs = engine.h2(state, budget.child(None if left is None else H2_SHARE * left))
+    try:  # a share of what is left on each clock: on a busy machine h^2 must not take all the wall time
+        pairs = engine.h2(state, budget.share(H2_SHARE))
     except BudgetExceeded:
         budget.check()
         pairs = None

@@ -335,7 +335,7 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
 
 def test_a_race_survives_a_failing_engine():
     """One engine raising must not stop another from answering; with no answer the error shows."""
-    from acptools.engine.optimal import race
+    from acptools.engine.race import race
 
     def broken(budget):
         raise RuntimeError("engine bug")

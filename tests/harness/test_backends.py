@@ -13,7 +13,7 @@ import pytest
 from acptools import AcpError, Budget, examples, rollout, store
 from acptools.cli import main
 from acptools.dataset import acpbench_hard
-from acptools.engine import optimal
+from acptools.engine import race
 from acptools.generate import Options, dumps, generate
 from acptools.rollout.policies import FatalPolicyError, RandomPolicy
 from acptools.rollout.traces import read_rows
@@ -190,14 +190,14 @@ def test_ray_needs_a_policy_it_can_make_again():
 # ---- local workers are forked: what the parent started must not hang them ------------------------
 
 def _race_in_child() -> int:
-    return optimal.race([lambda budget: 1], Budget(30))
+    return race.race([lambda budget: 1], Budget(30))
 
 
 def test_a_forked_worker_races_after_its_parent_did():
     import multiprocessing as mp
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("no fork on this platform: workers start afresh")
-    assert optimal.race([lambda budget: 1], Budget(30)) == 1  # the parent's race threads now run
+    assert race.race([lambda budget: 1], Budget(30)) == 1  # the parent's race threads now run
     with mp.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_race_in_child).get(timeout=60) == 1
 
