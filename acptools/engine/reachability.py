@@ -7,6 +7,7 @@ greedy search for a witness, which is also an exhaustive proof when it runs out 
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property, lru_cache
 
 from ..budget import Budget
@@ -38,6 +39,7 @@ class Engine:
         self.gen = SuccessorGenerator(self.operators, self.axioms)
         self.relax = Relaxation(len(task.atoms), self.operators, self.relaxed_axioms())
         self._h2: dict[int, list[int]] = {}
+        self._h2_lock = threading.Lock()  # searches of one task run side by side (races, the server)
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
 
@@ -56,9 +58,10 @@ class Engine:
         hit = self._h2.get(state)
         if hit is None:
             hit = h2_pairs(len(self.task.atoms), self.operators, state, budget)
-            if len(self._h2) >= 32:
-                self._h2.pop(next(iter(self._h2)))
-            self._h2[state] = hit
+            with self._h2_lock:
+                if len(self._h2) >= 32:
+                    self._h2.pop(next(iter(self._h2)))
+                self._h2[state] = hit
         return hit
 
     @cached_property
