@@ -224,13 +224,12 @@ def _bounds(step: Step, before: HStar, after: HStar | None) -> None:
     lo_b, hi_b = before.bounds
     lo_a, hi_a = after.bounds if after is not None else (0, inf)
     lo_a = max(lo_a, lo_b - 1)  # one step gains at most one
-    fin = _finite
-    step.h_star_before_lower, step.h_star_before_upper = fin(lo_b), fin(hi_b)
-    step.h_star_after_lower, step.h_star_after_upper = fin(lo_a), fin(hi_a)
+    step.h_star_before_lower, step.h_star_before_upper = _finite(lo_b), _finite(hi_b)
+    step.h_star_after_lower, step.h_star_after_upper = _finite(lo_a), _finite(hi_a)
     if lo_b == inf or lo_a == inf:
         return
     step.regret_lower = 0 if hi_b == inf else max(0, int(lo_a + 1 - hi_b))
-    step.regret_upper = fin(hi_a + 1 - lo_b)
+    step.regret_upper = _finite(hi_a + 1 - lo_b)
     if before.known and after is not None and after.known:
         return  # graded exactly by the caller
     if step.regret_upper == 0:

@@ -189,17 +189,8 @@ class ProofStore:
 
     def _read(self, sql: str, params: tuple) -> tuple | None:
         """One row, or None (also when the file cannot be read: the store is then bypassed)."""
-        if self.broken:
-            return None
-        try:
-            return self._connection().execute(sql, params).fetchone()
-        except sqlite3.OperationalError as e:
-            if "no such table" in str(e):  # a read-only file made before that table was kept
-                return None
-            self._fail(str(e))
-        except sqlite3.Error as e:
-            self._fail(str(e))
-        return None
+        rows = self._read_all(sql, params)
+        return rows[0] if rows else None
 
     def _read_all(self, sql: str, params: tuple) -> list[tuple]:
         """Every row of a query, or [] (also when the file cannot be read: the store is then bypassed)."""

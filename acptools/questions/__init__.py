@@ -50,6 +50,11 @@ class HStarReport:
     upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: the shortest plan found (upper long), re-validated
 
+    def bounds(self) -> dict:
+        """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
+        return {} if self.known else {"h_star_lower": self.lower, "h_star_upper": self.upper,
+                                      "upper_plan": self.upper_plan}
+
 
 class Questions:
     """Ask the eight questions (and h*, plans) about one task; engines are built on first use.
@@ -235,9 +240,7 @@ class Questions:
         if optimal:
             h = self.optimizer.h_star(s, b)
             if not h.known:
-                r = self._report(h)
-                return Verdict(None, UNKNOWN, extra={"h_star_lower": r.lower, "h_star_upper": r.upper,
-                                                     "upper_plan": r.upper_plan})
+                return Verdict(None, UNKNOWN, extra=self._report(h).bounds())
             if h.cost is None:
                 return Verdict(False, h.how, detail="the goal is unreachable from this state")
             return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})

@@ -56,6 +56,11 @@ class NextActionReport:
     h_star_upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long (re-validated), if one was found
 
+    def bounds(self) -> dict:
+        """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
+        return {} if self.known else {"h_star_lower": self.h_star_lower, "h_star_upper": self.h_star_upper,
+                                      "upper_plan": self.upper_plan}
+
 
 def _int(x: float) -> int | None:
     return None if x == INF else int(x)

@@ -250,8 +250,7 @@ async def optimal_next_action(
     a = asked(ctx, task_id, state)
     picked = [read_applicable(a, name) for name in actions or ()]
     r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b, actions=picked, table=table))
-    bounds = {} if r.known else {"h_star_lower": r.h_star_lower, "h_star_upper": r.h_star_upper,
-                                 "upper_plan": r.upper_plan}
+    bounds = r.bounds()
     return OptimalNextResult(
         h_star=r.h_star, optimal_actions=r.optimal_actions,
         actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
@@ -289,7 +288,7 @@ async def plan(
     search finds. Inputs: task_id, state, optimal, budget."""
     a = asked(ctx, task_id, state)
     v, seconds = await a.search(budget, lambda q, b: q.plan(a.state, optimal=optimal, budget=b))
-    bounds = {k: v.extra[k] for k in ("h_star_lower", "h_star_upper", "upper_plan") if k in v.extra}
+    bounds = v.extra if optimal and v.answer is None else {}  # Questions.plan: the proven bounds
     detail = v.detail or _bounds_detail(bounds)
     return PlanResult(answer=v.answer, how=v.how, plan=v.witness, length=None if v.witness is None else len(v.witness),
                       optimal=optimal, h_star=v.extra.get("h_star"), bounds=bounds,
