@@ -220,7 +220,10 @@ class AcpReward:
             return self._outcomes.get(key)
         except CacheMiss:
             pass
-        outcome = implementation(GRADER, q.kind)(q, parsed, budget)
+        if q.kind == "nexta" and self.credit == "partial":  # 1 / (1 + regret) needs the exact regret
+            outcome = implementation(GRADER, q.kind)(q, parsed, budget, exact_regret=True)
+        else:
+            outcome = implementation(GRADER, q.kind)(q, parsed, budget)
         if outcome.score is not None:
             self._outcomes.put(key, outcome)
         return outcome

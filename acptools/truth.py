@@ -95,7 +95,8 @@ class StateTruth:
         self._partial: dict[str, ItemList] = {}   # the latest list that ran out of budget, per name
         self._h: HStar | None = None
         self._h_failed_with: float | None = None   # the allowance of the last h* search that ran out
-        self._after: dict[int, HStar] = {}
+        self._after: dict[object, tuple[int, HStar]] = {}  # successor key -> (the successor, its h*)
+        self._above: dict[object, HStar] = {}   # successors proven no closer to the goal (h* >= h*(s))
         self._memo: dict[tuple, object] = {}
         self._state_key: str | None = None
         self._remembered = False  # the task and this state are in the store (so verify can rebuild them)
@@ -348,13 +349,15 @@ class StateTruth:
             state = task.apply_op(op, state)
         return task.is_goal(state)
 
-    def regret(self, action: int, budget: float | None) -> HStar | None:
+    def regret(self, action: int, budget: float | None, exact: bool = True) -> HStar | None:
         """h*(s[a]) for grading nexta, given h*(s) = d is known: exact, but settled without a search
         whenever a bound argument suffices. Always h*(s[a]) >= d - 1. Upper bounds come from replaying
         the optimal plan pi found for s from s[a]: pi without its first occurrence of a (then
         h*(s[a]) = d - 1: a is optimal), or pi itself (h*(s[a]) <= d). With the set of all optimal
         first actions (when the in-process A* computed h*(s)), a not in it means h*(s[a]) >= d, so with pi replayable
-        the value is exactly d. Anything else is a search (`h_after`). None: a is not applicable."""
+        the value is exactly d; otherwise, unless `exact` is asked, the answer is that bound
+        (known=False, lower d: enough to prove a not optimal, which is all a grader needs).
+        Anything else is a search (`h_after`). None: a is not applicable."""
         root = self._h
         t = self.successor(action)
         if t is None:
@@ -363,7 +366,7 @@ class StateTruth:
             return self.h_after(action, budget)
         canon = self.questions.optimizer.sym.canonical
         key = canon(t)
-        hit = self._after.get(key)
+        hit = self._known_after(key, t)
         if hit is not None:
             return hit
         d, plan = root.cost, list(root.plan)
@@ -378,11 +381,37 @@ class StateTruth:
                 hit = HStar(d - 1, None, root.how)
             elif self._replay(t, plan):
                 hit = HStar(d, plan, "plan-replay+" + root.how)
+            elif not exact:
+                opt = self.questions.optimizer
+                if opt.relax.hmax(t, self.task.goal) == float("inf"):
+                    hit = HStar(None, None, "delete-relaxation")
+                else:
+                    return HStar(None, None, "not-an-optimal-first-action+" + root.how, known=False, lower=d)
         if hit is None:
-            return self.h_after(action, budget)
-        self._after[key] = hit
+            return self.h_after(action, budget) if exact else self._below(t, key, d, plan, budget)
+        self._after[key] = (t, hit)
         if hit.plan is not None:
             truth_for(self.task, t).seed_h_star(hit)
+        return hit
+
+    def _below(self, t: int, key: int, d: int, plan: list[int], budget: float | None) -> HStar:
+        """h*(t) for t = s[a] when it is below d = h*(s); else the proof that h*(t) >= d (known=False,
+        or exactly d when pi replays from t): a search that stops at that f-layer (`Optimizer.h_below`)."""
+        with self.lock:
+            hit = self._known_after(key, t) or self._above.get(key)
+            if hit is not None:
+                return hit
+            after = truth_for(self.task, t)
+            hit = after._h  # its own h* search ran already: known, or with bounds that may decide it
+            if hit is None or not (hit.known or hit.lower >= d):
+                hit = self.questions.optimizer.h_below(t, d, self.questions.as_budget(budget))
+            if not hit.known and hit.lower >= d and self._replay(t, plan):
+                hit = HStar(d, plan, "plan-replay+" + hit.how)
+            if hit.known:
+                self._after[key] = (t, hit)
+                after.seed_h_star(hit)
+            elif hit.lower >= d:
+                self._above[key] = hit
         return hit
 
     def h_after(self, action: int, budget: float | None) -> HStar | None:
@@ -394,11 +423,11 @@ class StateTruth:
             return None
         canon = self.questions.optimizer.sym.canonical
         key = canon(t)
-        hit = self._after.get(key)
+        hit = self._known_after(key, t)
         if hit is not None:
             return hit
         with self.lock:
-            hit = self._after.get(key)
+            hit = self._known_after(key, t)
             if hit is not None:
                 return hit
             root = self._h  # the optimal plan found for h*(s), if it was computed already
@@ -406,9 +435,9 @@ class StateTruth:
                 first = self.successor(root.plan[0])
                 if first is not None:
                     along = HStar(root.cost - 1, root.plan[1:], root.how)
-                    self._after.setdefault(canon(first), along)
+                    self._after.setdefault(canon(first), (first, along))
                     truth_for(self.task, first).seed_h_star(along)
-            hit = self._after.get(key)
+            hit = self._known_after(key, t)
             if hit is None and root is not None and root.known and root.cost and \
                     action in (root.first_actions or ()):
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
@@ -417,8 +446,21 @@ class StateTruth:
                 after = truth_for(self.task, t)
                 hit = after.h_star(budget)  # computed once per state, shared with that state's truth
                 if hit.known:
-                    self._after[key] = hit
+                    self._after[key] = (t, hit)
         return hit
+
+    def _known_after(self, key, t: int) -> HStar | None:
+        """h* of the successor t found before, for t or for a symmetric successor (same key): the
+        same value, with the plan's objects renamed as the states' are (never a plan that does
+        not replay from t)."""
+        entry = self._after.get(key)
+        if entry is None:
+            return None
+        state, hit = entry
+        if state == t or hit.plan is None:
+            return hit
+        plan = self.questions.optimizer.sym.carry_plan(hit.plan, state, t)
+        return HStar(hit.cost, plan if plan is not None and self._replay(t, plan) else None, hit.how)
 
 
 def allowance(budget: "float | Budget | Effort | None") -> float:

@@ -300,6 +300,40 @@ class Optimizer:
                  + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []), budget)
         return h or HStar(None, None, "unknown", known=False)
 
+    def h_below(self, state: int, bound: int, budget: Budget) -> HStar:
+        """h*(state) when it is below `bound`; otherwise the proof that it is not (known=False,
+        lower >= bound). What grading one next action needs (is h*(s[a]) < h*(s)?): the searches stop
+        at the f-layer `bound`, sparing the last layers, which dominate an A* search. When the budget
+        runs out first: the bounds that `h_star` gives."""
+        if satisfies(state, self.task.goal):
+            return HStar(0, [], "holds-in-state")
+        share = budget.share(1 - BOUND_SHARE)
+        h = self._astar_h(state, self._quick(share))
+        if h is None:
+            h = race([lambda b: self._fd_below(state, bound, b)]
+                     + self._astar_job(lambda b: self._astar_h(state, b)), share)
+        if h is None:
+            h = self.bounds(state, budget)
+        return h
+
+    def _fd_below(self, state: int, bound: int, budget: Budget) -> HStar | None:
+        """Fast Downward's A* for plans shorter than `bound`, stopped once none can exist."""
+        ops = self.ops_from(state)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound,
+                       axioms=self.task.axioms)
+        if res.plan is not None:
+            plan = [ops[i].action for i in res.plan]
+            self.note(state, len(plan), plan)
+            return HStar(len(plan), plan, fd_how(res))
+        if res.floor == INF:
+            return HStar(None, None, fd_how(res))
+        if res.floor >= bound:
+            self.note(state, res.floor)
+            return HStar(None, None, fd_how(res) + "-bounded", known=False, lower=res.floor)
+        if res.floor:
+            self.note(state, res.floor)
+        return None
+
     # ---- whole tables: each strategy settles every row it can; the first to finish wins -------
     def _settled_by_gate(self, table: HStarTable, gate, budget: Budget, exact: bool) -> HStarTable | None:
         settle(table, gate, budget, exact, workers=GATE_WORKERS)

@@ -9,7 +9,9 @@ sound for any choice of representative and exact when states are canonicalised c
 
 from __future__ import annotations
 
+from ..ground.bitset import bit_list
 from ..ground.grounded import GroundedTask, bits
+from ..ground.names import render, split_name
 
 
 class Symmetry:
@@ -28,42 +30,109 @@ class Symmetry:
         self.classes = classes
         self.active = bool(classes)
         self.class_of = {o: i for i, c in enumerate(classes) for o in c}
-        # per atom: (pattern key, [(object, position)]) for atoms mentioning symmetric objects
-        self.patterns: dict[int, tuple] = {}
+        # per atom that mentions symmetric objects: its pattern (the atom with each symmetric
+        # object replaced by its class) and the numbers and positions of those objects
+        self.objects = [o for c in classes for o in c]
+        number = {o: n for n, o in enumerate(self.objects)}
+        self.class_numbers = [[number[o] for o in c] for c in classes]
+        occurs: dict[int, tuple[tuple, list[tuple[int, int]]]] = {}
         for i, (pred, args) in enumerate(task.atoms):
-            occ = [(o, k) for k, o in enumerate(args) if o in self.class_of]
+            occ = [(number[o], k) for k, o in enumerate(args) if o in self.class_of]
             if occ:
-                key = (pred,) + tuple(f"#{self.class_of[o]}" if o in self.class_of else o for o in args)
-                self.patterns[i] = (key, occ)
+                occurs[i] = ((pred,) + tuple(f"#{self.class_of[o]}" if o in self.class_of else o for o in args), occ)
+        self.pattern_mask = sum(1 << i for i in occurs)
+        # when every such atom mentions one symmetric object, a state is its other atoms plus, per
+        # object, the set of patterns it occurs in: the key is that, with each class's sets sorted
+        # (an exact orbit key, and no renaming); else objects are renamed by signature rank
+        self.one_object = all(len({n for n, _ in occ}) == 1 for _, occ in occurs.values())
+        if self.one_object:
+            rank = {key: r for r, key in enumerate(sorted({key for key, _ in occurs.values()}))}
+            self.single = {i: (occ[0][0], 1 << rank[key]) for i, (key, occ) in occurs.items()}
+        else:
+            rank = {p: r for r, p in enumerate(sorted({(key, k) for key, occ in occurs.values() for _, k in occ}))}
+            self.patterns = {i: tuple((n, rank[(key, k)]) for n, k in occ) for i, (key, occ) in occurs.items()}
 
-    def canonical(self, state: int) -> int:
-        """The symmetry key of `state`: its objects of each class renamed into a canonical order (the
-        state itself when no symmetry is active)."""
+    def canonical(self, state: int):
+        """The symmetry key of `state` (hashable; equal for states that a renaming of symmetric
+        objects maps onto each other, and, with atoms of several symmetric objects, possibly not
+        for all of them); the state itself when no symmetry is active."""
         if not self.active:
             return state
-        sigs: dict[str, list] = {}
+        if self.one_object:
+            return self._orbit_key(state)
+        return self._renamed(state)
+
+    def _orbit_key(self, state: int) -> tuple:
+        sigs = self._signatures(state)
+        return (state & ~self.pattern_mask,) + tuple(tuple(sorted([sigs[n] for n in numbers]))
+                                                     for numbers in self.class_numbers)
+
+    def _signatures(self, state: int) -> list:
+        """Per symmetric object (by number), what the state says of it: with one symmetric object
+        per atom, the set of its atoms' patterns as a bitmask; else the sorted ranks of its
+        (pattern, position) pairs."""
+        sigs: list = [0] * len(self.objects)
+        if self.one_object:
+            single = self.single
+            for i in bit_list(state & self.pattern_mask):
+                n, bit = single[i]
+                sigs[n] |= bit
+            return sigs
         patterns = self.patterns
-        for i in bits(state):
-            p = patterns.get(i)
-            if p is not None:
-                key, occ = p
-                for o, k in occ:
-                    sigs.setdefault(o, []).append((key, k))
+        sigs = [[] for _ in self.objects]
+        for i in bit_list(state & self.pattern_mask):
+            for n, r in patterns[i]:
+                sigs[n].append(r)
+        for sig in sigs:
+            sig.sort()
+        return sigs
+
+    def _to_representative(self, state: int) -> dict[str, str]:
+        """A renaming that maps `state` to the representative of its key: the objects of each class
+        in the order of their signatures."""
+        sigs, objects = self._signatures(state), self.objects
         perm: dict[str, str] = {}
-        for cls in self.classes:
-            ranked = sorted(cls, key=lambda o: sorted(sigs.get(o, ())))
-            for src, dst in zip(ranked, cls):
+        for numbers in self.class_numbers:
+            for src, dst in zip(sorted(numbers, key=sigs.__getitem__), numbers):
                 if src != dst:
-                    perm[src] = dst
+                    perm[objects[src]] = objects[dst]
+        return perm
+
+    def _renamed(self, state: int) -> int:
+        """`state` with the objects of each class renamed in the order of their signatures."""
+        perm = self._to_representative(state)
         if not perm:
             return state
         atoms, index = self.task.atoms, self.task.atom_index
-        out = 0
-        for i in bits(state):
-            if i in patterns:
-                pred, args = atoms[i]
-                i = index[(pred, tuple(perm.get(a, a) for a in args))]
-            out |= 1 << i
+        moved = renamed = 0
+        for i in bit_list(state & self.pattern_mask):
+            pred, args = atoms[i]
+            j = index[(pred, tuple(perm.get(a, a) for a in args))]
+            if j != i:
+                moved |= 1 << i
+                renamed |= 1 << j
+        return state & ~moved | renamed
+
+    def renaming(self, a: int, b: int) -> dict[str, str] | None:
+        """A renaming of symmetric objects that maps state `a` onto state `b` when they share a key
+        (None otherwise)."""
+        if self.canonical(a) != self.canonical(b):
+            return None
+        to_a, to_b = self._to_representative(a), self._to_representative(b)
+        from_b = {dst: src for src, dst in to_b.items()}
+        return {o: from_b.get(to_a.get(o, o), to_a.get(o, o)) for o in self.objects}
+
+    def carry_plan(self, plan: list[int], a: int, b: int) -> list[int] | None:
+        """A plan found for state `a`, renamed into one for the symmetric state `b` (its actions'
+        objects renamed as the states' are; None when they share no key)."""
+        perm = self.renaming(a, b)
+        if perm is None:
+            return None
+        task = self.task
+        out = []
+        for action in plan:
+            name, args = split_name(task.action_names[action])
+            out.append(task.parse_action(render(name, tuple(perm.get(x, x) for x in args))))
         return out
 
 

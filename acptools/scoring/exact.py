@@ -383,8 +383,9 @@ def just(q: Question, parsed, budget) -> Outcome:
 # ---- nexta -------------------------------------------------------------------------------------
 
 @grader("nexta")
-def nexta(q: Question, parsed, budget) -> Outcome:
-    """nexta (an action that brings the goal one step closer), exact semantics: the answer against what the PDDL proves."""
+def nexta(q: Question, parsed, budget, exact_regret: bool = False) -> Outcome:
+    """nexta (an action that brings the goal one step closer), exact semantics: the answer against what the PDDL proves.
+    A wrong answer's regret may come only as a lower bound, unless `exact_regret` is asked (a search more)."""
     action, bad = _single(q, parsed, "action")
     if bad:
         return bad
@@ -403,8 +404,15 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     if root.cost == 0:
         return Outcome(0, SUBOPTIMAL, "the goal already holds: no action takes us closer",
                        metrics={"h_star": 0, "regret": None})
-    after = q.truth.regret(aid, budget)
+    after = q.truth.regret(aid, budget, exact=exact_regret)
     m = {"h_star": root.cost}
+    if not after.known and root.first_actions is not None and after.lower >= root.cost:
+        m.update(h_star_after_lower=root.cost, h_star_after_upper=None, regret_lower=1, regret_upper=None, regret=None)
+        return Outcome(0, SUBOPTIMAL, f"{action} does not bring the goal closer: it is not among the optimal first "
+                       f"actions, all of which one A* search found "
+                       f"({show(sorted(task.action_names[a] for a in root.first_actions))}), so h* after it is at "
+                       f"least h*(s) = {root.cost}; an optimal plan: {plan_text(names(root.plan))}",
+                       witness=names(root.plan), metrics=m)
     if not after.known:
         return _nexta_from_bounds(q, aid, action, root, budget, after)
     if after.cost is None:
@@ -433,7 +441,7 @@ def _nexta_from_bounds(q: Question, aid: int, action: str, root, budget, after=N
     task = q.task
     lo_s, hi_s = root.bounds
     if after is None:
-        after = q.truth.regret(aid, budget)
+        after = q.truth.regret(aid, budget, exact=False)
     lo_a, hi_a = after.bounds
     lo_a = max(lo_a, lo_s - 1)  # one step gains at most one
     m = {"h_star": root.cost, "h_star_lower": _finite(lo_s), "h_star_upper": _finite(hi_s),

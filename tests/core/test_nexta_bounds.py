@@ -23,6 +23,7 @@ from acptools.scoring import exact
 from acptools.scoring.question import Question
 from tests.support.data import records
 from tests.support.oracle import Oracle
+from tests.support.random_tasks import random_task
 from tests.support.small_tasks import DOMAINS, make, space
 
 SLOW = ("blocksworld-4ops", "gripper-strips")  # the largest state spaces: the oracle's BFS takes longest
@@ -253,3 +254,45 @@ def test_episode_steps_carry_bounds_that_contain_the_oracle_values():
         assert step.h_star_after_upper is None or after <= step.h_star_after_upper
         if step.optimal is not None:
             assert step.optimal == (after == d - 1)
+
+
+@pytest.mark.parametrize("without_astar", [False, True], ids=["astar-first-actions", "fast-downward-bounded"])
+def test_nexta_grader_proves_wrong_answers_without_their_exact_h_star(without_astar, monkeypatch):
+    """The grader asks only what the verdict needs: a wrong answer is proven wrong by the set of all
+    optimal first actions (from the in-process A*), or, without it, by Fast Downward's A* stopped at
+    the f-layer h*(s); its regret is exact or only bounded below. Every verdict, value and bound is
+    the oracle's, and every witness replays."""
+    from acptools.engine.optimal import Optimizer
+    from acptools.scoring import score_answer
+    from acptools.truth import clear_caches
+    if without_astar:
+        monkeypatch.setattr(Optimizer, "_astar_h", lambda self, state, budget: None)
+    clear_caches()
+    bounded = 0
+    for domain in sorted(DOMAINS):
+        if domain in SLOW:
+            continue
+        _, oracle = make(domain, 0)
+        folder = DOMAINS[domain]  # a fresh task: no truths shared with the other tests
+        dom_text = (folder / "domain.pddl").read_text()
+        task = load_task(dom_text, random_task(dom_text, (folder / "problem.pddl").read_text(), 0))
+        init, graph, dist = space(domain, 0)
+        for st in _states(graph, dist, init):
+            d = dist.get(st)
+            if not d:
+                continue
+            for name, t in graph[st]:
+                h_after = dist.get(t, INF)
+                it = score_answer("nexta", name, task=task, state=_fluent(oracle, st), budget=60)
+                assert it.score == (1 if h_after == d - 1 else 0), (domain, name, it.reason)
+                m = it.metrics
+                if it.score == 1:
+                    assert m["regret"] == 0 and (it.witness is None or _replays(oracle, st, it.witness, d))
+                    continue
+                if m.get("regret") is not None:
+                    assert m["regret"] == ("dead-end" if h_after == INF else h_after + 1 - d), (domain, name)
+                else:  # proven not optimal: h*(s[a]) >= h*(s), the exact value not asked for
+                    assert m["regret_lower"] == 1 and d == m["h_star_after_lower"] <= h_after, (domain, name)
+                    bounded += 1
+                assert _replays(oracle, st, it.witness, d)
+    assert bounded > 0, "no wrong answer was left with a lower bound: the bounded paths went untested"

@@ -312,7 +312,11 @@ def test_nexta_verdicts_regret_and_witness():
     for bad in rec["answer"]["no"]:
         it = score_response(rec, bad)
         assert (it.score, it.verdict) == (0, "suboptimal")
-        assert it.metrics["regret"] >= 1 and it.metrics["h_star_after"] == 6 + it.metrics["regret"] - 1
+        m = it.metrics
+        if m["regret"] is None:  # proven not optimal (h*(s[a]) >= h*(s)); the exact value was not needed
+            assert (m["regret_lower"], m["h_star_after_lower"]) == (1, 6)
+        else:
+            assert m["regret"] >= 1 and m["h_star_after"] == 6 + m["regret"] - 1
         v, _ = _replay(t, it.witness)
         assert v.goal_reached and len(it.witness) == 6
     inap = score_response(rec, "(debark c3 l0)")
@@ -553,7 +557,10 @@ def test_exact_scores_on_adl_domains_match_a_brute_force_oracle(name):
         it = score_answer("nexta", action, task=task)
         after = dist.get(oracle.successor(init, action))
         assert it.score == (after == dist[init] - 1), action
-        assert it.metrics["regret"] == ("dead-end" if after is None else after + 1 - dist[init])
+        if it.metrics["regret"] is None:  # proven not optimal, the exact regret not needed: a bound holds
+            assert it.score == 0 and after is not None and after + 1 - dist[init] >= it.metrics["regret_lower"] >= 1
+        else:
+            assert it.metrics["regret"] == ("dead-end" if after is None else after + 1 - dist[init])
     for atom in task.atom_names:
         it = score_answer("reach", atom, task=task)
         assert it.score == (atom not in seen), atom
