@@ -141,11 +141,10 @@ class ProofStore:
             return sqlite3.connect(uri + "?immutable=1", uri=True, timeout=30, isolation_level=None)
 
     def _setup(self, conn: sqlite3.Connection) -> None:
-        app = conn.execute("PRAGMA application_id").fetchone()[0]
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if app not in (0, APPLICATION_ID) or (app == 0 and tables):
-            raise sqlite3.DatabaseError("the file is not an acptools proof store")
+        """Check that the file is a proof store (or empty) and make its tables: in one write
+        transaction, so processes opening a new file at once see it either empty or complete."""
         if self.readonly:
+            app, tables = self._kind(conn)
             if not {"facts", "tasks", "states"} <= tables:
                 wal = Path(f"{self.path}-wal")
                 raise sqlite3.DatabaseError(
@@ -153,16 +152,33 @@ class ProofStore:
                     "the folder to be read)" if wal.exists() and wal.stat().st_size else
                     "a read-only file that is not (yet) an acptools proof store")
             return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            app, _ = self._kind(conn)
+            if app == 0:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute("CREATE TABLE IF NOT EXISTS facts (version TEXT, task TEXT, state TEXT, kind TEXT, "
+                         "key TEXT, value TEXT, checksum TEXT, PRIMARY KEY (version, task, state, kind, key))")
+            conn.execute("CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, domain TEXT, problem TEXT)")
+            conn.execute("CREATE TABLE IF NOT EXISTS states (task TEXT, state TEXT, atoms TEXT, "
+                         "PRIMARY KEY (task, state))")
+            conn.execute("CREATE TABLE IF NOT EXISTS grades (version TEXT, key TEXT, task TEXT, value TEXT, "
+                         "checksum TEXT, PRIMARY KEY (version, key))")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-        if app == 0:
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        conn.execute("CREATE TABLE IF NOT EXISTS facts (version TEXT, task TEXT, state TEXT, kind TEXT, key TEXT, "
-                     "value TEXT, checksum TEXT, PRIMARY KEY (version, task, state, kind, key))")
-        conn.execute("CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, domain TEXT, problem TEXT)")
-        conn.execute("CREATE TABLE IF NOT EXISTS states (task TEXT, state TEXT, atoms TEXT, PRIMARY KEY (task, state))")
-        conn.execute("CREATE TABLE IF NOT EXISTS grades (version TEXT, key TEXT, task TEXT, value TEXT, checksum TEXT, "
-                     "PRIMARY KEY (version, key))")
+
+    @staticmethod
+    def _kind(conn: sqlite3.Connection) -> tuple[int, set[str]]:
+        """The file's application id and tables; an error unless it is a proof store or empty."""
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if app not in (0, APPLICATION_ID) or (app == 0 and tables):
+            raise sqlite3.DatabaseError("the file is not an acptools proof store")
+        return app, tables
 
     def _fail(self, why: str) -> None:
         if not self.broken:

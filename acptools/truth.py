@@ -350,14 +350,14 @@ class StateTruth:
         return task.is_goal(state)
 
     def regret(self, action: int, budget: float | None, exact: bool = True) -> HStar | None:
-        """h*(s[a]) for grading nexta, given h*(s) = d is known: exact, but settled without a search
-        whenever a bound argument suffices. Always h*(s[a]) >= d - 1. Upper bounds come from replaying
-        the optimal plan pi found for s from s[a]: pi without its first occurrence of a (then
-        h*(s[a]) = d - 1: a is optimal), or pi itself (h*(s[a]) <= d). With the set of all optimal
-        first actions (when the in-process A* computed h*(s)), a not in it means h*(s[a]) >= d, so with pi replayable
-        the value is exactly d; otherwise, unless `exact` is asked, the answer is that bound
-        (known=False, lower d: enough to prove a not optimal, which is all a grader needs).
-        Anything else is a search (`h_after`). None: a is not applicable."""
+        """h*(s[a]) for grading nexta, given h*(s) = d is known (always h*(s[a]) >= d - 1), settled
+        without a search whenever a bound argument suffices: the optimal plan pi found for s, replayed
+        from s[a] without a's first occurrence, proves d - 1 (a is optimal); the set of all optimal
+        first actions (when the in-process A* computed h*(s)) decides membership, and a outside it
+        with pi replayable from s[a] gives exactly d. Otherwise, with `exact`, a search (`h_after`);
+        without it, only what a verdict needs: the bound h*(s[a]) >= d for an a outside the optimal
+        set (known=False, lower d), or a search stopped at the f-layer d (`_below`). None: a is not
+        applicable."""
         root = self._h
         t = self.successor(action)
         if t is None:
