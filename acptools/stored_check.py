@@ -79,6 +79,14 @@ def hstar_problem(task: Task, state: int, row: dict) -> str:
     return ""
 
 
+def floor_problem(row: dict) -> str:
+    """A stored lower bound on h* (a search that proved no shorter plan exists)."""
+    lower = row.get("lower")
+    if type(lower) is not int or lower < 0 or not isinstance(row.get("how"), str):
+        return "no lower bound on h* with its proof"
+    return ""
+
+
 def list_problem(row: dict) -> str:
     """A stored complete list: (name, proof) pairs and a total."""
     items, total = row.get("items"), row.get("total")

@@ -19,7 +19,7 @@ import json
 import threading
 
 from . import store
-from .stored_check import hstar_problem, list_problem, verdict_problem
+from .stored_check import floor_problem, hstar_problem, list_problem, verdict_problem
 from .budget import Budget, Effort
 from .engine.optimal import HStar
 from .ground.grounded import task_key
@@ -323,16 +323,42 @@ class StateTruth:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
         A* settled the state (then each answered action is settled by membership). Computing that
         set with the outside planners costs more than the few answered actions' own h* values."""
-        row = self._stored("h*", check=lambda r: hstar_problem(self.task, self.state, r))
-        if row is not None:
-            plan = [self.task.parse_action(a) for a in row["plan"]] if row["plan"] is not None else None
-            first = row.get("first")
-            first = None if first is None else frozenset(self.task.parse_action(a) for a in first)
-            return HStar(row["cost"], plan, row["how"], first_actions=first)
+        h = self._stored_h_star()
+        if h is not None:
+            return h
         h = self.questions.optimizer.h_star(self.state, self.questions.as_budget(budget))
         if h.known:
             self._store("h*", "", _hstar_row(self.task, h))
         return h
+
+    def _stored_h_star(self) -> HStar | None:
+        row = self._stored("h*", check=lambda r: hstar_problem(self.task, self.state, r))
+        if row is None:
+            return None
+        plan = [self.task.parse_action(a) for a in row["plan"]] if row["plan"] is not None else None
+        first = row.get("first")
+        first = None if first is None else frozenset(self.task.parse_action(a) for a in first)
+        return HStar(row["cost"], plan, row["how"], first_actions=first)
+
+    def at_least(self, bound: int, budget: float | None) -> HStar:
+        """h*(s) when it is below `bound`, else the proof that h*(s) >= bound (known=False, `lower`):
+        from what is known or stored, else a search stopped at that f-layer (`Optimizer.h_below`).
+        Proven bounds are stored beside the exact values."""
+        with self.lock:
+            h = self._h
+            if h is not None and (h.known or h.lower >= bound):
+                return h
+            h = self._stored_h_star()
+            if h is None:
+                row = self._stored("h*-floor", check=floor_problem)
+                if row is not None and row["lower"] >= bound:
+                    return HStar(None, None, row["how"], known=False, lower=row["lower"])
+                h = self.questions.optimizer.h_below(self.state, bound, self.questions.as_budget(budget))
+                if not h.known and h.lower >= bound:
+                    self._store("h*-floor", "", {"lower": int(h.lower), "how": h.how})
+            if h.known:
+                self.seed_h_star(h)
+            return h
 
     def successor(self, action: int) -> int | None:
         """The state after `action`, or None when it is not applicable."""
@@ -401,15 +427,11 @@ class StateTruth:
             hit = self._known_after(key, t) or self._above.get(key)
             if hit is not None:
                 return hit
-            after = truth_for(self.task, t)
-            hit = after._h  # its own h* search ran already: known, or with bounds that may decide it
-            if hit is None or not (hit.known or hit.lower >= d):
-                hit = self.questions.optimizer.h_below(t, d, self.questions.as_budget(budget))
+            hit = truth_for(self.task, t).at_least(d, budget)
             if not hit.known and hit.lower >= d and self._replay(t, plan):
                 hit = HStar(d, plan, "plan-replay+" + hit.how)
             if hit.known:
                 self._after[key] = (t, hit)
-                after.seed_h_star(hit)
             elif hit.lower >= d:
                 self._above[key] = hit
         return hit
@@ -546,6 +568,8 @@ def _static_problem(truth: "StateTruth", kind: str, key: str, value: dict) -> st
     task = truth.task
     if kind == "h*":
         return hstar_problem(task, truth.state, value)
+    if kind == "h*-floor":
+        return floor_problem(value)
     if kind.startswith("list-") and kind[5:] in ("atoms", "actions", "landmarks"):
         return list_problem(value)
     if kind in ("reach-atom", "landmark"):
@@ -564,6 +588,12 @@ def _recheck(truth: "StateTruth", kind: str, key: str, value: dict, budget: floa
         if not h.known:
             return undecided
         return "" if h.cost == value["cost"] else f"stored h* {value['cost']}, proven {h.cost}"
+    if kind == "h*-floor":
+        h = q.optimizer.h_below(truth.state, value["lower"], q.as_budget(budget))
+        if h.known:
+            return "" if h.cost is None or h.cost >= value["lower"] else \
+                f"stored h* >= {value['lower']}, proven h* = {h.cost}"
+        return "" if h.lower >= value["lower"] else undecided
     if kind.startswith("list-"):
         ask = {"atoms": q.unreachable_atoms, "actions": q.unreachable_actions, "landmarks": q.landmarks}[kind[5:]]
         res = ask(truth.state, budget)

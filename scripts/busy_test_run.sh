@@ -4,8 +4,8 @@
 #   scripts/busy_test_run.sh                         # the default suite, 4 busy loops per core
 #   LOOPS=4 scripts/busy_test_run.sh tests/server/test_server_faults.py -k garbage
 #   SHARDS=4 scripts/busy_test_run.sh                # the default suite's test files dealt round-robin
-#                                                    # to 4 pytest processes running at once (a busier
-#                                                    # machine still, and the whole suite in far less time)
+#                                                    # to 4 one-process pytest runs at once (a busier
+#                                                    # machine still); without SHARDS, pytest's own 2 workers
 set -u
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python}"
@@ -31,7 +31,7 @@ else
         for i in "${!files[@]}"; do
             if [ $(( i % SHARDS )) -eq "$k" ]; then mine+=("${files[$i]}"); fi
         done
-        "$PYTHON" -m pytest -q "$@" "${mine[@]}" > "$logs/shard-$k.log" 2>&1 &
+        "$PYTHON" -m pytest -q -n 0 "$@" "${mine[@]}" > "$logs/shard-$k.log" 2>&1 &
         shard_pids+=("$!")
     done
     status=0

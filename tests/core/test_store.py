@@ -101,3 +101,35 @@ def test_verify_reports_a_wrong_stored_fact(tmp_path):
                          capture_output=True, text=True, env=_env())
     assert out.returncode == 1 and "FAILED h*" in out.stdout
     assert gold_response(rec)
+
+
+def test_a_proven_floor_is_stored_served_and_verified(tmp_path, monkeypatch):
+    """A wrong nexta answer proven wrong by a search stopped at h*(s) (here without the in-process
+    A*, so without the set of optimal first actions) leaves an h*-floor row: a later run reads it
+    instead of searching, `verify` proves it again, and a floor raised past the truth is caught."""
+    from acptools.engine.optimal import Optimizer
+    from acptools.scoring import score_answer
+    monkeypatch.setattr(Optimizer, "_astar_h", lambda self, state, budget: None)
+    texts = examples.texts("ferry")
+    try:
+        found = store.use(tmp_path / "p.sqlite")
+        clear_caches()
+        task = load_task(*texts)
+        graded = {a: score_answer("nexta", a, task=task, budget=60) for a in task.questions.applicable()}
+        bounded = [a for a, it in graded.items() if it.score == 0 and it.metrics.get("regret") is None]
+        assert bounded and any(k.endswith(" h*-floor") for k in found.stats()["facts"])
+        clear_caches()
+        again = load_task(*texts)
+        for a in bounded:  # a spent budget: only what is stored can answer
+            it = score_answer("nexta", a, task=again, budget=Effort(1e-6))
+            assert (it.score, it.metrics["h_star_after_lower"]) == (0, graded[a].metrics["h_star_after_lower"])
+        assert not verify_store(found)["failures"]
+        t = task.apply_op(task.op_for(task.parse_action(bounded[0]), task.init), task.init)
+        truth = truth_for(task, t)
+        true_h = task.questions.optimizer.h_star(t, task.questions.as_budget(60)).cost
+        found.put(task.key, truth.state_key, "h*-floor", "", {"lower": true_h + 1, "how": "forged"})
+        assert [f["problem"] for f in verify_store(found)["failures"]] == \
+            [f"stored h* >= {true_h + 1}, proven h* = {true_h}"]
+    finally:
+        store.use(None)
+        clear_caches()
