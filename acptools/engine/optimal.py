@@ -41,6 +41,7 @@ from .symmetry import Symmetry, goal_targets
 QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
 QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
 SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
+ASTAR_DELAY = 0.3          # wall seconds before that A* joins a race (Fast Downward settles most states sooner)
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
 GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
@@ -266,8 +267,9 @@ class Optimizer:
     def _astar_job(self, job) -> list:
         """The in-process A* as a race entry: only worth a core beside the outside planners when
         object symmetries shrink its state space (without them it rarely wins after QUICK_SECONDS;
-        measured: racing it anyway made nothing faster)."""
-        return [lambda b: job(b.child(SYMMETRY_SECONDS))] if self.sym.active else []
+        measured: racing it anyway made nothing faster). It joins after ASTAR_DELAY: until then the
+        planners' own Python work (writing the task, reading the plan) has the interpreter to itself."""
+        return [lambda b: None if b.pause(ASTAR_DELAY) else job(b.child(SYMMETRY_SECONDS))] if self.sym.active else []
 
     def _fd_h(self, state: int, budget: Budget) -> HStar | None:
         res = self._fd(state, budget)
