@@ -31,6 +31,7 @@ from acptools.inspect.offloop import off_loop
 from acptools.prompts import prompt_text
 from acptools.scoring import gold_response
 from acptools.truth import clear_caches, task_for, truth_for
+from tests.support.load import slack
 
 
 def _output(content: str | None = None, tool: tuple[str, dict] | None = None) -> ModelOutput:
@@ -174,7 +175,7 @@ def test_grading_runs_off_the_loop_and_stops_when_cancelled():
         return ticks
 
     assert anyio.run(main) > 10
-    assert stopped.wait(5)
+    assert stopped.wait(slack(5))
 
 
 def test_agentic_task_uses_the_mcp_server_under_an_allow_list(tmp_path):

@@ -18,6 +18,7 @@ import pytest
 
 from acptools.dataset import acpbench_hard
 from tests.support.data import ROOT
+from tests.support.load import slack
 
 pytest.importorskip("ray", reason="the [ray] extra (part of the test extra) is not installed")
 
@@ -87,12 +88,12 @@ def nexta(tmp_path_factory):
     data = folder / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in acpbench_hard("dev", "nexta")[:6]))
     local = _score("--data", data, "--out", folder / "local.jsonl")
-    assert local.wait(timeout=600) in (0, 1), local.stderr.read()
+    assert local.wait(timeout=slack(600)) in (0, 1), local.stderr.read()
     return data, _items(folder / "local.jsonl")
 
 
 def _kill_one_busy_worker(run) -> int | None:
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + slack(300)
     while run.poll() is None and time.monotonic() < deadline:
         for pid in _busy_workers("ray::_worker"):
             os.kill(pid, signal.SIGKILL)
@@ -107,7 +108,7 @@ def test_a_killed_ray_worker_is_retried_to_the_same_items(ray_address, nexta, tm
     out = tmp_path / "ray.jsonl"
     run = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address)
     assert _kill_one_busy_worker(run) is not None, "no busy Ray worker was seen"
-    stdout, stderr = run.communicate(timeout=600)
+    stdout, stderr = run.communicate(timeout=slack(600))
     assert run.returncode in (0, 1) and "Traceback" not in stderr, stderr
     assert _items(out) == local and len(local) == 6
 
@@ -118,12 +119,12 @@ def test_without_retries_the_run_stops_in_one_line_and_resume_completes_it(ray_a
     out = tmp_path / "ray.jsonl"
     run = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, retries=0)
     assert _kill_one_busy_worker(run) is not None, "no busy Ray worker was seen"
-    stdout, stderr = run.communicate(timeout=600)
+    stdout, stderr = run.communicate(timeout=slack(600))
     assert run.returncode == 2, stdout + stderr
     assert stderr.strip() == ("acptools: error: --backend ray: a Ray worker died 1 time(s) running one unit of work "
                               "(WorkerCrashedError) (what finished is in --out: run the same command with --resume)")
     partial = _items(out)
     assert len(partial) < 6 and all(it in local for it in partial)
     resumed = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, "--resume")
-    assert resumed.wait(timeout=600) in (0, 1), resumed.stderr.read()
+    assert resumed.wait(timeout=slack(600)) in (0, 1), resumed.stderr.read()
     assert _items(out) == local

@@ -20,7 +20,7 @@ import pytest
 from acptools.evaluation import messages_for
 from acptools.scoring import gold_response
 from tests.support.data import ROOT, records
-from tests.support.load import load_factor
+from tests.support.load import load_factor, slack
 from tests.support.scripted_api import KEYS, ScriptedModel
 
 FERRY = ROOT / "acptools" / "examples" / "ferry"
@@ -129,7 +129,7 @@ def _interrupt(args, out, rows_needed: int):
     """Start a run, SIGINT it once `out` holds rows_needed rows; (process result, seconds to exit)."""
     proc = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=environ(), cwd=ROOT, preexec_fn=sigint_default)
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + slack(300)
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and len([line for line in out.read_text().splitlines() if line.strip()]) >= rows_needed:
             break
@@ -137,7 +137,7 @@ def _interrupt(args, out, rows_needed: int):
     assert proc.poll() is None, "the run finished before it could be interrupted"
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    stdout, stderr = proc.communicate(timeout=slack(120))
     return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr), time.monotonic() - t0
 
 
@@ -164,7 +164,7 @@ class _Gate:
             if self.left is not None:
                 self.left -= 1
         if wait:
-            self.opened.wait(300)
+            self.opened.wait(slack(300))
         return reply
 
 
@@ -241,7 +241,7 @@ def test_ctrl_c_of_generate_keeps_the_finished_tasks_and_resume_gives_the_same_b
     proc = subprocess.Popen(command(*args, "--out", out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=environ(), cwd=ROOT, preexec_fn=sigint_default)
     side = tmp_path / "records.jsonl.run.json"
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + slack(300)
     while proc.poll() is None and time.monotonic() < deadline:     # reach (the first unit) finished
         if side.exists() and "reach" in json.loads(side.read_text()).get("progress", {}).get("finished", {}):
             break
@@ -249,7 +249,7 @@ def test_ctrl_c_of_generate_keeps_the_finished_tasks_and_resume_gives_the_same_b
     assert proc.poll() is None, "the run finished before it could be interrupted"
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    stdout, stderr = proc.communicate(timeout=slack(120))
     seconds = time.monotonic() - t0
     assert proc.returncode == 130 and seconds < exit_bound(), (seconds, stderr)
     kept = rows_of(out)

@@ -20,6 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from acptools import __version__
+from tests.support.load import slack
 from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
 from tests.support.plugin_files import REPO, TEST_VENV, tree_copy, venv_script
 
@@ -146,7 +147,7 @@ async def list_bundle_tools(manifest: dict, unpacked: Path) -> set[str]:
     args = [a.replace("${__dirname}", str(unpacked)) for a in config["args"]]
     env = client_env(unpacked.parent / "home", ACPTOOLS_PLUGIN_VENV=str(TEST_VENV), **config.get("env", {}))
     params = StdioServerParameters(command=config["command"], args=args, env=env, cwd=str(unpacked.parent))
-    with anyio.fail_after(120):
+    with anyio.fail_after(slack(120)):
         async with Client(params) as client:
             assert client.server_info.name == "acptools"
             assert client.server_info.version == __version__

@@ -91,9 +91,9 @@ def test_loading_is_budgeted_and_cancellable(tmp_path: Path) -> None:
     assert refused_s < 0.5 + slack(SLACK), refused_s
     with StdioServer(tmp_path, *room) as server:  # a client that gives up stops the grounding too
         request = server.start_call("load_task", domain=FERRY_DOMAIN, problem=big)
-        assert wait_until(lambda: server.info()["loads_running"] == 1, slack(10))
+        assert wait_until(lambda: server.info()["loads_running"] == 1, 10)
         server.cancel(request)
-        assert wait_until(lambda: server.info()["loads_running"] == 0, slack(5)), server.info()
+        assert wait_until(lambda: server.info()["loads_running"] == 0, 5), server.info()
 
 
 def test_the_load_budget_binds_while_reading_and_grounding(tmp_path: Path) -> None:
@@ -140,7 +140,7 @@ def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Pat
                 break
             time.sleep(0.1)
         info = server.info()
-        settled = wait_until(lambda: not planners_of(server.pid), slack(5))
+        settled = wait_until(lambda: not planners_of(server.pid), 5)
         rss_after = rss_mb(server.pid)
         # the server still works, and a new search still runs
         assert server.ok("plan", task_id="example:ferry", budget=30)["answer"] is True
@@ -160,7 +160,7 @@ def _long_search_with_planners(server: StdioServer, record: dict) -> set[int]:
     tid = _load(server, record["PDDL_domain"], record["PDDL_problem"])
     server.start_call("optimal_next_action", task_id=tid, budget=300)
     assert wait_until(lambda: planners_of(server.pid), 60), "no planner process started"
-    assert wait_until(lambda: work_folders(server.tmpdir, server.pid), slack(10))
+    assert wait_until(lambda: work_folders(server.tmpdir, server.pid), 10)
     return planners_of(server.pid)
 
 
@@ -171,8 +171,8 @@ def test_kill_9_of_a_stdio_server_leaves_no_planner_and_the_next_start_removes_i
         planners = _long_search_with_planners(server, hard_record)
         pid = server.pid
         os.kill(pid, signal.SIGKILL)
-        server.proc.wait(timeout=10)
-        gone = wait_until(lambda: not any(alive(p) for p in planners) and not planners_of(pid), slack(10))
+        server.proc.wait(timeout=slack(10))
+        gone = wait_until(lambda: not any(alive(p) for p in planners) and not planners_of(pid), 10)
         left = work_folders(server.tmpdir, pid)
     finally:
         server.close()
@@ -190,7 +190,7 @@ def test_sigterm_of_a_stdio_server_stops_its_planners_and_removes_its_folders(tm
         planners = _long_search_with_planners(server, hard_record)
         pid = server.pid
         server.proc.terminate()
-        server.proc.wait(timeout=30)
+        server.proc.wait(timeout=slack(30))
     finally:
         server.close()
     assert not any(alive(p) for p in planners) and not planners_of(pid)
@@ -303,7 +303,7 @@ def test_a_megabyte_of_garbage_is_graded_within_its_budget_and_cancellable(tmp_p
                                     budget=120)
         time.sleep(1.0)
         server.cancel(request)
-        stopped = wait_until(lambda: server.info()["searches_running"] == 0, slack(5))
+        stopped = wait_until(lambda: server.info()["searches_running"] == 0, 5)
     print(f"\n{len(garbage.encode())} bytes of {pattern!r}: graded in {elapsed:.1f} s")
     assert elapsed < 2 + slack(SLACK), elapsed
     assert stopped

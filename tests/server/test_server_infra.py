@@ -31,6 +31,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver.exceptions import ToolError
 
+from tests.support.load import slack
 from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
 from tests.support.server_procs import (
     clean_env,
@@ -401,7 +402,7 @@ def test_bounded_cache_thread_safety() -> None:
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=60)
+        t.join(timeout=slack(60))
     assert not errors
     assert len(cache) == 50
 

@@ -17,6 +17,7 @@ import httpx2
 from acptools import examples, load_task
 from acptools.store import ProofStore
 from tests.support.data import records
+from tests.support.load import slack
 from tests.support.server_procs import PROTOCOL, StdioServer, start_http
 
 FERRY_DOMAIN, FERRY_PROBLEM = examples.texts("ferry")
@@ -66,7 +67,7 @@ def test_a_folder_swapped_for_a_symlink_never_leads_out_of_the_root(tmp_path: Pa
                 outcomes[kind] = outcomes.get(kind, 0) + 1
         finally:
             stop.set()
-            thread.join(timeout=10)
+            thread.join(timeout=slack(10))
         missing = server.err("load_task", domain="pddl/nope.pddl", problem="pddl/problem.pddl")
         os.mkfifo(root / "fifo.pddl")  # a FIFO must not block the server
         fifo = server.err("load_task", domain="fifo.pddl", problem="pddl/problem.pddl", timeout=30)
@@ -208,7 +209,7 @@ def test_only_the_servers_own_origin_may_call_it(tmp_path: Path) -> None:
                                  f"http://127.0.0.1:{port + 1}", f"http://localhost:{port - 1}", "http://evil.test")}
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=slack(30))
     assert status[None] == 200 and status[f"http://127.0.0.1:{port}"] == 200
     assert status[f"http://localhost:{port}"] == 200
     assert status[f"http://127.0.0.1:{port + 1}"] == 403 and status[f"http://localhost:{port - 1}"] == 403

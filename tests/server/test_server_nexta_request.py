@@ -10,6 +10,7 @@ from acptools_server import ServerConfig, build_server
 from mcp import Client
 
 from tests.support.data import records
+from tests.support.load import slack
 from tests.support.mcp_client import Tools
 
 pytestmark = pytest.mark.anyio
@@ -21,7 +22,7 @@ def anyio_backend() -> str:
 
 
 async def test_default_named_actions_table_and_errors():
-    with anyio.fail_after(300):
+    with anyio.fail_after(slack(300)):
         async with Client(build_server(ServerConfig())) as client:
             t = Tools(client)
             tid = await t.load_example("ferry")
@@ -55,7 +56,7 @@ async def test_out_of_budget_calls_give_proven_bounds():
     the record's h*), its plan replayed by the simulator."""
     rec = max(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     opt = int(rec["answer"]["opt"])
-    with anyio.fail_after(300):
+    with anyio.fail_after(slack(300)):
         async with Client(build_server(ServerConfig())) as client:
             t = Tools(client)
             tid = await t.load_record(rec)

@@ -21,6 +21,7 @@ from mcp import Client, StdioServerParameters, stdio_client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import examples, load_task
+from tests.support.load import slack
 from tests.support.mcp_client import EXPECTED_TOOLS
 from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
 from tests.support.server_procs import clean_env
@@ -165,7 +166,7 @@ def _tools_list_bytes(*args: str) -> bytes:
     finally:
         proc.stdin.close()
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=slack(30))
 
 
 @pytest.mark.anyio

@@ -18,6 +18,7 @@ from acptools.scoring import gold_response
 from acptools.truth import clear_caches
 from acptools_server import ServerConfig, build_server
 from tests.support.forge import forge
+from tests.support.load import slack
 from tests.support.mcp_client import Tools
 
 SAMPLE = {"nexta": 2, "reach": 2, "areach": 1, "land": 2}
@@ -76,7 +77,7 @@ async def _answers(config: ServerConfig, questions) -> tuple[list, int]:
 async def test_a_forged_store_changes_no_answer_of_the_server(tmp_path) -> None:
     questions = _questions()
     path = tmp_path / "proofs.sqlite"
-    with anyio.fail_after(600):
+    with anyio.fail_after(slack(600)):
         fresh, _ = await _answers(ServerConfig(), questions)
         filling, refused = await _answers(ServerConfig(cache=str(path)), questions)
         assert filling == fresh and refused == 0

@@ -237,7 +237,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def wait_until(check, timeout: float, step: float = 0.1) -> bool:
-    end = time.monotonic() + timeout
+    """Poll `check` until it holds or `timeout` (seconds on a quiet machine, scaled by the load) passes."""
+    end = time.monotonic() + slack(timeout)
     while time.monotonic() < end:
         if check():
             return True
@@ -321,6 +322,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def wait_for_port(proc: subprocess.Popen[bytes], port: int, log: Path, timeout: float = 30.0) -> None:
+    timeout = slack(timeout)  # seconds on a quiet machine, scaled by the load
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
