@@ -349,15 +349,17 @@ class StateTruth:
             if h is not None and (h.known or h.lower >= bound):
                 return h
             h = self._stored_h_star()
-            if h is None:
-                row = self._stored("h*-floor", check=floor_problem)
-                if row is not None and row["lower"] >= bound:
-                    return HStar(None, None, row["how"], known=False, lower=row["lower"])
-                h = self.questions.optimizer.h_below(self.state, bound, self.questions.as_budget(budget))
-                if not h.known and h.lower >= bound:
-                    self._store("h*-floor", "", {"lower": int(h.lower), "how": h.how})
+            if h is not None:
+                self._h = h
+                return h
+            row = self._stored("h*-floor", check=floor_problem)
+            if row is not None and row["lower"] >= bound:
+                return HStar(None, None, row["how"], known=False, lower=row["lower"])
+            h = self.questions.optimizer.h_below(self.state, bound, self.questions.as_budget(budget))
             if h.known:
                 self.seed_h_star(h)
+            elif h.lower >= bound:
+                self._store("h*-floor", "", {"lower": int(h.lower), "how": h.how})
             return h
 
     def successor(self, action: int) -> int | None:
@@ -420,7 +422,7 @@ class StateTruth:
             truth_for(self.task, t).seed_h_star(hit)
         return hit
 
-    def _below(self, t: int, key: int, d: int, plan: list[int], budget: float | None) -> HStar:
+    def _below(self, t: int, key, d: int, plan: list[int], budget: float | None) -> HStar:
         """h*(t) for t = s[a] when it is below d = h*(s); else the proof that h*(t) >= d (known=False,
         or exactly d when pi replays from t): a search that stops at that f-layer (`Optimizer.h_below`)."""
         with self.lock:
