@@ -5,7 +5,7 @@
 #   LOOPS=4 scripts/busy_test_run.sh tests/server/test_server_faults.py -k garbage
 #   SHARDS=4 scripts/busy_test_run.sh                # the default suite's test files dealt round-robin
 #                                                    # to 4 one-process pytest runs at once (a busier
-#                                                    # machine still); without SHARDS, pytest's own 2 workers
+#                                                    # machine still)
 set -u
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python}"
