@@ -114,11 +114,13 @@ def test_the_load_budget_binds_while_reading_and_grounding(tmp_path: Path) -> No
 # ---- 2. cancellation stops the work --------------------------------------------------------------
 
 
-def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Path, hard_record: dict) -> None:
-    """Ten score_answer calls on a state whose h* takes minutes, each cancelled after 1 s: never more
-    searches (or planner processes) than the limit, nothing left running, memory flat."""
+def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Path) -> None:
+    """Ten score_answer calls on a state whose h* takes minutes (40 cars, few of them interchangeable:
+    no engine proves it in 10 s), each cancelled after 1 s: never more searches (or planner processes)
+    than the limit, nothing left running, memory flat."""
+    problem, _ = ferry(40, 6, seed=2)
     with StdioServer(tmp_path, "--max-concurrent-searches", "2") as server:
-        tid = _load(server, hard_record["PDDL_domain"], hard_record["PDDL_problem"])
+        tid = _load(server, FERRY_DOMAIN, problem)
         rss_before = rss_mb(server.pid)
         peak_searches = peak_planners = 0
         sent: list[tuple[int, float]] = []
