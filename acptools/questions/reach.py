@@ -15,11 +15,14 @@ from ..verdict import EXHAUSTIVE, H2, HOLDS, PERSISTENT, RELAXED, STATIC, UNKNOW
 from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
-SWEEP_SECONDS = 0.1  # breadth-first sweep, then random walks: most reachable items show up at once
-WALK_SECONDS = 0.2
+# A breadth-first sweep, then random walks: most reachable items show up at once. They are
+# measured in states, so that a busy machine sees what a quiet one sees; the CPU seconds only
+# stop them early on tasks whose successors are slow to generate.
+SWEEP_STATES, SWEEP_SECONDS = 4000, 0.5
+WALK_STEPS, WALK_SECONDS = 15000, 1.0
 WALK_LENGTH = 200
 BATCH_SECONDS = 1.0
-PLAN_WALK_SECONDS = 0.03
+PLAN_WALK_STEPS, PLAN_WALK_SECONDS = 3000, 0.2
 
 
 def is_reachable(engine: Engine, atoms: int, state: int, budget: Budget) -> Verdict:
@@ -84,11 +87,11 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
     def covered() -> bool:
         return want_atoms & ~seen_atoms == 0 and want_actions <= seen_actions
 
-    sweep = budget.child(SWEEP_SECONDS)
+    sweep = budget.child(SWEEP_SECONDS, SWEEP_STATES)
     while layer and not covered():
         nxt = []
         for s in layer:
-            if not _within(sweep):
+            if not _within(sweep, 1):
                 break
             for op in gen.applicable(s):
                 seen_actions.add(op.action)
@@ -104,14 +107,15 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
     if not layer:
         return seen_atoms, seen_actions, True
     atoms, actions = _walk(engine, state, want_atoms & ~seen_atoms, want_actions - seen_actions,
-                           budget.child(WALK_SECONDS))
+                           budget.child(WALK_SECONDS, WALK_STEPS))
     return (want_atoms & ~atoms) | seen_atoms, (want_actions - actions) | seen_actions, False
 
 
-def _within(budget: Budget) -> bool:
-    """False once `budget` (a slice) is spent; a spent or cancelled parent raises instead."""
+def _within(budget: Budget, states: int) -> bool:
+    """Count `states` more against `budget` (a slice): False once it is spent; a spent or
+    cancelled parent raises instead."""
     try:
-        budget.check()
+        budget.spend(states)
         return True
     except BudgetExceeded:
         budget.parent.check()
@@ -125,7 +129,7 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Bud
     gen, apply = engine.gen, engine.task.apply_op
     rng = random.Random(seed)
     cur, steps = start, 0
-    while (atoms or actions) and _within(budget):
+    while (atoms or actions) and _within(budget, 64):
         for _ in range(64):
             ops = gen.applicable(cur)
             if not ops or steps >= WALK_LENGTH:
@@ -193,7 +197,8 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             if i is not None:
                 s = task.apply_op(operators[i], s)
         # the plan's end is a new reachable region: a short walk there shows its neighbours too
-        atoms, actions = _walk(engine, s, atoms, set(actions), budget.child(PLAN_WALK_SECONDS), seed=len(res.plan))
+        atoms, actions = _walk(engine, s, atoms, set(actions), budget.child(PLAN_WALK_SECONDS, PLAN_WALK_STEPS),
+                                 seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
 
