@@ -7,6 +7,7 @@ greedy search for a witness, which is also an exhaustive proof when it runs out 
 
 from __future__ import annotations
 
+import random
 import threading
 from functools import cached_property, lru_cache
 
@@ -26,6 +27,9 @@ QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnes
 QUICK_STATES = 2000
 H2_SHARE = 0.3         # a list question's h^2 may use this share of what is left; past it, searches decide
 FD_AFTER = 0.05        # wall seconds h^2 runs alone before Fast Downward joins a reach question
+WALK_AFTER = 0.1       # wall seconds before random walks join (most questions are settled by then)
+WALK_STEPS = 100_000   # random-walk steps a reach question tries (about 0.5-2 CPU s)
+WALK_LENGTH = 200      # steps before a walk restarts from the state
 
 
 class Engine:
@@ -97,8 +101,9 @@ class Engine:
         """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
 
         Order: the delete relaxation (a proof, microseconds), a first slice of in-process greedy
-        search (most witnesses are a few steps away), then h^2 (a stronger proof) and Fast Downward's
-        complete greedy search side by side, then in-process search on what is left.
+        search (most witnesses are a few steps away), then h^2 (a stronger proof), Fast Downward's
+        complete greedy search and seeded random walks (witnesses where dead ends the relaxation
+        does not see trap the heuristic searches) side by side, then in-process search on what is left.
         """
         self.check_covers(state)
         if satisfies(state, goal):
@@ -126,7 +131,8 @@ class Engine:
         # witness, or a proof by exhaustion) side by side: the first to decide wins. Fast Downward
         # starts after FD_AFTER, so that the h^2 proofs that come at once start no process.
         verdict = race([lambda b: self._refuted_by_h2(state, goal, ops, b),
-                        lambda b: None if b.pause(FD_AFTER) else self._by_fd(state, goal, ops, b, banned_add)],
+                        lambda b: None if b.pause(FD_AFTER) else self._by_fd(state, goal, ops, b, banned_add),
+                        lambda b: None if b.pause(WALK_AFTER) else self._by_walk(state, goal, gen, b)],
                        budget)
         if verdict is not None:
             return verdict
@@ -148,6 +154,36 @@ class Engine:
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
         return Verdict(False, EXHAUSTIVE) if res.proven_none else None
+
+    def _by_walk(self, state: int, goal, gen, budget: Budget) -> Verdict | None:
+        """Seeded random walks from the state: a witness (its loops cut out) where the heuristic
+        searches are trapped, e.g. by dead ends the relaxation does not see; None once WALK_STEPS
+        are spent."""
+        rng = random.Random(0)
+        steps = budget.child(None, WALK_STEPS)
+        path: list[int] = []
+        at = {state: 0}   # state -> its position on the path
+        s, walked = state, 0
+        try:
+            while True:
+                steps.spend()
+                nexts = list(gen.successors(s))
+                if not nexts or walked >= WALK_LENGTH:
+                    s, walked, path, at = state, 0, [], {state: 0}
+                    continue
+                op, s = rng.choice(nexts)
+                walked += 1
+                if s in at:  # a loop: back to where it began
+                    del path[at[s]:]
+                    at = {k: i for k, i in at.items() if i <= at[s]}
+                    continue
+                path.append(op.action)
+                at[s] = len(path)
+                if satisfies(s, goal):
+                    return self.witness(path)
+        except BudgetExceeded:
+            budget.check()  # the steps ran out, not the race's budget (that raises on)
+            return None
 
     def some_plan(self, state: int, budget: Budget) -> list[int] | None:
         """Any plan from `state` (cached per state): one plan refutes every landmark candidate it

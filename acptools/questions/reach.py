@@ -23,6 +23,7 @@ WALK_STEPS, WALK_SECONDS = 15000, 1.0
 WALK_LENGTH = 200
 BATCH_SECONDS = 1.0
 PLAN_WALK_STEPS, PLAN_WALK_SECONDS = 3000, 0.2
+LONG_WALK_STEPS, LONG_WALK_SECONDS = 30_000, 2.0
 
 
 def is_reachable(engine: Engine, atoms: int, state: int, budget: Budget) -> Verdict:
@@ -166,7 +167,13 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     proves them all unreachable. Returns (atoms still missing, actions still missing, exhausted)."""
     task, gen, operators = engine.task, engine.gen, engine.operators
     conjunctive = pairs is not None
+    walked = False
     while atoms or actions:
+        if not conjunctive and not walked:  # before the complete search: a long walk shows what
+            walked = True                   # heuristic searches miss (dead ends they cannot see)
+            atoms, actions = _walk(engine, state, atoms, actions, budget.child(LONG_WALK_SECONDS, LONG_WALK_STEPS),
+                                   seed=1)
+            continue
         if conjunctive:
             goal = [_compatible_batch(engine, pairs, atoms, actions)]
         else:
@@ -198,7 +205,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 s = task.apply_op(operators[i], s)
         # the plan's end is a new reachable region: a short walk there shows its neighbours too
         atoms, actions = _walk(engine, s, atoms, set(actions), budget.child(PLAN_WALK_SECONDS, PLAN_WALK_STEPS),
-                                 seed=len(res.plan))
+                               seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
 
