@@ -173,17 +173,18 @@ def _plan_claim(task: Task, state: int, claim: dict) -> Verdict:
 
 
 def _cheap_refutation(task: Task, state: int, goal: list[tuple[int, int]], budget) -> Verdict | None:
-    """A proof that no disjunct of `goal` can ever hold: the delete relaxation, then h^2 (cached per
-    state). The engine tries a witness search first; a claim built to be false should not pay it."""
+    """A proof that no disjunct of `goal` can ever hold: the delete relaxation, then h^2 and h^2 over
+    literals (cached per state). The engine tries a witness search first; a claim built to be false should not pay it."""
     engine = task.questions.engine
     if not any(p & engine.relax.reachable(state)[0] == p for p, _ in goal):
         return Verdict(False, RELAXED)
+    share = Budget(None, cpu=H2_SECONDS, parent=budget if isinstance(budget, Budget) else None)
     try:
-        pairs = engine.h2(state, Budget(None, cpu=H2_SECONDS, parent=budget if isinstance(budget, Budget) else None))
+        pairs = engine.h2(state, share)
+        if not any(pair_reachable(pairs, p) for p, _ in goal) or engine.refuted_by_literals(state, goal, share):
+            return Verdict(False, H2)
     except BudgetExceeded:
         return None
-    if not any(pair_reachable(pairs, p) for p, _ in goal):
-        return Verdict(False, H2)
     return None
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 WITNESS = "witness-plan"            # a plan the caller can replay
 STATIC = "static-facts"             # false static facts (or an atom nothing adds)
 RELAXED = "delete-relaxation"       # not reachable even ignoring deletes
-H2 = "h2-mutex"                     # two needed atoms can never hold together
+H2 = "h2-mutex"                     # two needed literals (atoms true, or false) can never hold together
 PERSISTENT = "persistent-fact"      # an atom it needs false holds, and nothing that can ever apply deletes it
 FIRST_ACHIEVERS = "first-achievers"  # every action that can first achieve a landmark needs or adds it
 EXHAUSTIVE = "exhaustive-search"    # every reachable state was visited

@@ -2,8 +2,9 @@
 
 Sound over-approximation, strictly stronger than the delete relaxation: it proves, e.g., that a
 block can never be on itself because holding it and it being clear never hold together. Negative
-preconditions are ignored and conditional effects are folded in optimistically (all their adds,
-none of their deletes), which only makes more pairs reachable, so "unreachable" stays a proof.
+preconditions are ignored (literal_h2.py compiles them in) and conditional effects are folded in
+optimistically (all their adds, none of their deletes but "if p, delete p", which deletes p in any
+state), which only makes more pairs reachable, so "unreachable" stays a proof.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None)
         add = op.add
         for _, _, ca, _ in op.conds:
             add |= ca
-        ops.append((list(bits(op.pre)), op.pre, add, list(bits(add)), op.dele & ~add))
+        ops.append((list(bits(op.pre)), op.pre, add, list(bits(add)), surely_deleted(op) & ~add))
     changed = True
     last_keep = [0] * len(ops)  # what each operator kept when it last fired (it only grows)
     fired = [False] * len(ops)
@@ -67,6 +68,17 @@ def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None)
                     reach[q] |= add
                     changed = True
     return reach
+
+
+def surely_deleted(op: Operator) -> int:
+    """The atoms the operator deletes whatever the state: its deletes, and each atom deleted by a
+    conditional effect whose only condition is that atom (\"if p, delete p\": p is false after it
+    either way), unless that effect adds it back."""
+    dele = op.dele
+    for cp, cn, ca, cd in op.conds:
+        if not cn and cp & cd & ~ca and cp & (cp - 1) == 0:
+            dele |= cp
+    return dele
 
 
 def pair_reachable(reach: list[int], mask: int) -> bool:

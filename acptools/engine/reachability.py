@@ -17,6 +17,7 @@ from ..ground.grounded import GroundedTask
 from ..planners import fd
 from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
+from .literal_h2 import LiteralH2
 from .race import race
 from .relaxed import Relaxation
 from .search import greedy_plan, optimal_first_actions, restrict, satisfies
@@ -43,6 +44,7 @@ class Engine:
         self.gen = SuccessorGenerator(self.operators, self.axioms)
         self.relax = Relaxation(len(task.atoms), self.operators, self.relaxed_axioms())
         self._h2: dict[int, list[int]] = {}
+        self._literal_h2: dict[int, list[int]] = {}
         self._h2_lock = threading.Lock()  # searches of one task run side by side (races, the server)
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
@@ -67,6 +69,33 @@ class Engine:
                     self._h2.pop(next(iter(self._h2)))
                 self._h2[state] = hit
         return hit
+
+    @cached_property
+    def literals(self) -> LiteralH2 | None:
+        """h^2 over literals, for tasks with preconditions that need atoms false (None for the
+        others, and with axioms, as for h^2)."""
+        if self.axioms or not any(op.neg or any(c[1] for c in op.conds) for op in self.operators):
+            return None
+        return LiteralH2(len(self.task.atoms), self.operators)
+
+    def literal_h2(self, state: int, budget: Budget | None = None) -> list[int]:
+        """h^2 pairs over literals of a state (cached; `literals` must not be None); raises BudgetExceeded."""
+        self.check_covers(state)
+        hit = self._literal_h2.get(state)
+        if hit is None:
+            hit = self.literals.pairs(state, budget)
+            with self._h2_lock:
+                if len(self._literal_h2) >= 32:
+                    self._literal_h2.pop(next(iter(self._literal_h2)))
+                self._literal_h2[state] = hit
+        return hit
+
+    def refuted_by_literals(self, state: int, goal, budget: Budget | None = None) -> bool:
+        """Does h^2 over literals prove that no disjunct of `goal` (needing atoms false) can hold?"""
+        if self.literals is None or not any(neg for _, neg in goal):
+            return False
+        pairs = self.literal_h2(state, budget)
+        return not any(self.literals.reachable(pairs, pre, neg) for pre, neg in goal)
 
     @cached_property
     def static_classes(self) -> list[list[str]]:
@@ -142,9 +171,13 @@ class Engine:
         return self.witness(plan)
 
     def _refuted_by_h2(self, state: int, goal, ops, budget: Budget) -> Verdict | None:
-        """Unreachable by h^2 (no goal disjunct's atoms are pairwise reachable), else None."""
+        """Unreachable by h^2 (no goal disjunct's atoms, or literals, are pairwise reachable), else None."""
         pairs = self.h2(state, budget, ops)
-        return None if any(pair_reachable(pairs, p) for p, _ in goal) else Verdict(False, H2)
+        if not any(pair_reachable(pairs, p) for p, _ in goal):
+            return Verdict(False, H2)
+        if ops is self.operators and self.refuted_by_literals(state, goal, budget):
+            return Verdict(False, H2)
+        return None
 
     def _by_fd(self, state: int, goal, ops, budget: Budget, banned_add: int) -> Verdict | None:
         """Fast Downward's complete greedy search: a witness, a proof that none exists, or None."""

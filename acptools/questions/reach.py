@@ -303,6 +303,27 @@ def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit
     return found
 
 
+def _refuted_by_literals(engine: Engine, state: int, todo: set[int], budget: Budget) -> list[Item]:
+    """The actions of `todo` (removed from it) that h^2 over literals proves never applicable: each
+    operator needs an atom false while another holds, and the two never hold together. Nothing when
+    the task has no negative preconditions, or h^2 over literals does not finish in its share."""
+    task = engine.task
+    needs_false = [a for a in todo if any(op.neg for op in task.ops_of_action[a])]
+    if not needs_false or engine.literals is None:
+        return []
+    try:
+        engine.literal_h2(state, budget.share(H2_SHARE))
+    except BudgetExceeded:
+        budget.check()
+        return []
+    found = []
+    for a in needs_false:
+        if engine.refuted_by_literals(state, [(op.pre, op.neg) for op in task.ops_of_action[a]]):
+            todo.discard(a)
+            found.append(Item(task.action_names[a], H2))
+    return found
+
+
 def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int | None = None) -> ItemList:
     """Never-applicable ground actions; those ruled out by static facts first, then the rest. An
     action the grounding never reached from `state` (and the states before it) has no operator
@@ -339,6 +360,7 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
             proven.append(Item(name, H2))
         else:
             todo.add(a)
+    proven += _refuted_by_literals(engine, state, todo, budget)
     settled, unknown = _settle(engine, state, 0, set(todo), budget, pairs)
     proven += settled
     proven.sort(key=lambda it: it.name)
