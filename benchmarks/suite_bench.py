@@ -241,9 +241,33 @@ def worker(args) -> None:
             dt = time.perf_counter() - t0
             rec = dict(kind=kind, seconds=dt, unknown=classify_unknown(out), error=err, **tag, **list_counts(out))
             if kind == "optimal_next" and out is not None:
-                rec.update(h=out.h_star, n_applicable=len(out.actions), how=out.how)
+                rec.update(h=out.h_star, n_applicable=len(out.actions), how=out.how, h_lower=out.h_star_lower,
+                           h_upper=out.h_star_upper, unknown_values=sum(not v.known for v in out.actions),
+                           bounded_values=sum(not v.known and v.regret_lower is not None for v in out.actions))
             emit(**rec)
     emit(kind="done")
+
+
+def bounds_report(results: list[dict]) -> str:
+    """optimal_next calls that ran out of budget: does each unknown h* carry a proven interval, and
+    does it hold Fast Downward's h* of the state where that is known?"""
+    lines = ["## optimal_next out of budget: proven intervals", "",
+             "| calls | h* unknown | with a lower bound > 0 | with an upper bound | holding FD's h* (of those FD solved) | "
+             "action values unknown | of those with a proven regret interval |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    xs = [(r, x) for r in results for x in r["records"] if x["kind"] == "optimal_next" and "h_lower" in x]
+    if not xs:
+        return ""
+    fd = {(r["domain"], r["size"], x["state"]): x.get("h") for r in results for x in r["records"]
+          if x["kind"] == "fd_hstar" and isinstance(x.get("h"), int)}
+    unknown = [(r, x) for r, x in xs if x.get("h") is None and x["unknown"]]
+    checked = [(fd[(r["domain"], r["size"], x["state"])], x) for r, x in unknown
+               if (r["domain"], r["size"], x["state"]) in fd]
+    holds = sum((x["h_lower"] or 0) <= h <= (x["h_upper"] if x["h_upper"] is not None else h) for h, x in checked)
+    lines.append(f"| {len(xs)} | {len(unknown)} | {sum((x['h_lower'] or 0) > 0 for _, x in unknown)} | "
+                 f"{sum(x['h_upper'] is not None for _, x in unknown)} | {holds} of {len(checked)} | "
+                 f"{sum(x['unknown_values'] for _, x in xs)} | {sum(x['bounded_values'] for _, x in xs)} |")
+    return "\n".join(lines)
 
 
 def fd_hstar(task, s: int, budget: float, tag: dict) -> None:
@@ -522,6 +546,8 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
                 f"{sum(x['unknown'] for x in xs)} | {over} | {sum(bool(x.get('error')) for x in xs)} | {len(hung)} |")
     add("")
     add(list_report(results))
+    add("")
+    add(bounds_report(results))
     # ---- per-domain worst cases
     add("")
     add("## per task: slowest call of each kind (seconds)")

@@ -89,22 +89,25 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
         return want_atoms & ~seen_atoms == 0 and want_actions <= seen_actions
 
     sweep = budget.child(SWEEP_SECONDS, SWEEP_STATES)
-    while layer and not covered():
-        nxt = []
-        for s in layer:
-            if not _within(sweep, 1):
-                break
-            for op in gen.applicable(s):
-                seen_actions.add(op.action)
-                t = apply(op, s)
-                if t not in seen:
-                    seen.add(t)
-                    seen_atoms |= t
-                    nxt.append(t)
-        else:
-            layer = nxt
-            continue
-        break
+    try:
+        while layer and not covered():
+            nxt = []
+            for s in layer:
+                if not _within(sweep, 1):
+                    break
+                for op in gen.applicable(s):
+                    seen_actions.add(op.action)
+                    t = apply(op, s)
+                    if t not in seen:
+                        seen.add(t)
+                        seen_atoms |= t
+                        nxt.append(t)
+            else:
+                layer = nxt
+                continue
+            break
+    except BudgetExceeded:  # what the sweep saw stands
+        return seen_atoms, seen_actions, False
     if not layer:
         return seen_atoms, seen_actions, True
     atoms, actions = _walk(engine, state, want_atoms & ~seen_atoms, want_actions - seen_actions,
@@ -126,21 +129,25 @@ def _within(budget: Budget, states: int) -> bool:
 def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Budget,
           seed: int = 0) -> tuple[int, set[int]]:
     """Seeded random walks from `start` (a reachable state) until the `budget` slice is spent:
-    returns the wanted atoms and actions they did not show."""
+    returns the wanted atoms and actions they did not show (also when the whole budget ran out:
+    what they showed stands)."""
     gen, apply = engine.gen, engine.task.apply_op
     rng = random.Random(seed)
     cur, steps = start, 0
-    while (atoms or actions) and _within(budget, 64):
-        for _ in range(64):
-            ops = gen.applicable(cur)
-            if not ops or steps >= WALK_LENGTH:
-                cur, steps = start, 0
-                continue
-            if actions:
-                actions = actions - {op.action for op in ops}
-            cur = apply(rng.choice(ops), cur)
-            atoms &= ~cur
-            steps += 1
+    try:
+        while (atoms or actions) and _within(budget, 64):
+            for _ in range(64):
+                ops = gen.applicable(cur)
+                if not ops or steps >= WALK_LENGTH:
+                    cur, steps = start, 0
+                    continue
+                if actions:
+                    actions = actions - {op.action for op in ops}
+                cur = apply(rng.choice(ops), cur)
+                atoms &= ~cur
+                steps += 1
+    except BudgetExceeded:
+        pass
     return atoms, actions
 
 

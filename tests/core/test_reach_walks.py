@@ -10,7 +10,7 @@ import pytest
 from acptools import Budget, load_task
 from acptools.engine import reachability
 from acptools.planners import fd
-from acptools.questions.reach import action_goal
+from acptools.questions.reach import _walk, action_goal
 from tests.support.data import SPLITS, records
 from tests.support.simulator import trajectory
 
@@ -71,3 +71,13 @@ def test_the_whole_list_is_complete_and_the_same_with_a_tenth_of_the_cpu_speed(r
         budget=Budget(None, cpu=600.0))
     assert first.complete and slow.complete
     assert first.names == slow.names and {n for n in TRAPPED} <= {i.name for i in first.refuted}
+
+
+def test_a_walk_cut_short_by_the_whole_budget_keeps_what_it_showed(record):
+    """When the list's budget (not the walk's own slice) runs out mid-walk, the actions the walk
+    already showed applicable are returned, not lost with an exception."""
+    task = load_task(record["PDDL_domain"], record["PDDL_problem"])
+    engine = task.questions.engine
+    wanted = set(range(len(engine.task.action_names)))
+    left_atoms, left = _walk(engine, engine.task.init, 0, set(wanted), Budget(None, cpu=0.05).child(60.0))
+    assert left < wanted and left_atoms == 0
