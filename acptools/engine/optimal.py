@@ -48,6 +48,8 @@ GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 c
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
+FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search; the in-process one gets the rest
+NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
 
 
 @dataclass
@@ -123,8 +125,8 @@ class Optimizer:
     def bounds(self, state: int, budget: Budget) -> HStar:
         """h*(state) when an exact search ran out: lower = the best admissible bound reached (h^max
         of the state, the f-layer an A* (in-process, or Fast Downward's with LM-cut) completed),
-        upper = the shortest plan found (by the exact searches or by greedy best-first search in
-        `budget`), re-validated. Known when they meet, or when a bound proves the goal unreachable."""
+        upper = the shortest plan found (by the exact searches, or in `budget` by Fast Downward's lazy
+        greedy search, then the in-process greedy search, which also proves a dead end), re-validated. Known when they meet, or when a bound proves the goal unreachable."""
         goal = self.task.goal
         with self._progress_lock:
             floor, plan = self._progress.get(state, (0, None))
@@ -132,10 +134,10 @@ class Optimizer:
         if lower == INF:
             return HStar(None, None, "delete-relaxation")
         if plan is None or len(plan) > lower:
-            found = self._greedy(state, budget)
-            if found is None:
+            found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
+            if found is NO_PLAN:
                 return HStar(None, None, "exhaustive-search")
-            if found is not False and (plan is None or len(found) < len(plan)):
+            if found is not None and (plan is None or len(found) < len(plan)):
                 plan = found
         if plan is not None and not self.task.is_plan(plan, state):
             plan = None  # never report a bound that a replay does not confirm
@@ -143,14 +145,23 @@ class Optimizer:
             return HStar(len(plan), plan, "plan+lower-bound")
         return HStar(None, None, "unknown", known=False, lower=lower, upper_plan=plan)
 
-    def _greedy(self, state: int, budget: Budget) -> list[int] | None | bool:
-        """A plan by greedy best-first search with h^add; None: proven none; False: out of budget."""
+    def _greedy(self, state: int, budget: Budget) -> list[int] | str | None:
+        """A plan by greedy best-first search with h^add; NO_PLAN: proven none; None: out of budget."""
         goal, relax = self.task.goal, self.engine.relax
         try:
-            return greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum), budget,
+            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum), budget,
                                canon=self.sym.canonical)
         except BudgetExceeded:
-            return False
+            return None
+        return NO_PLAN if plan is None else plan
+
+    def _fd_greedy(self, state: int, budget: Budget) -> list[int] | None:
+        """A plan by Fast Downward's lazy greedy search with preferred operators (far sooner than the
+        in-process search on large tasks); None when it found none."""
+        ops = self.ops_from(state)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
+                       greedy=fd.FAST_SATISFICING, axioms=self.task.axioms)
+        return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
     def ops_from(self, state: int) -> list[Operator]:

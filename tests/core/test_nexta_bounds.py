@@ -13,6 +13,7 @@ ADL test domains: conditional effects, quantifiers) and on bundled ACPBench Hard
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -296,3 +297,17 @@ def test_nexta_grader_proves_wrong_answers_without_their_exact_h_star(without_as
                     bounded += 1
                 assert _replays(oracle, st, it.witness, d)
     assert bounded > 0, "no wrong answer was left with a lower bound: the bounded paths went untested"
+
+
+def test_an_h_star_out_of_budget_on_a_large_task_still_has_a_replayable_upper_bound():
+    """logistics-18-0 from the public suite: no exact search settles h* in 8 CPU seconds, but Fast
+    Downward's lazy greedy search, raced with the in-process one for the bound, finds a plan; it
+    replays to the goal in pyperplan, and the bounds are ordered."""
+    from tests.support.simulator import goal_reached, trajectory
+    folder = Path(__file__).resolve().parents[2] / "benchmarks" / "suite" / "logistics"
+    domain, problem = (folder / "domain.pddl").read_text(), (folder / "large.pddl").read_text()
+    rep = load_task(domain, problem).questions.optimal_next(budget=Budget(None, cpu=8.0))
+    assert not rep.known and rep.upper_plan is not None
+    states = trajectory(domain, problem, rep.upper_plan)
+    assert states is not None and goal_reached(domain, problem, states[-1])
+    assert len(rep.upper_plan) == rep.h_star_upper and 1 <= rep.h_star_lower <= rep.h_star_upper
