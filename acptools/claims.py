@@ -173,8 +173,9 @@ def _plan_claim(task: Task, state: int, claim: dict) -> Verdict:
 
 
 def _cheap_refutation(task: Task, state: int, goal: list[tuple[int, int]], budget) -> Verdict | None:
-    """A proof that no disjunct of `goal` can ever hold: the delete relaxation, then h^2 and h^2 over
-    literals (cached per state). The engine tries a witness search first; a claim built to be false should not pay it."""
+    """A proof that no disjunct of `goal` can ever hold: the delete relaxation, then h^2 and h^2
+    over literals (cached per state). The engine tries a witness search first; a claim built to be
+    false should not pay it."""
     engine = task.questions.engine
     if not any(p & engine.relax.reachable(state)[0] == p for p, _ in goal):
         return Verdict(False, RELAXED)

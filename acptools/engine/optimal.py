@@ -48,7 +48,7 @@ GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 c
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
-FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search; the in-process one gets the rest
+FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
 
 
@@ -126,7 +126,8 @@ class Optimizer:
         """h*(state) when an exact search ran out: lower = the best admissible bound reached (h^max
         of the state, the f-layer an A* (in-process, or Fast Downward's with LM-cut) completed),
         upper = the shortest plan found (by the exact searches, or in `budget` by Fast Downward's lazy
-        greedy search, then the in-process greedy search, which also proves a dead end), re-validated. Known when they meet, or when a bound proves the goal unreachable."""
+        greedy search, then the in-process greedy search, which also proves a dead end),
+        re-validated. Known when they meet, or when a bound proves the goal unreachable."""
         goal = self.task.goal
         with self._progress_lock:
             floor, plan = self._progress.get(state, (0, None))
