@@ -319,13 +319,12 @@ def _refuted_by_literals(engine: Engine, state: int, todo: set[int], budget: Bud
     if not needs_false or engine.literals is None:
         return []
     try:
-        engine.literal_h2(state, budget.share(H2_SHARE))
-    except BudgetExceeded:
-        budget.check()
+        pairs = engine.literal_h2(state, budget.share(H2_SHARE))
+    except BudgetExceeded:  # its share (or the whole budget) ran out: the searches decide what is left
         return []
     found = []
     for a in needs_false:
-        if engine.refuted_by_literals(state, [(op.pre, op.neg) for op in task.ops_of_action[a]]):
+        if not any(engine.literals.reachable(pairs, op.pre, op.neg) for op in task.ops_of_action[a]):
             todo.discard(a)
             found.append(Item(task.action_names[a], H2))
     return found
