@@ -61,13 +61,17 @@ class Engine:
             return [(1 << len(self.task.atoms)) - 1] * len(self.task.atoms)
         if operators is not None and operators is not self.operators:
             return h2_pairs(len(self.task.atoms), operators, state, budget)
-        hit = self._h2.get(state)
+        return self._cached(self._h2, state, lambda: h2_pairs(len(self.task.atoms), self.operators, state, budget))
+
+    def _cached(self, cache: dict, state: int, compute) -> list[int]:
+        """Pairs of a state from `cache`, else computed and kept (the last 32 states)."""
+        hit = cache.get(state)
         if hit is None:
-            hit = h2_pairs(len(self.task.atoms), self.operators, state, budget)
+            hit = compute()
             with self._h2_lock:
-                if len(self._h2) >= 32:
-                    self._h2.pop(next(iter(self._h2)))
-                self._h2[state] = hit
+                if len(cache) >= 32:
+                    cache.pop(next(iter(cache)))
+                cache[state] = hit
         return hit
 
     @cached_property
@@ -81,14 +85,7 @@ class Engine:
     def literal_h2(self, state: int, budget: Budget | None = None) -> list[int]:
         """h^2 pairs over literals of a state (cached; `literals` must not be None); raises BudgetExceeded."""
         self.check_covers(state)
-        hit = self._literal_h2.get(state)
-        if hit is None:
-            hit = self.literals.pairs(state, budget)
-            with self._h2_lock:
-                if len(self._literal_h2) >= 32:
-                    self._literal_h2.pop(next(iter(self._literal_h2)))
-                self._literal_h2[state] = hit
-        return hit
+        return self._cached(self._literal_h2, state, lambda: self.literals.pairs(state, budget))
 
     def refuted_by_literals(self, state: int, goal, budget: Budget | None = None) -> bool:
         """Does h^2 over literals prove that no disjunct of `goal` (needing atoms false) can hold?"""
