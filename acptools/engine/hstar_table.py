@@ -61,6 +61,7 @@ class HStarTable:
     rows: dict[int, Row] = field(default_factory=dict)
     row_of: dict[int, int] = field(default_factory=dict)   # action id -> row key
     after: dict[int, int] = field(default_factory=dict)    # action id -> its successor of s
+    plans: dict[int, list[int]] = field(default_factory=dict)  # action id -> the shortest plan from s known to start with it
 
     @classmethod
     def of_state(cls, task, canon, state: int, moves) -> "HStarTable":
@@ -98,7 +99,7 @@ class HStarTable:
     def copy(self) -> "HStarTable":
         """A table with its own rows (strategies that race each get one)."""
         rows = {k: replace(r, actions=list(r.actions)) for k, r in self.rows.items()}
-        return replace(self, rows=rows)
+        return replace(self, rows=rows, plans=dict(self.plans))
 
     # ---- what is known ------------------------------------------------------------------------
     def open_rows(self, exact: bool = True) -> list[Row]:
@@ -137,13 +138,21 @@ class HStarTable:
         first = self.row_of.get(plan[0])
         if first is not None:
             self._upper(self.rows[first], n - 1)
+            self._keep(plan)
         for k in range(1, n):
             key = self.row_of.get(plan[k])
             if key is not None and self.rows[key].hi > n - 1 and \
                     task.is_plan(plan[:k] + plan[k + 1:], self.after[plan[k]]):
                 self._upper(self.rows[key], n - 1)
+                self._keep([plan[k]] + plan[:k] + plan[k + 1:])
         self.learn_replay(plan)
         self.learn_replay(plan[1:])  # a plan from one successor often suits its siblings too
+
+    def _keep(self, plan: list[int]) -> None:
+        """Remember a plan from s under its first action, when it is the shortest known."""
+        known = self.plans.get(plan[0])
+        if known is None or len(plan) < len(known):
+            self.plans[plan[0]] = plan
 
     def learn_replay(self, plan: list[int]) -> None:
         """h*(t) <= len(plan) for every row from whose state `plan` reaches the goal."""

@@ -50,6 +50,7 @@ BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing pla
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
+QUICK_HOW = "astar-hmax"   # the proof name of the quick in-process A* (its first slice)
 
 
 @dataclass
@@ -81,6 +82,18 @@ class NextActions:
     plan: list[int] | None
     how: str
     table: HStarTable | None = None  # h* after each action, as far as the search settled it
+
+    @property
+    def quick(self) -> bool:
+        """Settled by the quick in-process A* alone (no planner process)."""
+        return self.how == QUICK_HOW
+
+    def after(self, action: int) -> HStar:
+        """h* of the state an optimal `action` leads to (one less), with an optimal plan from it when
+        one is known (the plan, or a gated search's, that starts with `action`)."""
+        plan = self.plan if self.plan and self.plan[0] == action else self.table.plans.get(action) if self.table else None
+        rest = plan[1:] if plan and len(plan) == self.cost else None
+        return HStar(self.cost - 1, rest, "optimal-path")
 
 
 def fd_how(res: fd.FdResult) -> str:
@@ -419,7 +432,7 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        return NextActions(r.cost, r.first_actions, r.plan, "astar-hmax")
+        return NextActions(r.cost, r.first_actions, r.plan, QUICK_HOW)
 
     def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
         """SymK's table: its root solve, then gated SymK searches on the first-action-gated domain."""
@@ -444,17 +457,25 @@ class Optimizer:
             return None
         return res
 
-    def next_actions(self, state: int, budget: Budget, exact: bool = False) -> NextActions | None:
+    def next_actions(self, state: int, budget: Budget, exact: bool = False, known: HStar | None = None,
+                     quick: bool = True) -> NextActions | None:
         """All optimal next actions of `state`, or None when the budget ran out. With `exact`, the
         race's engines go on to settle h* after every action (`NextActions.table`, complete unless
-        the budget ran out; None after the quick in-process A*, which leaves the rows to the caller)."""
+        the budget ran out; None after the quick in-process A*, which leaves the rows to the caller).
+        `known`: h*(state) already proven (its plan may be None), as along an optimal path: only the
+        gated searches for the optimal rows run, no root search. `quick` False skips the in-process
+        A*'s first slice (for states where it keeps failing)."""
         task = self.task
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], "holds-in-state")
-        if not exact:
-            quick = self._quick_next(state, budget)
-            if quick is not None:
-                return quick
+        if not exact and quick:
+            found = self._quick_next(state, budget)
+            if found is not None:
+                return found
+        if not exact and known is not None and known.known and known.cost:
+            found = self._by_planner(state, known, self.fd_gate(state), budget, False, None)
+            if found is not None:
+                return found
         partial: list[NextActions] = []
         # for a table the quick A* races Fast Downward, which starts after a head start: a failed
         # quick slice then costs no wall time, and a state the A* settles at once starts no process

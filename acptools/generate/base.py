@@ -107,7 +107,7 @@ class Item:
     def optimal_plan(self) -> list[int]:
         """An optimal plan, drawn with the seeded generator among all optimal next actions."""
         self.h_star()
-        plan = optimal_path(self.task, self.state, self.rng, self.seconds)
+        plan = optimal_path(self.task, self.state, self.rng, self.seconds, self.truth.h_star(self.budget()))
         if plan is None:
             raise Skip(UNPROVEN)
         return plan

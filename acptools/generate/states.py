@@ -59,22 +59,29 @@ def replay(task: Task, start: int, actions) -> int:
     return s
 
 
-def optimal_path(task: Task, start: int, rng: random.Random, seconds: float) -> list[int] | None:
+def optimal_path(task: Task, start: int, rng: random.Random, seconds: float, known=None) -> list[int] | None:
     """An optimal plan from `start` (action ids), each step drawn among all optimal next actions;
     [] when the goal holds; None when the goal is unreachable or the budget (CPU seconds for the
-    whole path) ran out."""
+    whole path) ran out. `known`: h*(start), when already proven. Each step after the first knows
+    h* of its state (one less), so only the searches for the other optimal actions run."""
     opt = task.questions.optimizer
     budget = Budget(None, cpu=seconds)
     path, s = [], start
+    known = known if known is not None and known.known else None
+    quick_failed = float("inf")  # h* of a state where the quick in-process A* ran out: tried again at half that
     while True:
-        res = opt.next_actions(s, budget)
+        quick = known is None or known.cost <= quick_failed / 2
+        res = opt.next_actions(s, budget, known=known, quick=quick)
         if res is None or res.cost is None:
             return None
         if res.cost == 0:
             return path
+        if quick and not res.quick:
+            quick_failed = res.cost
         a = rng.choice(sorted(res.optimal, key=task.action_names.__getitem__))
         path.append(a)
         s = step(task, s, a)
+        known = res.after(a)
 
 
 MAX_PLANS = 4  # optimal plans followed per task: from the initial state and from a few walk states
