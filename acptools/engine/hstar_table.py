@@ -78,6 +78,8 @@ class HStarTable:
             row.actions.append(a)
             table.row_of[a] = key
             table.after[a] = t
+            if task.is_goal(t):
+                table.plans[a] = [a]
         return table
 
     def set_root(self, d: int, plan: list[int], optimal=None, not_optimal=frozenset()) -> "HStarTable":
@@ -159,6 +161,7 @@ class HStarTable:
         for row in self.rows.values():
             if row.hi > len(plan) and self.task.is_plan(plan, row.state):
                 self._upper(row, len(plan))
+                self._keep([row.actions[0]] + plan)
 
     def learn_value(self, row: Row, cost: int | None, plan: list[int] | None) -> None:
         """An exact h* of a row's state (cost None: the goal is unreachable from it)."""

@@ -48,9 +48,11 @@ GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 c
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
+NEXT_CACHE = 1024          # states whose optimal next actions are kept
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
 QUICK_HOW = "astar-hmax"   # the proof name of the quick in-process A* (its first slice)
+STEP_HOW = "+optimal-step"  # added to a proof of h*(s) to name h*(s[a]) = h*(s) - 1 for an optimal a
 
 
 @dataclass
@@ -93,7 +95,7 @@ class NextActions:
         one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.table.plans.get(action) if self.table else None
         rest = plan[1:] if plan and len(plan) == self.cost else None
-        return HStar(self.cost - 1, rest, "optimal-path")
+        return HStar(self.cost - 1, rest, self.how if self.how.endswith(STEP_HOW) else self.how + STEP_HOW)
 
 
 def fd_how(res: fd.FdResult) -> str:
@@ -123,6 +125,7 @@ class Optimizer:
         self._reachable: dict[int, list[Operator]] = {}
         self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
         self._progress_lock = threading.Lock()
+        self._next: dict[int, NextActions] = {}  # state -> its optimal next actions (see next_actions)
 
     # ---- bounds: what searches that ran out still proved ---------------------------------------
     def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:
@@ -402,7 +405,10 @@ class Optimizer:
         done = self._settled_by_gate(table, gate, budget, exact)
         if table.open_rows(exact=False):
             return None
-        res = NextActions(root.cost, frozenset(table.optimal_actions()), root.plan, root.how, table)
+        optimal = frozenset(table.optimal_actions())
+        plan = root.plan or min((p for a, p in table.plans.items() if a in optimal and len(p) == root.cost),
+                                default=None)  # a known h* without its plan: a gated search's
+        res = NextActions(root.cost, optimal, plan, root.how, table)
         if done is None:
             if partial is not None:
                 partial.append(res)
@@ -464,7 +470,23 @@ class Optimizer:
         the budget ran out; None after the quick in-process A*, which leaves the rows to the caller).
         `known`: h*(state) already proven (its plan may be None), as along an optimal path: only the
         gated searches for the optimal rows run, no root search. `quick` False skips the in-process
-        A*'s first slice (for states where it keeps failing)."""
+        A*'s first slice (for states where it keeps failing). The last NEXT_CACHE answers without
+        `exact` are kept: optimal paths drawn from nearby states (generation) meet the same states."""
+        if exact:
+            return self._next_actions(state, budget, True)
+        with self._progress_lock:
+            hit = self._next.get(state)
+        if hit is None:
+            hit = self._next_actions(state, budget, False, known, quick)
+            if hit is not None:
+                with self._progress_lock:
+                    if len(self._next) >= NEXT_CACHE:
+                        self._next.pop(next(iter(self._next)))
+                    self._next[state] = hit
+        return hit
+
+    def _next_actions(self, state: int, budget: Budget, exact: bool, known: HStar | None = None,
+                      quick: bool = True) -> NextActions | None:
         task = self.task
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], "holds-in-state")

@@ -66,7 +66,9 @@ def test_unparsed_set_answers_count_as_iou_zero():
 
 
 def test_items_left_unknown_are_graded_again_with_more_effort():
-    rec = next(r for r in acpbench_hard("dev", "nexta") if int(r["answer"]["opt"]) >= 8)
+    # the record farthest from its goal: no proof of it fits in the few milliseconds between two full
+    # budget checks (budget.CHECK_EVERY), which is all a fast machine needs for a state nearer the goal
+    rec = max(acpbench_hard("dev", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     pairs = [(rec, {"id": rec["id"], "response": rec["answer"]["yes"][0], "model": "m"})]
     clear_caches()  # nothing proven earlier in this process may answer for the first pass
     # an effort so small that the first pass cannot finish; the retry has 4x as much

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from acptools import Budget
-from acptools.engine.optimal import HStar
+from acptools.engine.optimal import HStar, Optimizer
 from acptools.generate.states import optimal_path
 from tests.support.small_tasks import DOMAINS, make, space
 
@@ -56,21 +56,26 @@ def test_next_actions_from_a_known_h_star_match_the_oracle(domain, seed):
     the oracle's, along a whole path and at every successor of the initial state."""
     task, oracle = make(domain, seed)
     init, _, dist = space(domain, seed)
-    opt = task.questions.optimizer
+    engine = task.questions.engine
     states = [init] + [oracle.successor(init, a) for a in oracle.applicable(init)]
     checked = 0
     for atoms in states:
         if atoms not in dist or dist[atoms] == 0:
             continue
         state = task.parse_state(sorted(atoms))
-        witness = opt.next_actions(state, Budget(None, cpu=60))
+        witness = Optimizer(engine).next_actions(state, Budget(None, cpu=60))
         for known in (HStar(dist[atoms], None, "given"), HStar(dist[atoms], witness.plan, "given")):
+            opt = Optimizer(engine)  # its own cache of answers: the known h* is what it starts from
             res = opt.next_actions(state, Budget(None, cpu=60), known=known, quick=False)
             assert res is not None and res.cost == dist[atoms]
             assert sorted(task.action_list(res.optimal)) == _oracle_optimal(oracle, dist, atoms)
+            end = oracle.run(atoms, task.action_list(res.plan))  # a plan even when only h* was given
+            assert end is not None and oracle.is_goal(end) and len(res.plan) == dist[atoms]
+            assert opt.next_actions(state, Budget(None, cpu=60)) is res  # kept: asked again, no search
             if res.table is not None:
                 for a, plan in res.table.plans.items():  # the plans it keeps per first action replay
-                    assert plan[0] == a and len(plan) == dist[atoms]
+                    assert plan[0] == a and len(plan) >= dist[atoms]
+                    assert len(plan) > dist[atoms] or a in res.optimal  # one of length h* proves a optimal
                     end = oracle.run(atoms, task.action_list(plan))
                     assert end is not None and oracle.is_goal(end)
             checked += 1
