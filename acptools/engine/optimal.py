@@ -15,7 +15,7 @@ seconds (see acptools.budget), so a busy machine slows a search down without cha
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
@@ -84,6 +84,7 @@ class NextActions:
     plan: list[int] | None
     how: str
     table: HStarTable | None = None  # h* after each action, as far as the search settled it
+    plans: dict[int, list[int]] = field(default_factory=dict)  # optimal action -> an optimal plan starting with it
 
     @property
     def quick(self) -> bool:
@@ -93,7 +94,7 @@ class NextActions:
     def after(self, action: int) -> HStar:
         """h* of the state an optimal `action` leads to (one less), with an optimal plan from it when
         one is known (the plan, or a gated search's, that starts with `action`)."""
-        plan = self.plan if self.plan and self.plan[0] == action else self.table.plans.get(action) if self.table else None
+        plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
         rest = plan[1:] if plan and len(plan) == self.cost else None
         return HStar(self.cost - 1, rest, self.how if self.how.endswith(STEP_HOW) else self.how + STEP_HOW)
 
@@ -406,9 +407,9 @@ class Optimizer:
         if table.open_rows(exact=False):
             return None
         optimal = frozenset(table.optimal_actions())
-        plan = root.plan or min((p for a, p in table.plans.items() if a in optimal and len(p) == root.cost),
-                                default=None)  # a known h* without its plan: a gated search's
-        res = NextActions(root.cost, optimal, plan, root.how, table)
+        plans = {a: p for a, p in table.plans.items() if a in optimal and len(p) == root.cost}
+        plan = root.plan or min(plans.values(), default=None)  # a known h* without its plan: a gated search's
+        res = NextActions(root.cost, optimal, plan, root.how, table, plans)
         if done is None:
             if partial is not None:
                 partial.append(res)
@@ -482,7 +483,7 @@ class Optimizer:
                 with self._progress_lock:
                     if len(self._next) >= NEXT_CACHE:
                         self._next.pop(next(iter(self._next)))
-                    self._next[state] = hit
+                    self._next[state] = replace(hit, table=None)  # the rows' states would cost far more memory
         return hit
 
     def _next_actions(self, state: int, budget: Budget, exact: bool, known: HStar | None = None,
