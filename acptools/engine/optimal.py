@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
+from ..lru import CacheMiss, LRUCache
 from ..ground.grounding import Operator
 from ..planners import fd, symk
 from .hstar_table import (
@@ -96,7 +97,7 @@ class NextActions:
         one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
         rest = plan[1:] if plan and len(plan) == self.cost else None
-        return HStar(self.cost - 1, rest, self.how if self.how.endswith(STEP_HOW) else self.how + STEP_HOW)
+        return HStar(self.cost - 1, rest, self.how.removesuffix(STEP_HOW) + STEP_HOW)
 
 
 def fd_how(res: fd.FdResult) -> str:
@@ -126,7 +127,7 @@ class Optimizer:
         self._reachable: dict[int, list[Operator]] = {}
         self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
         self._progress_lock = threading.Lock()
-        self._next: dict[int, NextActions] = {}  # state -> its optimal next actions (see next_actions)
+        self._next: LRUCache[int, NextActions] = LRUCache(NEXT_CACHE, remember_evicted=0, kind="state")
 
     # ---- bounds: what searches that ran out still proved ---------------------------------------
     def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:
@@ -475,16 +476,14 @@ class Optimizer:
         `exact` are kept: optimal paths drawn from nearby states (generation) meet the same states."""
         if exact:
             return self._next_actions(state, budget, True)
-        with self._progress_lock:
-            hit = self._next.get(state)
-        if hit is None:
-            hit = self._next_actions(state, budget, False, known, quick)
-            if hit is not None:
-                with self._progress_lock:
-                    if len(self._next) >= NEXT_CACHE:
-                        self._next.pop(next(iter(self._next)))
-                    self._next[state] = replace(hit, table=None)  # the rows' states would cost far more memory
-        return hit
+        try:
+            return self._next.get(state)
+        except CacheMiss:
+            pass
+        found = self._next_actions(state, budget, False, known, quick)
+        if found is not None:
+            self._next.put(state, replace(found, table=None))  # the rows' states would cost far more memory
+        return found
 
     def _next_actions(self, state: int, budget: Budget, exact: bool, known: HStar | None = None,
                       quick: bool = True) -> NextActions | None:

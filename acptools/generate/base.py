@@ -89,12 +89,16 @@ class Item:
 
     def h_star(self) -> int:
         """h* of the state; Skip for a dead end or when the budget ran out."""
+        return self._optimum().cost
+
+    def _optimum(self):
+        """h* of the state with its proof (an optimal plan); Skip for a dead end or when the budget ran out."""
         h = self.truth.h_star(self.budget())
         if not h.known:
             raise Skip(UNPROVEN)
         if h.cost is None:
             raise Skip(DEAD_END)
-        return h.cost
+        return h
 
     def solvable(self) -> None:
         """Skip unless some plan reaches the goal (a satisficing search, cheaper than h*)."""
@@ -106,8 +110,7 @@ class Item:
 
     def optimal_plan(self) -> list[int]:
         """An optimal plan, drawn with the seeded generator among all optimal next actions."""
-        self.h_star()
-        plan = optimal_path(self.task, self.state, self.rng, self.seconds, self.truth.h_star(self.budget()))
+        plan = optimal_path(self.task, self.state, self.rng, self.seconds, self._optimum())
         if plan is None:
             raise Skip(UNPROVEN)
         return plan
