@@ -14,6 +14,7 @@ from functools import cached_property, lru_cache
 from ..budget import Budget
 from ..errors import BudgetExceeded
 from ..ground.grounded import GroundedTask
+from ..lru import CacheMiss, LRUCache
 from ..planners import fd
 from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
@@ -31,14 +32,18 @@ FD_AFTER = 0.05        # wall seconds h^2 runs alone before Fast Downward joins 
 WALK_AFTER = 0.1       # wall seconds before random walks join (most questions are settled by then)
 WALK_STEPS = 100_000   # random-walk steps a reach question tries (about 0.5-2 CPU s)
 WALK_LENGTH = 200      # steps before a walk restarts from the state
+SHOWN_STATES = 8       # states whose atoms and actions shown reachable are kept for later lists
 
 
 class Engine:
     """Caches per task: the successor index and relaxation over the task's operators as they were
     when it was built (`generation`); valid for states within `covered` (see grounded.py)."""
 
-    def __init__(self, task: GroundedTask):
+    def __init__(self, task: GroundedTask, shown: LRUCache | None = None):
         self.task = task
+        # atoms and actions shown reachable from a state: facts of the task, so an engine rebuilt
+        # after the task grew keeps them (atom and action ids never change)
+        self.shown = shown if shown is not None else LRUCache(SHOWN_STATES, kind="state")
         self.generation, self.covered, self.operators = task.snapshot()
         self.axioms = task.axioms  # derived predicates: None for most tasks
         self.gen = SuccessorGenerator(self.operators, self.axioms)
@@ -48,6 +53,17 @@ class Engine:
         self._h2_lock = threading.Lock()  # searches of one task run side by side (races, the server)
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
+
+    def remember_shown(self, state: int, atoms: int, actions) -> None:
+        """Atoms and actions (ids) that visited states showed reachable from `state`: a later list
+        from a state with a plan to `state` inherits them. Kept as bitsets (a few hundred bytes)."""
+        try:
+            old_atoms, old_actions = self.shown.get(state)
+        except CacheMiss:
+            old_atoms, old_actions = 0, 0
+        for a in actions:
+            old_actions |= 1 << a
+        self.shown.put(state, (old_atoms | atoms, old_actions))
 
     def relaxed_axioms(self, banned: int = 0) -> list[tuple[int, int]]:
         """The axioms as zero-cost relaxed actions, those deriving a `banned` atom left out."""

@@ -73,7 +73,7 @@ class Questions:
         """The reachability engine of this task (built on first use)."""
         engine = self._engine
         if engine is None or engine.generation != self.task.generation:
-            engine = self._engine = Engine(self.task)
+            engine = self._engine = Engine(self.task, shown=engine.shown if engine else None)
         return engine
 
     @property

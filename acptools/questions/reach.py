@@ -9,6 +9,7 @@ from ..budget import Budget
 from ..engine.h2 import pair_reachable
 from ..engine.reachability import H2_SHARE, Engine
 from ..errors import BudgetExceeded
+from ..lru import CacheMiss
 from ..ground.grounded import bits
 from ..planners import fd
 from ..verdict import EXHAUSTIVE, H2, HOLDS, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
@@ -24,6 +25,7 @@ WALK_LENGTH = 200
 BATCH_SECONDS = 1.0
 PLAN_WALK_STEPS, PLAN_WALK_SECONDS = 3000, 0.2
 LONG_WALK_STEPS, LONG_WALK_SECONDS = 30_000, 2.0
+RETURN_TRIES, RETURN_SECONDS = 3, 0.5  # earlier lists' states a plan may lead back to, and its budget
 
 
 def is_reachable(engine: Engine, atoms: int, state: int, budget: Budget) -> Verdict:
@@ -74,7 +76,7 @@ def cheaply_never(pre: int, neg: int, relaxed: int, persistent: int) -> bool:
 
 
 def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget):
-    """Cover wanted atoms/actions cheaply: a breadth-first sweep, then seeded random walks.
+    """Cover wanted atoms/actions cheaply: a breadth-first sweep.
 
     Every state visited is reachable, so whatever shows up is proven reachable (applicable). Returns
     (atoms seen, actions seen, exhausted) where exhausted means the whole state space was visited.
@@ -108,11 +110,7 @@ def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], 
             break
     except BudgetExceeded:  # what the sweep saw stands
         return seen_atoms, seen_actions, False
-    if not layer:
-        return seen_atoms, seen_actions, True
-    atoms, actions = _walk(engine, state, want_atoms & ~seen_atoms, want_actions - seen_actions,
-                           budget.child(WALK_SECONDS, WALK_STEPS))
-    return (want_atoms & ~atoms) | seen_atoms, (want_actions - actions) | seen_actions, False
+    return seen_atoms, seen_actions, not layer
 
 
 def _within(budget: Budget, states: int) -> bool:
@@ -148,6 +146,44 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Bud
                 steps += 1
     except BudgetExceeded:
         pass
+    return atoms, actions
+
+
+def _inherit(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget) -> tuple[int, set[int]]:
+    """What an earlier list showed reachable from a state t holds from `state` too once a plan leads
+    from `state` to t (t's visited states extend it): one plan to a whole state instead of the walks
+    and batched plans that showed t's items. Tries the RETURN_TRIES earlier states that showed most
+    of the wanted items; returns the wanted atoms and actions still not shown."""
+    task = engine.task
+    basic = ((1 << len(task.atoms)) - 1) & ~task.derived  # derived atoms follow from the others
+    known = []
+    for t in engine.shown.keys():
+        try:
+            shown_atoms, shown_actions = engine.shown.get(t)
+        except CacheMiss:  # evicted meanwhile by another thread
+            continue
+        gain = bin(atoms & shown_atoms).count("1") + sum(shown_actions >> a & 1 for a in actions)
+        if gain:
+            known.append((gain, t, shown_atoms, shown_actions))
+    known.sort(key=lambda k: -k[0])
+    for _, t, shown_atoms, shown_actions in known[:RETURN_TRIES]:
+        if (t ^ state) & basic:
+            res = fd.solve(len(task.atoms), engine.operators, state, [(t & basic, basic & ~t)],
+                           budget.child(RETURN_SECONDS), optimal=False, greedy=fd.FAST_SATISFICING, axioms=task.axioms)
+            if res.plan is None:
+                continue
+            s = state
+            for i in res.plan:  # checked here, not taken on trust: the plan must end in t
+                op = engine.operators[i]
+                if s & op.pre != op.pre or s & op.neg:
+                    break
+                s = task.apply_op(op, s)
+            if (s ^ t) & basic:
+                continue
+        atoms &= ~shown_atoms
+        actions = {a for a in actions if not shown_actions >> a & 1}
+        if not atoms and not actions:
+            break
     return atoms, actions
 
 
@@ -224,14 +260,20 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
     if not atoms and not actions:
         return [], []
     exhausted = False
+    wanted_atoms, wanted_actions = atoms, set(actions)
     try:
         seen_atoms, seen_actions, exhausted = _sweep(engine, state, atoms, actions, budget)
         atoms &= ~seen_atoms
         actions = actions - seen_actions
         if (atoms or actions) and not exhausted:
+            atoms, actions = _inherit(engine, state, atoms, actions, budget)
+        if (atoms or actions) and not exhausted:
+            atoms, actions = _walk(engine, state, atoms, actions, budget.child(WALK_SECONDS, WALK_STEPS))
+        if (atoms or actions) and not exhausted:
             atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget, pairs)
     except BudgetExceeded:
         pass  # whatever is left is undecided (below)
+    engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions)
     proven: list[Item] = []
     if exhausted:  # the whole state space was seen: what was not seen is unreachable
         proven = [Item(task.atom_names[i], EXHAUSTIVE) for i in bits(atoms)]
