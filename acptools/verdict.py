@@ -12,6 +12,7 @@ H2 = "h2-mutex"                     # two needed literals (atoms true, or false)
 PERSISTENT = "persistent-fact"      # an atom it needs false holds, and nothing that can ever apply deletes it
 FIRST_ACHIEVERS = "first-achievers"  # every action that can first achieve a landmark needs or adds it
 EXHAUSTIVE = "exhaustive-search"    # every reachable state was visited
+MUTUAL = "mutually-reachable"       # this state and one whose complete list proves it reach each other (replayed plans)
 HOLDS = "holds-in-state"            # already true: no search needed
 TRIVIAL = "trivial"                 # a landmark that holds in the state or goal
 UNKNOWN = "unknown"                 # the budget ran out before a proof or witness

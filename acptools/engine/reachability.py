@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import threading
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from ..budget import Budget
@@ -35,6 +36,18 @@ WALK_LENGTH = 200      # steps before a walk restarts from the state
 SHOWN_STATES = 8       # states whose atoms and actions shown reachable are kept for later lists
 
 
+@dataclass
+class Shown:
+    """What lists showed about one state: atoms and actions (bitsets) shown reachable from it; a
+    whole list (complete) also proves everything else unreachable from it."""
+
+    atoms: int = 0
+    actions: int = 0
+    swept: bool = True          # its breadth-first sweep alone decided its lists (they are cheap)
+    whole_atoms: bool = False
+    whole_actions: bool = False
+
+
 class Engine:
     """Caches per task: the successor index and relaxation over the task's operators as they were
     when it was built (`generation`); valid for states within `covered` (see grounded.py)."""
@@ -54,16 +67,24 @@ class Engine:
         self._restricted = lru_cache(maxsize=256)(self._make_restricted)
         self._plans: dict[int, list[int] | None] = {}
 
-    def remember_shown(self, state: int, atoms: int, actions) -> None:
-        """Atoms and actions (ids) that visited states showed reachable from `state`: a later list
-        from a state with a plan to `state` inherits them. Kept as bitsets (a few hundred bytes)."""
+    def remember_shown(self, state: int, atoms: int = 0, actions=(), swept: bool = True,
+                       whole: str | None = None) -> None:
+        """What a list showed about `state`: atoms and actions (ids) that visited states showed
+        reachable from it (a later list from a state with a plan to `state` inherits them); `swept`
+        False when its breadth-first sweep did not decide the list; `whole` ("atoms" or "actions"):
+        that list came out complete, so everything else is unreachable from `state` (given in the
+        same call as what the list showed, so an entry evicted meanwhile cannot lose it)."""
         try:
-            old_atoms, old_actions = self.shown.get(state)
+            old = self.shown.get(state)
         except CacheMiss:
-            old_atoms, old_actions = 0, 0
+            old = Shown()
         for a in actions:
-            old_actions |= 1 << a
-        self.shown.put(state, (old_atoms | atoms, old_actions))
+            old.actions |= 1 << a
+        old.atoms |= atoms
+        old.swept = old.swept and swept
+        if whole is not None:
+            setattr(old, "whole_" + whole, True)
+        self.shown.put(state, old)
 
     def relaxed_axioms(self, banned: int = 0) -> list[tuple[int, int]]:
         """The axioms as zero-cost relaxed actions, those deriving a `banned` atom left out."""

@@ -7,12 +7,12 @@ import random
 
 from ..budget import Budget
 from ..engine.h2 import pair_reachable
-from ..engine.reachability import H2_SHARE, Engine
+from ..engine.reachability import H2_SHARE, Engine, Shown
 from ..errors import BudgetExceeded
 from ..lru import CacheMiss
 from ..ground.grounded import bits
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, H2, HOLDS, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
+from ..verdict import EXHAUSTIVE, H2, HOLDS, MUTUAL, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
 from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
@@ -149,42 +149,73 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Bud
     return atoms, actions
 
 
+def _leads(engine: Engine, start: int, end: int, budget: Budget) -> bool:
+    """Does a plan lead from `start` to the state `end`? Fast Downward's fast greedy search within
+    RETURN_SECONDS, its plan replayed here (not taken on trust)."""
+    task = engine.task
+    basic = ((1 << len(task.atoms)) - 1) & ~task.derived  # derived atoms follow from the others
+    if not (start ^ end) & basic:
+        return True
+    res = fd.solve(len(task.atoms), engine.operators, start, [(end & basic, basic & ~end)],
+                   budget.child(RETURN_SECONDS), optimal=False, greedy=fd.FAST_SATISFICING, axioms=task.axioms)
+    s = start
+    for i in res.plan or ():
+        op = engine.operators[i]
+        if s & op.pre != op.pre or s & op.neg:
+            return False
+        s = task.apply_op(op, s)
+    return res.plan is not None and not (s ^ end) & basic
+
+
+def _remembered(engine: Engine) -> list[tuple[int, Shown]]:
+    """The states earlier lists were asked about, most recent first, with what they showed."""
+    found = []
+    for t in reversed(engine.shown.keys()):
+        try:
+            found.append((t, engine.shown.get(t)))
+        except CacheMiss:  # evicted meanwhile by another thread
+            continue
+    return found
+
+
 def _inherit(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget) -> tuple[int, set[int]]:
     """What an earlier list showed reachable from a state t holds from `state` too once a plan leads
     from `state` to t (t's visited states extend it): one plan to a whole state instead of the walks
     and batched plans that showed t's items. Tries the RETURN_TRIES earlier states that showed most
     of the wanted items; returns the wanted atoms and actions still not shown."""
-    task = engine.task
-    basic = ((1 << len(task.atoms)) - 1) & ~task.derived  # derived atoms follow from the others
     known = []
-    for t in engine.shown.keys():
-        try:
-            shown_atoms, shown_actions = engine.shown.get(t)
-        except CacheMiss:  # evicted meanwhile by another thread
-            continue
-        gain = bin(atoms & shown_atoms).count("1") + sum(shown_actions >> a & 1 for a in actions)
+    for t, shown in _remembered(engine):
+        gain = bin(atoms & shown.atoms).count("1") + sum(shown.actions >> a & 1 for a in actions)
         if gain:
-            known.append((gain, t, shown_atoms, shown_actions))
+            known.append((gain, t, shown))
     known.sort(key=lambda k: -k[0])
-    for _, t, shown_atoms, shown_actions in known[:RETURN_TRIES]:
-        if (t ^ state) & basic:
-            res = fd.solve(len(task.atoms), engine.operators, state, [(t & basic, basic & ~t)],
-                           budget.child(RETURN_SECONDS), optimal=False, greedy=fd.FAST_SATISFICING, axioms=task.axioms)
-            if res.plan is None:
-                continue
-            s = state
-            for i in res.plan:  # checked here, not taken on trust: the plan must end in t
-                op = engine.operators[i]
-                if s & op.pre != op.pre or s & op.neg:
-                    break
-                s = task.apply_op(op, s)
-            if (s ^ t) & basic:
-                continue
-        atoms &= ~shown_atoms
-        actions = {a for a in actions if not shown_actions >> a & 1}
-        if not atoms and not actions:
-            break
+    for _, t, shown in known[:RETURN_TRIES]:
+        if _leads(engine, state, t, budget):
+            atoms &= ~shown.atoms
+            actions = {a for a in actions if not shown.actions >> a & 1}
+            if not atoms and not actions:
+                break
     return atoms, actions
+
+
+def _mutual(engine: Engine, state: int, whole: str, budget: Budget) -> Shown | None:
+    """What a state t showed whose `whole` list ("atoms" or "actions") is complete, when `state`
+    and t reach each other (two replayed plans): then the same atoms and actions are reachable from
+    both, and t's list is `state`'s. Only for lists that needed more than a sweep (the others are
+    cheaper to decide again than two planner calls); None when no such t is found."""
+    tries = 0
+    for t, shown in _remembered(engine):
+        if not getattr(shown, "whole_" + whole) or shown.swept:
+            continue
+        try:
+            if _leads(engine, state, t, budget) and _leads(engine, t, state, budget):
+                return shown
+        except BudgetExceeded:
+            return None
+        tries += 1
+        if tries >= RETURN_TRIES:
+            break
+    return None
 
 
 def _compatible_batch(engine: Engine, pairs: list[int], atoms: int, actions: set[int]) -> tuple[int, int]:
@@ -253,18 +284,24 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     return atoms, actions, False
 
 
-def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None):
+def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None,
+            kind: str):
     """Decide the atoms/actions no cheap proof settled: a sweep and batched plans show most of
-    them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names)."""
+    them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names).
+    What was shown is remembered for later lists; with nothing undecided, the `kind` ("atoms" or
+    "actions") of list is complete."""
     task = engine.task
     if not atoms and not actions:
+        engine.remember_shown(state, state, whole=kind)
         return [], []
     exhausted = False
     wanted_atoms, wanted_actions = atoms, set(actions)
+    swept = False
     try:
         seen_atoms, seen_actions, exhausted = _sweep(engine, state, atoms, actions, budget)
         atoms &= ~seen_atoms
         actions = actions - seen_actions
+        swept = exhausted or not (atoms or actions)
         if (atoms or actions) and not exhausted:
             atoms, actions = _inherit(engine, state, atoms, actions, budget)
         if (atoms or actions) and not exhausted:
@@ -273,22 +310,29 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
             atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget, pairs)
     except BudgetExceeded:
         pass  # whatever is left is undecided (below)
-    engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions)
     proven: list[Item] = []
     if exhausted:  # the whole state space was seen: what was not seen is unreachable
+        engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept, kind)
         proven = [Item(task.atom_names[i], EXHAUSTIVE) for i in bits(atoms)]
         return proven + [Item(task.action_names[a], EXHAUSTIVE) for a in sorted(actions)], []
-    leftovers = [(task.atom_names[i], lambda b, i=i: is_reachable(engine, 1 << i, state, b)) for i in bits(atoms)]
-    leftovers += [(task.action_names[a], lambda b, a=a: is_action_reachable(engine, a, state, b))
+    leftovers = [(task.atom_names[i], 1 << i, None, lambda b, i=i: is_reachable(engine, 1 << i, state, b))
+                 for i in bits(atoms)]
+    leftovers += [(task.action_names[a], 0, a, lambda b, a=a: is_action_reachable(engine, a, state, b))
                   for a in sorted(actions)]
 
     def decide(item, share: Budget) -> bool:
-        v = item[1](share)
+        nonlocal atoms
+        v = item[3](share)
         if v.answer is False:
             proven.append(Item(item[0], v.how))
+        elif v.answer:  # shown reachable: it counts for the lists that inherit from this state
+            atoms &= ~item[1]
+            actions.discard(item[2])
         return v.answer is not None
 
-    unknown = [name for name, _ in decide_in_rounds(leftovers, decide, budget)]
+    unknown = [item[0] for item in decide_in_rounds(leftovers, decide, budget)]
+    engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept,
+                          None if unknown else kind)
     return proven, unknown
 
 
@@ -311,6 +355,9 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     far, those shown reachable (`refuted`), the rest undecided."""
     task = engine.task
     held = [Item(task.atom_names[i], HOLDS) for i in bits(state)]
+    same = _mutual(engine, state, "atoms", budget)
+    if same is not None:
+        return _atoms_as(engine, state, same, held, limit, budget)
     try:
         relaxed, pairs = _cheap_proofs(engine, state, budget)
     except BudgetExceeded as e:
@@ -324,12 +371,29 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
             found.append(Item(task.atom_names[i], H2))
         elif not state >> i & 1:
             todo |= 1 << i
-    proven, unknown = _settle(engine, state, todo, set(), budget, pairs)
+    proven, unknown = _settle(engine, state, todo, set(), budget, pairs, "atoms")
     found += proven
     found.sort(key=lambda it: it.name)
     decided = {it.name for it in proven} | set(unknown)
     refuted = sorted(held + [Item(n, SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name)
     return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown, "", refuted)
+
+
+def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: int | None,
+              budget: Budget) -> ItemList:
+    """The atom list of a state that reaches, and is reached from, a state with a complete list
+    (`same`: what that list showed): the atoms it showed are reachable, the others are not (the
+    delete relaxation from this state proves those it can, the earlier list the rest)."""
+    task = engine.task
+    try:
+        relaxed, _ = engine.relax.reachable(state, budget)
+    except BudgetExceeded as e:
+        return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e), held)
+    unreachable = ((1 << len(task.atoms)) - 1) & ~same.atoms & ~state
+    found = sorted([Item(task.atom_names[i], RELAXED if not relaxed >> i & 1 else MUTUAL) for i in bits(unreachable)],
+                   key=lambda it: it.name)
+    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(same.atoms & ~state)], key=lambda it: it.name)
+    return ItemList(found[:limit] if limit else found, True, len(found), [], "", refuted)
 
 
 STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
@@ -388,28 +452,38 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
                         f"{e} (before the {task.num_actions} ground actions were sorted out{shown})")
     static_count = task.num_actions - len(possible)
     found: list[Item] = []
+    same = _mutual(engine, state, "actions", budget)
     try:
         found = _statically_impossible(task, task.possible_set(), budget, limit)
-        relaxed, pairs = _cheap_proofs(engine, state, budget)
+        if same is None:
+            relaxed, pairs = _cheap_proofs(engine, state, budget)
+        else:  # the list of a state this one reaches and is reached from decides what no relaxation does
+            (relaxed, _), pairs = engine.relax.reachable(state, budget), None
     except BudgetExceeded as e:
         return ItemList(found, False, static_count, sorted(possible),
                         f"{e}: {static_count} actions are ruled out by static facts; the others are undecided")
     todo: set[int] = set()
     proven: list[Item] = []
+    shown: list[Item] = []
     persistent = persistent_atoms(engine, state, relaxed)
     for name in possible:
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
         if not any(op.pre & relaxed == op.pre for op in ops):
             proven.append(Item(name, RELAXED))
+        elif same is not None:
+            (shown if same.actions >> a & 1 else proven).append(Item(name, SHOWN if same.actions >> a & 1 else MUTUAL))
         elif all(cheaply_never(op.pre, op.neg, relaxed, persistent) for op in ops):
             proven.append(Item(name, PERSISTENT))
         elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
             proven.append(Item(name, H2))
         else:
             todo.add(a)
-    proven += _refuted_by_literals(engine, state, todo, budget)
-    settled, unknown = _settle(engine, state, 0, set(todo), budget, pairs)
+    settled: list[Item] = []
+    unknown: list[str] = []
+    if same is None:
+        proven += _refuted_by_literals(engine, state, todo, budget)
+        settled, unknown = _settle(engine, state, 0, set(todo), budget, pairs, "actions")
     proven += settled
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
@@ -417,6 +491,6 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     detail = (f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
               if static_count > len(found) else "")
     decided = {it.name for it in settled} | set(unknown)
-    refuted = sorted((Item(task.action_names[a], SHOWN) for a in todo if task.action_names[a] not in decided),
+    refuted = sorted(shown + [Item(task.action_names[a], SHOWN) for a in todo if task.action_names[a] not in decided],
                      key=lambda it: it.name)
     return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail, refuted)

@@ -1,9 +1,10 @@
 """A list inherits what earlier lists showed reachable from a state t once a plan leads from its own
-state to t (questions/reach.py `_inherit`). With the breadth-first sweep and every walk cut to
-nothing, and no cheap proof (delete relaxation, h^2), the inheritance and Fast Downward's searches
-decide every item; every list must still equal the brute-force oracle's, in states that can go back
-to where earlier lists were asked and in states that cannot (there t's items may be unreachable,
-and nothing may be inherited)."""
+state to t (questions/reach.py `_inherit`), and takes t's whole complete list when plans lead both
+ways (`_mutual`, proof kind `mutually-reachable`). With no breadth-first sweep or walk, and no cheap
+proof (delete relaxation, h^2), the inheritance and Fast Downward's searches decide every item;
+every list must still equal the brute-force oracle's, in states that can go back to where earlier
+lists were asked and in states that cannot (there t's items may be unreachable, and nothing may be
+inherited)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from acptools import Budget, load_task
 from acptools.generate.states import random_walk, replay
 from acptools.questions import reach
+from acptools.verdict import MUTUAL
 from tests.support.data import PDDL
 from tests.support.small_tasks import DOMAINS, make
 
@@ -25,9 +27,9 @@ SEEDS = [pytest.param(2, id="seed2")] + [pytest.param(k, id=f"seed{k}", marks=py
 
 @pytest.fixture
 def no_sweeps(monkeypatch):
-    """Only a state's direct successors are swept, no walk runs, and no cheap proof rules an atom out
-    (an unreachable atom then goes to the searches, where a wrong inheritance would show it)."""
-    monkeypatch.setattr(reach, "SWEEP_STATES", 1)
+    """No sweep or walk runs, and no cheap proof rules an atom out (an unreachable atom then goes to
+    the searches, where a wrong inheritance would show it)."""
+    monkeypatch.setattr(reach, "SWEEP_STATES", 0)
     for name in ("WALK_STEPS", "LONG_WALK_STEPS", "PLAN_WALK_STEPS"):
         monkeypatch.setattr(reach, name, 0)
     monkeypatch.setattr(reach, "_cheap_proofs", lambda engine, state, budget: ((1 << len(engine.task.atoms)) - 1, None))
@@ -53,9 +55,13 @@ def _states(task, seed: int, count: int = 4) -> list[int]:
                           for _ in range(count)]
 
 
+@pytest.mark.parametrize("whole", [True, False], ids=["whole-lists", "items-only"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_lists_with_inherited_items_match_the_oracle(seed, no_sweeps, inherited):
-    settled = lossy = 0
+def test_lists_with_inherited_items_match_the_oracle(seed, whole, no_sweeps, inherited, monkeypatch):
+    """`whole`: lists may be taken whole from a state reached both ways; without, only items are inherited."""
+    if not whole:
+        monkeypatch.setattr(reach, "_mutual", lambda *args: None)
+    settled = lossy = mutual = 0
     for domain in sorted(DOMAINS):
         task, oracle = make(domain, seed)
         q = task.questions
@@ -73,8 +79,12 @@ def test_lists_with_inherited_items_match_the_oracle(seed, no_sweeps, inherited)
             acts = q.unreachable_actions(atoms, budget=30)
             assert acts.complete and set(acts.names) == actions - seen_actions, (domain, atoms)
             settled += sum(inherited[before:])
+            mutual += sum(it.how == MUTUAL for it in res.items + acts.items)
             lossy += bool(from_init - seen_atoms)  # atoms the first list showed that this state never reaches
-    assert settled > 0, "no list inherited anything: the test checks nothing"
+    if whole:
+        assert mutual > 0, "no list was taken whole from a state it reaches and is reached from"
+    else:
+        assert settled > 0 and not mutual, "no list inherited anything: the test checks nothing"
     assert lossy > 0, "no state lost an atom for good: the case where inheriting is wrong is not tested"
 
 
@@ -99,18 +109,49 @@ def test_a_state_that_cannot_reach_a_remembered_state_inherits_nothing_from_it(n
     pytest.fail("no drawn state is unable to reach the initial state and has an unreachable atom of the task")
 
 
+def test_a_list_is_not_taken_whole_from_a_state_that_cannot_reach_back(no_sweeps):
+    """The other direction: t's complete list is remembered and `state` reaches t, but t lost atoms
+    for good and cannot come back; `state` reaches more, so its list must not be t's."""
+    for domain in sorted(DOMAINS):
+        task, oracle = make(domain, 2)
+        static = oracle.init_atoms() - oracle.fluent_atoms()
+        states = _states(task, 2, count=8)
+        start = {s: oracle.close(static | set(task.names(s))) for s in states}
+        graph = {s: oracle.graph(start[s]) for s in states}
+        for t in states:
+            for state in states:
+                if (start[t] in graph[state] and start[state] not in graph[t] and len(graph[state]) > 1
+                        and set().union(*graph[state]) != set().union(*graph[t])):
+                    q = task.questions
+                    q.engine.shown.clear()
+                    assert q.unreachable_atoms(task.names(t), budget=30).complete
+                    res = q.unreachable_atoms(task.names(state), budget=30)
+                    assert res.complete and set(res.names) == oracle.fluent_atoms() - set().union(*graph[state])
+                    return
+    pytest.fail("no drawn state reaches another that cannot come back and reaches less")
+
+
 @pytest.mark.slow
-def test_household_lists_after_inheriting_equal_fresh_ones(inherited):
-    """On a task whose sweeps cover little (2,283 atoms, 2,719 actions), later states take hundreds
-    of atoms from the first list; each list equals the one a fresh task computes."""
+def test_household_lists_after_inheriting_equal_fresh_ones(monkeypatch):
+    """On a task whose sweeps cover little (2,283 atoms, 2,719 actions), the states drawn from the
+    initial state go back to it: their lists are the first one's, taken whole, and equal the lists
+    a fresh task computes from scratch."""
+    taken: list[bool] = []
+    real = reach._mutual
+
+    def spy(*args):
+        found = real(*args)
+        taken.append(found is not None)
+        return found
+    monkeypatch.setattr(reach, "_mutual", spy)
     folder = Path(PDDL) / "household"
     task = load_task(folder / "domain.pddl", folder / "problem.pddl")
     states = _states(task, 3, count=2)
-    for state in states:
-        task.questions.unreachable_atoms(task.names(state), budget=Budget(None, cpu=60))
-    assert min(inherited[1:]) > 100  # each later list took hundreds of atoms from the first
-    for state in states[1:]:
-        kept = task.questions.unreachable_atoms(task.names(state), budget=Budget(None, cpu=60))
+    lists = [task.questions.unreachable_atoms(task.names(state), budget=Budget(None, cpu=60)) for state in states]
+    assert taken == [False, True, True]
+    for state, kept in zip(states[1:], lists[1:]):
+        assert kept.complete
         fresh = load_task(folder / "domain.pddl", folder / "problem.pddl").questions.unreachable_atoms(
             task.names(state), budget=Budget(None, cpu=60))
-        assert kept.complete and fresh.complete and kept.names == fresh.names
+        assert fresh.complete and kept.names == fresh.names
+        assert {it.name for it in kept.refuted} == {it.name for it in fresh.refuted}

@@ -25,7 +25,7 @@ from tests.support.mcp_client import CALL_TIMEOUT, EXPECTED_TOOLS, Tools
 
 WRITE_TOOLS = {"load_task", "start_episode", "step_episode"}
 PROOF_KINDS = {"static-facts", "delete-relaxation", "first-achievers", "persistent-fact", "h2-mutex",
-               "exhaustive-search"}
+               "exhaustive-search", "mutually-reachable"}
 
 
 @pytest.fixture
