@@ -82,7 +82,8 @@ class PlanningServer(MCPServer):
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio with the server's hardened stdio transport."""
-        await serve_stdio(self._lowlevel_server)
+        limits = self.config.limits
+        await serve_stdio(self._lowlevel_server, drain_seconds=limits.max_budget + limits.load_budget)
 
 
 def check_argument_names(spec: ToolSpec, arguments: dict[str, Any]) -> None:

@@ -4,7 +4,9 @@ any parser goes, or a request whose id is an object or a number no integer holds
 the client waits forever. Here such a line gets a JSON-RPC error with the request's id when the line
 still shows a valid one and a null id otherwise (JSON-RPC 2.0, section 5); a notification (a method and
 no id) gets no reply, as the spec says, only a log line. Nothing a line holds stops the reader (the HTTP
-transport answers 400 to the same body)."""
+transport answers 400 to the same body). When stdin ends, the requests already read are still answered
+before the server exits (the SDK alone would cancel them), so ``... | acptools serve`` gets every
+answer."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Any
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import ErrorData, JSONRPCError
+from mcp.types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
 log = logging.getLogger("acptools.server")
@@ -157,10 +159,44 @@ def _reply_to(exc: Exception) -> JSONRPCError | None:
             code=INVALID_REQUEST, message="the request is not a valid JSON-RPC message"))
 
 
-async def serve_stdio(server: Any) -> None:
-    """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines."""
+class Pending:
+    """The requests read but not yet answered: once stdin ends, the server stops only when none is left
+    (a request the client cancels needs no answer)."""
+
+    def __init__(self) -> None:
+        self.ids: set[Any] = set()
+        self.ended = False
+        self.settled = anyio.Event()
+
+    def read(self, message: Any) -> None:
+        """Note a request read, or forget one the client cancels."""
+        if isinstance(message, JSONRPCRequest):
+            self.ids.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            self.answered((message.params or {}).get("requestId"))
+
+    def answered(self, request_id: Any) -> None:
+        """Note an answer sent."""
+        self.ids.discard(request_id)
+        self._check()
+
+    def end(self) -> None:
+        """Note the end of stdin."""
+        self.ended = True
+        self._check()
+
+    def _check(self) -> None:
+        if self.ended and not self.ids:
+            self.settled.set()
+
+
+async def serve_stdio(server: Any, drain_seconds: float = 600.0) -> None:
+    """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines; at
+    the end of stdin, wait up to ``drain_seconds`` for the answers to the requests already read."""
     async with stdio_server(stdin=anyio.wrap_file(claim_stdin())) as (read_stream, write_stream):
         send, receive = anyio.create_memory_object_stream[Any](0)
+        out_send, out_receive = anyio.create_memory_object_stream[Any](0)
+        pending = Pending()
 
         async def relay() -> None:
             async with send:
@@ -170,9 +206,22 @@ async def serve_stdio(server: Any) -> None:
                         if reply is not None:
                             await write_stream.send(SessionMessage(reply))
                     else:
+                        pending.read(item.message)
                         await send.send(item)
+                pending.end()
+                with anyio.move_on_after(drain_seconds):
+                    await pending.settled.wait()
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(relay)
-            await server.run(receive, write_stream, server.create_initialization_options())
-            tg.cancel_scope.cancel()
+        async def answer() -> None:
+            async with write_stream, out_receive:
+                async for item in out_receive:
+                    if isinstance(item.message, (JSONRPCResponse, JSONRPCError)):
+                        pending.answered(item.message.id)
+                    await write_stream.send(item)
+
+        async with anyio.create_task_group() as writing:
+            writing.start_soon(answer)
+            async with anyio.create_task_group() as reading:
+                reading.start_soon(relay)
+                await server.run(receive, out_send, server.create_initialization_options())
+                reading.cancel_scope.cancel()

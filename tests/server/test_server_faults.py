@@ -199,6 +199,46 @@ def test_sigterm_of_a_stdio_server_stops_its_planners_and_removes_its_folders(tm
     assert not work_folders(server.tmpdir, pid)
 
 
+def test_requests_read_before_stdin_ends_are_answered_before_the_server_exits(tmp_path: Path,
+                                                                              hard_record: dict) -> None:
+    """`... | acptools serve`: stdin ends right after the requests, and every one is still answered (the
+    SDK alone cancels what is in flight at the end of stdin). A search of a second or more (no proof store)
+    is the proof."""
+    server = StdioServer(tmp_path, ACPTOOLS_CACHE="off")
+    try:
+        tid = _load(server, hard_record["PDDL_domain"], hard_record["PDDL_problem"])
+        search = server.start_call("optimal_next_action", task_id=tid, budget=3)
+        ping = server.send("ping")
+        server.proc.stdin.close()
+        server.proc.wait(timeout=slack(120))
+        answers = dict(server.responses)
+    finally:
+        server.close()
+    assert answers[ping]["result"] == {}
+    result = answers[search]["result"]
+    assert not result.get("isError"), result["content"][0]["text"]
+    answer = result["structuredContent"]
+    assert answer["budget_seconds"] == 3.0 and (not answer["known"] or answer["h_star"] == 65), answer
+
+
+def test_a_request_cancelled_before_stdin_ends_does_not_hold_the_exit(tmp_path: Path, hard_record: dict) -> None:
+    """A cancelled request needs no answer: after the end of stdin the server exits at once, not at the
+    end of the cancelled search's 300 s budget, and its planners die with it."""
+    server = StdioServer(tmp_path)
+    try:
+        tid = _load(server, hard_record["PDDL_domain"], hard_record["PDDL_problem"])
+        search = server.start_call("optimal_next_action", task_id=tid, budget=300)
+        assert wait_until(lambda: planners_of(server.pid), 60), "no planner process started"
+        planners = planners_of(server.pid)
+        server.cancel(search)
+        server.proc.stdin.close()
+        server.proc.wait(timeout=slack(60))
+    finally:
+        server.close()
+    assert search not in server.responses
+    assert wait_until(lambda: not any(alive(p) for p in planners), 30), [p for p in planners if alive(p)]
+
+
 def _http_post(client: httpx2.Client, url: str, body: dict, session: str | None = None) -> httpx2.Response:
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                "MCP-Protocol-Version": PROTOCOL}
