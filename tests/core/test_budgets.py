@@ -45,9 +45,9 @@ def test_a_cancel_stops_a_search_within_a_few_milliseconds():
 
 
 def test_huge_garbage_is_read_in_bounded_time_and_within_the_budget():
-    started = time.perf_counter()
+    started = time.thread_time()  # effort: CPU seconds, which a busy machine does not stretch
     parse_answer("nexta", "(a b) " * 200_000)  # 1.2 MB; only a bounded tail is ever parsed
-    assert time.perf_counter() - started < slack(20)
+    assert time.thread_time() - started < 20
     try:
         parse_answer("app", "answer: (x y) " * 50_000, budget=Budget(0.0))
         raise AssertionError("a spent budget must stop the reading")
@@ -82,11 +82,11 @@ def test_a_stuck_episode_does_not_search_again_on_every_step():
     task = load_task(*examples.texts("grid"))
     ep = Episode(task, budget=1e-3)
     assert not ep.h_star_known
-    started = time.perf_counter()
+    started = time.thread_time()  # effort: CPU seconds, which a busy machine does not stretch
     for action in task.questions.applicable()[:1]:
         step = ep.step(action, budget=1e-3)
         assert not step.known
-    assert time.perf_counter() - started < slack(0.5)
+    assert time.thread_time() - started < 0.5
     step = ep.step(task.questions.applicable(ep.state)[0], budget=60)  # more budget: it searches again
     assert step.known
 

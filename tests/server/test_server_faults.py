@@ -23,6 +23,7 @@ from tests.support.server_procs import (
     PROTOCOL,
     StdioServer,
     alive,
+    cpu_seconds,
     ferry,
     planners_of,
     rss_mb,
@@ -297,17 +298,17 @@ def test_simplify_plan_of_2000_actions_is_fast_and_small(tmp_path: Path) -> None
     with StdioServer(tmp_path) as server:
         tid = _load(server, FERRY_DOMAIN, problem)
         validated = server.ok("validate_plan", task_id=tid, plan=plan)
-        t0 = time.perf_counter()
+        cpu = cpu_seconds(server.pid)  # effort: CPU seconds, which a busy machine does not stretch
         reply = server.call("simplify_plan", task_id=tid, plan=plan)
-        elapsed = time.perf_counter() - t0
+        elapsed = cpu_seconds(server.pid) - cpu
         too_big = server.err("simplify_plan", task_id=tid, plan=plan, with_plans=True)
         assert server.info()["searches_running"] == 0
     out = reply["structuredContent"]
     size = len(json.dumps(reply))
-    print(f"\nsimplify_plan: {len(plan)} actions, {len(out['removable'])} removable, {elapsed * 1e3:.0f} ms, "
+    print(f"\nsimplify_plan: {len(plan)} actions, {len(out['removable'])} removable, {elapsed * 1e3:.0f} ms CPU, "
           f"{size} bytes")
     assert validated["first_inapplicable"] is None and len(plan) == 2000
-    assert elapsed < slack(1.0) and size < 100_000
+    assert elapsed < 1.0 and size < 100_000
     assert len(out["removable"]) > 300 and all(r["plan"] is None for r in out["removable"])
     assert "--max-response-bytes" in too_big and "without with_plans" in too_big
     assert too_big.count("Error executing tool") == 1, too_big  # said once, not wrapped twice
