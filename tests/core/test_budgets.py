@@ -13,6 +13,7 @@ from acptools.episode import Episode
 from acptools.planners import fd
 from acptools.scoring import batch, clear_caches, report
 from acptools.scoring.api import score_answer
+from tests.support.effort import cpu_effort
 from tests.support.load import slack
 
 
@@ -45,9 +46,9 @@ def test_a_cancel_stops_a_search_within_a_few_milliseconds():
 
 
 def test_huge_garbage_is_read_in_bounded_time_and_within_the_budget():
-    started = time.thread_time()  # effort: CPU seconds, which a busy machine does not stretch
-    parse_answer("nexta", "(a b) " * 200_000)  # 1.2 MB; only a bounded tail is ever parsed
-    assert time.thread_time() - started < 20
+    with cpu_effort() as spent:
+        parse_answer("nexta", "(a b) " * 200_000)  # 1.2 MB; only a bounded tail is ever parsed
+    assert spent.seconds < 20
     try:
         parse_answer("app", "answer: (x y) " * 50_000, budget=Budget(0.0))
         raise AssertionError("a spent budget must stop the reading")
@@ -82,11 +83,11 @@ def test_a_stuck_episode_does_not_search_again_on_every_step():
     task = load_task(*examples.texts("grid"))
     ep = Episode(task, budget=1e-3)
     assert not ep.h_star_known
-    started = time.thread_time()  # effort: CPU seconds, which a busy machine does not stretch
-    for action in task.questions.applicable()[:1]:
-        step = ep.step(action, budget=1e-3)
-        assert not step.known
-    assert time.thread_time() - started < 0.5
+    with cpu_effort() as spent:
+        for action in task.questions.applicable()[:1]:
+            step = ep.step(action, budget=1e-3)
+            assert not step.known
+    assert spent.seconds < 0.5
     step = ep.step(task.questions.applicable(ep.state)[0], budget=60)  # more budget: it searches again
     assert step.known
 
@@ -108,9 +109,9 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     task = load_task(*_big_ferry(150, 15))
     q = task.questions
     q.engine, q.optimizer  # built before the clocks start
-    started = time.thread_time()
-    v = q.is_reachable("(at c1 l0)", budget=Effort(3).budget())
-    assert v.answer is True and time.thread_time() - started < 3 + 1.5
+    with cpu_effort() as spent:
+        v = q.is_reachable("(at c1 l0)", budget=Effort(3).budget())
+    assert v.answer is True and spent.seconds < 3 + 1.5
     state = task.init
     for a in task.parse_plan(v.witness):
         state = task.apply_op(task.op_for(a, state), state)
@@ -121,16 +122,16 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     assert time.perf_counter() - started < 3 + 3 + slack(3)
 
 
-def test_writing_a_big_task_for_fast_downward_stops_at_the_budget():
+def test_writing_a_big_task_for_fast_downward_stops_at_the_budget(monkeypatch):
     """19 000 operators take a good part of a CPU second to write for Fast Downward: the budget is checked
-    as they are written, so a spent budget does not wait for the whole text."""
+    as they are written, so a spent budget does not wait for the whole text. Counted in operators
+    written, not in seconds: a garbage collection of the test process's heap can land in the timed
+    span and cost more than the whole text."""
     task = load_task(*_big_ferry(300, 30))
-    started = time.thread_time()
+    written = []
+    body = fd._operator_body
+    monkeypatch.setattr(fd, "_operator_body", lambda op, *rest: written.append(op) or body(op, *rest))
     res = fd.solve(len(task.atoms), task.operators, task.init, task.goal, Budget(60, cpu=0.02))
-    spent = time.thread_time() - started
     assert res.plan is None and res.timed_out and "not started" in res.detail, res
-    started = time.thread_time()
-    fd.write_sas(len(task.atoms), task.operators, task.init, task.goal)  # the whole text, to compare
-    whole = time.thread_time() - started
-    print(f"\nstopped after {spent:.3f} s of CPU; the whole text takes {whole:.3f} s")
-    assert spent < whole / 2, (spent, whole)
+    print(f"\nstopped after {len(written)} of {len(task.operators)} operators")
+    assert 0 < len(written) < len(task.operators) / 2, (len(written), len(task.operators))
