@@ -182,25 +182,34 @@ class HStarTable:
             self.learn_plan(res.plan)
         return before != [(r.lo, r.hi) for r in rows]
 
-    def learn_lookahead(self, gen, plans=()) -> None:
+    def learn_lookahead(self, gen, plans=(), exact: bool = True) -> None:
         """h*(t) <= 1 + h*(u) for every successor u of a row's state t whose h* is bounded: s
-        itself (an action back: <= d + 1), the states along known plans from s, other rows.
-        States are matched as they are (symmetry keys cost more than the rest of this together)."""
-        known: dict[int, float] = {}
+        itself (an action back: <= d + 1), the states along known plans from s, other rows. With
+        `exact` False only the rows still open for optimality are looked at (a step that rejoins an
+        optimal plan shows its row optimal). States are matched as they are (symmetry keys cost
+        more than the rest of this together)."""
+        known: dict[int, tuple[float, list[int] | None]] = {}  # state -> (bound on h*, a plan that long)
+
+        def note(state: int, cost: float, rest: list[int] | None) -> None:
+            if cost < known.get(state, (INF, None))[0]:
+                known[state] = (cost, rest)
         for plan in plans:
             state = self.state
-            for i, a in enumerate(plan):
+            for i, a in enumerate(plan or ()):  # (a known h* may come without its plan)
                 state = self.task.apply_op(self.task.op_for(a, state), state)
-                known[state] = min(known.get(state, INF), len(plan) - i - 1)
-        known[self.state] = self.d
+                note(state, len(plan) - i - 1, plan[i + 1:])
+        note(self.state, self.d, None)
         for row in self.rows.values():
-            known[row.state] = min(known.get(row.state, INF), row.hi)
-        for row in self.rows.values():
-            if row.settled:
-                continue
-            for _, u in gen.successors(row.state):
-                self._upper(row, 1 + known.get(u, INF))
-                if row.settled:
+            kept = self.plans.get(row.actions[0])
+            note(row.state, row.hi, kept[1:] if kept and len(kept) == row.hi + 1 else None)
+        for row in self.open_rows(exact):
+            for op, u in gen.successors(row.state):
+                cost, rest = known.get(u, (INF, None))
+                if 1 + cost < row.hi:
+                    self._upper(row, 1 + cost)
+                    if rest is not None:
+                        self._keep([row.actions[0], op.action] + rest)
+                if row.settled or not exact and row.hi <= self.d - 1:
                     break
 
 

@@ -402,8 +402,7 @@ class Optimizer:
         table = self.new_table(state, root.cost, root.plan, rows=rows)
         for keys, res in learned:
             table.learn_gated([table.rows[k] for k in keys], res)
-        if exact:
-            table.learn_lookahead(self.engine.gen, [root.plan])
+        table.learn_lookahead(self.engine.gen, [root.plan], exact)
         done = self._settled_by_gate(table, gate, budget, exact)
         if table.open_rows(exact=False):
             return None

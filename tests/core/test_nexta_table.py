@@ -83,6 +83,52 @@ def test_fast_downward_table_matches_oracle(domain, seed):
 
 
 @pytest.mark.parametrize("domain,seed", CASES)
+def test_fast_downward_optimal_actions_and_their_plans_match_oracle(domain, seed):
+    """Without the table: the root solve, a step from each open row back onto a known plan
+    (lookahead), then gated re-solves until each row is known optimal or not. The optimal set is
+    the oracle's, and every plan kept for an optimal action starts with it, is optimal and replays."""
+    task, oracle = make(domain, seed)
+    init, _, dist = space(domain, seed)
+    d, values = _expected(task, oracle, dist, init)
+    if not d:
+        return
+    res = task.questions.optimizer.by_fd(task.init, Budget(120))
+    assert res is not None and res.cost == d
+    assert res.optimal == {task.parse_action(a) for a, h in values.items() if h == d - 1}
+    _check_plan(oracle, init, task, res.plan, d)
+    for action, plan in res.plans.items():
+        assert plan[0] == action and action in res.optimal
+        _check_plan(oracle, init, task, plan, d)
+
+
+def test_a_step_back_onto_an_optimal_plan_shows_its_row_optimal():
+    """Lookahead alone decides a row: from the state after a non-plan action, one step reaches a
+    state of the known optimal plan with h* - 2 steps to go. The plan it keeps replays."""
+    for domain, seed in [(d, s) for d in sorted(DOMAINS) for s in range(6)]:
+        task, oracle = make(domain, seed)
+        init, _, dist = space(domain, seed)
+        d, values = _expected(task, oracle, dist, init)
+        if not d or d < 2:
+            continue
+        opt = task.questions.optimizer
+        root = opt._fd_h(task.init, Budget(60))
+        table = opt.new_table(task.init, d, root.plan)
+        before = table.optimal_actions()
+        table.learn_lookahead(task.questions.engine.gen, [root.plan], exact=False)
+        shown = table.optimal_actions() - before
+        if not shown:
+            continue
+        for action in shown:
+            assert values[task.action_list([action])[0]] == d - 1
+        kept = [table.plans[a] for a in shown if a in table.plans]
+        assert kept, "a row shown optimal keeps the plan that shows it"
+        for plan in kept:
+            _check_plan(oracle, init, task, plan, d)
+        return
+    pytest.fail("no generated task has a row that lookahead alone shows optimal")
+
+
+@pytest.mark.parametrize("domain,seed", CASES)
 def test_gated_searches_after_an_astar_root_match_oracle(domain, seed):
     """The path after the quick in-process A* settles the root: bounds from its plan, then gated
     Fast Downward searches over all open rows (two groups side by side), and separately one
