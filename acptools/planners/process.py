@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -39,6 +40,7 @@ TAIL_BYTES = 4096
 _live: dict[subprocess.Popen, Budget] = {}   # running planners -> the outermost budget paying for them
 _failed: weakref.WeakKeyDictionary[Budget, list[Failure]] = weakref.WeakKeyDictionary()
 FIRST_POLL_SECONDS = 0.001
+CANCEL_CHECK_SECONDS = 0.01  # with an exit descriptor: how often a waiting call looks for a cancel
 _live_lock = threading.Lock()
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _memory_cap_mb: int | None = None
@@ -217,10 +219,46 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
     return code, why
 
 
+def _exit_descriptor(proc: subprocess.Popen) -> int | None:
+    """A descriptor that becomes readable the moment the planner exits (Linux 5.3+), else None."""
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _pause(exit_fd: int | None, event: threading.Event | None, seconds: float) -> None:
+    """Wait up to `seconds`, ending early when the planner exits (seen on its exit descriptor, so a
+    run is not charged the rest of a poll interval) or a cancel comes (at once, or within
+    CANCEL_CHECK_SECONDS while the exit descriptor is watched)."""
+    if exit_fd is None:
+        if event is not None:
+            event.wait(seconds)
+        else:
+            time.sleep(seconds)
+        return
+    end = time.monotonic() + seconds
+    while True:
+        left = end - time.monotonic()
+        if left <= 0 or (event is not None and event.is_set()):
+            return
+        if select.select([exit_fd], [], [], min(left, CANCEL_CHECK_SECONDS) if event else left)[0]:
+            return
+
+
 def _watch(proc: subprocess.Popen, budget: Budget, watch=None) -> tuple[int | None, str]:
     """Wait for the planner, charging its CPU time, until it exits, the budget stops it or `watch()`
-    says its answer is known. The first polls are frequent (short runs end between them); a cancel
-    wakes the wait at once."""
+    says its answer is known. Its exit ends the wait at once where the system tells it (else the
+    first polls are frequent: short runs end between them); a cancel wakes the wait too."""
+    exit_fd = _exit_descriptor(proc)
+    try:
+        return _watch_until_done(proc, budget, watch, exit_fd)
+    finally:
+        if exit_fd is not None:
+            os.close(exit_fd)
+
+
+def _watch_until_done(proc: subprocess.Popen, budget: Budget, watch, exit_fd: int | None) -> tuple[int | None, str]:
     charged = 0.0
     event = _cancel_event(budget)
     step = FIRST_POLL_SECONDS
@@ -228,10 +266,7 @@ def _watch(proc: subprocess.Popen, budget: Budget, watch=None) -> tuple[int | No
         code = proc.poll()
         if code is not None:
             return code, ""
-        if event is not None:
-            event.wait(step)
-        else:
-            time.sleep(step)
+        _pause(exit_fd, event, step)
         step = min(POLL_SECONDS, 2 * step)
         used = process_cpu(proc.pid)
         if used is not None and used > charged:
