@@ -10,6 +10,7 @@ import time
 
 from acptools.budget import Budget
 from acptools.planners import process
+from tests.support.load import slack
 
 SLEEPER = [sys.executable, "-c", "import sys, time; time.sleep(float(sys.argv[1]))"]
 
@@ -20,7 +21,7 @@ def test_a_planner_that_exits_ends_the_wait_at_once(tmp_path, monkeypatch):
     started = time.perf_counter()
     code, why = process.run(SLEEPER + ["0.2"], Budget(120), str(tmp_path))
     assert (code, why) == (0, "")
-    assert time.perf_counter() - started < 15, "the exit did not wake the wait"
+    assert time.perf_counter() - started < min(25, slack(3)), "the exit did not wake the wait"
 
 
 def test_a_cancel_ends_the_wait_while_the_planner_runs(tmp_path, monkeypatch):
@@ -31,7 +32,7 @@ def test_a_cancel_ends_the_wait_while_the_planner_runs(tmp_path, monkeypatch):
     started = time.perf_counter()
     code, why = process.run(SLEEPER + ["60"], Budget(120, cancel=cancel), str(tmp_path))
     assert code is None and why == "was cancelled"
-    assert time.perf_counter() - started < 15
+    assert time.perf_counter() - started < min(25, slack(3))
 
 
 def test_without_an_exit_descriptor_the_polls_see_the_exit(tmp_path, monkeypatch):
