@@ -32,6 +32,22 @@ class SuccessorGenerator:
                 key = min(pre, key=count.__getitem__)
                 self.groups.setdefault(key, []).append(op)
         self.keys = sum(1 << k for k in self.groups)
+        self._enablers: tuple[dict[int, list[Operator]], dict[int, list[Operator]]] | None = None
+
+    def enablers(self) -> tuple[dict[int, list[Operator]], dict[int, list[Operator]]]:
+        """Atom -> the operators that need it true, and atom -> those that need it false (built on
+        first use): an operator applicable after a step but not before needs an atom the step added
+        or one it deleted."""
+        if self._enablers is None:
+            needs_true: dict[int, list[Operator]] = {}
+            needs_false: dict[int, list[Operator]] = {}
+            for op in self.operators:
+                for p in bits(op.pre):
+                    needs_true.setdefault(p, []).append(op)
+                for p in bits(op.neg):
+                    needs_false.setdefault(p, []).append(op)
+            self._enablers = needs_true, needs_false
+        return self._enablers
 
     def applicable(self, state: int) -> list[Operator]:
         """The operators applicable in `state`."""

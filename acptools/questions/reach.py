@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import deque
 
 from ..budget import Budget
 from ..engine.h2 import pair_reachable
@@ -11,19 +12,21 @@ from ..engine.reachability import H2_SHARE, Engine, Shown
 from ..errors import BudgetExceeded
 from ..lru import CacheMiss
 from ..ground.grounded import bits
+from ..ground.grounding import Operator
 from ..planners import fd
 from ..verdict import EXHAUSTIVE, H2, HOLDS, MUTUAL, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
 from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
-# A breadth-first sweep, then random walks: most reachable items show up at once. They are
-# measured in states, so that a busy machine sees what a quiet one sees; the CPU seconds only
-# stop them early on tasks whose successors are slow to generate.
+# A breadth-first sweep, then novelty searches (from the state and from the end of each batch's
+# plan): most reachable items show up at once. They are measured in states, so that a busy machine
+# sees what a quiet one sees; the CPU seconds only stop them early on tasks whose successors are
+# slow to generate. Random walks run before the complete search, for dead ends it cannot see.
 SWEEP_STATES, SWEEP_SECONDS = 4000, 0.5
-WALK_STEPS, WALK_SECONDS = 15000, 1.0
+EXPLORE_STATES, EXPLORE_SECONDS = 20000, 1.0
 WALK_LENGTH = 200
 BATCH_SECONDS = 1.0
-PLAN_WALK_STEPS, PLAN_WALK_SECONDS = 3000, 0.2
+PLAN_EXPLORE_STATES, PLAN_EXPLORE_SECONDS = 10000, 0.5
 LONG_WALK_STEPS, LONG_WALK_SECONDS = 30_000, 2.0
 RETURN_TRIES, RETURN_SECONDS = 3, 0.5  # earlier lists' states a plan may lead back to, and its budget
 
@@ -147,6 +150,61 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Bud
     except BudgetExceeded:
         pass
     return atoms, actions
+
+
+def _explore(engine: Engine, start: int, atoms: int, actions: set[int], budget: Budget) -> tuple[int, set[int]]:
+    """A breadth-first search from `start` (a reachable state) that keeps only the states making an
+    atom true or an action applicable that no kept state did (width-1 novelty, as in IW(1)), until
+    the `budget` slice is spent: from a plan's end it shows the region the plan opened, where a
+    sweep stays near the start and walks go round in circles. Returns the wanted atoms and actions
+    it did not show (also when the whole budget ran out: what it showed stands)."""
+    gen, apply = engine.gen, engine.task.apply_op
+    if not _within(budget, 1):
+        return atoms, actions
+    needs_true, needs_false = (dict(index) for index in gen.enablers())  # lists of unseen operators, pruned as we go
+    ops = gen.applicable(start)
+    seen_atoms, seen_actions = start, {op.action for op in ops}
+    atoms &= ~start
+    actions = actions - seen_actions
+    visited = {start}
+    queue = deque([(start, ops)])
+    try:
+        while queue and (atoms or actions):
+            state, ops = queue.popleft()
+            if not _within(budget, len(ops)):
+                break
+            for op in ops:
+                t = apply(op, state)
+                if t in visited:
+                    continue
+                visited.add(t)
+                if (t & ~seen_atoms or _enables_new(needs_true, t & ~state, t, seen_actions)
+                        or _enables_new(needs_false, state & ~t, t, seen_actions)):
+                    t_ops = gen.applicable(t)
+                    seen_atoms |= t
+                    seen_actions.update(o.action for o in t_ops)
+                    atoms &= ~t
+                    actions = actions - seen_actions
+                    queue.append((t, t_ops))
+    except BudgetExceeded:
+        pass
+    return atoms, actions
+
+
+def _enables_new(needs: dict[int, list[Operator]], changed: int, after: int, seen: set[int]) -> bool:
+    """Does an operator that needs an atom of `changed` (true, or false: `needs` says which) apply in
+    `after` for an action not in `seen`? Only such operators can be newly applicable after a step:
+    every action applicable before it is in `seen` (its state was kept). The lists in `needs` lose
+    the operators of seen actions as it goes."""
+    for p in bits(changed):
+        ops = needs.get(p)
+        if not ops:
+            continue
+        ops = needs[p] = [op for op in ops if op.action not in seen]
+        for op in ops:
+            if after & op.pre == op.pre and not after & op.neg:
+                return True
+    return False
 
 
 def _leads(engine: Engine, start: int, end: int, budget: Budget) -> bool:
@@ -277,9 +335,9 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 actions.discard(op.action)
             if i is not None:
                 s = task.apply_op(operators[i], s)
-        # the plan's end is a new reachable region: a short walk there shows its neighbours too
-        atoms, actions = _walk(engine, s, atoms, set(actions), budget.child(PLAN_WALK_SECONDS, PLAN_WALK_STEPS),
-                               seed=len(res.plan))
+        # the plan's end is a new reachable region: a short novelty search there shows its neighbours too
+        atoms, actions = _explore(engine, s, atoms, set(actions),
+                                  budget.child(PLAN_EXPLORE_SECONDS, PLAN_EXPLORE_STATES))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
 
@@ -305,7 +363,7 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
         if (atoms or actions) and not exhausted:
             atoms, actions = _inherit(engine, state, atoms, actions, budget)
         if (atoms or actions) and not exhausted:
-            atoms, actions = _walk(engine, state, atoms, actions, budget.child(WALK_SECONDS, WALK_STEPS))
+            atoms, actions = _explore(engine, state, atoms, actions, budget.child(EXPLORE_SECONDS, EXPLORE_STATES))
         if (atoms or actions) and not exhausted:
             atoms, actions, exhausted = _cover(engine, state, atoms, actions, budget, pairs)
     except BudgetExceeded:
