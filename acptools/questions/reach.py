@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from collections import deque
 
 from ..budget import Budget
@@ -18,15 +19,17 @@ from ..verdict import EXHAUSTIVE, H2, HOLDS, MUTUAL, PERSISTENT, RELAXED, STATIC
 from .results import SHOWN, Item, ItemList
 from .rounds import decide_in_rounds
 
-# A breadth-first sweep, then novelty searches (from the state and from the end of each batch's
-# plan): most reachable items show up at once. They are measured in states, so that a busy machine
-# sees what a quiet one sees; the CPU seconds only stop them early on tasks whose successors are
-# slow to generate. Random walks run before the complete search, for dead ends it cannot see.
+# A breadth-first sweep and a novelty search, then around the end of each batch's plan a novelty
+# search or a walk (wide regions or deep ones): most reachable items show up at once. They are
+# measured in states, so that a busy machine sees what a quiet one sees; the CPU seconds only stop
+# them early on tasks whose successors are slow to generate. A long walk runs before the complete
+# search, for dead ends it cannot see.
 SWEEP_STATES, SWEEP_SECONDS = 4000, 0.5
-EXPLORE_STATES, EXPLORE_SECONDS = 20000, 1.0
+EXPLORE_STATES, EXPLORE_SECONDS = 10000, 0.5
 WALK_LENGTH = 200
 BATCH_SECONDS = 1.0
 PLAN_EXPLORE_STATES, PLAN_EXPLORE_SECONDS = 10000, 0.5
+PLAN_WALK_STEPS, PLAN_WALK_SECONDS = 3000, 0.2
 LONG_WALK_STEPS, LONG_WALK_SECONDS = 30_000, 2.0
 RETURN_TRIES, RETURN_SECONDS = 3, 0.5  # earlier lists' states a plan may lead back to, and its budget
 
@@ -300,6 +303,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     task, gen, operators = engine.task, engine.gen, engine.operators
     conjunctive = pairs is not None
     walked = False
+    tally = {"explore": [0, 0.0], "walk": [0, 0.0]}  # items shown and CPU seconds around plan ends
     while atoms or actions:
         if not conjunctive and not walked:  # before the complete search: a long walk shows what
             walked = True                   # heuristic searches miss (dead ends they cannot see)
@@ -335,11 +339,29 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 actions.discard(op.action)
             if i is not None:
                 s = task.apply_op(operators[i], s)
-        # the plan's end is a new reachable region: a short novelty search there shows its neighbours too
-        atoms, actions = _explore(engine, s, atoms, set(actions),
-                                  budget.child(PLAN_EXPLORE_SECONDS, PLAN_EXPLORE_STATES))
+        # the plan's end is a new reachable region: a short search there shows its neighbours too
+        atoms, actions = _around(engine, s, atoms, set(actions), budget, tally, seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
+
+
+def _around(engine: Engine, end: int, atoms: int, actions: set[int], budget: Budget, tally: dict,
+            seed: int) -> tuple[int, set[int]]:
+    """Show the wanted items around a plan's `end` with a short novelty search or a short walk,
+    whichever has shown more per CPU second around the earlier plans of this list (`tally`; each is
+    tried once first): the novelty search wins where regions are wide (household), walks where
+    they are deep (labyrinth)."""
+    untried = [m for m, (_, cpu) in tally.items() if not cpu]
+    how = untried[0] if untried else max(tally, key=lambda m: tally[m][0] / tally[m][1])
+    left = atoms.bit_count() + len(actions)
+    started = time.thread_time()
+    if how == "explore":
+        atoms, actions = _explore(engine, end, atoms, actions, budget.child(PLAN_EXPLORE_SECONDS, PLAN_EXPLORE_STATES))
+    else:
+        atoms, actions = _walk(engine, end, atoms, actions, budget.child(PLAN_WALK_SECONDS, PLAN_WALK_STEPS), seed)
+    tally[how][0] += left - atoms.bit_count() - len(actions)
+    tally[how][1] += max(time.thread_time() - started, 1e-6)
+    return atoms, actions
 
 
 def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None,

@@ -46,3 +46,22 @@ def test_the_household_list_needs_few_fast_downward_batches(monkeypatch):
     res = task.questions.unreachable_actions(None, Budget(None, cpu=60))
     print(f"\nhousehold: the list took {len(runs)} Fast Downward runs")
     assert res.complete and 0 < len(runs) <= 70, len(runs)
+
+
+def test_around_a_plan_end_the_search_that_showed_more_per_second_runs(monkeypatch):
+    """Each search is tried once, then the one with more items shown per CPU second so far runs,
+    and its tally grows by what it showed."""
+    task, _ = make("ferry", 1)
+    engine = task.questions.engine
+    ran = []
+    for name in ("_explore", "_walk"):
+        real = getattr(reach, name)
+        monkeypatch.setattr(reach, name, lambda *a, real=real, name=name, **k: (ran.append(name), real(*a, **k))[1])
+    wanted = set(range(task.num_actions))
+    tally = {"explore": [0, 0.0], "walk": [0, 0.0]}
+    reach._around(engine, task.init, 0, set(wanted), Budget(None), tally, seed=0)
+    reach._around(engine, task.init, 0, set(wanted), Budget(None), tally, seed=0)
+    assert ran == ["_explore", "_walk"] and tally["explore"][0] > 0 and tally["walk"][1] > 0, (ran, tally)
+    tally = {"explore": [1, 1.0], "walk": [50, 1.0]}
+    left = reach._around(engine, task.init, 0, set(wanted), Budget(None), tally, seed=0)[1]
+    assert ran[-1] == "_walk" and tally["walk"] == [50 + len(wanted - left), tally["walk"][1]] and tally["walk"][1] > 1.0

@@ -30,7 +30,7 @@ def no_sweeps(monkeypatch):
     """No sweep, novelty search or walk runs, and no cheap proof rules an atom out (an unreachable atom then goes to
     the searches, where a wrong inheritance would show it)."""
     monkeypatch.setattr(reach, "SWEEP_STATES", 0)
-    for name in ("EXPLORE_STATES", "LONG_WALK_STEPS", "PLAN_EXPLORE_STATES"):
+    for name in ("EXPLORE_STATES", "LONG_WALK_STEPS", "PLAN_EXPLORE_STATES", "PLAN_WALK_STEPS"):
         monkeypatch.setattr(reach, name, 0)
     monkeypatch.setattr(reach, "_cheap_proofs", lambda engine, state, budget: ((1 << len(engine.task.atoms)) - 1, None))
 
