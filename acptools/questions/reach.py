@@ -184,10 +184,11 @@ def _explore(engine: Engine, start: int, atoms: int, actions: set[int], budget: 
                 if (t & ~seen_atoms or _enables_new(needs_true, t & ~state, t, seen_actions)
                         or _enables_new(needs_false, state & ~t, t, seen_actions)):
                     t_ops = gen.applicable(t)
+                    shown = {o.action for o in t_ops}
                     seen_atoms |= t
-                    seen_actions.update(o.action for o in t_ops)
+                    seen_actions |= shown
                     atoms &= ~t
-                    actions = actions - seen_actions
+                    actions -= shown  # a copy of the caller's set (made above)
                     queue.append((t, t_ops))
     except BudgetExceeded:
         pass

@@ -1,10 +1,10 @@
 """A list inherits what earlier lists showed reachable from a state t once a plan leads from its own
 state to t (questions/reach.py `_inherit`), and takes t's whole complete list when plans lead both
-ways (`_mutual`, proof kind `mutually-reachable`). With no breadth-first sweep, novelty search or walk, and no cheap
-proof (delete relaxation, h^2), the inheritance and Fast Downward's searches decide every item;
-every list must still equal the brute-force oracle's, in states that can go back to where earlier
-lists were asked and in states that cannot (there t's items may be unreachable, and nothing may be
-inherited)."""
+ways (`_mutual`, proof kind `mutually-reachable`). With no breadth-first sweep, novelty search or
+walk, and no cheap proof (delete relaxation, h^2), the inheritance and Fast Downward's searches
+decide every item; every list must still equal the brute-force oracle's, in states that can go
+back to where earlier lists were asked and in states that cannot (there t's items may be
+unreachable, and nothing may be inherited)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ SEEDS = [pytest.param(2, id="seed2")] + [pytest.param(k, id=f"seed{k}", marks=py
 
 @pytest.fixture
 def no_sweeps(monkeypatch):
-    """No sweep, novelty search or walk runs, and no cheap proof rules an atom out (an unreachable atom then goes to
-    the searches, where a wrong inheritance would show it)."""
+    """No sweep, novelty search or walk runs, and no cheap proof rules an atom out (an unreachable
+    atom then goes to the searches, where a wrong inheritance would show it)."""
     monkeypatch.setattr(reach, "SWEEP_STATES", 0)
     for name in ("EXPLORE_STATES", "LONG_WALK_STEPS", "PLAN_EXPLORE_STATES", "PLAN_WALK_STEPS"):
         monkeypatch.setattr(reach, name, 0)
