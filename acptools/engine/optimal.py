@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
@@ -32,6 +33,7 @@ from .hstar_table import (
     side_by_side,
     split,
 )
+from .lmcut import LmCut
 from .race import race
 from .relaxed import Relaxation
 from .relevance import relevant_operators
@@ -45,6 +47,7 @@ SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downw
 ASTAR_DELAY = 0.3          # wall seconds before that A* joins a race (Fast Downward settles most states sooner)
 SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
 FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
+LMCUT_BOUND_SHARE = 0.3    # of what is left for the bounds of an unknown h*: LM-cut's lower bound (the rest seeks a plan)
 GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
 REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
@@ -52,6 +55,7 @@ PROGRESS_CACHE = 256       # states whose partial search results (floors, plans)
 NEXT_CACHE = 1024          # states whose optimal next actions are kept
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
+LMCUT_HOW = "lm-cut"       # the proof name of a lower bound on h* from LM-cut alone
 QUICK_HOW = "astar-hmax"   # the proof name of the quick in-process A* (its first slice)
 STEP_HOW = "+optimal-step"  # added to a proof of h*(s) to name h*(s[a]) = h*(s) - 1 for an optimal a
 
@@ -142,7 +146,7 @@ class Optimizer:
 
     def bounds(self, state: int, budget: Budget) -> HStar:
         """h*(state) when an exact search ran out: lower = the best admissible bound reached (h^max
-        of the state, the f-layer an A* (in-process, or Fast Downward's with LM-cut) completed),
+        or LM-cut of the state, the f-layer an A* (in-process, or Fast Downward's) completed),
         upper = the shortest plan found (by the exact searches, or in `budget` by Fast Downward's lazy
         greedy search, then the in-process greedy search, which also proves a dead end),
         re-validated. Known when they meet, or when a bound proves the goal unreachable."""
@@ -150,6 +154,8 @@ class Optimizer:
         with self._progress_lock:
             floor, plan = self._progress.get(state, (0, None))
         lower = max(floor, self.relax.hmax(state, goal))
+        if self.lmcut is not None and lower < INF:
+            lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
         if lower == INF:
             return HStar(None, None, "delete-relaxation")
         if plan is None or len(plan) > lower:
@@ -217,6 +223,12 @@ class Optimizer:
         for row in table.open_rows():  # h^max is admissible: a row at or above d is no optimal start
             row.lo = max(row.lo, self.relax.hmax(row.state, goal))
         return table
+
+    @cached_property
+    def lmcut(self) -> LmCut | None:
+        """LM-cut over the goal-relevant operators (None where their conditional effects do not
+        compile away small)."""
+        return LmCut.of(len(self.task.atoms), self.ops, self.engine.relaxed_axioms())
 
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
@@ -335,11 +347,18 @@ class Optimizer:
     def h_below(self, state: int, bound: int, budget: Budget) -> HStar:
         """h*(state) when it is below `bound`; otherwise the proof that it is not (known=False,
         lower >= bound). What grading one next action needs (is h*(s[a]) < h*(s)?): the searches stop
-        at the f-layer `bound`, sparing the last layers, which dominate an A* search. When the budget
-        runs out first: the bounds that `h_star` gives."""
+        at the f-layer `bound`, sparing the last layers, which dominate an A* search; before them,
+        LM-cut reaching `bound` proves it with no search. When the budget runs out first: the
+        bounds that `h_star` gives."""
         if satisfies(state, self.task.goal):
             return HStar(0, [], "holds-in-state")
         share = budget.share(1 - BOUND_SHARE)
+        if self.lmcut is not None:
+            lower = self.lmcut.value(state, self.task.goal, bound=bound, budget=share)
+            if lower == INF:
+                return HStar(None, None, "delete-relaxation")
+            if lower >= bound:
+                return HStar(None, None, LMCUT_HOW, known=False, lower=lower)
         h = self._astar_h(state, self._quick(share))
         if h is None:
             h = race([lambda b: self._fd_below(state, bound, b)]

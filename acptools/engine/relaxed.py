@@ -28,6 +28,7 @@ class Relaxation:
                 if ca:
                     pres.append(list(bits(op.pre | cp)))
                     adds.append(ca)
+        self.conditional = len(pres) > len(operators)  # conditional effects became operators of their own
         self.costs = [1] * len(pres) + [0] * len(axioms)  # (axioms last: entry_of_op is unchanged)
         for pos, head in axioms:
             pres.append(list(bits(pos)))
