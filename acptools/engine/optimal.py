@@ -214,14 +214,18 @@ class Optimizer:
         return HStarTable.of_state(self.task, self.sym.canonical, state,
                                    ((op.action, t) for op, t in self.engine.gen.successors(state)))
 
-    def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None) -> HStarTable:
+    def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None,
+                  hmax: bool = True) -> HStarTable:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
-        marked not optimal."""
+        marked not optimal. `hmax`: each row's h^max as its lower bound (admissible: a row at or
+        above d is no optimal start). Only the optimal set wanted, the gated searches decide the
+        rows without it, and on large tasks the rows' h^max cost more than it spared them."""
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
         table = (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
-        goal = self.task.goal
-        for row in table.open_rows():  # h^max is admissible: a row at or above d is no optimal start
-            row.lo = max(row.lo, self.relax.hmax(row.state, goal))
+        if hmax:
+            goal = self.task.goal
+            for row in table.open_rows():
+                row.lo = max(row.lo, self.relax.hmax(row.state, goal))
         return table
 
     @cached_property
@@ -418,7 +422,7 @@ class Optimizer:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
-        table = self.new_table(state, root.cost, root.plan, rows=rows)
+        table = self.new_table(state, root.cost, root.plan, rows=rows, hmax=exact)
         for keys, res in learned:
             table.learn_gated([table.rows[k] for k in keys], res)
         table.learn_lookahead(self.engine.gen, [root.plan], exact)
