@@ -1,6 +1,7 @@
 """LM-cut (engine/lmcut.py) against the brute-force oracle's h* on every reachable state of the small
 tasks (STRIPS, conditional effects compiled away, derived predicates), against pyperplan's own
-LM-cut, and where it is used: rows of a successor table it proves non-optimal, bounds of an unknown h*."""
+LM-cut, and where it is used: "is h* below k?" (grading one next action) and the lower end of an
+unknown h*."""
 
 from __future__ import annotations
 
