@@ -42,7 +42,7 @@ def _raw_call(url: str, session: str, body: dict) -> socket.socket:
     data = json.dumps(body).encode()
     head = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.netloc}", f"Content-Length: {len(data)}",
             f"Mcp-Session-Id: {session}"] + [f"{k}: {v}" for k, v in HEADERS.items()]
-    sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=slack(30))
     sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + data)
     return sock
 

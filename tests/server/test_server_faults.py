@@ -276,7 +276,7 @@ def test_sigterm_of_an_http_server_cancels_its_searches_and_kills_its_planners(t
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait(timeout=10)
+            proc.wait(timeout=slack(10))
     print(f"\nHTTP server stopped {stopped_s:.1f} s after SIGTERM")
     assert not any(alive(p) for p in planners) and not planners_of(proc.pid)
     assert not work_folders(tmpdir, proc.pid)

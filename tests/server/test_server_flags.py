@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.support.load import slack
 from tests.support.mcp_client import Tools
 from tests.support.server_procs import clean_env, start_http, stop_process
 
@@ -28,7 +29,7 @@ async def test_http_path_and_default_budget(tmp_path) -> None:
     proc, url = start_http(tmp_path, "--http-path", "/planning/v1", "--default-budget", "7.5")
     base = url.removesuffix("/mcp")
     try:
-        old = httpx2.post(base + "/mcp", json={}, headers={"Accept": "application/json, text/event-stream"}, timeout=10)
+        old = httpx2.post(base + "/mcp", json={}, headers={"Accept": "application/json, text/event-stream"}, timeout=slack(10))
         assert old.status_code == 404   # the default path is no longer served
         with anyio.fail_after(CALL_TIMEOUT):
             async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=120)) as http:

@@ -211,23 +211,23 @@ def test_http_requires_bearer_token(http_server: tuple[str, str]) -> None:
     url, token = http_server
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"Accept": "application/json, text/event-stream"}
-    missing = httpx2.post(url, json=body, headers=headers, timeout=10)
+    missing = httpx2.post(url, json=body, headers=headers, timeout=slack(10))
     assert missing.status_code == 401
     assert missing.headers["www-authenticate"].startswith("Bearer")
     assert "missing bearer token" in missing.json()["message"]
 
-    wrong = httpx2.post(url, json=body, headers={**headers, "Authorization": "Bearer nope"}, timeout=10)
+    wrong = httpx2.post(url, json=body, headers={**headers, "Authorization": "Bearer nope"}, timeout=slack(10))
     assert wrong.status_code == 401
     assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
 
     # any other path is behind the same check
-    assert httpx2.get(url.replace("/mcp", "/anything"), timeout=10).status_code == 401
-    authed_404 = httpx2.get(url.replace("/mcp", "/anything"), headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert httpx2.get(url.replace("/mcp", "/anything"), timeout=slack(10)).status_code == 401
+    authed_404 = httpx2.get(url.replace("/mcp", "/anything"), headers={"Authorization": f"Bearer {token}"}, timeout=slack(10))
     assert authed_404.status_code == 404
     # the auth scheme is case-insensitive (RFC 7235); other schemes are rejected
-    lower = httpx2.get(url.replace("/mcp", "/anything"), headers={"Authorization": f"bearer {token}"}, timeout=10)
+    lower = httpx2.get(url.replace("/mcp", "/anything"), headers={"Authorization": f"bearer {token}"}, timeout=slack(10))
     assert lower.status_code == 404
-    basic = httpx2.get(url, headers={"Authorization": f"Basic {token}"}, timeout=10)
+    basic = httpx2.get(url, headers={"Authorization": f"Basic {token}"}, timeout=slack(10))
     assert basic.status_code == 401
 
 
@@ -271,7 +271,7 @@ def test_refuses_non_loopback_bind_without_token_subprocess() -> None:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=slack(30),
     )
     assert proc.returncode == 2
     assert "refusing to serve streamable-http on non-loopback host '0.0.0.0' without a bearer token" in proc.stderr

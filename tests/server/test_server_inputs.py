@@ -204,7 +204,7 @@ def test_only_the_servers_own_origin_may_call_it(tmp_path: Path) -> None:
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     try:
         status = {origin: httpx2.post(url, json=body, headers={**headers, **({"Origin": origin} if origin else {})},
-                                      timeout=10).status_code
+                                      timeout=slack(10)).status_code
                   for origin in (None, f"http://127.0.0.1:{port}", f"http://localhost:{port}",
                                  f"http://127.0.0.1:{port + 1}", f"http://localhost:{port - 1}", "http://evil.test")}
     finally:

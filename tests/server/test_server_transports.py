@@ -110,7 +110,7 @@ async def test_streamable_http_on_loopback(http_server: tuple[str, str | None]) 
     if token:  # every request must carry the token, tool calls included
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "load_task", "arguments": {"example": "ferry"}}}
-        denied = httpx2.post(url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=10)
+        denied = httpx2.post(url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=slack(10))
         assert denied.status_code == 401
     with anyio.fail_after(slack(CALL_TIMEOUT)):
         async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120)) as http:

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.load import slack
+
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-pipe", "--window-size=1280,900")
@@ -35,7 +37,7 @@ class Chromium:
     """One headless browser with one page; `errors` collects console errors and exceptions."""
 
     def __init__(self, timeout: float = 60.0):
-        self.timeout = timeout
+        self.timeout = slack(timeout)  # seconds on a quiet machine, scaled by the load
         self.errors: list[str] = []
         self.events: list[dict] = []
         self._next = 0
