@@ -218,8 +218,9 @@ class Optimizer:
                   hmax: bool = True) -> HStarTable:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
         marked not optimal. `hmax`: each row's h^max as its lower bound (admissible: a row at or
-        above d is no optimal start). Only the optimal set wanted, the gated searches decide the
-        rows without it, and on large tasks the rows' h^max cost more than it spared them."""
+        above d is no optimal start). A table for the optimal set alone goes without: its gated
+        searches decide those rows anyway, and on large tasks the rows' h^max cost more than they
+        spared."""
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
         table = (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
         if hmax:

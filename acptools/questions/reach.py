@@ -138,6 +138,7 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Bud
     gen, apply = engine.gen, engine.task.apply_op
     rng = random.Random(seed)
     cur, steps = start, 0
+    actions = set(actions)  # the caller's set stays as it is
     try:
         while (atoms or actions) and _within(budget, 64):
             for _ in range(64):
@@ -146,7 +147,7 @@ def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Bud
                     cur, steps = start, 0
                     continue
                 if actions:
-                    actions = actions - {op.action for op in ops}
+                    actions.difference_update(op.action for op in ops)
                 cur = apply(rng.choice(ops), cur)
                 atoms &= ~cur
                 steps += 1
@@ -341,7 +342,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
             if i is not None:
                 s = task.apply_op(operators[i], s)
         # the plan's end is a new reachable region: a short search there shows its neighbours too
-        atoms, actions = _around(engine, s, atoms, set(actions), budget, tally, seed=len(res.plan))
+        atoms, actions = _around(engine, s, atoms, actions, budget, tally, seed=len(res.plan))
         conjunctive = before != (atoms, len(actions)) and conjunctive
     return atoms, actions, False
 
