@@ -14,6 +14,7 @@ from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
+from .effects import simplify
 
 MAX_DISJUNCTS = 256
 MAX_GROUND_OPERATORS = 2_000_000
@@ -329,7 +330,7 @@ class SchemaGrounder:
                 plain_del |= dele
             else:
                 conds.extend((cp, cn, add, dele) for cp, cn in cond)
-        return [(p, n, plain_add, plain_del, tuple(conds)) for p, n in pre]
+        return [(p, n) + simplify(p, n, plain_add, plain_del, tuple(conds)) for p, n in pre]
 
 
 def proposition_atoms(domain: Domain, goal: tuple, types: TypeTable,
