@@ -213,18 +213,19 @@ class HStarTable:
                     break
 
 
-def settle(table: HStarTable, solve, budget: Budget, exact: bool = True, workers: int = 1) -> bool:
+def settle(table: HStarTable, solve, budget: Budget, exact: bool = True, workers=1) -> bool:
     """Gated searches until every row is settled (exact) or known optimal or not; False when the
     budget or the engine gave out first. `solve(rows, stop_floor, budget)` -> Gated or None. With
-    `workers` 2, the open rows are split in two groups searched side by side (the searches run in
-    planner processes): each round then settles at least one row per group."""
+    `workers` 2 (an int, or a callable asked each round), the open rows are split in two groups
+    searched side by side (the searches run in planner processes): each round then settles at
+    least one row per group."""
     while True:
         rows = table.open_rows(exact)
         if not rows:
             return True
         if budget.cancelled() or budget.wall() <= 0:
             return False
-        groups = split(rows, workers)
+        groups = split(rows, workers() if callable(workers) else workers)
         results = side_by_side([lambda b, g=g: solve(g, table.stop_floor(g, exact), b) for g in groups], budget)
         progressed = False
         for group, res in zip(groups, results):

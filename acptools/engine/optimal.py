@@ -104,6 +104,45 @@ class NextActions:
         return HStar(self.cost - 1, rest, self.how.removesuffix(STEP_HOW) + STEP_HOW)
 
 
+class SharedRoot:
+    """h* of a race's state as the first planner proves it. The planners race their own root
+    searches; the first to finish hands its answer to the others, whose root searches stop, and
+    all go on to their gated searches from it (a second root search would prove nothing new). The
+    winner keeps GATE_WORKERS gated searches side by side, the others one each: the cores they
+    would have spent on their own root search."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.found: HStar | None = None
+        self._stops: list[threading.Event] = []
+
+    def solve(self, search, budget: Budget, seat: "Seat") -> HStar | None:
+        """`search(budget)` -> HStar or None, unless another planner's root is known first."""
+        with self._lock:
+            if self.found is not None:
+                return self.found
+            stop = threading.Event()
+            self._stops.append(stop)
+        res = search(budget.child(cancel=stop))
+        with self._lock:
+            if res is not None and res.known and self.found is None:
+                self.found, seat.won = res, True
+                for other in self._stops:
+                    if other is not stop:
+                        other.set()
+            return self.found or res
+
+
+@dataclass
+class Seat:
+    """One planner's place in a race with a shared root."""
+    won: bool = False
+
+    def workers(self) -> int:
+        """Gated searches this planner runs side by side."""
+        return GATE_WORKERS if self.won else 1
+
+
 def fd_how(res: fd.FdResult) -> str:
     """The proof's name for an optimal Fast Downward search (its heuristic depends on the operators
     it was given: LM-cut once conditional effects are compiled away, else h^max)."""
@@ -264,7 +303,9 @@ class Optimizer:
             return None
         res = symk.optimal_plan(domain, self.task.problem_for(state), budget)
         if res.plan is not None:
-            return HStar(len(res.plan), [self.task.parse_action(a) for a in res.plan], "symk-bidirectional")
+            plan = [self.task.parse_action(a) for a in res.plan]
+            self.note(state, len(plan), plan)  # exact: should the optimal set run out of budget, h* stays known
+            return HStar(len(plan), plan, "symk-bidirectional")
         if res.proven_none:
             return HStar(None, None, "symk-bidirectional")
         return None
@@ -294,17 +335,21 @@ class Optimizer:
         return solve
 
     def symk_gate(self, state: int):
-        """The same question for SymK, on the domain compiled with a first-action gate."""
+        """The same question for SymK, on the domain compiled with a first-action gate, bounded
+        like Fast Downward's (a plan `stop` long or longer would decide nothing)."""
         def solve(rows: list[Row], stop: float, budget: Budget) -> Gated | None:
             try:
                 domain = self.task.gated_domain_text
             except ValueError:
                 return None
             allowed = {a for r in rows for a in r.actions}
-            res = symk.optimal_plan(domain, self.task.problem_for(state, allowed), budget)
+            bound = int(stop) if stop < INF else None
+            res = symk.optimal_plan(domain, self.task.problem_for(state, allowed), budget, bound=bound)
             if res.plan is not None:
                 return Gated([self.task.parse_action(a) for a in res.plan], len(res.plan))
-            return Gated(None, INF) if res.proven_none else None
+            if res.proven_none:
+                return Gated(None, INF if bound is None else bound)
+            return None
         return solve
 
     # ---- questions --------------------------------------------------------------------------
@@ -391,8 +436,9 @@ class Optimizer:
         return None
 
     # ---- whole tables: each strategy settles every row it can; the first to finish wins -------
-    def _settled_by_gate(self, table: HStarTable, gate, budget: Budget, exact: bool) -> HStarTable | None:
-        settle(table, gate, budget, exact, workers=GATE_WORKERS)
+    def _settled_by_gate(self, table: HStarTable, gate, budget: Budget, exact: bool,
+                         workers=GATE_WORKERS) -> HStarTable | None:
+        settle(table, gate, budget, exact, workers=workers)
         return None if table.open_rows(exact) else table
 
     def _settled_by_quick(self, table: HStarTable, budget: Budget) -> HStarTable | None:
@@ -414,11 +460,13 @@ class Optimizer:
         return table
 
     def _by_planner(self, state: int, root: HStar | None, gate, budget: Budget, exact: bool,
-                    partial: list | None, rows: HStarTable | None = None, learned=()) -> NextActions | None:
+                    partial: list | None, rows: HStarTable | None = None, learned=(),
+                    seat: Seat | None = None) -> NextActions | None:
         """The optimal first actions (with `exact`, h* after every action) from a planner's root
         solve and gated re-solves, each finding the best of the rows still open. `learned`: gated
         results (row keys, Gated) found before the root was known. A table that decides the
-        optimal actions but not every row goes to `partial`."""
+        optimal actions but not every row goes to `partial`. `seat`: this planner's place in a race
+        with a shared root (how many gated searches it runs side by side)."""
         if root is None:
             return None
         if root.cost is None:
@@ -427,7 +475,7 @@ class Optimizer:
         for keys, res in learned:
             table.learn_gated([table.rows[k] for k in keys], res)
         table.learn_lookahead(self.engine.gen, [root.plan], exact)
-        done = self._settled_by_gate(table, gate, budget, exact)
+        done = self._settled_by_gate(table, gate, budget, exact, GATE_WORKERS if seat is None else seat.workers)
         if table.open_rows(exact=False):
             return None
         optimal = frozenset(table.optimal_actions())
@@ -440,22 +488,31 @@ class Optimizer:
             return None
         return res
 
-    def by_fd(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
+    def by_fd(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
+              shared: SharedRoot | None = None) -> NextActions | None:
         """Fast Downward's table. With `exact`, the root's solve is itself split: the rows in two
         groups, one gated search each side by side; h*(s) is the shorter of their plans, and the
-        longer one already settles a row of the other group."""
+        longer one already settles a row of the other group. `shared`: the race's root (another
+        planner's proof stops this one's root search)."""
         gate = self.fd_gate(state)
         rows = self.rows_of(state)
         groups = split(list(rows.rows.values()), GATE_WORKERS) if exact else []
-        if len(groups) < 2:
-            return self._by_planner(state, self._fd_h(state, budget), gate, budget, exact, partial, rows)
-        found = side_by_side([lambda b, g=g: gate(g, INF, b) for g in groups], budget)
-        if any(res is None or not res.complete for res in found):
-            return None
-        best = min(found, key=lambda res: res.floor)
-        root = HStar(None if best.plan is None else len(best.plan), best.plan, best.how)
-        learned = [([r.key for r in g], res) for g, res in zip(groups, found)]
-        return self._by_planner(state, root, gate, budget, exact, partial, rows, learned)
+        learned: list = []
+
+        def split_root(b: Budget) -> HStar | None:
+            found = side_by_side([lambda bb, g=g: gate(g, INF, bb) for g in groups], b)
+            if any(res is None or not res.complete for res in found):
+                return None
+            best = min(found, key=lambda res: res.floor)
+            learned.extend(([r.key for r in g], res) for g, res in zip(groups, found))
+            return HStar(None if best.plan is None else len(best.plan), best.plan, best.how)
+
+        search = split_root if len(groups) >= 2 else (lambda b: self._fd_h(state, b))
+        if shared is None:
+            return self._by_planner(state, search(budget), gate, budget, exact, partial, rows, learned)
+        seat = Seat()
+        root = shared.solve(search, budget, seat)
+        return self._by_planner(state, root, gate, budget, exact, partial, rows, learned, seat)
 
     def _quick_next(self, state: int, budget: Budget) -> NextActions | None:
         try:
@@ -465,9 +522,16 @@ class Optimizer:
             return None
         return NextActions(r.cost, r.first_actions, r.plan, QUICK_HOW)
 
-    def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
-        """SymK's table: its root solve, then gated SymK searches on the first-action-gated domain."""
-        return self._by_planner(state, self._symk(state, budget), self.symk_gate(state), budget, exact, partial)
+    def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
+                shared: SharedRoot | None = None) -> NextActions | None:
+        """SymK's table: its root solve (or the race's root, once another planner proved it), then
+        gated SymK searches on the first-action-gated domain."""
+        gate = self.symk_gate(state)
+        if shared is None:
+            return self._by_planner(state, self._symk(state, budget), gate, budget, exact, partial)
+        seat = Seat()
+        root = shared.solve(lambda b: self._symk(state, b), budget, seat)
+        return self._by_planner(state, root, gate, budget, exact, partial, seat=seat)
 
     def by_astar(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
         """NextActions from an A* search (None when the budget runs out); with `exact`, only once h*
@@ -526,9 +590,11 @@ class Optimizer:
         # quick slice then costs no wall time, and a state the A* settles at once starts no process
         # (with symmetries the A* race entry below does the same search without the slice)
         quick = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
+        shared = SharedRoot()
         result = race(quick +
-                      [lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial),
-                       lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial),
+                      [lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial,
+                                                                                          shared),
+                       lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial, shared),
                        ] + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)), budget)
         if result is not None:
             return result

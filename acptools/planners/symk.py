@@ -41,9 +41,12 @@ class SymkResult:
     detail: str = ""
 
 
-def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", memory_mb: int = 8192) -> SymkResult:
+def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", memory_mb: int = 8192,
+                 bound: int | None = None) -> SymkResult:
     """An optimal (unit-cost) plan, or a proof that none exists, or neither within `budget` (a
-    Budget, or wall seconds). The translator and the search both run under the budget."""
+    Budget, or wall seconds). The translator and the search both run under the budget. With
+    `bound`, only plans shorter than it count: `proven_none` then says there is none (the search
+    stops once its frontiers show it, sparing the last layers)."""
     if not isinstance(budget, Budget):
         budget = Budget(budget)
     root = _root()
@@ -64,7 +67,8 @@ def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", 
             return SymkResult(None, True)
         if code != 0 or not out.exists():
             return SymkResult(None, False, f"translator exit code {code}: {Path(log).read_text()[-300:]}")
-        code, plan_text, tail = run_search(str(root / "downward"), "sym_bd()", out.read_text(), budget, memory_mb)
+        config = "sym_bd()" if bound is None else f"sym_bd(bound={bound})"
+        code, plan_text, tail = run_search(str(root / "downward"), config, out.read_text(), budget, memory_mb)
         if code == _FOUND and plan_text is not None:
             return SymkResult(plan_lines(plan_text), False)
         if code in (_UNSOLVABLE, _UNSOLVED):
