@@ -224,7 +224,7 @@ class Optimizer:
         in-process search on large tasks); None when it found none."""
         ops = self.ops_from(state)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
-                       greedy=fd.FAST_SATISFICING, axioms=self.task.axioms)
+                       greedy=fd.FAST_SATISFICING, axioms=self.task.axioms, used=self.used_atoms)
         return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
@@ -268,6 +268,12 @@ class Optimizer:
                 row.lo = max(row.lo, self.relax.hmax(row.state, goal))
         return table
 
+    @property
+    def used_atoms(self) -> int:
+        """The atoms the task's operators mention: Fast Downward's variables on every call for this
+        task, so each operator's text is written once whatever list of them a search gets."""
+        return fd.mentioned_atoms(self.engine.operators)
+
     @cached_property
     def lmcut(self) -> LmCut | None:
         """LM-cut over the goal-relevant operators (None where their conditional effects do not
@@ -291,7 +297,8 @@ class Optimizer:
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
         ops = self.ops_from(state)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, axioms=self.task.axioms)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, axioms=self.task.axioms,
+                       used=self.used_atoms)
         if res.plan is not None:
             res.plan = [ops[i].action for i in res.plan]
         return res
@@ -326,7 +333,7 @@ class Optimizer:
             not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
             bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
             r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
-                         bound=bound, stop_floor=bound, axioms=self.task.axioms)
+                         bound=bound, stop_floor=bound, axioms=self.task.axioms, used=self.used_atoms)
             if r.plan is not None:
                 return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:
@@ -421,7 +428,7 @@ class Optimizer:
         """Fast Downward's A* for plans shorter than `bound`, stopped once none can exist."""
         ops = self.ops_from(state)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound,
-                       axioms=self.task.axioms)
+                       axioms=self.task.axioms, used=self.used_atoms)
         if res.plan is not None:
             plan = [ops[i].action for i in res.plan]
             self.note(state, len(plan), plan)

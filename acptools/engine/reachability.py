@@ -217,7 +217,8 @@ class Engine:
         """Fast Downward's complete greedy search: a witness, a proof that none exists, or None."""
         if banned_add & self.task.derived:  # a banned derived atom cannot be expressed to Fast Downward
             return None
-        res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False, axioms=self.axioms)
+        res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False, axioms=self.axioms,
+                       used=fd.mentioned_atoms(self.operators))
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
         return Verdict(False, EXHAUSTIVE) if res.proven_none else None
