@@ -9,6 +9,7 @@ unreachable, and nothing may be inherited)."""
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,14 @@ def inherited(monkeypatch):
     return calls
 
 
+@lru_cache(maxsize=None)
+def _space(domain: str, seed: int) -> dict:
+    """The oracle's graph of every state reachable from the initial state (each drawn state's own
+    graph is the part of it reachable from there)."""
+    _, oracle = make(domain, seed)
+    return oracle.graph(oracle.init_atoms())
+
+
 def _states(task, seed: int, count: int = 4) -> list[int]:
     rng = random.Random(seed)
     return [task.init] + [replay(task, task.init, random_walk(task, task.init, rng.randint(1, 12), rng))
@@ -67,10 +76,11 @@ def test_lists_with_inherited_items_match_the_oracle(seed, whole, no_sweeps, inh
         q = task.questions
         fluents, actions = oracle.fluent_atoms(), oracle.ground_actions()
         static = oracle.init_atoms() - fluents
-        from_init = set().union(*oracle.graph(oracle.init_atoms()))
+        space = _space(domain, seed)
+        from_init = set().union(*space)
         for state in _states(task, seed):
             atoms = task.names(state)
-            graph = oracle.graph(static | set(atoms))
+            graph = oracle.graph_from(static | set(atoms), space)
             seen_atoms = set().union(*graph)
             seen_actions = {a for out in graph.values() for a, _ in out}
             before = len(inherited)
@@ -94,9 +104,10 @@ def test_a_state_that_cannot_reach_a_remembered_state_inherits_nothing_from_it(n
     for domain in sorted(DOMAINS):
         task, oracle = make(domain, 2)
         static = oracle.init_atoms() - oracle.fluent_atoms()
+        space = _space(domain, 2)
         for state in _states(task, 2, count=8)[1:]:
             atoms = task.names(state)
-            graph = oracle.graph(static | set(atoms))
+            graph = oracle.graph_from(static | set(atoms), space)
             if (oracle.init_atoms() in graph or len(graph) < 2
                     or not (oracle.fluent_atoms() - set().union(*graph)) & set(task.atom_names)):
                 continue  # it goes back, it is a dead end (the sweep sees all), or no atom of the task is unreachable
@@ -117,7 +128,8 @@ def test_a_list_is_not_taken_whole_from_a_state_that_cannot_reach_back(no_sweeps
         static = oracle.init_atoms() - oracle.fluent_atoms()
         states = _states(task, 2, count=8)
         start = {s: oracle.close(static | set(task.names(s))) for s in states}
-        graph = {s: oracle.graph(start[s]) for s in states}
+        space = _space(domain, 2)
+        graph = {s: oracle.graph_from(start[s], space) for s in states}
         for t in states:
             for state in states:
                 if (start[t] in graph[state] and start[state] not in graph[t] and len(graph[state]) > 1

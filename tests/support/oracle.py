@@ -134,6 +134,21 @@ class Oracle:
             edges[s] = out
         return edges
 
+    def graph_from(self, atoms, around: dict | None = None) -> dict:
+        """`graph(atoms)`, read off `around` (a graph this oracle computed, without `forbidden`) when
+        the state is one of its nodes: the part of it reachable from there, with no new moves."""
+        start = self.close(atoms)
+        if around is None or start not in around:
+            return self.graph(atoms)
+        part = {start: around[start]}
+        queue = deque([start])
+        while queue:
+            for _, t in around[queue.popleft()]:
+                if t not in part:
+                    part[t] = around[t]
+                    queue.append(t)
+        return part
+
     def distances(self, atoms, forbidden: str | None = None) -> dict[frozenset, int]:
         """h* of every reachable state (absent: goal unreachable), by backward BFS on the graph."""
         edges = self.graph(atoms, forbidden)
