@@ -43,14 +43,14 @@ PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.barplots", 
                   "acptools.inspect", "acptools.kinds", "acptools.lru", "acptools.planners", "acptools.progress",
                   "acptools.prompts", "acptools.questions", "acptools.rewards", "acptools.rollout",
                   "acptools.runfile", "acptools.scoring", "acptools.store", "acptools.store_key",
-                  "acptools.stored_check", "acptools.task", "acptools.truth", "acptools.up", "acptools.verdict")
+                  "acptools.stored_check", "acptools.task", "acptools.task_store", "acptools.truth", "acptools.up", "acptools.verdict")
 
 # the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`
 ENGINE_PACKAGES = ("acptools.pddl", "acptools.ground", "acptools.engine", "acptools.planners.fd",
                    "acptools.planners.symk", "acptools.planners.process")
 
 # the face modules that wrap the engine: the only modules outside ENGINE_PACKAGES that may import from them
-ENGINE_GATES = ("acptools.task", "acptools.questions", "acptools.truth", "acptools.claims", "acptools.describe",
+ENGINE_GATES = ("acptools.task", "acptools.task_store", "acptools.questions", "acptools.truth", "acptools.claims", "acptools.describe",
                 "acptools.episode", "acptools.planners", "acptools.up")
 
 __all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport",

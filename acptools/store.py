@@ -45,6 +45,7 @@ ENGINE_VERSION = "acptools-proofs-3"  # bump when an engine may prove something 
 APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
 GRADES_PER_QUERY = 500                 # keys per query of get_grades (SQLite allows 999 parameters)
 GRADE_KIND = "grade-memo"             # the kind a stored grade's MAC names (no fact row has it)
+GROUNDED_KIND = "grounded-task"       # the kind a kept grounded task's MAC names (acptools.task_store)
 log = logging.getLogger("acptools.store")
 
 
@@ -164,6 +165,8 @@ class ProofStore:
                          "PRIMARY KEY (task, state))")
             conn.execute("CREATE TABLE IF NOT EXISTS grades (version TEXT, key TEXT, task TEXT, value TEXT, "
                          "checksum TEXT, PRIMARY KEY (version, key))")
+            conn.execute("CREATE TABLE IF NOT EXISTS grounded (version TEXT, task TEXT, blob BLOB, checksum TEXT, "
+                         "PRIMARY KEY (version, task))")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -320,6 +323,57 @@ class ProofStore:
         except sqlite3.Error as e:
             self._fail(str(e))
 
+    # ---- grounded tasks (acptools.task_store): a later run reads a task instead of grounding it ----
+    def _grounded_mac(self, task: str, version: str, blob: bytes) -> str:
+        return row_mac(self._key, version, task, "", GROUNDED_KIND, "", hashlib.sha256(blob).hexdigest())
+
+    def get_grounded(self, task: str, version: str) -> bytes | None:
+        """The kept bytes of a grounded task under a code `version`, or None (also for a row that does
+        not authenticate: bypassed, counted, and never handed out, since reading them runs code)."""
+        row = self._read("SELECT blob, checksum FROM grounded WHERE version = ? AND task = ?", (version, task))
+        if row is None:
+            self.misses += 1
+            return None
+        blob, mac = row
+        if not (isinstance(blob, bytes) and isinstance(mac, str) and
+                hmac.compare_digest(mac, self._grounded_mac(task, version, blob))):
+            self.bypass(GROUNDED_KIND, task, "not authenticated by this store's key")
+            return None
+        self.hits += 1
+        return blob
+
+    def put_grounded(self, task: str, version: str, blob: bytes) -> None:
+        """Keep a grounded task's bytes under the code `version` that wrote them."""
+        if self.broken or self.readonly:
+            return
+        try:
+            self._connection().execute("INSERT OR REPLACE INTO grounded VALUES (?, ?, ?, ?)",
+                                       (version, task, blob, self._grounded_mac(task, version, blob)))
+            self.writes += 1
+        except sqlite3.Error as e:
+            self._fail(str(e))
+
+    @_maintenance
+    def grounded_rows(self, version: str, sample: int | None = None, seed: int = 0) -> list[tuple[str, bool]]:
+        """Kept tasks of a code `version`, all or `sample` random ones: (task, authentic)."""
+        if not self._has_table("grounded"):
+            return []
+        found = [(t, isinstance(t, str) and isinstance(b, bytes) and isinstance(mac, str) and
+                  hmac.compare_digest(mac, self._grounded_mac(t, version, b)))
+                 for t, b, mac in self._connection().execute(
+                     "SELECT task, blob, checksum FROM grounded WHERE version = ? ORDER BY task", (version,))]
+        if sample is not None and sample < len(found):
+            found = sorted(random.Random(seed).sample(found, sample))
+        return found
+
+    @_maintenance
+    def grounded_count(self, exclude: str | None = None) -> int:
+        """Kept tasks, of every code version but `exclude`."""
+        if not self._has_table("grounded"):
+            return 0
+        return self._connection().execute("SELECT COUNT(*) FROM grounded WHERE version != ?",
+                                          (exclude or "",)).fetchone()[0]
+
     @_maintenance
     def grade_rows(self, sample: int | None = None, seed: int = 0) -> list[tuple]:
         """Current-version grades, all or `sample` random ones: (key, task, value text, authentic)."""
@@ -334,8 +388,12 @@ class ProofStore:
         return found
 
     def _has_grades(self) -> bool:
-        return self._connection().execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grades'"
-                                          ).fetchone() is not None
+        return self._has_table("grades")
+
+    def _has_table(self, name: str) -> bool:
+        """Whether the file has this table (a read-only file made by an older acptools may not)."""
+        return self._connection().execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                          (name,)).fetchone() is not None
 
     # ---- moving facts between stores (workers on other machines) -----------------------------
     @_maintenance
@@ -385,6 +443,7 @@ class ProofStore:
         out["grades"] = {"rows": len(grades), "bypassed": sum(1 for row in grades if not row[-1]),
                          "old_version": conn.execute("SELECT COUNT(*) FROM grades WHERE version != ?",
                                                      (ENGINE_VERSION,)).fetchone()[0] if self._has_grades() else 0}
+        out["grounded_tasks"] = self.grounded_count()
         out["bytes"] = self.path.stat().st_size if self.path.exists() else 0
         out["this_process"] = {"hits": self.hits, "misses": self.misses, "writes": self.writes,
                                "bypassed": self.bypassed}
@@ -404,8 +463,8 @@ class ProofStore:
 
     @_maintenance
     def clear(self) -> int:
-        """Remove every fact and grade (of every version) and task; returns how many facts there were
-        (`cleared_grades` then says how many grades)."""
+        """Remove every fact, grade and grounded task (of every version) and task; returns how many facts
+        there were (`cleared_grades` then says how many grades)."""
         if self.readonly:
             raise AcpError(f"the proof store {self.path} is read-only here", "cache clear",
                            "ask its owner, or delete the file if the folder is yours")
@@ -416,6 +475,8 @@ class ProofStore:
         conn.execute("DELETE FROM states")
         self.cleared_grades = conn.execute("SELECT COUNT(*) FROM grades").fetchone()[0]
         conn.execute("DELETE FROM grades")
+        if self._has_table("grounded"):
+            conn.execute("DELETE FROM grounded")
         conn.execute("VACUUM")
         return n
 

@@ -18,7 +18,7 @@ import hashlib
 import json
 import threading
 
-from . import store
+from . import store, task_store
 from .stored_check import floor_problem, hstar_problem, list_problem, verdict_problem
 from .budget import Budget, Effort
 from .engine.optimal import HStar
@@ -39,8 +39,9 @@ _truths: LRUCache[tuple, StateTruth] = LRUCache(MAX_TRUTHS, remember_evicted=0, 
 
 
 def task_for(domain_text: str, problem_text: str) -> Task:
-    """A grounded task, loaded once per distinct (domain, problem) text."""
-    return _tasks.get_or_make(task_key(domain_text, problem_text), lambda: load_task(domain_text, problem_text))
+    """A grounded task, loaded once per distinct (domain, problem) text (and, with a proof store,
+    grounded once across runs: acptools.task_store)."""
+    return _tasks.get_or_make(task_key(domain_text, problem_text), lambda: task_store.load(domain_text, problem_text))
 
 
 def truth_for(task: Task, state: int) -> "StateTruth":

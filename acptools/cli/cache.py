@@ -59,8 +59,10 @@ def run(args) -> int:
 
 
 def _verify(found, args) -> int:
-    """Every fact proven again, and every stored grade graded again, from scratch (or --sample N of each)."""
+    """Every fact proven again, every stored grade graded again and every kept grounded task loaded
+    again, from scratch (or --sample N of each)."""
     from ..scoring.memo_verify import verify
+    from ..task_store import verify as verify_tasks
     from ..truth import verify_store
     res = verify_store(found, args.sample, budget=args.budget)
     failures = res["failures"]
@@ -75,4 +77,11 @@ def _verify(found, args) -> int:
           "(never served)")
     for f in grades["failures"]:
         print(f"  FAILED grade {f['key'][:16]}: {f['problem']}")
-    return EXIT_CHECK if failures or grades["failures"] else EXIT_OK
+    tasks = verify_tasks(found, args.sample)
+    what = f"{tasks['checked']} random grounded tasks" if args.sample is not None else \
+        f"all {tasks['checked']} grounded tasks"
+    print(f"loaded again {what}: {len(tasks['failures'])} failed, {tasks['stale']} of another acptools version "
+          "(never read)")
+    for f in tasks["failures"]:
+        print(f"  FAILED grounded task {f['key'][:16]}: {f['problem']}")
+    return EXIT_CHECK if failures or grades["failures"] or tasks["failures"] else EXIT_OK

@@ -47,7 +47,7 @@ from .names import did_you_mean, render, split_name, split_plan
 
 __all__ = ["GroundedTask", "Unsatisfied", "bits", "split_atoms", "task_key"]
 # a parsed domain is read-only, so the tasks of one domain share it (graders load many problems of few domains)
-_parsed_domain = functools.lru_cache(maxsize=64)(parse_domain)
+parsed_domain = functools.lru_cache(maxsize=64)(parse_domain)
 POSSIBLE_CHECK_EVERY = 1024  # bindings between budget checks while listing the possible actions
 
 
@@ -76,7 +76,7 @@ class GroundedTask:
                  budget=None, ground_all: bool = False, max_bytes: int | None = None,
                  max_actions: int | None = None):
         self.domain_text, self.problem_text = domain_text, problem_text
-        self.domain = _parsed_domain(domain_text)
+        self.domain = parsed_domain(domain_text)
         self.problem = parse_problem(problem_text, self.domain, budget)
         self.key = task_key(domain_text, problem_text)
         self.id = self.key[:16]
@@ -118,6 +118,7 @@ class GroundedTask:
         self._possible: list[str] | None = None
         self._possible_names: frozenset[str] | None = None
         self._schemas = {name: SchemaGrounder(schema, g) for name, schema in self.domain.actions.items()}
+        self._explores = not ground_all  # lazy grounding: an exploration to continue
         if ground_all:
             self._exploration = None
             self._ground_everything(budget)
@@ -125,6 +126,49 @@ class GroundedTask:
             self._exploration = Exploration(self.atoms, self._joins, self._relations, self._action_of)
             with self._lock:
                 self._extend(self.init, budget)
+
+    # ---- kept whole (acptools.ground.snapshot): a restored task rebuilds these on first use -------
+    # the lock; the compiled templates; the joins; the exploration's state, most of the bytes and of
+    # the time to restore, needed only to ground a state outside `reached`
+    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "questions", "apply_op")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self.REBUILT}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+        if self.axioms:
+            self.apply_op = self._apply_and_derive
+
+    def __getattr__(self, name: str):
+        """Only for a restored task: one of the parts it rebuilds, built under the lock when first read."""
+        build = GroundedTask._REBUILD.get(name)
+        if build is None or "_lock" not in self.__dict__:
+            raise AttributeError(name)
+        with self._lock:
+            if name not in self.__dict__:
+                build(self)
+        return self.__dict__[name]
+
+    def _rebuild_schemas(self) -> None:
+        self._schemas = {name: SchemaGrounder(schema, self._grounder) for name, schema in self.domain.actions.items()}
+
+    def _rebuild_joins(self) -> None:
+        self._joins = self._compile_joins()  # (and the relations, holding the static facts)
+
+    def _rebuild_exploration(self) -> None:
+        """The fixpoint run again from `reached` (closed, so it fires only operators the task holds)."""
+        if not self._explores:
+            self._exploration = None
+            return
+        exp = Exploration(self.atoms, self._joins, self._relations, self._action_of)
+        exp.extend(self.reached)
+        exp.take_fired()
+        self._exploration = exp
+
+    _REBUILD = {"_schemas": _rebuild_schemas, "_joins": _rebuild_joins, "_relations": _rebuild_joins,
+                "_exploration": _rebuild_exploration}
 
     def _compile_joins(self) -> dict:
         """One join per schema over shared relations: the static facts per predicate, and the

@@ -31,6 +31,10 @@ class Operator:
     dele: int
     conds: tuple  # ((pre, neg, add, dele), ...) conditional effects, evaluated in the old state
 
+    def __reduce__(self):
+        """Pickled as its fields (a kept task holds thousands; the frozen dataclass's own way is slower)."""
+        return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds)
+
 
 class TypeTable:
     """Objects per type, with the hierarchy folded in (an object of type t is also of t's ancestors)."""

@@ -14,28 +14,14 @@ and one HMAC: no parsing, no grounding.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-from pathlib import Path
 
-from ..hashing import task_key
+from ..hashing import code_version, task_key
 from .items import ERROR, UNKNOWN
 
 PDDL_FIELDS = ("PDDL_domain", "PDDL_problem")
 GRADED = ("score", "verdict", "reason", "witness", "metrics", "parsed")  # what a stored grade holds of an item
-
-
-@functools.lru_cache(maxsize=1)
-def code_version() -> str:
-    """A digest of every file of the acptools package (its code, grammars and prompts; not the bundled
-    records, which are data): the grades of one version of the code are never read by another."""
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".gz"):
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def record_digest(record: dict) -> str:

@@ -108,7 +108,9 @@ def test_verify_fails_rows_it_cannot_check_and_old_versions_are_ignored(filled, 
     conn.commit()
     conn.close()
     out = _cli("cache", "verify", "--cache", bare, "--sample", 3)
-    assert out.returncode == 1 and out.stdout.count("cannot be checked") == 3 and "checked 3 random rows" in out.stdout
+    assert out.returncode == 1 and "checked 3 random rows" in out.stdout, out.stdout
+    assert out.stdout.count("FAILED") == out.stdout.count("cannot be checked") == 6  # 3 facts, 3 grounded tasks
+    assert "loaded again 3 random grounded tasks: 3 failed" in out.stdout
     old = _copy(cache, tmp_path / "old.sqlite")
     conn = sqlite3.connect(old)
     conn.execute("UPDATE facts SET version = 'acptools-proofs-1'")
