@@ -71,17 +71,15 @@ def _verify(found, args) -> int:
     for f in failures:
         print(f"  FAILED {f['kind']} {f['key']!r} (task {f['task']}, state {f['state']}): {f['problem']}")
     grades = verify(found, args.sample)
-    what = f"{grades['checked']} random stored grades" if args.sample is not None else \
-        f"all {grades['checked']} stored grades"
-    print(f"graded again {what}: {len(grades['failures'])} failed, {grades['stale']} of another acptools version "
-          "(never served)")
-    for f in grades["failures"]:
-        print(f"  FAILED grade {f['key'][:16]}: {f['problem']}")
+    _report(grades, args.sample, "graded again", "stored grades", "grade", "never served")
     tasks = verify_tasks(found, args.sample)
-    what = f"{tasks['checked']} random grounded tasks" if args.sample is not None else \
-        f"all {tasks['checked']} grounded tasks"
-    print(f"loaded again {what}: {len(tasks['failures'])} failed, {tasks['stale']} of another acptools version "
-          "(never read)")
-    for f in tasks["failures"]:
-        print(f"  FAILED grounded task {f['key'][:16]}: {f['problem']}")
+    _report(tasks, args.sample, "loaded again", "grounded tasks", "grounded task", "never read")
     return EXIT_CHECK if failures or grades["failures"] or tasks["failures"] else EXIT_OK
+
+
+def _report(res: dict, sample: int | None, done: str, rows: str, row: str, stale: str) -> None:
+    """One kind of kept row checked again: how many, how many failed (each listed), how many stale."""
+    what = f"{res['checked']} random {rows}" if sample is not None else f"all {res['checked']} {rows}"
+    print(f"{done} {what}: {len(res['failures'])} failed, {res['stale']} of another acptools version ({stale})")
+    for f in res["failures"]:
+        print(f"  FAILED {row} {f['key'][:16]}: {f['problem']}")
