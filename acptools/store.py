@@ -327,6 +327,11 @@ class ProofStore:
     def _grounded_mac(self, task: str, version: str, blob: bytes) -> str:
         return row_mac(self._key, version, task, "", GROUNDED_KIND, "", hashlib.sha256(blob).hexdigest())
 
+    def _grounded_authentic(self, task, version: str, blob, mac) -> bool:
+        """Was this kept task written by someone holding this store's key?"""
+        return (isinstance(task, str) and isinstance(blob, bytes) and isinstance(mac, str) and
+                hmac.compare_digest(mac, self._grounded_mac(task, version, blob)))
+
     def get_grounded(self, task: str, version: str) -> bytes | None:
         """The kept bytes of a grounded task under a code `version`, or None (also for a row that does
         not authenticate: bypassed, counted, and never handed out, since reading them runs code)."""
@@ -335,8 +340,7 @@ class ProofStore:
             self.misses += 1
             return None
         blob, mac = row
-        if not (isinstance(blob, bytes) and isinstance(mac, str) and
-                hmac.compare_digest(mac, self._grounded_mac(task, version, blob))):
+        if not self._grounded_authentic(task, version, blob, mac):
             self.bypass(GROUNDED_KIND, task, "not authenticated by this store's key")
             return None
         self.hits += 1
@@ -358,8 +362,7 @@ class ProofStore:
         """Kept tasks of a code `version`, all or `sample` random ones: (task, authentic)."""
         if not self._has_table("grounded"):
             return []
-        found = [(t, isinstance(t, str) and isinstance(b, bytes) and isinstance(mac, str) and
-                  hmac.compare_digest(mac, self._grounded_mac(t, version, b)))
+        found = [(t, self._grounded_authentic(t, version, b, mac))
                  for t, b, mac in self._connection().execute(
                      "SELECT task, blob, checksum FROM grounded WHERE version = ? ORDER BY task", (version,))]
         if sample is not None and sample < len(found):
