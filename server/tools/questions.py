@@ -46,8 +46,12 @@ class Asked:
             try:
                 return ask(questions, b)
             finally:
-                runs = Counter(map(str, planners.failures(b)))
+                failed = planners.failures(b)
+                runs = Counter(map(str, failed))
                 self.failed = "; ".join(text if n == 1 else f"{text} [{n} runs]" for text, n in runs.items())
+                short = [f.memory_mb for f in failed if f.memory]
+                if short:
+                    self.failed += f" ({planners.memory_hint(max(short))})"
 
         return await self.app.runner.run(work, seconds), seconds
 

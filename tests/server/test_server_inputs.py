@@ -182,7 +182,8 @@ def _needs_a_planner() -> dict:
 
 def test_a_crashed_planner_says_so(tmp_path: Path) -> None:
     """A planner that dies (here: it cannot even map its libraries under an 8 MB --max-planner-memory) is
-    named with its exit code and its last line, once per distinct failure, not a bare unknown."""
+    named with its exit code and its last line, once per distinct failure, not a bare unknown; lack of
+    memory is said as such, with the flag that sets the planners' limit."""
     hard = _needs_a_planner()
     with StdioServer(tmp_path, "--max-planner-memory", "8") as server:
         tid = server.ok("load_task", domain=hard["PDDL_domain"], problem=hard["PDDL_problem"])["task_id"]
@@ -190,7 +191,8 @@ def test_a_crashed_planner_says_so(tmp_path: Path) -> None:
         info = server.info()
     print(f"\n{nexta['detail']}")
     assert nexta["known"] is False and nexta["how"] == "unknown", nexta
-    assert "planners that failed: downward exited with code" in nexta["detail"]
+    assert "planners that failed: downward ran out of memory at its limit of 8 MB (exited with code" in nexta["detail"]
+    assert "set it with --max-planner-memory MB" in nexta["detail"]
     failed = nexta["detail"].split("planners that failed: ")[1].split("; ")
     assert len(failed) == len(set(failed)), failed
     assert info["limits"]["max_planner_memory"] == 8 and info["planners_running"] == 0

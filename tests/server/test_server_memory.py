@@ -91,3 +91,23 @@ def test_simplify_plan_with_plans_is_refused_at_the_size_limit_not_after(tmp_pat
     assert text.count("Error executing tool") == 1, text  # said once, not wrapped twice
     assert spent < 10 and peak - peak_before < 200
     assert short["removable"] and all(len(r["plan"]) == 40 - len(r["indices"]) for r in short["removable"])
+
+
+def _blocks() -> dict:
+    """A suite task whose `plan` is answered by a planner process (Fast Downward or SymK)."""
+    suite = Path(__file__).resolve().parents[2] / "benchmarks" / "suite" / "blocks"
+    return dict(domain=(suite / "domain.pddl").read_text(), problem=(suite / "small.pddl").read_text())
+
+
+def test_planners_start_under_the_server_s_own_address_space_limit(tmp_path: Path) -> None:
+    """A server under a hard address-space limit below the planners' default (ulimit -v 4000000, as the
+    issue ran it): each planner gets what the limit allows instead of failing to start, and `plan` is
+    answered by a planner."""
+    with StdioServer(tmp_path) as server:
+        cap = 4_000_000 * 1024
+        resource.prlimit(server.pid, resource.RLIMIT_AS, (cap, cap))
+        tid = server.ok("load_task", **_blocks())["task_id"]
+        out = server.ok("plan", timeout=300, task_id=tid, budget=60)
+    assert out["answer"] is True and out["how"].startswith(("fast-downward", "symk")), out
+    assert "internal error" not in server.log_text()
+
