@@ -47,7 +47,7 @@ BudgetArg = Annotated[float | None, Field(gt=0)]
 LimitArg = Annotated[int | None, Field(ge=1, le=MAX_LIST_LIMIT)]
 
 
-DEFAULT_TOO_BIG = "ask for less: a smaller limit, or a smaller state or plan"
+DEFAULT_TOO_BIG = "ask about a smaller state or a shorter plan"  # tools with a limit say "pass a smaller limit"
 
 
 @dataclass(frozen=True)

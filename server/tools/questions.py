@@ -229,18 +229,20 @@ async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: State
     return LandmarkResult(**fields, trivial=v.extra.get("trivial"))
 
 
-@tool("All landmarks (land)")
-async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, budget: BudgetArg = None) -> ItemListResult:
-    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, budget."""
+@tool("All landmarks (land)", too_big="pass a smaller limit")
+async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
+                    budget: BudgetArg = None) -> ItemListResult:
+    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, limit (default
+    200), budget."""
     a = asked(ctx, task_id, state)
     r, seconds = await a.search(budget, lambda q, b: q.landmarks(a.state, budget=b))
-    return _items(a, r, None, seconds)
+    return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
 
 
 # ---- nexta, plan -------------------------------------------------------------------------------
 
 
-@tool("Optimal next actions (nexta)")
+@tool("Optimal next actions (nexta)", too_big="ask without table=true, or pass actions to value only those")
 async def optimal_next_action(
     ctx: Context,
     task_id: TaskId,
