@@ -158,7 +158,7 @@ def run(args) -> int:
     try:
         return _generate(args)
     except AcpError as e:
-        return fail(e)
+        return fail(e, args)
 
 
 def _generate(args) -> int:

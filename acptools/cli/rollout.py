@@ -98,7 +98,7 @@ def run(args) -> int:
         result = run_episodes(tasks, policy, config, out=args.out, resume=args.resume, force=args.force,
                               progress=Progress(enabled=not args.quiet, unit="episodes"))
     except AcpError as e:  # FatalPolicyError included: the run cannot go on
-        return fail(e)
+        return fail(e, args)
     except KeyboardInterrupt:
         return _interrupted(args, len(tasks), t0)
     summary = summarize(result.rows)
