@@ -35,7 +35,7 @@ from acptools_server.config import (
     ServerConfig,
     package_version,
 )
-from acptools_server.http import BearerTokenMiddleware, CancelOnDisconnect, transport_security
+from acptools_server.http import BearerTokenMiddleware, CancelOnDisconnect, RejectOddIds, transport_security
 from acptools_server.schema import compact_arguments, compact_result
 from acptools_server.state import lifespan, stop_everything
 from acptools_server.stdio import serve_stdio
@@ -192,7 +192,7 @@ def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any
         transport_security=transport_security(config),
         max_request_body_size=config.max_request_body_bytes(),
     )
-    app = CancelOnDisconnect(app)
+    app = CancelOnDisconnect(RejectOddIds(app, config.max_request_body_bytes()))
     token = config.token_value()
     if token is not None:
         app = BearerTokenMiddleware(app, token)

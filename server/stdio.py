@@ -23,46 +23,13 @@ from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
+from acptools_server.request_ids import INVALID_REQUEST, NO_ID, odd_id_message, top_level_fields, valid_id
+
 log = logging.getLogger("acptools.server")
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-STRUCTURE = re.compile(r'["\[\]{}]')
-WHITESPACE = re.compile(r"[ \t\r\n]*")
 PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-NO_ID = object()  # the line has no top-level "id" key
-UNREAD = object()  # a top-level value too deeply nested to read
 ODD_ID_HINT = re.compile(r'"id"\s*:\s*(?![\s"]|-?\d+\s*[,}])')  # an id that is no string or plain integer
 ODD_ID_MARK = "\x00odd-id\x00"  # prefixed to such a line, so the SDK cannot read it and it comes back here
-
-
-def top_level_fields(raw: str) -> dict[str, Any]:
-    """The top-level ``id`` and ``method`` of a JSON object, read without parsing anything nested (which
-    may be deeper than any parser goes). A value that cannot be read is ``UNREAD``."""
-    found: dict[str, Any] = {}
-    decoder = json.JSONDecoder()
-    depth, i = 0, 0
-    while (m := STRUCTURE.search(raw, i)) is not None:
-        i = m.start()
-        if raw[i] != '"':
-            depth += 1 if raw[i] in "[{" else -1
-            i += 1
-            continue
-        string = JSON_STRING.match(raw, i)
-        if string is None:
-            break
-        i = string.end()
-        key = string.group()[1:-1]
-        if depth != 1 or key not in ("id", "method"):
-            continue
-        j = WHITESPACE.match(raw, i).end()
-        if raw[j:j + 1] != ":":
-            continue  # a value that happens to read "id", not a key
-        try:
-            found[key], _ = decoder.raw_decode(raw, WHITESPACE.match(raw, j + 1).end())
-        except (ValueError, RecursionError):
-            found[key] = UNREAD
-    return found
 
 
 def _raw_line(exc: Exception) -> str | None:
@@ -86,7 +53,7 @@ class CheckedLines:
         line = self.raw.readline()
         if ODD_ID_HINT.search(line):
             request_id = top_level_fields(line).get("id", NO_ID)
-            if request_id is not NO_ID and not _valid_id(request_id):
+            if request_id is not NO_ID and not valid_id(request_id):
                 return ODD_ID_MARK + line
         return line
 
@@ -103,10 +70,6 @@ def claim_stdin() -> CheckedLines:
     os.dup2(null, 0)
     os.close(null)
     return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"))
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def _readable(raw: str | None) -> bool | None:
@@ -139,13 +102,11 @@ def unreadable(exc: Exception) -> JSONRPCError | None:
     elif SURROGATE_ESCAPE.search(raw):
         message = ("the request holds a lone surrogate escape (such as \\ud800), which is not Unicode text; send "
                    "every string as valid UTF-8")
-    elif request_id is not NO_ID and not _valid_id(request_id):
-        got = "a value nested too deeply to read" if request_id is UNREAD else \
-            f"{type(request_id).__name__} {str(request_id)[:40]}"
-        message = f"the request's id must be a string or an integer (got {got})"
+    elif request_id is not NO_ID and not valid_id(request_id):
+        message = odd_id_message(request_id)
     else:
         message = "the request is not a valid JSON-RPC message"
-    return JSONRPCError(jsonrpc="2.0", id=request_id if _valid_id(request_id) else None,
+    return JSONRPCError(jsonrpc="2.0", id=request_id if valid_id(request_id) else None,
                         error=ErrorData(code=INVALID_REQUEST, message=message))
 
 
