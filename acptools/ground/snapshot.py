@@ -48,7 +48,7 @@ def dumps(task: GroundedTask) -> bytes:
     unknown = set(task.__getstate__()) - FIELDS
     if unknown:
         raise ValueError(f"a grounded task's fields {sorted(unknown)} are not kept by snapshot.dumps")
-    if any(_atom(name[1:-1]) != atom for name, atom in zip(task.atom_names, task.atoms)):
+    if _atoms(name[1:-1] for name in task.atom_names) != task.atoms:
         raise ValueError("an atom's name does not spell the atom")
     problem, axioms = task.problem, task.axioms
     data = {
@@ -75,12 +75,12 @@ def dumps(task: GroundedTask) -> bytes:
 def _operator_data(ops_of_action: list[list[Operator]], index) -> dict:
     """The operators as flat columns (much faster to read than a list per operator): how many each
     action has, their four masks as `index`es into one table of distinct masks (most masks repeat:
-    the empty one, an action's delete list shared by its disjuncts, ...), and the few operators with
-    conditional effects."""
+    the empty one, an action's delete list shared by its disjuncts, ...), and the operators with
+    conditional effects (each effect's four masks in a row)."""
     ops = [op for found in ops_of_action for op in found]
     return {"op_counts": list(map(len, ops_of_action)),
             "op_masks": [index(m) for op in ops for m in (op.pre, op.neg, op.add, op.dele)],
-            "op_conds": [[k, [list(map(index, c)) for c in op.conds]] for k, op in enumerate(ops) if op.conds]}
+            "op_conds": [[k, [index(m) for c in op.conds for m in c]] for k, op in enumerate(ops) if op.conds]}
 
 
 def _operator_actions(task: GroundedTask) -> list[int]:
@@ -108,7 +108,7 @@ def loads(blob: bytes, domain_text: str, cls: type[GroundedTask] = GroundedTask)
     types, fluents = TypeTable(domain, problem), fluent_predicates(domain)
     grounder = Grounder(domain, problem, types, fluents)
     names = list(map(str, data["atom_names"]))
-    grounder.atoms = [_atom(name[1:-1]) for name in names]
+    grounder.atoms = _atoms(name[1:-1] for name in names)
     grounder.atom_ids = {atom: i for i, atom in enumerate(grounder.atoms)}
     grounder.frozen = True
     masks = _masks(memoryview(raw), data["mask_sizes"])
@@ -150,16 +150,15 @@ def _union(masks) -> int:
     return out
 
 
-def _atom(words: str) -> tuple[str, tuple[str, ...]]:
-    """'at truck1 depot' -> ('at', ('truck1', 'depot')): PDDL names hold no spaces."""
-    head, *args = words.split(" ")
-    return head, tuple(args)
+def _atoms(texts) -> list[tuple[str, tuple[str, ...]]]:
+    """'at truck1 depot' -> ('at', ('truck1', 'depot')) for each text: PDDL names hold no spaces."""
+    return [(words[0], tuple(words[1:])) for words in (text.split(" ") for text in texts)]
 
 
 def _problem(data: list) -> Problem:
     name, domain_name, objects, init, goal, has_metric, ignored = data
     return Problem(str(name), str(domain_name), {str(o): tuple(t.split(" ")) for o, t in objects.items()},
-                   set(map(_atom, init)), _tuples(goal), bool(has_metric), list(map(str, ignored)))
+                   set(_atoms(init)), _tuples(goal), bool(has_metric), list(map(str, ignored)))
 
 
 def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
@@ -169,11 +168,12 @@ def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
         raise ValueError("the operators' masks do not match their count")
     conds = [()] * (len(flat) // 4)
     for k, found in data["op_conds"]:
-        conds[k] = tuple(tuple(map(masks.__getitem__, c)) for c in found)
+        four = map(masks.__getitem__, found)
+        conds[k] = tuple(zip(four, four, four, four))  # (pre, neg, add, dele) of each conditional effect
     actions = [aid for aid, n in enumerate(counts) for _ in range(n)]
     ops = list(map(Operator, actions, flat[0::4], flat[1::4], flat[2::4], flat[3::4], conds))
     ends = list(itertools.accumulate(counts))
-    return [ops[end - n:end] for n, end in zip(counts, ends)]
+    return list(map(ops.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 def fingerprint(task: GroundedTask) -> tuple:
