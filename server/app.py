@@ -83,7 +83,8 @@ class PlanningServer(MCPServer):
     async def run_stdio_async(self) -> None:
         """Serve over stdio with the server's hardened stdio transport."""
         limits = self.config.limits
-        await serve_stdio(self._lowlevel_server, drain_seconds=limits.max_budget + limits.load_budget)
+        await serve_stdio(self._lowlevel_server, drain_seconds=limits.max_budget + limits.load_budget,
+                          max_chars=self.config.max_request_body_bytes())
 
 
 def check_argument_names(spec: ToolSpec, arguments: dict[str, Any]) -> None:
@@ -259,6 +260,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-episodes", type=int, default=d.max_episodes)
     p.add_argument("--max-pddl-bytes", type=int, default=d.max_pddl_bytes)
     p.add_argument("--max-plan-length", type=int, default=d.max_plan_length)
+    p.add_argument("--max-state-atoms", type=int, default=d.max_state_atoms,
+                   help="atoms a state argument may list (default %(default)s)")
     p.add_argument("--max-ground-actions", type=int, default=d.max_ground_actions)
     p.add_argument("--default-budget", type=float, default=d.default_budget, help="seconds (default %(default)s)")
     p.add_argument("--max-budget", type=float, default=d.max_budget, help="seconds (default %(default)s)")
@@ -318,6 +321,7 @@ def parse_args(argv: Sequence[str] | None = None, environ: dict[str, str] | None
                 max_episodes=ns.max_episodes,
                 max_pddl_bytes=ns.max_pddl_bytes,
                 max_plan_length=ns.max_plan_length,
+                max_state_atoms=ns.max_state_atoms,
                 max_ground_actions=ns.max_ground_actions,
                 default_budget=ns.default_budget,
                 max_budget=ns.max_budget,

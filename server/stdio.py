@@ -4,7 +4,8 @@ any parser goes, or a request whose id is an object or a number no integer holds
 the client waits forever. Here such a line gets a JSON-RPC error with the request's id when the line
 still shows a valid one and a null id otherwise (JSON-RPC 2.0, section 5); a notification (a method and
 no id) gets no reply, as the spec says, only a log line. Nothing a line holds stops the reader (the HTTP
-transport answers 400 to the same body). When stdin ends, the requests already read are still answered
+transport answers 400 to the same body). A line longer than the HTTP body limit is answered with an
+error without being read as JSON, as HTTP refuses such a body. When stdin ends, the requests already read are still answered
 before the server exits (the SDK alone would cancel them), so ``... | acptools serve`` gets every
 answer."""
 
@@ -30,6 +31,8 @@ SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 PARSE_ERROR = -32700
 ODD_ID_HINT = re.compile(r'"id"\s*:\s*(?![\s"]|-?\d+\s*[,}])')  # an id that is no string or plain integer
 ODD_ID_MARK = "\x00odd-id\x00"  # prefixed to such a line, so the SDK cannot read it and it comes back here
+TOO_LONG_MARK = "\x00too-long\x00"  # stands for a line over the size limit (followed by its size and id)
+ID_PREFIX_CHARS = 65_536  # where a too long line's id is looked for (clients write it before the params)
 
 
 def _raw_line(exc: Exception) -> str | None:
@@ -44,13 +47,19 @@ class CheckedLines:
     array, null, a fraction, 1e400, true) made unreadable: the SDK would read it as a notification
     (it drops the id) and never answer it; unreadable, it is answered with an error here."""
 
-    def __init__(self, raw: io.TextIOBase) -> None:
-        self.raw = raw
+    def __init__(self, raw: io.TextIOBase, max_chars: int | None = None) -> None:
+        self.raw, self.max_chars = raw, max_chars
 
     def readline(self) -> str:
         """The next line, marked when its id is neither a string nor a plain integer (the SDK cannot
-        read a marked line, so its error comes back here to be answered)."""
+        read a marked line, so its error comes back here to be answered). A line over `max_chars` is
+        not handed on at all (reading it as JSON would take many times its size): a short marked line
+        with its size and id stands for it."""
         line = self.raw.readline()
+        if self.max_chars is not None and len(line) > self.max_chars:
+            request_id = top_level_fields(line[:ID_PREFIX_CHARS]).get("id")
+            return TOO_LONG_MARK + json.dumps({"chars": len(line), "limit": self.max_chars,
+                                               "id": request_id if valid_id(request_id) else None}) + "\n"
         if ODD_ID_HINT.search(line):
             request_id = top_level_fields(line).get("id", NO_ID)
             if request_id is not NO_ID and not valid_id(request_id):
@@ -62,14 +71,15 @@ class CheckedLines:
         self.raw.close()
 
 
-def claim_stdin() -> CheckedLines:
+def claim_stdin(max_chars: int | None = None) -> CheckedLines:
     """The process's stdin for the transport alone (fd 0 then reads the null device, so no child
-    process can take a request from the wire), as checked lines."""
+    process can take a request from the wire), as checked lines of at most `max_chars`."""
     private = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"))
+    return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"),
+                        max_chars)
 
 
 def _readable(raw: str | None) -> bool | None:
@@ -88,6 +98,11 @@ def _readable(raw: str | None) -> bool | None:
 def unreadable(exc: Exception) -> JSONRPCError | None:
     """The error reply to a line the SDK could not read (None: a notification, which gets no reply)."""
     raw = _raw_line(exc)
+    if raw is not None and raw.startswith(TOO_LONG_MARK):
+        size = json.loads(raw.removeprefix(TOO_LONG_MARK))
+        return JSONRPCError(jsonrpc="2.0", id=size["id"], error=ErrorData(code=INVALID_REQUEST, message=(
+            f"the request is {size['chars']} characters, more than the server reads ({size['limit']}); send "
+            "less (a state lists only its true fluent atoms), or start the server with a larger --max-pddl-bytes")))
     readable = _readable(raw)
     if readable is False:  # a parse error: its id cannot be known (JSON-RPC 2.0, section 5)
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR,
@@ -151,10 +166,11 @@ class Pending:
             self.settled.set()
 
 
-async def serve_stdio(server: Any, drain_seconds: float = 600.0) -> None:
-    """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines; at
-    the end of stdin, wait up to ``drain_seconds`` for the answers to the requests already read."""
-    async with stdio_server(stdin=anyio.wrap_file(claim_stdin())) as (read_stream, write_stream):
+async def serve_stdio(server: Any, drain_seconds: float = 600.0, max_chars: int | None = None) -> None:
+    """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines and
+    lines over ``max_chars``; at the end of stdin, wait up to ``drain_seconds`` for the answers to the
+    requests already read."""
+    async with stdio_server(stdin=anyio.wrap_file(claim_stdin(max_chars))) as (read_stream, write_stream):
         send, receive = anyio.create_memory_object_stream[Any](0)
         out_send, out_receive = anyio.create_memory_object_stream[Any](0)
         pending = Pending()

@@ -74,7 +74,7 @@ def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
     """The server state, the task and the state (the initial one when `state` is None) a question is about."""
     app = state_of(ctx)
     task = app.tasks.get(task_id)
-    return Asked(app, task, read_state(task, state))
+    return Asked(app, task, read_state(task, state, app.config.limits))
 
 
 def _items(a: Asked, result, limit: int | None, seconds: float) -> ItemListResult:
