@@ -111,26 +111,10 @@ def test_cost_reward_charges_every_attempt():
     assert env.step("nothing")[1] == -1.0
 
 
-def path_to_a_dead_end(oracle: Oracle) -> list[str]:
-    """The first (breadth-first) action sequence from init whose last step enters a state from which the
-    oracle finds no path to the goal."""
-    init = oracle.init_atoms()
-    graph, dist = oracle.graph(init), oracle.distances(init)
-    paths, queue = {init: []}, [init]
-    for s in queue:
-        for a, t in graph[s]:
-            if s in dist and t not in dist:
-                return paths[s] + [a]
-            if t not in paths:
-                paths[t] = paths[s] + [a]
-                queue.append(t)
-    raise AssertionError("no dead end in the task")
-
-
 def test_a_dead_end_terminates_with_its_penalty():
     """The test 'doors' task: a slammed door stays shut for good (tests/pddl/doors)."""
     dom, prob = (PDDL / "doors" / "domain.pddl").read_text(), (PDDL / "doors" / "problem.pddl").read_text()
-    path = path_to_a_dead_end(Oracle(dom, prob))
+    path = Oracle(dom, prob).path_to_a_dead_end()
     env = PlanningEnv(source=(dom, [prob]), dead_end_penalty=7.0)
     env.reset(seed=0)
     for action in path[:-1]:

@@ -182,6 +182,21 @@ class Oracle:
                     queue.append(t)
         return False
 
+    def path_to_a_dead_end(self) -> list[str]:
+        """The first (breadth-first) action sequence from init whose last step enters a state from which
+        no path reaches the goal (an AssertionError when the task has no dead end)."""
+        init = self.init_atoms()
+        graph, dist = self.graph(init), self.distances(init)
+        paths, queue = {init: []}, [init]
+        for s in queue:
+            for a, t in graph[s]:
+                if s in dist and t not in dist:
+                    return paths[s] + [a]
+                if t not in paths:
+                    paths[t] = paths[s] + [a]
+                    queue.append(t)
+        raise AssertionError("no dead end in the task")
+
     def run(self, atoms, plan: list[str]) -> frozenset[str] | None:
         """Replay a plan; None if some action is not applicable."""
         s = self.close(atoms)
