@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..describe import describe
 from ..episode import Episode, Step
@@ -79,8 +79,8 @@ class Report:
     summary: dict | None = None
 
     def to_dict(self) -> dict:
-        """The report as a plain dict."""
-        return asdict(self)
+        """The report as a plain dict (its lists and dicts shared, not copied)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def load_quietly(domain: str, problem: str, budget: float) -> Task:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -23,7 +24,7 @@ from websockets.sync.client import connect  # noqa: E402
 
 from acptools import examples  # noqa: E402
 from acptools_openenv import AcptoolsAction, AcptoolsEnv, AcptoolsObservation, AcptoolsState  # noqa: E402
-from tests.support.data import PDDL, records  # noqa: E402
+from tests.support.data import PDDL, ROOT, records  # noqa: E402
 from tests.support.load import slack  # noqa: E402
 from tests.support.openenv_server import OpenEnvServer  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
@@ -257,3 +258,27 @@ def test_openenv_validates_the_running_server_and_http_resets_work(server):
     assert body["observation"]["h_star_after"] == 4 and body["done"] is False
     schema = json.loads(urllib.request.urlopen(f"{server.url}/schema", timeout=slack(30)).read())
     assert {"action", "type", "tool_name"} <= set(schema["action"]["properties"])
+
+
+def test_the_scripted_policy_example_plays_graded_episodes(limited):
+    """examples/openenv_policy.py against a real server (3 attempts per episode): every h* it prints is the
+    oracle's along the actions it played, every regret h*(after) + 1 - h*(before)."""
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "openenv_policy.py"), "--url", limited.url,
+                          "--episodes", "2", "--seed", "3"], capture_output=True, text=True, timeout=slack(120))
+    assert out.returncode == 0, out.stderr
+    oracle = Oracle(*examples.texts("ferry"))
+    dist = oracle.distances(oracle.init_atoms())
+    episodes = out.stdout.split("start: ")[1:]
+    assert len(episodes) == 2 and "mean return over 2 episodes" in out.stdout
+    for text in episodes:
+        state, total = oracle.init_atoms(), 0.0
+        steps = re.findall(r"^  (\(.*?\)) +(\w+) +regret (\S+) +h\* (\S+) +reward ([-+.\d]+)$", text, re.M)
+        assert len(steps) == 3 and steps[1][1] == "hallucinated"
+        for action, verdict, regret, h, reward in steps:
+            before = dist[state]
+            if verdict == "applied":
+                state = oracle.successor(state, action)
+                assert regret == str(dist[state] + 1 - before)
+            assert h == str(dist[state])
+            total += float(reward)
+        assert f"return {total:+.1f} after 3 steps: step_limit" in text
