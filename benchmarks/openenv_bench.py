@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from rl_bench import gym_rate, optimal_plan, timed  # noqa: E402
+from rl_bench import gym_rate, optimal_plan, replay, timed  # noqa: E402
 
 
 def cpu_seconds(pid: int) -> float:
@@ -78,19 +78,8 @@ def in_process_rate(domain: str, plan: list[str], steps: int) -> tuple[float, fl
     from acptools.environments.session import Settings
     env = AcptoolsEnvironment(Backend.create(Settings(max_steps=10_000), []))
     actions = [AcptoolsAction(action=a) for a in plan]
-    def run():
-        done = 0
-        while done < steps:
-            env.reset(example=domain)
-            for a in actions:
-                env.step(a)
-                done += 1
-        return done
-    run_once = len(plan)
-    env.reset(example=domain)
-    for a in actions[:run_once]:
-        env.step(a)
-    n, cpu, wall = timed(run)
+    replay(lambda: env.reset(example=domain), env.step, actions, len(plan))  # warm the truths (untimed)
+    n, cpu, wall = timed(lambda: replay(lambda: env.reset(example=domain), env.step, actions, steps))
     return n / cpu, n / wall
 
 

@@ -3,7 +3,6 @@ unified-planning oracle) on bundled ACPBench Hard nexta states, and the verdicts
 
 from __future__ import annotations
 
-import functools
 
 import pytest
 
@@ -16,6 +15,7 @@ from acptools.environments import gymnasium_env  # noqa: E402
 from acptools.environments.gymnasium_env import ENV_ID, PlanningEnv  # noqa: E402
 from tests.support.data import PDDL, records  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
+from tests.support.oracle import solved_nexta as solved  # noqa: E402
 
 # nexta records whose state spaces the brute-force oracle enumerates in seconds (ferry, blocksworld)
 SMALL = (0, 4, 12)
@@ -23,14 +23,6 @@ SMALL = (0, 4, 12)
 
 def nexta(k: int) -> dict:
     return records("dev", "nexta")[k]
-
-
-@functools.lru_cache(maxsize=None)
-def solved(k: int) -> tuple[Oracle, dict]:
-    """The oracle of record k's task and the h* of every state that reaches the goal (computed once)."""
-    r = nexta(k)
-    oracle = Oracle(r["PDDL_domain"], r["PDDL_problem"])
-    return oracle, oracle.distances(oracle.init_atoms())
 
 
 def test_check_env_passes_on_the_registered_env():

@@ -6,7 +6,6 @@ bounded; tools run under the profile; the typed client and OpenEnv's runtime val
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import subprocess
@@ -28,6 +27,7 @@ from tests.support.data import PDDL, ROOT, records  # noqa: E402
 from tests.support.load import slack  # noqa: E402
 from tests.support.openenv_server import OpenEnvServer  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
+from tests.support.oracle import solved_nexta as solved  # noqa: E402
 
 SMALL = (0, 4, 12)   # dev nexta records whose state spaces the oracle enumerates in seconds (ferry, blocksworld)
 LIMITED = ("--max-steps", "3", "--max-tool-calls", "2", "--tool-profile", "policy", "--max-sessions", "2")
@@ -53,13 +53,6 @@ def client(server: OpenEnvServer):
 
 def nexta(k: int) -> dict:
     return records("dev", "nexta")[k]
-
-
-@functools.lru_cache(maxsize=None)
-def solved(k: int) -> tuple[Oracle, dict]:
-    r = nexta(k)
-    oracle = Oracle(r["PDDL_domain"], r["PDDL_problem"])
-    return oracle, oracle.distances(oracle.init_atoms())
 
 
 def optimal_action(oracle: Oracle, dist: dict, state) -> str:

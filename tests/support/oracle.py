@@ -4,6 +4,7 @@ tests/support/derived.py after every step. Shares no code with acptools."""
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from itertools import product
 
@@ -11,6 +12,7 @@ from unified_planning.io import PDDLReader
 from unified_planning.model.state import UPState
 from unified_planning.shortcuts import SequentialSimulator, get_environment
 
+from tests.support.data import records
 from tests.support.derived import WRITER, DerivedRules
 
 get_environment().credits_stream = None
@@ -205,3 +207,12 @@ class Oracle:
             if s is None:
                 return None
         return s
+
+
+@functools.lru_cache(maxsize=None)
+def solved_nexta(k: int, split: str = "dev") -> tuple[Oracle, dict]:
+    """The oracle of the k-th bundled nexta record's task and the h* of every state that reaches the goal
+    (computed once per process)."""
+    r = records(split, "nexta")[k]
+    oracle = Oracle(r["PDDL_domain"], r["PDDL_problem"])
+    return oracle, oracle.distances(oracle.init_atoms())
