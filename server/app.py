@@ -37,7 +37,7 @@ from acptools_server.config import (
 )
 from acptools_server.http import BearerTokenMiddleware, CancelOnDisconnect, RejectOddIds, transport_security
 from acptools_server.schema import compact_arguments, compact_result
-from acptools_server.state import lifespan, stop_everything
+from acptools_server.state import ServerState, lifespan, shared_lifespan, stop_everything
 from acptools_server.stdio import serve_stdio
 from acptools_server.tools import episodes, questions, scoring, tasks
 from acptools_server.tools.common import ToolSpec
@@ -156,14 +156,17 @@ def instructions(config: ServerConfig) -> str:
     return text
 
 
-def build_server(config: ServerConfig | None = None) -> MCPServer:
-    """The MCPServer with the tools the configuration makes visible, and the PDDL resources."""
+def build_server(config: ServerConfig | None = None, state: ServerState | None = None) -> MCPServer:
+    """The MCPServer with the tools the configuration makes visible, and the PDDL resources. `state`:
+    one that every connection shares (its creator starts and shuts it down); None: each run of the
+    server makes its own."""
     config = config or ServerConfig()
     names = {fn.spec.name for fn in ALL_TOOLS}
     if names != set(TOOL_NAMES):  # the profile table must know every tool
         raise RuntimeError(f"acptools_server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
     mcp = PlanningServer(config, name=SERVER_NAME, title="acptools planning server", version=package_version(),
-                         instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
+                         instructions=instructions(config), log_level=config.log_level,
+                         lifespan=lifespan(config) if state is None else shared_lifespan(state))
     visible = set(config.visible_tools())
     for fn in ALL_TOOLS:
         if fn.spec.name in visible:
