@@ -73,6 +73,11 @@ def test_claude_plugin_validate_finds_no_problem(tmp_path: Path) -> None:
     assert report["provides"]["mcpServers"][0]["name"] == "acptools"
     assert sorted(report["provides"]["skills"]) == ["acptools:pddl-debugging", "acptools:plan-act-check",
                                                     "acptools:planner-evaluation"]
+    manifest = json.loads(claude(client_env(tmp_path / "home"), "plugin", "validate",
+                                 str(REPO / ".claude-plugin" / "plugin.json"), "--json", "--strict", cwd=REPO))
+    assert manifest["manifest"]["type"] == "plugin" and manifest["success"] is True
+    assert manifest["manifest"]["errors"] == [] and manifest["manifest"]["warnings"] == []
+    assert [h["host"] for h in manifest["hosts"]["named"]] == ["files.pythonhosted.org", "pypi.org"]
 
 
 def install_plugin(tmp_path: Path, **env: str) -> tuple[dict[str, str], Path]:
