@@ -176,6 +176,52 @@ def test_first_start_connects_at_once_and_serves_tool_calls_once_built(tmp_path:
     assert installed[0].stat().st_mtime_ns == built, "the second start rebuilt the venv"
 
 
+def strings_in(value: object):
+    """Every string inside a JSON value (an API request's messages)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (dict, list)):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from strings_in(item)
+
+
+def test_a_skills_allowed_tools_let_its_own_commands_run(tmp_path: Path) -> None:
+    """A `claude -p` session whose scripted model invokes planner-evaluation, then runs the skill's first
+    rollout command exactly as the loaded skill spells it (Claude Code fills in ${CLAUDE_PLUGIN_DATA}):
+    it runs without asking; an acptools command the skill does not teach still needs approval."""
+    needs_test_venv()
+    user, work = install_plugin(tmp_path, ACPTOOLS_PLUGIN_VENV=str(TEST_VENV))
+    data = tmp_path / "home" / ".claude" / "plugins" / "data" / "acptools-acptools"
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "venv").symlink_to(TEST_VENV)   # where the plugin's first start puts its venv
+    taught = re.compile(r"^(\S+/venv/bin/acptools) (rollout --tasks acpbench-hard:dev:nexta --policy optimal)$", re.M)
+
+    def script(api: str, body: dict):
+        done = sum(b.get("type") == "tool_result" for m in body["messages"] if isinstance(m["content"], list)
+                   for b in m["content"])
+        found = [m.groups() for text in strings_in(body["messages"]) for m in taught.finditer(text)]
+        if done == 0:
+            return [{"type": "tool_use", "name": "Skill", "input": {"skill": "acptools:planner-evaluation"}}]
+        if done > 2 or not found:
+            return "done"
+        command = " ".join(found[0]) if done == 1 else f"{found[0][0]} examples"
+        return [{"type": "tool_use", "name": "Bash", "input": {"command": command, "description": "run"}}]
+
+    with ScriptedModel(script) as model:
+        env = dict(user, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="sk-test", ENABLE_TOOL_SEARCH="false")
+        report = json.loads(claude(env, "-p", "evaluate the optimal policy", "--output-format", "json",
+                                   "--allowedTools", "Skill", cwd=work, timeout=600))
+    calls = {b["id"]: b["input"].get("command") for m in model.requests[-1][1]["messages"]
+             if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_use"}
+    results = {b["tool_use_id"]: b for m in model.requests[-1][1]["messages"] if isinstance(m["content"], list)
+               for b in m["content"] if b.get("type") == "tool_result"}
+    ran = {calls[i]: json.dumps(results[i]["content"]) for i in calls if calls[i]}
+    rollout = f"{data / 'venv' / 'bin' / 'acptools'} rollout --tasks acpbench-hard:dev:nexta --policy optimal"
+    assert "40 episodes of optimal" in ran[rollout], ran
+    assert [d["tool_input"]["command"] for d in report["permission_denials"]] == [
+        f"{data / 'venv' / 'bin' / 'acptools'} examples"], report["permission_denials"]
+
+
 def test_claude_mcp_add_then_the_server_connects(tmp_path: Path) -> None:
     needs_test_venv()
     user = client_env(tmp_path / "home")
