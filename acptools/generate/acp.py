@@ -27,6 +27,7 @@ RIGHT_POOL = 3       # right options proven per 4-choice question, one of them a
 WRONG_POOL = 8       # wrong options proven per 4-choice question, three of them asked
 NO_TRUE = "no candidate proven true in the state"
 FEW_FALSE = "too few candidates proven false in the state"
+NO_FOUR = "no four candidates of one shape that may give one right and three wrong options"
 
 
 @dataclass
@@ -294,7 +295,7 @@ def multiple_choice(item: Item, task: str) -> Draft:
 def _options(item: Item, groups) -> tuple[tuple[dict, str], list]:
     """One right and three wrong options of one shape (the first group that has them), chosen so
     that neither their lengths nor their kinds single out the right one (balance.pick_options)."""
-    why = NO_TRUE
+    why = NO_FOUR
     for group in groups:
         group = mixed(group)
         try:
