@@ -1,7 +1,9 @@
 """Which state one task's next question is asked in, and why a task fell short.
 
 States are taken in turn across the problems. A state whose attempt fails is retired for that task
-(a second attempt in it would mostly repeat the same proofs to the same end); when every state is
+(a second attempt in it would mostly repeat the same proofs to the same end), except when the failure
+came of a random choice inside the question (a random walk that hit a dead end, a duplicate, a fluent
+kind the state lacks), which retires it after RETRIES failures in a row; when every state is
 retired, fresh states are drawn (random walks, seeded by the task), once if the task has made no
 record yet and up to FRESH_ROUNDS times otherwise, and then the task stops. A domain where few states
 offer such a question costs one attempt per state tried, not dozens of attempts on the same ones,
@@ -15,8 +17,11 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from .balance import GIVEAWAY
+from .base import DUPLICATE, NO_KIND, NOTHING
 from .states import sample_states
 
+RETRIES = 6          # failures in a row that retire a state when another random choice may succeed
+RANDOM = frozenset({NOTHING, DUPLICATE, NO_KIND})
 FRESH_ROUNDS = 3     # times fresh states are drawn once every state is retired (once while nothing was made)
 
 
@@ -25,6 +30,7 @@ class _Slot:
     problem: int
     state: int
     retired: str | None = None     # the reason that retired it
+    misses: int = 0                # failures in a row
 
 
 class States:
@@ -53,13 +59,17 @@ class States:
         """The current state gave a record: states retired only because every choice of options
         would have given the answer away come back (the balance those choices are judged by moved)."""
         self.productive = True
+        self.current.misses = 0
         for s in self.slots:
             if s.retired == GIVEAWAY:
                 s.retired = None
 
     def failed(self, reason: str) -> None:
-        """The current state failed to give a record, for `reason`: it is retired."""
-        self.current.retired = reason
+        """The current state failed to give a record, for `reason`: it is retired (at once, or after
+        RETRIES failures in a row of a random choice)."""
+        self.current.misses += 1
+        if reason not in RANDOM or self.current.misses >= RETRIES:
+            self.current.retired = reason
 
     def _draw(self) -> bool:
         """Fresh states for every problem (walks only: no optimal plan is needed); False when the
