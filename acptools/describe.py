@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ground.names import render, split_name
+from .pddl.parser import parse_domain
 from .pddl.writer import effect, formula, typed_list
 from .task import Task
 
 # the name and formula writers a reader of PDDL needs (question rendering, prompts), from the one place
-# that writes them
-__all__ = ["describe", "formula", "render", "split_name", "TaskSummary", "ActionSchemaInfo", "Parameter", "PredicateInfo"]
+# that writes them; and the domain reader, for what needs a domain without a problem (a template to start from)
+__all__ = ["describe", "formula", "parse_domain", "render", "split_name", "TaskSummary", "ActionSchemaInfo", "Parameter", "PredicateInfo"]
 
 
 @dataclass

@@ -18,12 +18,12 @@ import sys
 import pytest
 
 from acptools import examples
-from acptools.dataset import sample, task_of
+from acptools.dataset import PDDL_PROMISE, sample, task_of
 from acptools.evaluation import messages_for
 from acptools.generate import Options, generate
 from acptools.prompts import prompt_messages
 from acptools.scoring import gold_response, score_response
-from tests.support.data import ROOT, records
+from tests.support.data import ROOT, pddl_texts, records
 from tests.support.scripted_api import KEYS, ScriptedModel, Status, request_text, tokens
 
 PROSE = "Let me think about this carefully before I commit to anything."
@@ -231,3 +231,29 @@ def test_a_rejected_key_stops_the_run_in_one_line(tmp_path):
                    model.openai_url, "--out", tmp_path / "items.jsonl")
     assert proc.returncode == 2 and "invalid api key" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_records_that_promise_their_pddl_are_asked_with_it(tmp_path):
+    """Records generated from a domain without phrase templates say 'its PDDL is given with the
+    question': eval sends it (without --with-pddl), and says so; a record with a template is asked
+    without it; a record that promises its PDDL but lacks it is an item in error saying why."""
+    (d, p), (fd, fp) = pddl_texts("briefcase"), examples.texts("ferry")
+    bare = generate(d, [p], Options(form="bool", tasks=("app",), n=2, seed=1, budget=20.0)).records
+    phrased = generate(fd, [fp], Options(form="bool", tasks=("app",), n=2, seed=1)).records
+    assert all(PDDL_PROMISE in r["context"] for r in bare) and not any(PDDL_PROMISE in r["context"] for r in phrased)
+    broken = {**bare[0], "id": 1, "PDDL_domain": ""}
+    data = tmp_path / "records.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in bare + phrased + [broken]))
+    with ScriptedModel(lambda api, body: "yes") as model:
+        proc = cli("--data", data, "--policy", "openai:m", "--base-url", model.openai_url, "--out", tmp_path / "o.jsonl")
+    assert proc.returncode == 1, proc.stderr      # the broken record is an error
+    assert "2 records say their PDDL is given with the question: they were asked with it" in proc.stdout
+    sent = {body["messages"][-1]["content"] for _, body in model.requests}
+    assert len(sent) == 4
+    for r in bare:
+        assert any(r["PDDL_domain"] in text and r["question"] in text for text in sent)
+    for r in phrased:
+        assert any(r["question"] in text and "(define" not in text for text in sent)
+    items = {str(it["id"]): it for it in rows_of(tmp_path / "o.jsonl")}
+    assert [items[str(r["id"])]["with_pddl"] for r in bare + phrased] == [True, True, False, False]
+    assert items["1"]["verdict"] == "error" and "has no PDDL_domain and PDDL_problem" in items["1"]["reason"]
