@@ -28,6 +28,12 @@ class Task(GroundedTask):
         """The questions about this task (their engines and caches are built on first use)."""
         return Questions(self)
 
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory held by this task, its engines and their caches (what a cache of tasks budgets)."""
+        questions = self.__dict__.get("questions")
+        return GroundedTask.approx_bytes.fget(self) + (0 if questions is None else questions.approx_bytes)
+
 
 def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, budget=None, *,
               ground_all: bool = False, max_bytes: int | None = None, max_actions: int | None = None) -> Task:

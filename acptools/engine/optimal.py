@@ -38,7 +38,7 @@ from .race import race
 from .relaxed import Relaxation
 from .relevance import relevant_operators
 from .search import greedy_plan, optimal_first_actions, satisfies
-from .successors import SuccessorGenerator
+from .successors import SuccessorGenerator, operators_bytes
 from .symmetry import Symmetry, goal_targets
 
 QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
@@ -53,6 +53,10 @@ REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are k
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
 NEXT_CACHE = 1024          # states whose optimal next actions are kept
+# measured with tracemalloc (x1.6 margin): LM-cut, symmetry and the relevance index per operator; a
+# state's kept answer (its optimal next actions, a plan)
+BYTES_PER_OPERATOR = 1300
+BYTES_PER_STATE = 2000
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
 LMCUT_HOW = "lm-cut"       # the proof name of a lower bound on h* from LM-cut alone
@@ -167,10 +171,18 @@ class Optimizer:
         else:
             self.gen = SuccessorGenerator(self.ops, self.task.axioms)
             self.relax = Relaxation(len(self.task.atoms), self.ops, engine.relaxed_axioms())
+        own = 0 if self.gen is engine.gen else operators_bytes(self.ops)
+        self.base_bytes = BYTES_PER_OPERATOR * len(self.ops) + own
         self._reachable: dict[int, list[Operator]] = {}
         self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
         self._progress_lock = threading.Lock()
         self._next: LRUCache[int, NextActions] = LRUCache(NEXT_CACHE, remember_evicted=0, kind="state")
+
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory of this optimizer and its caches (operator lists per state, kept answers)."""
+        lists = sum(len(ops) for ops in list(self._reachable.values()) if ops is not self.ops)
+        return self.base_bytes + 8 * lists + BYTES_PER_STATE * (len(self._progress) + len(self._next))
 
     # ---- bounds: what searches that ran out still proved ---------------------------------------
     def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:
@@ -224,7 +236,7 @@ class Optimizer:
         in-process search on large tasks); None when it found none."""
         ops = self.ops_from(state)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
-                       greedy=fd.FAST_SATISFICING, axioms=self.task.axioms, used=self.used_atoms)
+                       greedy=fd.FAST_SATISFICING, **self.fd_args)
         return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
@@ -269,10 +281,16 @@ class Optimizer:
         return table
 
     @property
+    def fd_args(self) -> dict:
+        """What every Fast Downward call on this task passes: its axioms, the atoms that become
+        variables and the task's SasCache."""
+        return {"axioms": self.task.axioms, "used": self.used_atoms, "cache": fd.sas_cache(self.task)}
+
+    @property
     def used_atoms(self) -> int:
         """The atoms the task's operators mention: Fast Downward's variables on every call for this
         task, so each operator's text is written once whatever list of them a search gets."""
-        return fd.mentioned_atoms(self.engine.operators)
+        return fd.mentioned_atoms(self.engine.operators, fd.sas_cache(self.task))
 
     @cached_property
     def lmcut(self) -> LmCut | None:
@@ -297,8 +315,7 @@ class Optimizer:
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
         ops = self.ops_from(state)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, axioms=self.task.axioms,
-                       used=self.used_atoms)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, **self.fd_args)
         if res.plan is not None:
             res.plan = [ops[i].action for i in res.plan]
         return res
@@ -333,7 +350,7 @@ class Optimizer:
             not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
             bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
             r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
-                         bound=bound, stop_floor=bound, axioms=self.task.axioms, used=self.used_atoms)
+                         bound=bound, stop_floor=bound, **self.fd_args)
             if r.plan is not None:
                 return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:
@@ -428,7 +445,7 @@ class Optimizer:
         """Fast Downward's A* for plans shorter than `bound`, stopped once none can exist."""
         ops = self.ops_from(state)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound,
-                       axioms=self.task.axioms, used=self.used_atoms)
+                       **self.fd_args)
         if res.plan is not None:
             plan = [ops[i].action for i in res.plan]
             self.note(state, len(plan), plan)

@@ -49,7 +49,7 @@ class Asked:
                 runs = Counter(map(str, planners.failures(b)))
                 self.failed = "; ".join(text if n == 1 else f"{text} [{n} runs]" for text, n in runs.items())
 
-        return await self.app.runner.run(work, seconds), seconds
+        return await self.app.run(work, seconds), seconds
 
     def detail(self, own: str, answered: bool) -> str:
         """A result's detail; an unknown answer also says which planners failed (crashed, out of memory)."""
