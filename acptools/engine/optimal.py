@@ -200,21 +200,25 @@ class Optimizer:
         or LM-cut of the state, the f-layer an A* (in-process, or Fast Downward's) completed),
         upper = the shortest plan found (by the exact searches, or in `budget` by Fast Downward's lazy
         greedy search, then the in-process greedy search, which also proves a dead end),
-        re-validated. Known when they meet, or when a bound proves the goal unreachable."""
+        re-validated. Known when they meet, or when a bound proves the goal unreachable. Each step
+        checks `budget`: once it is spent, the bounds are what the steps before it proved."""
         goal = self.task.goal
         with self._progress_lock:
-            floor, plan = self._progress.get(state, (0, None))
-        lower = max(floor, self.relax.hmax(state, goal))
-        if self.lmcut is not None and lower < INF:
-            lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
-        if lower == INF:
-            return HStar(None, None, "delete-relaxation")
-        if plan is None or len(plan) > lower:
-            found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
-            if found is NO_PLAN:
-                return HStar(None, None, "exhaustive-search")
-            if found is not None and (plan is None or len(found) < len(plan)):
-                plan = found
+            lower, plan = self._progress.get(state, (0, None))
+        try:
+            lower = max(lower, self.relax.hmax(state, goal, budget=budget))
+            if self.lmcut is not None and lower < INF:
+                lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
+            if lower == INF:
+                return HStar(None, None, "delete-relaxation")
+            if plan is None or len(plan) > lower:
+                found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
+                if found is NO_PLAN:
+                    return HStar(None, None, "exhaustive-search")
+                if found is not None and (plan is None or len(found) < len(plan)):
+                    plan = found
+        except BudgetExceeded:
+            pass
         if plan is not None and not self.task.is_plan(plan, state):
             plan = None  # never report a bound that a replay does not confirm
         if plan is not None and len(plan) <= lower:
@@ -225,7 +229,8 @@ class Optimizer:
         """A plan by greedy best-first search with h^add; NO_PLAN: proven none; None: out of budget."""
         goal, relax = self.task.goal, self.engine.relax
         try:
-            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum), budget,
+            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
+                               budget,
                                canon=self.sym.canonical)
         except BudgetExceeded:
             return None
@@ -234,18 +239,19 @@ class Optimizer:
     def _fd_greedy(self, state: int, budget: Budget) -> list[int] | None:
         """A plan by Fast Downward's lazy greedy search with preferred operators (far sooner than the
         in-process search on large tasks); None when it found none."""
-        ops = self.ops_from(state)
+        ops = self.ops_from(state, budget)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
                        greedy=fd.FAST_SATISFICING, **self.fd_args)
         return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
-    def ops_from(self, state: int) -> list[Operator]:
+    def ops_from(self, state: int, budget: Budget | None = None) -> list[Operator]:
         """The relevant operators that are relaxed-reachable from `state`: no plan from it uses
-        another, and the planners parse and search less (cached for the last few states)."""
+        another, and the planners parse and search less (cached for the last few states). With a
+        `budget`, checked as the relaxation runs (raises BudgetExceeded)."""
         hit = self._reachable.get(state)
         if hit is None:
-            _, fired = self.relax.reachable(state)
+            _, fired = self.relax.reachable(state, budget)
             entry = self.relax.entry_of_op
             hit = [op for i, op in enumerate(self.ops) if fired[entry[i]]]
             if len(hit) == len(self.ops):
@@ -266,18 +272,21 @@ class Optimizer:
                                    ((op.action, t) for op, t in self.engine.gen.successors(state)))
 
     def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None,
-                  hmax: bool = True) -> HStarTable:
+                  hmax: bool = True, budget: Budget | None = None) -> HStarTable:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
         marked not optimal. `hmax`: each row's h^max as its lower bound (admissible: a row at or
-        above d is no optimal start). A table for the optimal set alone goes without: its gated
-        searches decide those rows anyway, and on large tasks the rows' h^max cost more than they
-        spared."""
+        above d is no optimal start), for as long as `budget` lasts (a row without keeps the bound it
+        has). A table for the optimal set alone goes without: its gated searches decide those rows
+        anyway, and on large tasks the rows' h^max cost more than they spared."""
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
         table = (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
         if hmax:
             goal = self.task.goal
-            for row in table.open_rows():
-                row.lo = max(row.lo, self.relax.hmax(row.state, goal))
+            try:
+                for row in table.open_rows():
+                    row.lo = max(row.lo, self.relax.hmax(row.state, goal, budget=budget))
+            except BudgetExceeded:
+                pass
         return table
 
     @property
@@ -495,7 +504,7 @@ class Optimizer:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
-        table = self.new_table(state, root.cost, root.plan, rows=rows, hmax=exact)
+        table = self.new_table(state, root.cost, root.plan, rows=rows, hmax=exact, budget=budget)
         for keys, res in learned:
             table.learn_gated([table.rows[k] for k in keys], res)
         table.learn_lookahead(self.engine.gen, [root.plan], exact)
@@ -568,7 +577,7 @@ class Optimizer:
         res = NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
         if not exact or r.cost is None:
             return res
-        res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions)
+        res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions, budget=budget)
         res.table.learn_lookahead(self.engine.gen, [r.plan])
         if self._settled_by_astar(res.table, budget) is None:
             if partial is not None:
@@ -630,7 +639,7 @@ class Optimizer:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
-        table = self.new_table(state, root.cost, root.plan)
+        table = self.new_table(state, root.cost, root.plan, budget=budget)
         settle_each(table, lambda t, b: self.h_star(t, b, bound=False), budget, exact)
         if table.open_rows(exact=False):
             return None
@@ -647,7 +656,7 @@ class Optimizer:
             return res, None
         table = res.table
         if table is None:
-            table = self.new_table(state, res.cost, res.plan, optimal=res.optimal)
+            table = self.new_table(state, res.cost, res.plan, optimal=res.optimal, budget=budget)
             table.learn_lookahead(self.engine.gen, [res.plan])
         if table.open_rows():
             gated = res.cost > 0  # (no search from a goal state can be gated)
