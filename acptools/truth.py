@@ -73,14 +73,16 @@ def forget_task(task: Task) -> None:
 def forget_tasks(tasks) -> None:
     """`forget_task` for each task, then their memory handed back at once: a task holds reference
     cycles (its engines point back to it), so it waits for the garbage collector's next full pass
-    otherwise, and the C allocator keeps freed pages until asked to return them."""
+    otherwise, and the C allocator keeps freed pages until asked to return them. Pass an iterable
+    that keeps no reference of its own (a generator), or the tasks outlive the collection."""
     tasks = list(tasks)
+    if not tasks:
+        return
     for task in tasks:
         forget_task(task)
-    if tasks:
-        del tasks
-        gc.collect()
-        _return_free_memory()
+    del task, tasks  # the caller holds them no more (a generator that pops them), nor does this frame
+    gc.collect()
+    _return_free_memory()
 
 
 def _return_free_memory() -> None:

@@ -1,6 +1,7 @@
 """Sizes users bring (issue 39), measured on real `acptools-server` processes over stdio.
 
-    python benchmarks/memory_bounds.py quantifiers [--objects 30] [--load-budget 10] [--cap-mb 0] [--timeout 300]
+    python benchmarks/memory_bounds.py quantifiers [--objects 30] [--load-budget 10] [--max-memory N] [--cap-mb 0]
+                                                   [--timeout 300]
     python benchmarks/memory_bounds.py tasks [--tasks 36] [--max-memory 300000000] [--budget 1]
     python benchmarks/memory_bounds.py table [--cars 200] [--locations 80] [--budget 10]
 
@@ -42,12 +43,13 @@ def planners_cpu(pid: int) -> float:
 
 
 def quantifiers(args) -> None:
-    print(f"quantified formulas over {args.objects} objects, --load-budget {args.load_budget:g}")
+    flags = ["--load-budget", str(args.load_budget)] + (["--max-memory", str(args.max_memory)] if args.max_memory else [])
+    print(f"quantified formulas over {args.objects} objects, {' '.join(flags)}")
     print(f"{'case':<26} {'seconds':>8} {'peak RSS MB':>12}  answer")
     for name, make in CASES.items():
         domain = make()
         with tempfile.TemporaryDirectory() as tmp, \
-                StdioServer(Path(tmp), "--load-budget", str(args.load_budget)) as server:
+                StdioServer(Path(tmp), *flags) as server:
             if args.cap_mb:
                 cap = args.cap_mb * 2 ** 20
                 resource.prlimit(server.pid, resource.RLIMIT_AS, (cap, cap))
@@ -103,6 +105,7 @@ def main() -> None:
     q = sub.add_parser("quantifiers")
     q.add_argument("--objects", type=int, default=30)
     q.add_argument("--load-budget", type=float, default=10.0)
+    q.add_argument("--max-memory", type=int, default=0)
     q.add_argument("--cap-mb", type=int, default=0)
     q.add_argument("--timeout", type=float, default=300.0)
     t = sub.add_parser("tasks")

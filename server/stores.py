@@ -185,8 +185,11 @@ class Memory:
         return dropped
 
     def _forget(self, before: dict[int, Task]) -> None:
+        """Forget the tasks of `before` that no store holds now (taken out of `before`, so that nothing
+        here keeps them alive while they are collected)."""
         now = self._distinct()
-        truth.forget_tasks(task for key, task in before.items() if key not in now)
+        gone = [key for key in before if key not in now]
+        truth.forget_tasks(before.pop(key) for key in gone)
 
 
 # ---- tasks -------------------------------------------------------------------------------------
