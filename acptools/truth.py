@@ -14,9 +14,6 @@ h* once per state. Tasks are cached the same way, keyed by the content hash of t
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
 import hashlib
 import json
 import threading
@@ -68,30 +65,6 @@ def forget_task(task: Task) -> None:
             cache.pop(key)
         except CacheMiss:  # another thread dropped it first
             pass
-
-
-def forget_tasks(tasks) -> None:
-    """`forget_task` for each task, then their memory handed back at once: a task holds reference
-    cycles (its engines point back to it), so it waits for the garbage collector's next full pass
-    otherwise, and the C allocator keeps freed pages until asked to return them. Pass an iterable
-    that keeps no reference of its own (a generator), or the tasks outlive the collection."""
-    tasks = list(tasks)
-    if not tasks:
-        return
-    for task in tasks:
-        forget_task(task)
-    del task, tasks  # the caller holds them no more (a generator that pops them), nor does this frame
-    gc.collect()
-    _return_free_memory()
-
-
-def _return_free_memory() -> None:
-    """Ask glibc to give its free pages back to the operating system (a no-op elsewhere)."""
-    name = ctypes.util.find_library("c")
-    try:
-        ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError, TypeError):
-        pass
 
 
 def clear_caches() -> None:

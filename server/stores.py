@@ -20,7 +20,7 @@ from typing import TypeVar
 import anyio
 from acptools_server.config import Limits, ServerConfig
 from acptools_server.files import read_below_root
-from acptools_server.runner import SearchRunner
+from acptools_server.runner import SearchRunner, give_memory_back
 from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import (
@@ -188,8 +188,12 @@ class Memory:
         """Forget the tasks of `before` that no store holds now (taken out of `before`, so that nothing
         here keeps them alive while they are collected)."""
         now = self._distinct()
-        gone = [key for key in before if key not in now]
-        truth.forget_tasks(before.pop(key) for key in gone)
+        gone = [before.pop(key) for key in list(before) if key not in now]
+        if not gone:
+            return
+        while gone:
+            truth.forget_task(gone.pop())
+        give_memory_back()  # a task holds reference cycles: collected now, its pages handed back
 
 
 # ---- tasks -------------------------------------------------------------------------------------
