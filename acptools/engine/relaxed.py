@@ -155,9 +155,10 @@ class Relaxation:
             if done[a]:
                 continue
             done[a] = 1
-            settled += 1
-            if budget is not None and not settled % HMAX_CHECK_EVERY:
-                budget.check()
+            if budget is not None:
+                settled += 1
+                if not settled % HMAX_CHECK_EVERY:
+                    budget.check()
             js = waiting.get(a)
             if js:
                 for j in js:
