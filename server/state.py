@@ -129,6 +129,17 @@ def lifespan(config: ServerConfig) -> Callable[[Any], AbstractAsyncContextManage
     return run
 
 
+def shared_lifespan(state: ServerState) -> Callable[[Any], AbstractAsyncContextManager[ServerState]]:
+    """A lifespan that hands every connection the same state, which its owner created and shuts down
+    (a process that serves several in-process MCP sessions over one set of stores)."""
+
+    @asynccontextmanager
+    async def run(_server: Any) -> AsyncIterator[ServerState]:
+        yield state
+
+    return run
+
+
 def state_of(ctx: Context) -> ServerState:
     """The server's state from a tool call's context."""
     return ctx.request_context.lifespan_context

@@ -261,10 +261,24 @@ class TaskStore:
     def _put(self, task: Task) -> list[str]:
         return self.memory.put("task", task.id, task, task)
 
+    def add(self, task: Task) -> list[str]:
+        """Keep a task its caller grounded (or keep it longest, when it is here): the calls of its tools
+        find it by its task_id. Returns the evicted task ids."""
+        return self._put(task)
+
+    def ground(self, domain: str, problem: str) -> Task:
+        """The task of two PDDL texts, grounded within the limits and kept, as ``load`` does; blocking,
+        for a caller in a thread of its own (an environment that plays episodes beside the tools)."""
+        _refuse_paths(domain, problem)
+        task = self.cached(domain, problem)
+        if task is None:
+            task = self._ground(domain, problem, Budget(self.limits.load_budget))
+            self._put(task)
+        return task
+
     async def load(self, domain: str, problem: str) -> tuple[Task, bool, list[str]]:
         """(task, already cached, evicted task ids).  Both arguments must be PDDL text (never paths)."""
-        if "(" not in domain or "(" not in problem:  # the library would read a path: never let it
-            raise ToolError("domain and problem must be PDDL text")
+        _refuse_paths(domain, problem)
         task = self.cached(domain, problem)
         if task is not None:
             return task, True, []
@@ -312,6 +326,12 @@ class TaskStore:
         if "(" not in text:
             raise ToolError(f"{arg}: file {name!r} does not hold PDDL (no '(' in it)")
         return text, True
+
+
+def _refuse_paths(domain: str, problem: str) -> None:
+    """Both must be PDDL text: the library would read a path, and a caller must never make it."""
+    if "(" not in domain or "(" not in problem:
+        raise ToolError("domain and problem must be PDDL text")
 
 
 def _too_large(exc: AcpError, limit: int) -> str | None:

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import AcpError
+from ..errors import AcpError, RunStopped
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -22,8 +22,14 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_INPUT)
 
 
-def fail(e: AcpError) -> int:
-    """Print an input error (what, where, what to do) and return the input-error exit code."""
+def fail(e: AcpError, args=None) -> int:
+    """Print an input error (what, where, what to do) and return the input-error exit code. A run
+    that stopped part way (RunStopped) names the command that resumes it, given the run's `args`."""
+    if isinstance(e, RunStopped) and args is not None:
+        from ..runfile import resume_command
+        hint = (f"what finished is in {args.out}: resume with {resume_command(args)}" if getattr(args, "out", None)
+                else "nothing was kept: pass --out FILE to keep what finishes and resume it")
+        e = RunStopped(e.what, e.where, hint)
     sys.stderr.write(f"acptools: error: {e}\n")
     return EXIT_INPUT
 

@@ -4,9 +4,10 @@
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
                       [--address ADDR] [--obfuscate] [--fluents KINDS] [--ramifications] [--paraphrase]
-                      [--quiet] [--resume | --force]
+                      [--trivial-landmarks] [--quiet] [--resume | --force]
 
-Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why); 2 bad input;
+Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why: the states tried
+and what retired them); 2 bad input;
 130 interrupted (the finished tasks' records are in --out; the message gives the command that resumes).
 """
 
@@ -55,6 +56,10 @@ def add_parser(sub):
     g.add_argument("--paraphrase", action="store_true",
                    help="phrase each record with one of the template's paraphrases per predicate and action (seeded; "
                         "the record says which, 'paraphrase'); answers are the same as without")
+    g.add_argument("--trivial-landmarks", action="store_true",
+                   help="bool/mcq: landmark questions may ask about goal facts, as ACPBench v1's do (for "
+                        "comparability; by default only facts that are neither goal facts nor true in the state "
+                        "are asked, so the answer cannot be copied from the goal)")
     g.add_argument("--nl", metavar="TEMPLATES.json",
                    help="natural-language template file for the domain (default: the shipped one for a bundled "
                         "domain, else generic phrases like at(c0, l1))")
@@ -114,7 +119,7 @@ def options(args) -> Options:
     return Options(form=args.form, tasks=tasks, n=args.n, seed=args.seed, budget=args.budget,
                    difficulty=Difficulty(walk, args.plan_share), steps=steps, nl=nl,
                    obfuscate=args.obfuscate, fluents=fluents, ramifications=args.ramifications,
-                   paraphrase=args.paraphrase)
+                   paraphrase=args.paraphrase, trivial_landmarks=args.trivial_landmarks)
 
 
 def _summary(out, opt: Options, path: str) -> str:
@@ -124,6 +129,8 @@ def _summary(out, opt: Options, path: str) -> str:
         why = ", ".join(f"{n} {reason}" for reason, n in sorted(dropped.items())) if dropped else "none"
         short = f"  (SHORT of {opt.n})" if made < opt.n else ""
         lines.append(f"  {task:22s} {made:4d} records in {out.seconds[task]:7.2f} s; dropped: {why}{short}")
+        if out.short.get(task):
+            lines.append(f"  {'':22s} SHORT: {out.short[task]}")
     lines.append(f"{len(out.records)} {opt.form} records -> {path}")
     return "\n".join(lines)
 
@@ -150,7 +157,8 @@ def _settings(args, opt: Options, domain: Path, problems: list[Path]) -> dict:
             **({"--obfuscate": True} if opt.obfuscate else {}),
             **({"--fluents": list(opt.fluents)} if opt.fluents != KINDS else {}),
             **({"--ramifications": True} if opt.ramifications else {}),
-            **({"--paraphrase": True} if opt.paraphrase else {})}
+            **({"--paraphrase": True} if opt.paraphrase else {}),
+            **({"--trivial-landmarks": True} if opt.trivial_landmarks else {})}
 
 
 def run(args) -> int:
@@ -158,7 +166,7 @@ def run(args) -> int:
     try:
         return _generate(args)
     except AcpError as e:
-        return fail(e)
+        return fail(e, args)
 
 
 def _generate(args) -> int:

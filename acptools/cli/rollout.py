@@ -5,8 +5,9 @@
                      [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR] [--max-tokens N]
                      [--temperature T] [--timeout S] [--backend local|ray] [--address ADDR] [--quiet]
 
-Exit codes: 0 every episode ran; 1 some episode ended by a policy error or a task that did not load
-(--resume tries them again); 2 bad input, or a policy that cannot work at all (a rejected key).
+Exit codes: 0 every episode ran (to the goal, a dead end or a limit); 1 some episode ended by a policy error
+or a task that did not load (--resume tries them again); 2 bad input, or a policy that cannot work at all
+(a rejected key).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def run(args) -> int:
         result = run_episodes(tasks, policy, config, out=args.out, resume=args.resume, force=args.force,
                               progress=Progress(enabled=not args.quiet, unit="episodes"))
     except AcpError as e:  # FatalPolicyError included: the run cannot go on
-        return fail(e)
+        return fail(e, args)
     except KeyboardInterrupt:
         return _interrupted(args, len(tasks), t0)
     summary = summarize(result.rows)
@@ -105,7 +106,8 @@ def run(args) -> int:
     failed = [e for e in result.episodes if e["ended"] in (POLICY_ERROR, ERROR)]
     print(f"\n{len(result.episodes)} episodes of {policy.name} on {len(tasks)} tasks in "
           f"{time.perf_counter() - t0:.1f} s (--jobs {args.jobs}); steps: {summary['overall']['steps']}; "
-          f"unknown steps: {summary['overall']['unknown_steps']}; failed episodes: {len(failed)}")
+          f"unknown steps: {summary['overall']['unknown_steps']}; dead ends: {summary['overall']['dead_end_episodes']}; "
+          f"failed episodes: {len(failed)}")
     for e in failed[:10]:
         print(f"  {e['ended']}: {e['episode']} ({e['domain']}): {e['error']}")
     if failed:

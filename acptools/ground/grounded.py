@@ -385,6 +385,7 @@ class GroundedTask:
     def parse_state(self, atoms, where: str = "state") -> int:
         """A state from atom strings (closed world: unlisted fluent atoms are false). Static atoms
         that hold may be listed and are skipped; errors say which element is wrong (`state[2]`)."""
+        self._check_state_size(atoms.count("(") if isinstance(atoms, str) else len(atoms), where)
         if isinstance(atoms, str):
             atoms = split_atoms(atoms)
         state = 0
@@ -399,6 +400,14 @@ class GroundedTask:
                 continue
             state |= 1 << i
         return self._derive(state, where) if self.axioms else state
+
+    def _check_state_size(self, listed: int, where: str) -> None:
+        """A state that lists more atoms than the task has (fluent atoms and true static facts) must
+        repeat some: refused before any atom is read, so a huge list costs nothing."""
+        most = len(self.atoms) + len(self.static_true)
+        if listed > most:
+            raise AcpError(f"the state lists {listed} atoms, more than this task has ({len(self.atoms)} fluent atoms "
+                           f"and {len(self.static_true)} true static facts)", where, "list each true atom once")
 
     def _derive(self, listed: int, where: str) -> int:
         """A listed state with its derived atoms evaluated; a listed derived atom must follow."""

@@ -35,7 +35,7 @@ class Operator:
     conds: tuple  # ((pre, neg, add, dele), ...) conditional effects, evaluated in the old state
 
     def __reduce__(self):
-        """Pickled as its fields (a kept task holds thousands; the frozen dataclass's own way is slower)."""
+        """Pickled as its fields (several times faster than the frozen dataclass's own way)."""
         return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds)
 
 

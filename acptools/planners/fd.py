@@ -496,4 +496,4 @@ def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, 
         return FdResult(None, True, floor=INF)
     if code == _NOT_WITHIN_BOUND:
         return FdResult(None, True, floor=bound)
-    return FdResult(None, False, detail=f"Fast Downward exit code {code}: {tail}")
+    return FdResult(None, False, detail=planner.exit_detail("Fast Downward", code, tail, memory_mb))

@@ -2,7 +2,8 @@
 
 An episode starts in its task's state and asks the policy for one reply per step; each reply is
 graded by `acptools.episode.Episode` (applied / inapplicable / unparsed / hallucinated; optimal and
-regret against h*). It ends at the goal, after `max_steps` steps (default 2*h*+10, or
+regret against h*). It ends at the goal, at a dead end ('dead-end': no action applies, or the goal is
+proven out of reach; graded like any other ending), after `max_steps` steps (default 2*h*+10, or
 MAX_STEPS_UNKNOWN when h* of the start is not known, see `defaults`), after `max_invalid` invalid replies in a row,
 or when the policy fails ('policy-error') or the task does not load ('error').
 
@@ -35,6 +36,7 @@ from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .observations import Observation, Prompts
 from .sources import RolloutTask, load_tasks
 from .traces import (
+    DEAD_END,
     EPISODE,
     ERROR,
     GOAL,
@@ -135,6 +137,8 @@ class _Run:
         while True:
             if ep.solved:
                 return GOAL, None
+            if ep.dead_end:
+                return DEAD_END, None
             if len(ep.history) >= limit:
                 return MAX_STEPS, None
             if cfg.max_invalid and invalid_in_a_row >= cfg.max_invalid:

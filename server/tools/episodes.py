@@ -32,7 +32,7 @@ async def start_episode(ctx: Context, task_id: TaskId, state: StateArg = None,
     applicable actions. Inputs: task_id, state, budget."""
     app = state_of(ctx)
     task = app.tasks.get(task_id)
-    start = read_state(task, state)
+    start = read_state(task, state, app.config.limits)
     episode = await app.run(lambda b: Episode(task, start, b), app.seconds(budget))
     live, evicted = app.episodes.add(episode)
     return StartEpisodeResult(

@@ -88,7 +88,7 @@ async def _record_call(module, app: ServerState, kind: str, record: dict, respon
 def _task_call(module, app: ServerState, kind: str, response: str, task_id: str, state, action, plan):
     """The grading call for a question about a loaded task: its names read once, here."""
     task = app.tasks.get(task_id)
-    s = read_state(task, state)
+    s = read_state(task, state, app.config.limits)
     action_id = None if action is None else read_action(task, action)
     plan_ids = None if plan is None else read_plan(task, plan, app.config.limits)
     return lambda b: module.score_answer(kind, response, task=task, state=s, action=action_id, plan=plan_ids,
