@@ -53,8 +53,8 @@ class TaskSummary:
     fluent_predicates: list[PredicateInfo]   # what states are made of
     static_predicates: list[PredicateInfo]   # fixed by the problem
     action_schemas: list[ActionSchemaInfo]
-    num_ground_actions: int                  # type-correct ground actions
-    num_possible_actions: int                # those whose static preconditions hold
+    num_ground_actions: int                  # type-correct ground actions (static facts ignored: an exact count)
+    num_possible_actions: int                # those whose static preconditions hold (what a server limits)
     num_propositions: int                    # fluent ground atoms
     init: list[str]                          # fluent atoms true initially
     static_facts: list[str]

@@ -53,7 +53,7 @@ class Asked:
                 if short:
                     self.failed += f" ({planners.memory_hint(max(short))})"
 
-        return await self.app.runner.run(work, seconds), seconds
+        return await self.app.run(work, seconds), seconds
 
     def detail(self, own: str, answered: bool) -> str:
         """A result's detail; an unknown answer also says which planners failed (crashed, out of memory)."""
