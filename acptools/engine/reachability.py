@@ -17,6 +17,7 @@ from ..errors import BudgetExceeded
 from ..ground.grounded import GroundedTask
 from ..lru import CacheMiss, LRUCache
 from ..planners import fd
+from ..shortrepr import bounded_repr
 from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
 from .literal_h2 import LiteralH2
@@ -36,6 +37,7 @@ WALK_LENGTH = 200      # steps before a walk restarts from the state
 SHOWN_STATES = 8       # states whose atoms and actions shown reachable are kept for later lists
 
 
+@bounded_repr
 @dataclass
 class Shown:
     """What lists showed about one state: atoms and actions (bitsets) shown reachable from it; a

@@ -14,12 +14,14 @@ from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
+from ..shortrepr import bounded_repr
 from .effects import simplify
 
 MAX_DISJUNCTS = 256
 MAX_GROUND_OPERATORS = 2_000_000
 
 
+@bounded_repr
 @dataclass(frozen=True, slots=True)
 class Operator:
     """One way to apply a ground action: all masks are bitsets over fluent atom ids."""
