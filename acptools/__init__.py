@@ -36,7 +36,7 @@ def __getattr__(name: str):
 
 # modules whose names (besides those re-exported here) other packages may import: every top-level module
 # and subpackage of acptools except the engine's rooms
-PUBLIC_MODULES = ("acptools.answers", "acptools.backends", "acptools.barplots", "acptools.budget",
+PUBLIC_MODULES = ("acptools.answers", "acptools.audit", "acptools.backends", "acptools.barplots", "acptools.budget",
                   "acptools.claims", "acptools.cli", "acptools.dataset", "acptools.describe",
                   "acptools.environments", "acptools.episode", "acptools.errors", "acptools.evaluation",
                   "acptools.examples", "acptools.export", "acptools.generate", "acptools.hashing", "acptools.htmlreport",

@@ -18,12 +18,16 @@ import tempfile
 import uuid
 
 from . import store
-from .errors import AcpError
+from .errors import AcpError, RunStopped
 
 BACKENDS = ("local", "ray")
 # a Ray task whose worker dies (killed, out of memory, its node lost) runs again up to this many times
 # ($ACPTOOLS_RAY_RETRIES overrides it); the results do not depend on which attempt gave them
 RAY_RETRIES = 3
+WORKER_DEATHS = ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError")
+# Ray's own processes failing under the run (the raylet, its agents, the object store): no retry helps
+SYSTEM_FAILURES = ("LocalRayletDiedError", "RaySystemError", "ObjectLostError", "ObjectFetchTimedOutError",
+                   "OwnerDiedError", "ObjectReconstructionFailedError", "RpcError", "GetTimeoutError")
 
 
 def ray_retries() -> int:
@@ -126,18 +130,32 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
                  **kwargs)
     retries = ray_retries()
     remote = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(fn)
-    pending = [remote.remote(p) for p in payloads]
+    deaths, failures = _ray_errors(ray, WORKER_DEATHS), _ray_errors(ray, SYSTEM_FAILURES)
+    pending = []
     try:
+        pending = [remote.remote(p) for p in payloads]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-            try:
-                result = ray.get(done[0])
-            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                    ray.exceptions.OutOfMemoryError) as e:
-                raise AcpError(f"a Ray worker died {retries + 1} time(s) running one unit of work "
-                               f"({type(e).__name__})", "--backend ray",
-                               "what finished is in --out: run the same command with --resume") from None
-            yield result
+            yield ray.get(done[0])
+    except deaths as e:
+        raise RunStopped(f"a Ray worker died {retries + 1} time(s) running one unit of work ({type(e).__name__})",
+                         "--backend ray", "what finished is in --out: run the same command with --resume") from None
+    except failures as e:
+        raise RunStopped(f"Ray stopped working ({type(e).__name__}: {_first_line(e)})", "--backend ray",
+                         "what finished is in --out: run the same command with --resume") from None
     finally:  # the caller stopped early (an error, a fatal policy): the rest is not wanted
         for ref in pending:
-            ray.cancel(ref)
+            try:
+                ray.cancel(ref)
+            except Exception:  # noqa: BLE001 -- Ray itself is gone: there is nothing left to cancel
+                break
+
+
+def _ray_errors(ray, names: tuple[str, ...]) -> tuple[type, ...]:
+    """The exception classes of `names` that this Ray version has."""
+    return tuple(getattr(ray.exceptions, n) for n in names if isinstance(getattr(ray.exceptions, n, None), type))
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0][:200] if lines else "no message"

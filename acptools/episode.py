@@ -128,6 +128,20 @@ class Episode:
         """Whether the goal holds in the current state."""
         return self.task.is_goal(self.state)
 
+    @property
+    def dead_end(self) -> bool:
+        """Whether the goal is proven out of reach from the current state: no action applies there, or
+        its h* is known to be infinite (graded so by the last applied step, or at the start). A state
+        whose h* the budget left unknown is not called one."""
+        if self.solved:
+            return False
+        last = next((s for s in reversed(self.history) if s.applied), None)
+        if last is not None and last.known and last.h_star_after is None:
+            return True
+        if last is None and self.h_star_known and self.h_star_start is None:
+            return True
+        return not truth_for(self.task, self.state).applicable()
+
     def h_star(self, budget: "float | Budget | None" = None) -> tuple[int | None, bool]:
         """(h* of the current state, known); computed once per state."""
         h = truth_for(self.task, self.state).h_star(budget)

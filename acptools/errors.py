@@ -14,6 +14,11 @@ class AcpError(ValueError):
         super().__init__(text)
 
 
+class RunStopped(AcpError):
+    """A batch run stopped part way because where it ran failed (a Ray worker or system process died):
+    what finished is kept in --out, and the same command with --resume goes on from there."""
+
+
 class PddlError(AcpError):
     """Malformed or unsupported PDDL, located by file kind, line and column."""
 

@@ -6,8 +6,9 @@ use (acptools.store, on by default) it reads the task from the store's `grounded
 the PDDL and keeps what loading made (acptools.ground.snapshot). A row is keyed by the task's content
 hash and by a digest of the acptools code (`hashing.code_version`: a task kept by one version of the
 code is never read by another), and carries an HMAC under the store's key like every proof row: a row
-that does not authenticate is bypassed and counted, and its bytes are never read (reading them runs
-code). `acptools cache verify` loads each kept task again from its PDDL and compares (`verify`).
+that does not authenticate is bypassed and counted, and its bytes are never read. The bytes are plain
+data (snapshot.py): even a signed row cannot make its reader run code. `acptools cache verify` loads
+each kept task again from its PDDL and compares (`verify`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def load(domain_text: str, problem_text: str) -> Task:
     blob = found.get_grounded(key, version)
     if blob is not None:
         try:
-            task = snapshot.loads(blob, domain_text)
+            task = snapshot.loads(blob, domain_text, Task)
             if isinstance(task, Task) and task.key == key:
                 return task
             found.bypass(store.GROUNDED_KIND, key, "the kept bytes are another task")
@@ -64,7 +65,7 @@ def _kept_problem(found, key: str, version: str) -> str:
     if fresh.key != key:
         return "the stored PDDL is not the row's task"
     try:
-        kept = snapshot.loads(found.get_grounded(key, version), texts[0])
+        kept = snapshot.loads(found.get_grounded(key, version), texts[0], Task)
     except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
         return f"unreadable ({type(e).__name__}: {e})"
     return "" if snapshot.fingerprint(kept) == snapshot.fingerprint(fresh) else \

@@ -72,25 +72,24 @@ def gym_rate(domain: str, steps: int):
                 ep.step(a)
                 plan.append(a)
                 break
-    def run_gym():
-        done = 0
-        while done < steps:
-            env.reset(seed=done)
-            for a in plan:
-                env.step(a)
-                done += 1
-        return done
-    n, cpu, wall = timed(run_gym)
-    def run_bare():
-        done = 0
-        while done < steps:
-            e = Episode(task)
-            for a in plan:
-                e.step(a)
-                done += 1
-        return done
-    m, bcpu, bwall = timed(run_bare)
+    n, cpu, wall = timed(lambda: replay(lambda: env.reset(seed=0), env.step, plan, steps))
+    episode = [Episode(task)]
+
+    def fresh():
+        episode[0] = Episode(task)
+    m, bcpu, bwall = timed(lambda: replay(fresh, lambda a: episode[0].step(a), plan, steps))
     return n / cpu, n / wall, m / bcpu, len(plan)
+
+
+def replay(reset, step, plan: list, steps: int) -> int:
+    """Episodes of `plan` (reset, then each action) until `steps` steps are taken; returns them."""
+    done = 0
+    while done < steps:
+        reset()
+        for a in plan:
+            step(a)
+            done += 1
+    return done
 
 
 def optimal_plan(domain: str) -> list[str]:

@@ -1,6 +1,6 @@
 """Build the Claude Desktop bundle `dist/acptools-<version>.mcpb` with the MCPB CLI (`mcpb validate`, `mcpb pack`).
 
-The bundle holds mcpb/manifest.json, the icon, plugin/launch.py and the package's own source (acptools/,
+The bundle holds mcpb/manifest.json, the icon, the launcher (plugin/: launch.py and its modules) and the package's own source (acptools/,
 server/, pyproject.toml, README.md): Claude Desktop starts `python3 plugin/launch.py`, which builds a
 private virtualenv from those files on the first start, as the Claude Code plugin does.
 
@@ -23,7 +23,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NODE_DIR = REPO / "tools" / "node"
-PACKAGE_FILES = ["pyproject.toml", "README.md", "acptools", "server", "plugin/launch.py"]
+PACKAGE_FILES = ["pyproject.toml", "README.md", "acptools", "server", "plugin/launch.py", "plugin/early_start.py",
+                 "plugin/private_venv.py", "plugin/handshake.json"]
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
 
 

@@ -35,9 +35,9 @@ from acptools_server.config import (
     ServerConfig,
     package_version,
 )
-from acptools_server.http import BearerTokenMiddleware, CancelOnDisconnect, transport_security
+from acptools_server.http import BearerTokenMiddleware, CancelOnDisconnect, RejectOddIds, transport_security
 from acptools_server.schema import compact_arguments, compact_result
-from acptools_server.state import lifespan, stop_everything
+from acptools_server.state import ServerState, lifespan, shared_lifespan, stop_everything
 from acptools_server.stdio import serve_stdio
 from acptools_server.tools import episodes, questions, scoring, tasks
 from acptools_server.tools.common import ToolSpec
@@ -83,7 +83,8 @@ class PlanningServer(MCPServer):
     async def run_stdio_async(self) -> None:
         """Serve over stdio with the server's hardened stdio transport."""
         limits = self.config.limits
-        await serve_stdio(self._lowlevel_server, drain_seconds=limits.max_budget + limits.load_budget)
+        await serve_stdio(self._lowlevel_server, drain_seconds=limits.max_budget + limits.load_budget,
+                          max_chars=self.config.max_request_body_bytes())
 
 
 def check_argument_names(spec: ToolSpec, arguments: dict[str, Any]) -> None:
@@ -155,14 +156,17 @@ def instructions(config: ServerConfig) -> str:
     return text
 
 
-def build_server(config: ServerConfig | None = None) -> MCPServer:
-    """The MCPServer with the tools the configuration makes visible, and the PDDL resources."""
+def build_server(config: ServerConfig | None = None, state: ServerState | None = None) -> MCPServer:
+    """The MCPServer with the tools the configuration makes visible, and the PDDL resources. `state`:
+    one that every connection shares (its creator starts and shuts it down); None: each run of the
+    server makes its own."""
     config = config or ServerConfig()
     names = {fn.spec.name for fn in ALL_TOOLS}
     if names != set(TOOL_NAMES):  # the profile table must know every tool
         raise RuntimeError(f"acptools_server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
     mcp = PlanningServer(config, name=SERVER_NAME, title="acptools planning server", version=package_version(),
-                         instructions=instructions(config), log_level=config.log_level, lifespan=lifespan(config))
+                         instructions=instructions(config), log_level=config.log_level,
+                         lifespan=lifespan(config) if state is None else shared_lifespan(state))
     visible = set(config.visible_tools())
     for fn in ALL_TOOLS:
         if fn.spec.name in visible:
@@ -192,7 +196,7 @@ def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any
         transport_security=transport_security(config),
         max_request_body_size=config.max_request_body_bytes(),
     )
-    app = CancelOnDisconnect(app)
+    app = CancelOnDisconnect(RejectOddIds(app, config.max_request_body_bytes()))
     token = config.token_value()
     if token is not None:
         app = BearerTokenMiddleware(app, token)
@@ -259,6 +263,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-episodes", type=int, default=d.max_episodes)
     p.add_argument("--max-pddl-bytes", type=int, default=d.max_pddl_bytes)
     p.add_argument("--max-plan-length", type=int, default=d.max_plan_length)
+    p.add_argument("--max-state-atoms", type=int, default=d.max_state_atoms,
+                   help="atoms a state argument may list (default %(default)s)")
     p.add_argument("--max-ground-actions", type=int, default=d.max_ground_actions)
     p.add_argument("--default-budget", type=float, default=d.default_budget, help="seconds (default %(default)s)")
     p.add_argument("--max-budget", type=float, default=d.max_budget, help="seconds (default %(default)s)")
@@ -318,6 +324,7 @@ def parse_args(argv: Sequence[str] | None = None, environ: dict[str, str] | None
                 max_episodes=ns.max_episodes,
                 max_pddl_bytes=ns.max_pddl_bytes,
                 max_plan_length=ns.max_plan_length,
+                max_state_atoms=ns.max_state_atoms,
                 max_ground_actions=ns.max_ground_actions,
                 default_budget=ns.default_budget,
                 max_budget=ns.max_budget,

@@ -121,6 +121,7 @@ class Limits(BaseModel):
     max_episodes: int = Field(default=64, ge=1)                 # live episodes kept in memory
     max_pddl_bytes: int = Field(default=1_000_000, ge=1)        # size of one PDDL text
     max_plan_length: int = Field(default=10_000, ge=1)          # actions in a plan argument
+    max_state_atoms: int = Field(default=200_000, ge=1)         # atoms in a state argument
     max_ground_actions: int = Field(default=500_000, ge=1)      # ground actions of a loaded task
     default_budget: float = Field(default=30.0, gt=0)           # search seconds when a call gives none
     max_budget: float = Field(default=600.0, gt=0)              # the largest budget a call may ask for
@@ -249,7 +250,8 @@ class ServerConfig(BaseModel):
         return None if self.token is None else self.token.get_secret_value()
 
     def max_request_body_bytes(self) -> int:
-        """HTTP body cap: room for a domain + problem at the PDDL limit, JSON-escaped."""
+        """The largest request either transport reads (an HTTP body, a stdio line): room for a domain +
+        problem at the PDDL limit, JSON-escaped."""
         return max(DEFAULT_MAX_REQUEST_BODY_SIZE, 3 * self.limits.max_pddl_bytes + (1 << 20))
 
 

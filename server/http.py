@@ -1,5 +1,5 @@
-"""Streamable HTTP: the bearer-token check, DNS-rebinding settings for loopback binds, and a dropped
-connection cancelling its calls."""
+"""Streamable HTTP: the bearer-token check, DNS-rebinding settings for loopback binds, a dropped
+connection cancelling its calls, and an answer to a request whose id no request may have."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 
 from acptools_server.config import ServerConfig, is_loopback_host
+from acptools_server.request_ids import INVALID_REQUEST, odd_request
 from mcp.server.transport_security import TransportSecuritySettings
 
 
@@ -151,3 +152,46 @@ def _body_then_disconnect(body: bytes) -> Any:
 
 async def _discard(_message: dict[str, Any]) -> None:
     return None
+
+
+class RejectOddIds:
+    """Pure ASGI middleware: a POSTed request whose id is neither a string nor an integer (an object, an
+    array, null, a fraction, true) gets the error stdio gives it, with HTTP 400 as the SDK answers other
+    bad messages; the SDK would read it as a notification, answer 202 and never reply. Bodies over
+    ``max_bytes`` are handed on unread, for the SDK to refuse."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        read, size, whole = [], 0, False
+        while not whole and size <= self.max_bytes:
+            message = await receive()
+            read.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            whole = not message.get("more_body", False)
+        problem = odd_request(b"".join(m.get("body", b"") for m in read).decode("utf-8", "replace")) if whole else None
+        if problem is None:
+            await self.app(scope, _replayed(read, receive), send)
+            return
+        await _invalid_request(scope, send, problem)
+
+
+def _replayed(read: list[dict[str, Any]], receive: Any) -> Any:
+    """A receive that gives the messages already read, then the rest from `receive`."""
+    async def replay() -> dict[str, Any]:
+        return read.pop(0) if read else await receive()
+    return replay
+
+
+async def _invalid_request(scope: dict[str, Any], send: Any, message: str) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(name, value) for name, value in scope.get("headers", ()) if name == b"mcp-session-id"]
+    await send({"type": "http.response.start", "status": 400, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -64,6 +64,14 @@ class ServerState:
                             "pass a smaller budget, or start the server with a larger --max-budget")
         return float(budget)
 
+    async def run(self, fn: Callable[[Any], Any], seconds: float) -> Any:
+        """``fn(budget)`` in the search runner; afterwards the tasks held fit the memory budget again
+        (the call may have grown its task's engines and caches)."""
+        try:
+            return await self.runner.run(fn, seconds)
+        finally:
+            self.memory.settle()
+
     @property
     def runners(self) -> tuple[SearchRunner, ...]:
         """Every search runner: the searches', and the task stores' quick and big loads."""
@@ -117,6 +125,17 @@ def lifespan(config: ServerConfig) -> Callable[[Any], AbstractAsyncContextManage
                 await state.shutdown()
             if config.cache is not None:
                 store.use(None)
+
+    return run
+
+
+def shared_lifespan(state: ServerState) -> Callable[[Any], AbstractAsyncContextManager[ServerState]]:
+    """A lifespan that hands every connection the same state, which its owner created and shuts down
+    (a process that serves several in-process MCP sessions over one set of stores)."""
+
+    @asynccontextmanager
+    async def run(_server: Any) -> AsyncIterator[ServerState]:
+        yield state
 
     return run
 

@@ -4,7 +4,8 @@ any parser goes, or a request whose id is an object or a number no integer holds
 the client waits forever. Here such a line gets a JSON-RPC error with the request's id when the line
 still shows a valid one and a null id otherwise (JSON-RPC 2.0, section 5); a notification (a method and
 no id) gets no reply, as the spec says, only a log line. Nothing a line holds stops the reader (the HTTP
-transport answers 400 to the same body). When stdin ends, the requests already read are still answered
+transport answers 400 to the same body). A line longer than the HTTP body limit is answered with an
+error without being read as JSON, as HTTP refuses such a body. When stdin ends, the requests already read are still answered
 before the server exits (the SDK alone would cancel them), so ``... | acptools serve`` gets every
 answer."""
 
@@ -23,46 +24,15 @@ from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
+from acptools_server.request_ids import INVALID_REQUEST, NO_ID, odd_id_message, top_level_fields, valid_id
+
 log = logging.getLogger("acptools.server")
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-STRUCTURE = re.compile(r'["\[\]{}]')
-WHITESPACE = re.compile(r"[ \t\r\n]*")
 PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-NO_ID = object()  # the line has no top-level "id" key
-UNREAD = object()  # a top-level value too deeply nested to read
 ODD_ID_HINT = re.compile(r'"id"\s*:\s*(?![\s"]|-?\d+\s*[,}])')  # an id that is no string or plain integer
 ODD_ID_MARK = "\x00odd-id\x00"  # prefixed to such a line, so the SDK cannot read it and it comes back here
-
-
-def top_level_fields(raw: str) -> dict[str, Any]:
-    """The top-level ``id`` and ``method`` of a JSON object, read without parsing anything nested (which
-    may be deeper than any parser goes). A value that cannot be read is ``UNREAD``."""
-    found: dict[str, Any] = {}
-    decoder = json.JSONDecoder()
-    depth, i = 0, 0
-    while (m := STRUCTURE.search(raw, i)) is not None:
-        i = m.start()
-        if raw[i] != '"':
-            depth += 1 if raw[i] in "[{" else -1
-            i += 1
-            continue
-        string = JSON_STRING.match(raw, i)
-        if string is None:
-            break
-        i = string.end()
-        key = string.group()[1:-1]
-        if depth != 1 or key not in ("id", "method"):
-            continue
-        j = WHITESPACE.match(raw, i).end()
-        if raw[j:j + 1] != ":":
-            continue  # a value that happens to read "id", not a key
-        try:
-            found[key], _ = decoder.raw_decode(raw, WHITESPACE.match(raw, j + 1).end())
-        except (ValueError, RecursionError):
-            found[key] = UNREAD
-    return found
+TOO_LONG_MARK = "\x00too-long\x00"  # stands for a line over the size limit (followed by its size and id)
+ID_PREFIX_CHARS = 65_536  # where a too long line's id is looked for (clients write it before the params)
 
 
 def _raw_line(exc: Exception) -> str | None:
@@ -77,16 +47,22 @@ class CheckedLines:
     array, null, a fraction, 1e400, true) made unreadable: the SDK would read it as a notification
     (it drops the id) and never answer it; unreadable, it is answered with an error here."""
 
-    def __init__(self, raw: io.TextIOBase) -> None:
-        self.raw = raw
+    def __init__(self, raw: io.TextIOBase, max_chars: int | None = None) -> None:
+        self.raw, self.max_chars = raw, max_chars
 
     def readline(self) -> str:
         """The next line, marked when its id is neither a string nor a plain integer (the SDK cannot
-        read a marked line, so its error comes back here to be answered)."""
+        read a marked line, so its error comes back here to be answered). A line over `max_chars` is
+        not handed on at all (reading it as JSON would take many times its size): a short marked line
+        with its size and id stands for it."""
         line = self.raw.readline()
+        if self.max_chars is not None and len(line) > self.max_chars:
+            request_id = top_level_fields(line[:ID_PREFIX_CHARS]).get("id")
+            return TOO_LONG_MARK + json.dumps({"chars": len(line), "limit": self.max_chars,
+                                               "id": request_id if valid_id(request_id) else None}) + "\n"
         if ODD_ID_HINT.search(line):
             request_id = top_level_fields(line).get("id", NO_ID)
-            if request_id is not NO_ID and not _valid_id(request_id):
+            if request_id is not NO_ID and not valid_id(request_id):
                 return ODD_ID_MARK + line
         return line
 
@@ -95,18 +71,15 @@ class CheckedLines:
         self.raw.close()
 
 
-def claim_stdin() -> CheckedLines:
+def claim_stdin(max_chars: int | None = None) -> CheckedLines:
     """The process's stdin for the transport alone (fd 0 then reads the null device, so no child
-    process can take a request from the wire), as checked lines."""
+    process can take a request from the wire), as checked lines of at most `max_chars`."""
     private = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"))
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
+    return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"),
+                        max_chars)
 
 
 def _readable(raw: str | None) -> bool | None:
@@ -125,6 +98,11 @@ def _readable(raw: str | None) -> bool | None:
 def unreadable(exc: Exception) -> JSONRPCError | None:
     """The error reply to a line the SDK could not read (None: a notification, which gets no reply)."""
     raw = _raw_line(exc)
+    if raw is not None and raw.startswith(TOO_LONG_MARK):
+        size = json.loads(raw.removeprefix(TOO_LONG_MARK))
+        return JSONRPCError(jsonrpc="2.0", id=size["id"], error=ErrorData(code=INVALID_REQUEST, message=(
+            f"the request is {size['chars']} characters, more than the server reads ({size['limit']}); send "
+            "less (a state lists only its true fluent atoms), or start the server with a larger --max-pddl-bytes")))
     readable = _readable(raw)
     if readable is False:  # a parse error: its id cannot be known (JSON-RPC 2.0, section 5)
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR,
@@ -139,13 +117,11 @@ def unreadable(exc: Exception) -> JSONRPCError | None:
     elif SURROGATE_ESCAPE.search(raw):
         message = ("the request holds a lone surrogate escape (such as \\ud800), which is not Unicode text; send "
                    "every string as valid UTF-8")
-    elif request_id is not NO_ID and not _valid_id(request_id):
-        got = "a value nested too deeply to read" if request_id is UNREAD else \
-            f"{type(request_id).__name__} {str(request_id)[:40]}"
-        message = f"the request's id must be a string or an integer (got {got})"
+    elif request_id is not NO_ID and not valid_id(request_id):
+        message = odd_id_message(request_id)
     else:
         message = "the request is not a valid JSON-RPC message"
-    return JSONRPCError(jsonrpc="2.0", id=request_id if _valid_id(request_id) else None,
+    return JSONRPCError(jsonrpc="2.0", id=request_id if valid_id(request_id) else None,
                         error=ErrorData(code=INVALID_REQUEST, message=message))
 
 
@@ -190,10 +166,11 @@ class Pending:
             self.settled.set()
 
 
-async def serve_stdio(server: Any, drain_seconds: float = 600.0) -> None:
-    """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines; at
-    the end of stdin, wait up to ``drain_seconds`` for the answers to the requests already read."""
-    async with stdio_server(stdin=anyio.wrap_file(claim_stdin())) as (read_stream, write_stream):
+async def serve_stdio(server: Any, drain_seconds: float = 600.0, max_chars: int | None = None) -> None:
+    """Run ``server`` (an MCPServer's low-level server) over stdin/stdout, answering unreadable lines and
+    lines over ``max_chars``; at the end of stdin, wait up to ``drain_seconds`` for the answers to the
+    requests already read."""
+    async with stdio_server(stdin=anyio.wrap_file(claim_stdin(max_chars))) as (read_stream, write_stream):
         send, receive = anyio.create_memory_object_stream[Any](0)
         out_send, out_receive = anyio.create_memory_object_stream[Any](0)
         pending = Pending()

@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.task",),                                                # the public task
     ("acptools.truth", "acptools.task_store", "acptools.stored_check", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
      "acptools.dataset", "acptools.examples", "acptools.prompts", "acptools.backends"),  # the face's services
-    ("acptools.scoring", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
+    ("acptools.scoring", "acptools.audit", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
      "acptools.up", "acptools.environments", "acptools.evaluation", "acptools.htmlreport",
      "acptools.export"),  # applications
     ("acptools.cli",),                                                 # the command line

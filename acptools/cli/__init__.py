@@ -7,6 +7,7 @@
     acptools report ...     one HTML page from their outputs (acptools.cli.report)
     acptools export ...     lm-eval task configs for any record file (acptools.cli.export)
     acptools generate ...   questions with proven answers from PDDL (acptools.cli.generate)
+    acptools audit ...      trivial answerers scored beside chance on a record set (acptools.cli.audit)
     acptools serve ...      the MCP server, as acptools-server (acptools.cli.serve)
     acptools demo           all eight questions about a bundled example (acptools.cli.demo)
     acptools examples       the bundled example tasks (acptools.cli.demo)
@@ -28,7 +29,7 @@ from .common import EXIT_INPUT, EXIT_OK, Parser
 # `acptools --help`. Modules are imported only when their command is run (or all of them are listed),
 # so a quick command does not pay for every other command's imports.
 COMMANDS = {"eval": "eval", "score": "score", "cache": "cache", "rollout": "rollout", "generate": "generate",
-            "report": "report", "export": "export", "serve": "serve", "demo": "demo", "examples": "demo:Examples"}
+            "audit": "audit", "report": "report", "export": "export", "serve": "serve", "demo": "demo", "examples": "demo:Examples"}
 
 
 def command(name: str):

@@ -178,7 +178,7 @@ def run(args) -> int:
                                   on_items=lambda done: [out.write(it) for it in done])
     except AcpError as e:  # e.g. every attempt of a Ray task died: what finished is in --out
         out.close()
-        return fail(e)
+        return fail(e, args)
     except KeyboardInterrupt:
         out.close()
         return _interrupted(args, out.rows, len(pairs), t0)

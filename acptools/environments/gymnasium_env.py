@@ -7,15 +7,12 @@ against h* (acptools.episode). Importing this module registers it as `acptools/P
     obs, r, terminated, truncated, info = env.step("(action obj1 obj2)")
     info["verdict"], info["regret"], info["h_star"]
 
-Rewards (`reward=`), for an applied step of known regret (h*(after) + 1 - h*(before)):
-  * "progress" (default): h*(before) - h*(after) = 1 - regret; an optimal episode returns h*(start);
-  * "regret": -regret; an optimal episode returns 0;
-  * "cost": -1 for every attempt; an optimal episode returns -h*(start).
-An attempt that is not applied (inapplicable / unparsed / hallucinated) gets -invalid_penalty
-("cost": -1). A step into a dead end (the goal unreachable afterwards) gets -dead_end_penalty and
-terminates. A step whose regret the budget could not decide gets 0 and info["known"] = False: an
-unknown is never scored as right or wrong. Reaching the goal adds goal_bonus and terminates;
-max_steps attempts (applied or not) truncate.
+Rewards (`reward=`: "progress", "regret" or "cost", with invalid_penalty, dead_end_penalty and
+goal_bonus) are acptools.environments.policy's: an optimal episode returns h*(start) under
+"progress", 0 under "regret" and -h*(start) under "cost". Reaching the goal or entering a dead end
+terminates; max_steps attempts (applied or not) truncate. A step whose regret the budget could not
+decide gets 0 and info["known"] = False: an unknown is never scored as right or wrong. The episode is
+played by acptools.environments.session, as the OpenEnv environment plays it.
 """
 
 from __future__ import annotations
@@ -26,13 +23,13 @@ import gymnasium
 from gymnasium import spaces
 
 from ..describe import describe
-from ..episode import APPLIED, Episode
 from ..errors import AcpError
 from ..truth import task_for
+from .policy import DEAD_END, GOAL, REWARDS, STEP_LIMIT, Rewards  # noqa: F401 - REWARDS: the reward kinds
+from .session import PolicySession, Report, Settings
 from .sources import Start, starts
 
 ENV_ID = "acptools/Planning-v0"
-REWARDS = ("progress", "regret", "cost")
 HEADER = 512  # room for the fixed text around the atoms in an observation
 
 
@@ -46,48 +43,16 @@ class PlanningEnv(gymnasium.Env):
     def __init__(self, source=None, reward: str = "progress", max_steps: int = 50, show_actions: bool = True,
                  invalid_penalty: float = 1.0, dead_end_penalty: float = 1.0, goal_bonus: float = 0.0,
                  budget: float = 10.0, render_mode: str | None = None):
-        if reward not in REWARDS:
-            raise AcpError(f"unknown reward {reward!r}", "reward", f"rewards: {', '.join(REWARDS)}")
-        if max_steps < 1:
-            raise AcpError(f"max_steps must be at least 1, got {max_steps}", "max_steps")
         if render_mode not in (None, "ansi"):
             raise AcpError(f"unknown render_mode {render_mode!r}", "render_mode", "use 'ansi' or None")
+        settings = Settings(Rewards(reward, invalid_penalty, dead_end_penalty, goal_bonus), max_steps,
+                            show_actions=show_actions, budget=budget)
         self.starts: list[Start] = starts(source)
-        self.reward_kind, self.max_steps, self.show_actions = reward, max_steps, show_actions
-        self.invalid_penalty, self.dead_end_penalty, self.goal_bonus = invalid_penalty, dead_end_penalty, goal_bonus
-        self.budget, self.render_mode = budget, render_mode
-        self._goals: dict[int, str] = {}
-        chars, obs_len, act_len = set(string.printable), HEADER, 64
-        for k, s in enumerate(self.starts):
-            task = self._task(k)
-            chars |= set(s.domain) | set(s.problem)
-            names = _all_atoms(task)
-            actions = task.possible_actions(budget)
-            obs_len = max(obs_len, HEADER + sum(len(n) + 1 for n in names) + len(self._goals[k])
-                          + sum(len(a) + 1 for a in actions) + 100)
-            act_len = max([act_len] + [2 * len(a) for a in actions])
-        charset = frozenset(chars)
-        self.observation_space = spaces.Text(max_length=obs_len, charset=charset)
-        self.action_space = spaces.Text(max_length=act_len, charset=charset)
-        self.episode: Episode | None = None
+        self.session = PolicySession(settings, self.starts)
+        self.max_steps, self.budget, self.render_mode = max_steps, budget, render_mode
+        self.observation_space, self.action_space = _spaces(self.starts)
         self.index = 0
-        self._last = ""
-
-    def _task(self, k: int):
-        s = self.starts[k]
-        task = task_for(s.domain, s.problem)
-        if k not in self._goals:
-            self._goals[k] = describe(task).goal_formula
-        return task
-
-    def _observation(self) -> str:
-        ep = self.episode
-        task = ep.task
-        lines = [f"State: {' '.join(task.names(ep.state))}", f"Goal: {self._goals[self.index]}"]
-        if self.show_actions:
-            lines.append(f"Applicable actions: {' '.join(task.questions.applicable(ep.state))}")
-        lines.append(f"Steps taken: {len(ep.history)} of {self.max_steps}" + (f"; last: {self._last}" if self._last else ""))
-        return "\n".join(lines)
+        self._report: Report | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start an episode from the start options['index'] (else one drawn by the seeded generator);
@@ -100,49 +65,45 @@ class PlanningEnv(gymnasium.Env):
             self.index = k
         else:
             self.index = int(self.np_random.integers(len(self.starts)))
-        self.episode = Episode(self._task(self.index), None, self.budget)
-        self._last = ""
-        ep = self.episode
-        info = {"start": self.starts[self.index].label, "index": self.index, "h_star": ep.h_star_start,
-                "known": ep.h_star_known, "how": ep.how, "solved": ep.solved}
-        return self._observation(), info
+        report = self._report = self.session.begin(self.starts[self.index])
+        info = {"start": report.start, "index": self.index, "h_star": report.h_star_after,
+                "known": report.h_star_known, "how": report.proof["h_star_how"], "solved": report.solved}
+        return report.text, info
 
     def step(self, action):
         """Apply the action text; returns observation, reward, terminated (goal reached or dead end),
         truncated (max_steps) and an info dict with the step's verdict and h*."""
-        if self.episode is None:
+        if self.session.episode is None:
             raise AcpError("step() before reset()", "PlanningEnv", "call env.reset() first")
-        if self.episode.solved:
-            raise AcpError("the episode is over: the goal holds", "PlanningEnv.step", "call env.reset()")
-        text = action if isinstance(action, str) else repr(action)
-        step = self.episode.step(text, self.budget)
-        dead_end = step.applied and step.known and step.h_star_after is None and not self.episode.solved
-        reward = self._reward(step, dead_end)
-        terminated = self.episode.solved or dead_end
-        if self.episode.solved:
-            reward += self.goal_bonus
-        truncated = not terminated and len(self.episode.history) >= self.max_steps
-        self._last = f"{step.action} ({step.verdict}{': ' + step.reason if step.reason else ''})"
-        h, known = (step.h_star_after, step.known) if step.applied else self.episode.h_star(self.budget)
-        info = {"verdict": step.verdict, "reason": step.reason, "action": step.action, "regret": step.regret,
-                "optimal": step.optimal, "h_star": h, "h_star_before": step.h_star_before, "known": known,
-                "dead_end": dead_end, "solved": self.episode.solved, "step": step.step}
-        return self._observation(), float(reward), terminated, truncated, info
-
-    def _reward(self, step, dead_end: bool) -> float:
-        if dead_end:
-            return -self.dead_end_penalty
-        if self.reward_kind == "cost":
-            return -1.0
-        if step.verdict != APPLIED:
-            return -self.invalid_penalty
-        if step.regret is None:
-            return 0.0  # unknown (the budget ran out): neither right nor wrong
-        return float(1 - step.regret) if self.reward_kind == "progress" else float(-step.regret)
+        if self.session.done_reason is not None:
+            raise AcpError(f"the episode is over ({self.session.done_reason})", "PlanningEnv.step", "call env.reset()")
+        report = self._report = self.session.act(action)
+        info = {"verdict": report.verdict, "reason": report.reason, "action": report.action, "regret": report.regret,
+                "optimal": report.optimal, "h_star": report.h_star_after,
+                "h_star_before": report.h_star_before if report.verdict == "applied" else None,
+                "known": report.h_star_known, "dead_end": report.dead_end, "solved": report.solved,
+                "step": report.steps}
+        terminated = report.done_reason in (GOAL, DEAD_END)
+        return report.text, float(report.reward), terminated, report.done_reason == STEP_LIMIT, info
 
     def render(self):
         """The text observation in render_mode "ansi" (None otherwise or before reset)."""
-        return self._observation() if self.render_mode == "ansi" and self.episode is not None else None
+        return self._report.text if self.render_mode == "ansi" and self._report is not None else None
+
+
+def _spaces(found: list[Start]) -> tuple[spaces.Text, spaces.Text]:
+    """Text spaces long enough for every start's observations and actions, over their characters."""
+    chars, obs_len, act_len = set(string.printable), HEADER, 64
+    for s in found:
+        task = task_for(s.domain, s.problem)
+        chars |= set(s.domain) | set(s.problem)
+        goal = len(describe(task).goal_formula)
+        actions = task.possible_actions()
+        obs_len = max(obs_len, HEADER + sum(len(n) + 1 for n in _all_atoms(task)) + goal
+                      + sum(len(a) + 1 for a in actions) + 100)
+        act_len = max([act_len] + [2 * len(a) for a in actions])
+    charset = frozenset(chars)
+    return spaces.Text(max_length=obs_len, charset=charset), spaces.Text(max_length=act_len, charset=charset)
 
 
 def _all_atoms(task) -> list[str]:

@@ -1,6 +1,6 @@
 """Where an environment's planning tasks come from: bundled examples, ACPBench Hard style records
-(their problem's init is the state), or the user's PDDL (texts, files or a folder). A source is a
-fixed, ordered list of starts, so a seed picks the same start on every machine."""
+(their problem's init is the state), generated families, or the user's PDDL (texts, files or a
+folder). A source is a fixed, ordered list of starts, so a seed picks the same start on every machine."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ from pathlib import Path
 
 from .. import examples
 from ..errors import AcpError
+from ..generate import TASKS, Options, generate
 
 
 @dataclass(frozen=True)
 class Start:
-    """One task to act in: PDDL texts (the problem's init is the start state) and a label saying
-    where it came from."""
+    """One task to act in: PDDL texts, a label saying where it came from, and the start state's atoms
+    (None: the problem's init)."""
 
     domain: str
     problem: str
     label: str
+    state: tuple[str, ...] | str | None = None
 
 
 def _read(path: Path, what: str) -> str:
@@ -87,6 +89,18 @@ def from_records(records) -> list[Start]:
                            "pass ACPBench Hard records or acptools.generate output")
         out.append(Start(r["PDDL_domain"], r["PDDL_problem"], f"record:{r.get('id', k)}"))
     return out
+
+
+def family_records(family: str, domain=examples.DEFAULT, problems=(), n: int = 16, seed: int = 0,
+                   budget: float = 10.0, where: str = "family") -> list[dict]:
+    """`n` records of the family "FORM:TASK" (a form of acptools.generate and one of its tasks),
+    generated from `domain` and `problems` (as pddl_texts reads them) with `seed`, every answer proven."""
+    form, _, task = family.partition(":")
+    if form not in TASKS or task not in TASKS[form]:
+        raise AcpError(f"no family {family!r}", where, "FORM:TASK, e.g. " + ", ".join(f"{f}:{TASKS[f][0]}" for f in TASKS))
+    dtext, ptexts = pddl_texts(domain, problems)
+    options = Options(form=form, tasks=(task,), n=n, seed=seed, budget=budget)
+    return generate(dtext, [text for text, _ in ptexts], options).records
 
 
 def from_pddl(domain, problems=()) -> list[Start]:

@@ -25,6 +25,7 @@ from ..describe import describe
 from ..episode import Episode
 from ..errors import AcpError
 from ..truth import task_for
+from .policy import entered_dead_end
 from .sources import starts
 from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnvConfig
 
@@ -83,7 +84,7 @@ def replay(data: PolicyData, replies: list[str], config: PolicyTaskConfig) -> Ep
 
 def finished(episode: Episode, step) -> bool:
     """Whether the episode ends after `step`: the goal holds, or a known dead end was entered."""
-    return episode.solved or (step.applied and step.known and step.h_star_after is None)
+    return episode.solved or entered_dead_end(episode, step)
 
 
 class PolicyTask(vf.Task[PolicyData, vf.State, PolicyTaskConfig]):

@@ -17,10 +17,9 @@ from pydantic import Field
 from .. import examples
 from ..dataset import load_records
 from ..errors import AcpError
-from ..generate import TASKS, Options, generate
+from . import sources
 from .grading import CREDITS, reward
 from .prompting import prompt
-from .sources import pddl_texts
 from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnv
 
 SYSTEM = "You answer questions about PDDL planning tasks. Reply with the answer in the format the question asks for."
@@ -66,14 +65,8 @@ class QaConfig(vf.TasksetConfig):
 
 def family_records(config: QaConfig) -> list[dict]:
     """Records generated for config.family ("FORM:TASK"), every answer proven."""
-    form, _, task = config.family.partition(":")
-    if form not in TASKS or task not in TASKS[form]:
-        raise AcpError(f"no family {config.family!r}", "--env.taskset.family",
-                       "FORM:TASK, e.g. " + ", ".join(f"{f}:{TASKS[f][0]}" for f in TASKS))
-    domain, problems = pddl_texts(config.domain, config.problems)
-    options = Options(form=form, tasks=(task,), n=config.num_tasks or 16, seed=config.seed,
-                      budget=config.task.budget)
-    return generate(domain, [text for text, _ in problems], options).records
+    return sources.family_records(config.family, config.domain, config.problems, config.num_tasks or 16,
+                                  config.seed, config.task.budget, where="--env.taskset.family")
 
 
 def records(config: QaConfig) -> list[dict]:

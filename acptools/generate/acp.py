@@ -15,13 +15,19 @@ from itertools import islice
 
 from ..errors import BudgetExceeded
 from ..kinds import ACP_STEMS, ACP_TASKS, generator
-from .base import NOTHING, UNPROVEN, Draft, Item, Skip
+from .balance import GOAL_SHOWN, choice_shapes, mixed, pick_options, placed, yes_no_shape
+from .base import NO_LANDMARK, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, some_sequence
 from .states import random_walk, replay, step
 
 LABELS = ("A", "B", "C", "D")
 SAMPLE = 12          # candidates offered per hint
 DECISIONS = 24       # proofs tried per question before giving up
+RIGHT_POOL = 3       # right options proven per 4-choice question, one of them asked (balance.pick_options)
+WRONG_POOL = 8       # wrong options proven per 4-choice question, three of them asked
+NO_TRUE = "no candidate proven true in the state"
+FEW_FALSE = "too few candidates proven false in the state"
+NO_FOUR = "no four candidates of one shape that may give one right and three wrong options"
 
 
 @dataclass
@@ -75,15 +81,16 @@ def _prog(item: Item, need_no: bool = True) -> Pool:
 
 
 def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], bool | None]]:
-    """Two facts at once: pairs that a walk shows together (true), and pairs of facts that are each
-    reachable but share an object or a predicate, so often exclude each other (decided by proof)."""
+    """Two facts at once, neither true in the state: pairs that a walk shows together (true), and
+    pairs of facts that are each reachable but share an object or a predicate, so often exclude each
+    other (decided by proof)."""
     task, s, rng = item.task, item.state, item.rng
     out: list[tuple[list[str], bool | None]] = []
-    for _ in range(4):
+    for _ in range(4):  # two facts a walk makes true together, neither of them true in the state
         t = replay(task, s, random_walk(task, s, rng.randint(1, 10), rng))
         new = task.names(t & ~s)
-        if new:
-            out.append((sorted({rng.choice(new), rng.choice(task.names(t))}), True))
+        if len(new) >= 2:
+            out.append((sorted(rng.sample(new, 2)), True))
     atoms = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
     for p in _sample(item, atoms, SAMPLE):
         pred, args = task.atoms[task.atom_name_index[p]]
@@ -157,6 +164,9 @@ def _areach(item: Item, need_no: bool = True) -> Pool:
 
 
 def _land(item: Item, need_no: bool = True) -> Pool:
+    """Facts neither true in the state nor goal facts (a goal fact or a fact that holds is a landmark
+    by definition: the answer would be a copy); with `item.trivial_landmarks`, goal facts too, as
+    ACPBench v1 asks."""
     task, s = item.task, item.state
     item.solvable()  # at a dead end every fact would be a landmark: nothing to ask
     plan = task.questions.engine.some_plan(s, item.budget())  # the plan the landmark proofs try first
@@ -167,10 +177,12 @@ def _land(item: Item, need_no: bool = True) -> Pool:
         s = step(task, s, a)
         on_path |= s
     s = item.state
-    goals = [n for n in task.names(task.goal_atoms & ~s)]
     candidates = ((1 << len(task.atoms)) - 1) & ~s & ~task.goal_atoms
+    if not candidates & on_path and not item.trivial_landmarks:
+        raise Skip(NO_LANDMARK)  # every landmark is on every plan: this one shows there is none to ask
     cands = [(n, None) for n in _sample(item, task.names(candidates & on_path))]
-    cands += [(n, True) for n in _sample(item, goals, 2)]
+    if item.trivial_landmarks:
+        cands += [(n, True) for n in _sample(item, task.names(task.goal_atoms & ~s), 2)]
     cands += [(n, False) for n in _sample(item, task.names(candidates & ~on_path))]
     return Pool("Is the following fact a landmark (must hold at some point along any plan) for the current state? {}",
                 "Which of the following facts is a landmark (must hold at some point along any plan) for the "
@@ -197,19 +209,17 @@ def _just_plan(item: Item) -> tuple[list[str], str]:
 
 
 def _just(item: Item, need_no: bool = True) -> Pool:
-    """Single actions (that occur once in the plan) when one of them can go, else consecutive pairs."""
+    """Single actions (that occur once in the plan) and consecutive pairs (the question's shape,
+    drawn by `yes_no`, says which)."""
     names, text = _just_plan(item)
     good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
     singles = [(i,) for i, n in enumerate(names) if names.count(n) == 1]
     pairs = [(i, i + 1) for i in range(len(names) - 1)]
-    use_pairs = not (good & set(singles)) if item.target else item.rng.random() < 0.5 or not singles
-    spans = pairs if use_pairs else singles
-    what = "pair of consecutive actions" if use_pairs else "action"
-    return Pool(f'Given the plan: "{text}"; can the following {what} be removed from this plan and still have a '
+    return Pool(f'Given the plan: "{text}"; can the following {{what}} be removed from this plan and still have a '
                 'valid plan: {}?', "", "",
                 [({"claim": "removable", "plan": names, "steps": list(sp)},
                   " and ".join(item.render.action(names[i]) for i in sp), sp in good)
-                 for sp in _sample(item, spans, 2 * SAMPLE)])
+                 for sp in _sample(item, singles, 2 * SAMPLE) + _sample(item, pairs, 2 * SAMPLE)])
 
 
 POOLS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": _val, "just": _just, "land": _land}
@@ -217,8 +227,11 @@ POOLS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": 
 
 # ---- deciding candidates ------------------------------------------------------------------------
 
-def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset()) -> list[tuple[dict, str]]:
-    """k candidates proven to have truth `want` (those hinted so first), with distinct texts."""
+def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset(),
+         least: int | None = None) -> list[tuple[dict, str]]:
+    """Up to k (at least `least`, default k) candidates proven to have truth `want` (those hinted so
+    first), with distinct texts."""
+    least = k if least is None else least
     order = [c for c in candidates if c[2] is want] + [c for c in candidates if c[2] is None] + \
             [c for c in candidates if c[2] is (not want)]
     out, texts, unproven, tried = [], set(avoid), 0, 0
@@ -236,25 +249,32 @@ def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset
         if truth == want:
             out.append((claim, text))
             texts.add(text)
-    if len(out) < k:
-        raise Skip(UNPROVEN if unproven else NOTHING)
+    if len(out) < least:
+        raise Skip(UNPROVEN if unproven else NO_TRUE if want else FEW_FALSE)
     return out
 
 
 def yes_no(item: Item, task: str) -> Draft:
-    """A yes/no question about `task` whose answer (the item says which) is proven."""
+    """A yes/no question about `task` whose answer (the item says which) is proven; its shape is
+    drawn before the answer is sought (acptools.generate.balance)."""
     pool = POOLS[task](item, not item.target)
-    (claim, text), = find(item, pool.candidates, item.target, 1)
-    return Draft(f"{ACP_STEMS[task]}_bool", context(item, task), pool.yes_no.format(text),
+    (claim, text), = find(item, yes_no_shape(item, pool.candidates, _goal_shown(item, task)), item.target, 1)
+    what = "pair of consecutive actions" if len(claim.get("steps", ())) == 2 else "action"
+    return Draft(f"{ACP_STEMS[task]}_bool", context(item, task), pool.yes_no.format(text, what=what),
                  "yes" if item.target else "no", item.state,
                  {"form": "bool", "spec": {"answer_type": "bool", "claim": claim}})
 
 
+def _goal_shown(item: Item, task: str) -> bool:
+    """Is the goal a shape feature (the context states it, and landmarks are asked non-trivially)?"""
+    return task in GOAL_SHOWN and not (task == "land" and item.trivial_landmarks)
+
+
 def choices(item: Item, task: str, stem: str, query: str, right, wrong) -> Draft:
-    """A 4-choice record from one right and three wrong (claim, text) pairs, in a seeded order."""
-    options = [right] + list(wrong)
-    item.rng.shuffle(options)
-    answer = LABELS[options.index(right)]
+    """A 4-choice record from one right and three wrong (claim, text) pairs, the right one at the
+    item's slot."""
+    options, at = placed(item, right, wrong)
+    answer = LABELS[at]
     question = stem + " " + " ".join(f"{label}. {text}." for label, (_, text) in zip(LABELS, options))
     return Draft(f"{ACP_STEMS[task]}_mcq", context(item, task), question, answer, item.state,
                  {"form": "mcq", "choices": {"text": [t for _, t in options], "label": list(LABELS)},
@@ -268,14 +288,28 @@ def multiple_choice(item: Item, task: str) -> Draft:
     if task == "just":
         return _just_choices(item)
     pool = POOLS[task](item, True)
-    (right,) = find(item, pool.candidates, True, 1)
-    wrong = find(item, pool.candidates, False, 3, {right[1]})
+    right, wrong = _options(item, choice_shapes(item, pool.candidates, _goal_shown(item, task)))
     return choices(item, task, pool.stem, pool.query, right, wrong)
+
+
+def _options(item: Item, groups) -> tuple[tuple[dict, str], list]:
+    """One right and three wrong options of one shape (the first group that has them), chosen so
+    that neither their lengths nor their kinds single out the right one (balance.pick_options)."""
+    why = NO_FOUR
+    for group in groups:
+        group = mixed(group)
+        try:
+            rights = find(item, group, True, RIGHT_POOL, least=1)
+            wrong = find(item, group, False, WRONG_POOL, {text for _, text in rights}, least=3)
+            return pick_options(item, rights, wrong)
+        except Skip as e:
+            why = e.reason
+    raise Skip(why)
 
 
 def _val_choices(item: Item) -> Draft:
     plan = some_sequence(item, shortest=2)
-    kind = item.rng.choice(("plan", "applicable", "inapplicable"))
+    kind = item.rng.choice(("plan", "applicable", "inapplicable", "inapplicable"))  # each option text 1 in 4
     if kind == "inapplicable":
         seq, _ = corrupted(item, plan)
     elif kind == "applicable":
@@ -311,8 +345,7 @@ def _just_choices(item: Item) -> Draft:
     spans = [tuple(range(i, i + width)) for i in range(len(names) - width + 1)]
     cands = [({"claim": "removable", "plan": names, "steps": list(sp)},
               " and ".join(item.render.action(names[i]) for i in sp), sp in good) for sp in spans]
-    (right,) = find(item, cands, True, 1)
-    wrong = find(item, cands, False, 3, {right[1]})
+    right, wrong = _options(item, [cands])
     what = "pairs of consecutive actions" if width == 2 else "actions"
     return choices(item, "just", f'Given the plan: "{text}"; which of the following {what} can be removed from this '
                    'plan and still have a valid plan?', f'Given the plan: "{text}"; which of the {what} can be removed '

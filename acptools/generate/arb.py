@@ -107,7 +107,9 @@ def _bool(item: Item, family: str, question: str, claim: dict) -> Draft:
 
 
 def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict, str]:
-    """A literal with truth `want` in `state` (an atom or a negated atom), preferring atoms of `prefer`."""
+    """A literal with truth `want` in `state` (an atom or a negated atom), of an atom in `prefer` (the
+    atoms the actions changed) half the time and of one outside it otherwise, whichever `want` is, so
+    that answering about the initial state instead is right half the time."""
     task, rng = item.task, item.rng
     negated = item.negative if item.fluent_kind else rng.random() < 0.5
     holds = (not want) if negated else want
@@ -115,7 +117,8 @@ def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict,
         name = _static_atom(item, holds)
         return ({"negated": [name]} if negated else {"atoms": [name]}), item.render.atom(name, negated)
     mask = (state if holds else ((1 << len(task.atoms)) - 1) & ~state) & _kind_mask(item)
-    names = task.names(mask & prefer) if mask & prefer and rng.random() < 0.7 else task.names(mask)
+    inside = rng.random() < 0.5
+    names = task.names(mask & prefer if inside else mask & ~prefer) or task.names(mask)
     if not names:
         raise Skip(NOTHING)
     name = rng.choice(names)
@@ -228,7 +231,7 @@ def action_executability(item: Item) -> Draft:
         return _bool(item, "action_executability", f"{INIT}, for steps 1 through {len(names)} the following actions "
                      f"are planned to be performed: {text}. Is the action: {item.render.action(names[at])} executable "
                      f"at step {at + 1}, True or False?", {"claim": "executable_at", "plan": names, "step": at})
-    if rng.random() < 0.3:
+    if rng.random() < 1 / (len(seq.names) + 1):  # None as often as each step, for a uniform answer
         names, text = seq.names, seq.text
     query = {"query": "first_failure", "plan": names}
     return _draft(item, "action_executability", f"{PLANNED.format(actions=text)} What is the first inexecutable "
@@ -347,7 +350,7 @@ def hallucination(item: Item) -> Draft:
                      "domain? True or False", {"claim": "defined", "name": obj, "what": "object"})
     if variant == 1:
         names = list(seq.names)
-        if not item.target:
+        if rng.random() < len(names) / (len(names) + 1):  # None as often as each listed name
             i = rng.randrange(len(names))
             names[i] = _invent(item, names[i])
         query = {"query": "undefined", "names": names, "what": "action"}
@@ -356,7 +359,7 @@ def hallucination(item: Item) -> Draft:
         return _draft(item, "hallucination", q, evaluate(task, item.state, query),
                       {"answer_type": "name", "query": query}, actions=True)
     facts = item.pick(task.names(seq.end), min(3, bin(seq.end).count("1")) or 1)
-    if not item.target:
+    if rng.random() < len(facts) / (len(facts) + 1):  # None as often as each listed name
         with_args = [i for i, f in enumerate(facts) if " " in f]
         if not with_args:
             raise Skip(NOTHING)

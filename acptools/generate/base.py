@@ -25,6 +25,7 @@ DEAD_END = "goal unreachable from the state"
 AT_GOAL = "goal already holds"
 DUPLICATE = "duplicate of an earlier record"
 NO_KIND = "no fluent of the asked kinds"
+NO_LANDMARK = "no landmark but goal facts and facts that hold already"
 
 
 class Skip(Exception):
@@ -56,7 +57,12 @@ class Item:
     seconds per proof, the answer a yes/no question should have (`target`, keeps them balanced) and
     the action-sequence lengths of ActionReasoningBench questions; for ActionReasoningBench questions
     about fluents, the fluent kind asked about (`fluent_kind`, one of acptools.generate.fluent_kinds.KINDS),
-    whether it is asked negatively, the task's kinds and sentences the context must add (constraints)."""
+    whether it is asked negatively, the task's kinds and sentences the context must add (constraints);
+    the position of a 4-choice question's right option (`slot`, balanced over the records), the
+    record's index among the task's records, and whether landmark questions may ask about facts
+    that hold already or are goal facts (`trivial_landmarks`, ACPBench v1's choice); the paraphrases
+    drawn for it (`phrased`); the task's running balance of its 4-choice options (`ledger`,
+    acptools.generate.balance.Ledger)."""
 
     task: Task
     state: int
@@ -69,6 +75,11 @@ class Item:
     negative: bool = False
     kinds: object = None
     notes: tuple[str, ...] = ()
+    slot: int | None = None
+    index: int = 0
+    trivial_landmarks: bool = False
+    phrased: dict | None = None
+    ledger: object = None
 
     def budget(self) -> Budget:
         """A fresh budget for one proof of this item."""

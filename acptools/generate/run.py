@@ -17,6 +17,8 @@ from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementat
 from ..task import Task, task_key
 from ..truth import task_for
 from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
+from .attempts import States
+from .balance import Ledger, slot
 from .base import DUPLICATE, NO_KIND, Item, Skip
 from .records import make_record
 from .render import Renderer
@@ -32,7 +34,7 @@ ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executabilit
            "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning",
            "object": "object_tracking"}
 ATTEMPTS_PER_RECORD = 10
-MISSES_PER_KIND = 4
+MISSES_PER_KIND = 1
 FLUENT_FAMILIES = ("fluent_tracking", "state_tracking", "effects", "composite", "object_tracking")
 
 
@@ -46,7 +48,9 @@ class Options:
     proven definition by another fluent are derived (acptools.generate.ramify), definitions stated
     in each context (ActionReasoningBench form only). `paraphrase`: each record phrased with one of the
     template's paraphrases per predicate and action, drawn from its own seeded stream (the answers are
-    the same as without)."""
+    the same as without). `trivial_landmarks`: yes/no and 4-choice landmark questions may ask about
+    goal facts (ACPBench v1's questions, for comparability; by default they ask only about facts that
+    are neither goal facts nor true in the state, so the answer cannot be copied from the goal)."""
 
     form: str = "hard"
     tasks: tuple[str, ...] | None = None
@@ -60,17 +64,20 @@ class Options:
     fluents: tuple[str, ...] = KINDS
     ramifications: bool = False
     paraphrase: bool = False
+    trivial_landmarks: bool = False
 
 
 @dataclass
 class Generated:
     """The records (task by task, in order) and, per task, how many were made, how many attempts
-    were dropped and why, and the seconds spent."""
+    were dropped and why, the seconds spent, and for each task that fell short of N, why (the states
+    tried and what retired them)."""
 
     records: list[dict]
     made: dict[str, int]
     dropped: dict[str, Counter]
     seconds: dict[str, float]
+    short: dict[str, str] = field(default_factory=dict)
 
 
 def check_tasks(form: str, tasks) -> tuple[str, ...]:
@@ -177,20 +184,22 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
         report.note(f"states of problem {k + 1}/{len(tasks)}: {len(pool)} drawn")
     problem_texts = [ptext for ptext, _ in ptexts]
     order = sorted((t for t in tasks_wanted if t not in done), key=lambda name: -cost(kind_of(opt.form, name)))
-    done = {name: (made, Counter(), 0.0) for name, made in done.items()}
+    done = {name: (made, Counter(), 0.0, "") for name, made in done.items()}
     tick = report.tick if jobs <= 1 and backend == "local" else None  # a worker's records are seen as it ends
-    for name, made, dropped, seconds in run_sharing_proofs(
+    for name, made, dropped, seconds, short in run_sharing_proofs(
             _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick) for name in order],
             [keys] * len(order), jobs, backend, address):
-        done[name] = made, dropped, seconds
-        report.finished(name, len(made), sum(dropped.values()), seconds)
+        done[name] = made, dropped, seconds, short
+        report.finished(name, len(made), sum(dropped.values()), seconds, short)
         if on_task:
             on_task(name, made)
     out = Generated([], {}, {}, {})
     for name in tasks_wanted:  # the tasks' order, whichever unit finished first
-        made, out.dropped[name], out.seconds[name] = done[name]
+        made, out.dropped[name], out.seconds[name], short = done[name]
         out.records.extend(made)
         out.made[name] = len(made)
+        if short:
+            out.short[name] = short
     return out
 
 
@@ -204,15 +213,15 @@ def _states_unit(args) -> tuple[int, list]:
                             opt.budget)
 
 
-def _records_unit(args) -> tuple[str, list[dict], Counter, float]:
+def _records_unit(args) -> tuple[str, list[dict], Counter, float, str]:
     """One task's records over every problem (a unit of work): the records, the attempts dropped
-    and why, the seconds it took."""
+    and why, the seconds it took, and why it fell short ('' when it did not)."""
     name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick = args
     t0 = time.perf_counter()
     tasks = [_load(dtext, ptext) for ptext in problem_texts]
     renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
-    made, dropped = _one_task(opt, name, tasks, renders, pools, marks, ramified, tick)
-    return name, made, dropped, round(time.perf_counter() - t0, 3)
+    made, dropped, short = _one_task(opt, name, tasks, renders, pools, marks, ramified, tick)
+    return name, made, dropped, round(time.perf_counter() - t0, 3), short
 
 
 def states_per_problem(n: int, problems: int) -> int:
@@ -285,53 +294,73 @@ class _Report:
         if self.progress is not None:
             self.progress(self.done + made, self.total)
 
-    def finished(self, name: str, made: int, dropped: int, seconds: float) -> None:
-        """A task's records are all made."""
+    def finished(self, name: str, made: int, dropped: int, seconds: float, short: str = "") -> None:
+        """A task's records are all made (or it fell short, and `short` says why)."""
         seen, self.current = self.current, 0
         self.done += made
-        self.note(f"  {name}: {made} records in {seconds:.1f} s ({dropped} attempts dropped)")
+        self.note(f"  {name}: {made} records in {seconds:.1f} s ({dropped} attempts dropped)" +
+                  (f"; SHORT: {short}" if short else ""))
         if self.progress is not None and seen != made:  # not told record by record (a worker made them)
             self.progress(self.done, self.total)
 
 
-def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified, tick=None) -> tuple[list[dict], Counter]:
+def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified,
+              tick=None) -> tuple[list[dict], Counter, str]:
+    """One task's records: attempts in states taken in turn (acptools.generate.attempts), until N
+    records are made, the attempts run out or no state is left; with the attempts dropped (by
+    reason) and, when the task fell short, why."""
     build = builder(opt.form, name)
     kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
+    states, ledger = States(pools, tasks, name, opt), Ledger()
     made: list[dict] = []
     ids: set[int] = set()
     dropped: Counter = Counter()
     misses, last = 0, -1   # failed attempts since the last record was made, and how many were made then
     for attempt in range(ATTEMPTS_PER_RECORD * opt.n + 20):
-        if len(made) >= opt.n:
+        if len(made) >= opt.n or states.next() is None:
             break
         misses = misses + 1 if len(made) == last else 0
         last = len(made)
-        k = attempt % len(tasks)
-        pool = pools[k]
-        sampled = pool[(attempt // len(tasks)) % len(pool)]
-        item = Item(tasks[k], sampled.state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), renders[k],
-                    opt.budget, target=len(made) % 2 == 0, steps=opt.steps)
-        if opt.paraphrase:
-            templates, phrased = paraphrased(renders[k].templates, random.Random(f"{opt.seed}/paraphrase/{attempt}"))
-            item.render = Renderer(tasks[k], templates)
+        k = states.current.problem
+        item = _item(opt, name, tasks[k], states.current.state, renders[k], attempt, len(made))
+        item.ledger, ledger.pending = ledger, None
         try:
             if kinds is not None:
                 ask_kind(item, kinds[k], opt.fluents, len(made), misses, name)
             draft = build(item)
-            _ramification_fields(draft, ramified)
-            if opt.paraphrase:
-                draft.extra["paraphrase"] = phrased
-            if marks[k] is not None:
-                draft.extra["obfuscation"] = marks[k]
+            _extra_fields(draft, item, ramified, marks[k])
             record = make_record(tasks[k], draft)
+            if record["id"] in ids:
+                raise Skip(DUPLICATE)
         except Skip as e:
             dropped[e.reason] += 1
+            states.failed(e.reason)
             continue
-        if record["id"] in ids:
-            dropped[DUPLICATE] += 1
-            continue
+        states.made()
+        ledger.commit()
         ids.add(record["id"])
         made.append(record)
         if tick is not None:
             tick(len(made))
-    return made, dropped
+    return made, dropped, "" if len(made) >= opt.n else states.shortfall(len(made), opt.n)
+
+
+def _item(opt: Options, name: str, task, state: int, render, attempt: int, index: int) -> Item:
+    """The item of one attempt: its seeded generator, the answer a yes/no question should have, the
+    right option's letter, and the paraphrases drawn for it."""
+    item = Item(task, state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), render,
+                opt.budget, target=index % 2 == 0, steps=opt.steps, slot=slot(f"{opt.seed}/{opt.form}/{name}", index),
+                index=index, trivial_landmarks=opt.trivial_landmarks)
+    if opt.paraphrase:
+        templates, item.phrased = paraphrased(render.templates, random.Random(f"{opt.seed}/paraphrase/{attempt}"))
+        item.render = Renderer(task, templates)
+    return item
+
+
+def _extra_fields(draft, item: Item, ramified, marks) -> None:
+    """The fields a variant adds to every record: ramifications, paraphrases, obfuscation."""
+    _ramification_fields(draft, ramified)
+    if item.phrased is not None:
+        draft.extra["paraphrase"] = item.phrased
+    if marks is not None:
+        draft.extra["obfuscation"] = marks

@@ -6,10 +6,11 @@ from __future__ import annotations
 from html import escape
 
 from ..rollout.report import summarize
-from .qa import select_box
+from .items import select_box
 from .sources import Run
 
-FIGURES = (("episodes", "eps", None), ("solved_rate", "solved", "%"), ("optimal_step_rate", "optimal", "%"),
+FIGURES = (("episodes", "eps", None), ("solved_rate", "solved", "%"), ("dead_end_episodes", "dead end", None),
+           ("optimal_step_rate", "optimal", "%"),
            ("mean_regret", "regret", ".2f"), ("plan_length_ratio", "len/h*", ".2f"),
            ("unknown_steps", "unk", None))
 EPISODE_ROWS = 2000
@@ -48,7 +49,8 @@ def summary_table(runs: list[Run], reports: list[tuple[str, dict]]) -> str:
         rows.append(f"<tr{cls}><td>{escape(d)}</td>{''.join(cells)}</tr>")
     return (f'<table id="rollout-summary"><thead><tr><th rowspan="2">domain</th>{head1}</tr><tr>{head2}</tr>'
             f"</thead><tbody>{''.join(rows)}</tbody></table>"
-            '<p class="small">solved: episodes at the goal; optimal: applied steps with regret 0 among those of '
+            '<p class="small">solved: episodes at the goal; dead end: episodes ended where no action applies or the '
+            "goal is proven out of reach; optimal: applied steps with regret 0 among those of "
             "known optimality; regret: mean h*(after) + 1 − h*(before); len/h*: plan length / h*(start) of "
             "solved episodes; unk: steps of unknown optimality; invalid: replies not applied</p>")
 

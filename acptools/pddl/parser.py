@@ -11,6 +11,21 @@ from .sexpr import CHECK_EVERY, SList, Token, read_sexpr, where
 _UNSUPPORTED_SECTIONS = {":durative-action": "durative actions",
                          ":process": "processes", ":event": "events", ":constraints": "constraints"}
 _COST_WORDS = {"increase", "decrease", "assign", "scale-up", "scale-down"}
+# the requirement flags of PDDL 1.2 to 3.1 (and PDDL+'s :time): accepted, since a construct acptools does not
+# support is refused where it is written
+REQUIREMENTS = frozenset((
+    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
+    ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions", ":conditional-effects",
+    ":adl", ":derived-predicates", ":domain-axioms", ":action-costs", ":fluents", ":numeric-fluents",
+    ":object-fluents", ":durative-actions", ":duration-inequalities", ":continuous-effects",
+    ":timed-initial-literals", ":preferences", ":constraints", ":safety-constraints", ":expression-evaluation",
+    ":subgoals-through-axioms", ":action-expansions", ":foreach-expansions", ":dag-expansions", ":ucpop",
+    ":time"))
+# flags that change what every action or state means, even where no construct shows it
+_UNSUPPORTED_REQUIREMENTS = {":open-world": "an open world (states are read under the closed-world assumption)",
+                             ":true-negation": "true negation (states are read under the closed-world assumption)",
+                             ":non-deterministic": "non-deterministic effects",
+                             ":probabilistic-effects": "probabilistic effects"}
 
 
 class _Reader:
@@ -148,6 +163,7 @@ def parse_domain(text: str) -> Domain:
     raw: dict[str, SList] = {}   # action name -> its section as written (to locate errors in it)
     axioms: list[tuple[Axiom, SList]] = []
     seen: dict[str, SList] = {}
+    declared: dict[str, Token] = {}  # type -> where it is declared
     for sec in sections:
         sec = r.expect_list(sec, "a domain section")
         if not sec:
@@ -158,9 +174,10 @@ def parse_domain(text: str) -> Domain:
                          f"{seen[head].col}: merge them into one")
         seen.setdefault(str(head), sec)
         if head == ":requirements":
-            requirements = tuple(str(x) for x in sec[1:])
+            requirements = _requirements(r, sec[1:])
         elif head == ":types":
             for t, parents in r.typed_list(sec[1:], False):
+                declared.setdefault(t, t)
                 supertypes[t] = tuple(p for p in parents if p != t)
                 for p in parents:
                     supertypes.setdefault(p, ("object",) if p != "object" else ())
@@ -188,12 +205,48 @@ def parse_domain(text: str) -> Domain:
                          "acptools handles STRIPS/ADL actions only")
         else:
             raise r.fail(sec, f"unknown domain section {head!r}")
-    for t in list(supertypes):
-        supertypes.setdefault(t, ("object",))
+    _check_type_cycles(r, supertypes, declared)
     dom = Domain(name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms])
     _check_domain(r, dom, {**{f"action {a}": sec for a, sec in raw.items()},
                            **{_axiom_label(dom, k): sec for k, (_, sec) in enumerate(axioms)}, **seen})
     return dom
+
+
+def _requirements(r: _Reader, words) -> tuple[str, ...]:
+    """The :requirements flags; an unknown flag or one acptools cannot honour is a PddlError at its word."""
+    for word in words:
+        word = r.expect_word(word, "a requirement flag such as :strips")
+        if word in _UNSUPPORTED_REQUIREMENTS:
+            raise r.fail(word, f"unsupported requirement {word}: {_UNSUPPORTED_REQUIREMENTS[word]}",
+                         "acptools handles classical (STRIPS/ADL) planning")
+        if word not in REQUIREMENTS:
+            close = get_close_matches(word, REQUIREMENTS, 1, 0.6)
+            raise r.fail(word, f"unknown requirement {word!r}", f"did you mean {close[0]}?" if close else
+                         "PDDL requirements include :strips, :typing, :negative-preconditions, :adl")
+    return tuple(str(w) for w in words)
+
+
+def _check_type_cycles(r: _Reader, supertypes: dict[str, tuple[str, ...]], declared: dict[str, Token]) -> None:
+    """A PddlError, at the first declaration in the cycle, when a type is its own ancestor."""
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+    for start in supertypes:
+        if start in state:
+            continue
+        state[start], path, todo = 1, [start], [iter(supertypes[start])]
+        while todo:
+            t = next(todo[-1], None)
+            if t is None:
+                todo.pop()
+                state[path.pop()] = 2
+            elif state.get(t) == 1:
+                cycle = path[path.index(t):] + [t]
+                first = min(cycle[:-1], key=lambda c: (declared[c].line, declared[c].col) if c in declared else (0, 0))
+                raise r.fail(declared.get(first), f"the types form a cycle: {' - '.join(cycle)}",
+                             "a type cannot be its own ancestor: remove one of these parents")
+            elif t not in state:
+                state[t] = 1
+                path.append(t)
+                todo.append(iter(supertypes.get(t, ())))
 
 
 def _axiom(r: _Reader, sec: SList) -> Axiom:
@@ -477,7 +530,7 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
         if head == ":domain":
             domain_name = str(sec[1])
         elif head == ":requirements":
-            continue
+            _requirements(r, sec[1:])
         elif head == ":objects":
             for o, types in r.typed_list(sec[1:], False):
                 for t in types:

@@ -11,9 +11,11 @@ from .process import (
     failures,
     kill_all,
     limit_memory,
+    memory_hint,
+    memory_limit,
     remove_stale_folders,
     running,
     wait_stopped,
 )
 
-__all__ = ["failures", "kill_all", "limit_memory", "remove_stale_folders", "running", "wait_stopped"]
+__all__ = ["failures", "kill_all", "limit_memory", "memory_hint", "memory_limit", "remove_stale_folders", "running", "wait_stopped"]

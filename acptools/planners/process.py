@@ -36,6 +36,11 @@ POLL_SECONDS = 0.05
 # exit codes of the Fast Downward family that are answers (plan found, unsolvable, search space
 # exhausted); anything else (resource limits 20-24, errors 30-37, a signal) is a failed run
 ANSWER_EXITS = frozenset({0, 10, 11, 12})
+# exits that say memory ran out (plan found and out of memory, translator or search out of memory),
+# and words of the last line that do (a C++ allocation failing outside the planner's own handler; the
+# loader finding no room for a shared library)
+MEMORY_EXITS = frozenset({1, 3, 20, 22, 24})
+MEMORY_WORDS = ("memory", "bad_alloc", "failed to map segment")
 TAIL_BYTES = 4096
 _live: dict[subprocess.Popen, Budget] = {}   # running planners -> the outermost budget paying for them
 _failed: weakref.WeakKeyDictionary[Budget, list[Failure]] = weakref.WeakKeyDictionary()
@@ -48,14 +53,27 @@ _memory_cap_mb: int | None = None
 
 @dataclass(frozen=True)
 class Failure:
-    """A planner run that ended without an answer of its own: crashed, killed, or out of a resource."""
+    """A planner run that ended without an answer of its own: crashed, killed, out of a resource, or
+    never started (`exit_code` None, `last_line` why)."""
 
     planner: str
-    exit_code: int
+    exit_code: int | None
     last_line: str
+    memory_mb: int = 0  # the address space it was given
+
+    @property
+    def memory(self) -> bool:
+        """Whether it failed for lack of memory, as far as its exit tells."""
+        if self.exit_code is None:
+            return True  # the one limit a start meets here: a fork or exec without room
+        return self.exit_code in MEMORY_EXITS or any(w in self.last_line.lower() for w in MEMORY_WORDS)
 
     def __str__(self) -> str:
+        if self.exit_code is None:
+            return f"{self.planner} could not start ({self.last_line})"
         code = f"was killed by signal {-self.exit_code}" if self.exit_code < 0 else f"exited with code {self.exit_code}"
+        if self.memory:
+            code = f"ran out of memory at its limit of {self.memory_mb} MB ({code})"
         return f"{self.planner} {code}" + (f" ({self.last_line})" if self.last_line else "")
 
 
@@ -64,6 +82,24 @@ def limit_memory(mb: int | None) -> None:
     caller's own limit."""
     global _memory_cap_mb
     _memory_cap_mb = mb
+
+
+def memory_limit(memory_mb: int) -> int:
+    """The address space (MB) a planner asking for `memory_mb` gets: at most the cap of
+    `limit_memory`, and at most this process's own hard limit (`ulimit -v`), which no child may raise."""
+    if _memory_cap_mb is not None:
+        memory_mb = min(memory_mb, _memory_cap_mb)
+    hard = _hard_address_space()
+    return memory_mb if hard is None else max(1, min(memory_mb, hard >> 20))
+
+
+def _hard_address_space() -> int | None:
+    try:
+        import resource
+    except ImportError:  # not a Unix: no limit to meet
+        return None
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    return None if hard == resource.RLIM_INFINITY else hard
 
 
 def _die_with_parent() -> None:
@@ -91,6 +127,23 @@ def process_cpu(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / _TICKS
     except (OSError, IndexError, ValueError):
         return None
+
+
+def memory_hint(memory_mb: int) -> str:
+    """What to do about a planner that ran out of memory at `memory_mb`."""
+    hard = _hard_address_space()
+    room = "" if hard is None else f", and at most this process's own address-space limit ({hard >> 20} MB, ulimit -v)"
+    return (f"each planner may use {memory_mb} MB: set it with --max-planner-memory MB (acptools-server) or "
+            f"acptools.planners.limit_memory(MB){room}")
+
+
+def exit_detail(planner: str, code: int, output: str, memory_mb: int) -> str:
+    """A planner's exit that is no answer, for a result's detail: for lack of memory, what to do."""
+    failure = Failure(planner, code, output.strip().splitlines()[-1][:200] if output.strip() else "",
+                      memory_limit(memory_mb))
+    if failure.memory:
+        return f"{failure}; {memory_hint(failure.memory_mb)}"
+    return f"{planner} exit code {code}: {output}"
 
 
 def _alive(pid: int) -> bool:
@@ -191,8 +244,7 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
         return None, "was cancelled"
     if budget.wall() <= 0:
         return None, "had no budget left"
-    if _memory_cap_mb is not None:
-        memory_mb = min(memory_mb, _memory_cap_mb)
+    memory_mb = memory_limit(memory_mb)
     stdin = open(stdin_path) if stdin_path else subprocess.DEVNULL
     stdout = open(stdout_path, "w") if stdout_path else subprocess.DEVNULL
     root = _outermost(budget)
@@ -201,6 +253,11 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
             proc = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT, cwd=cwd, env=env,
                                     preexec_fn=_limits(memory_mb))
             _live[proc] = root
+    except (OSError, subprocess.SubprocessError, MemoryError) as e:
+        why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        with _live_lock:
+            _failed.setdefault(root, []).append(Failure(_name(argv), None, why, memory_mb))
+        return None, f"could not start ({why})"
     finally:
         for f in (stdin, stdout):
             if f is not subprocess.DEVNULL:
@@ -215,7 +272,7 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
             _live.pop(proc, None)
     if code is not None and code not in ANSWER_EXITS:
         with _live_lock:
-            _failed.setdefault(root, []).append(Failure(_name(argv), code, _last_line(stdout_path)))
+            _failed.setdefault(root, []).append(Failure(_name(argv), code, _last_line(stdout_path), memory_mb))
     return code, why
 
 

@@ -73,6 +73,6 @@ def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", 
             return SymkResult(plan_lines(plan_text), False)
         if code in (_UNSOLVABLE, _UNSOLVED):
             return SymkResult(None, True)
-        return SymkResult(None, False, f"SymK {tail}" if code is None else f"SymK exit code {code}: {tail}")
+        return SymkResult(None, False, f"SymK {tail}" if code is None else planner.exit_detail("SymK", code, tail, memory_mb))
 
     return planner.in_folder("symk", work)

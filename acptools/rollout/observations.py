@@ -117,9 +117,15 @@ def _first_line(text: str) -> str:
     return repr(line[:80] + ("..." if len(line) > 80 else ""))
 
 
-@functools.lru_cache(maxsize=64)
 def _task_parts(task: Task) -> dict:
-    """The parts of a prompt that never change within a task (rendered once per task)."""
+    """The parts of a prompt that never change within a task (rendered once per task, kept by the task)."""
+    parts = task.caches.get("prompt parts")
+    if parts is None:
+        parts = task.caches["prompt parts"] = _render_task_parts(task)
+    return parts
+
+
+def _render_task_parts(task: Task) -> dict:
     by_type: dict[str, list[str]] = {}
     for obj, types in sorted({**task.domain.constants, **task.problem.objects}.items()):
         by_type.setdefault(" or ".join(types), []).append(obj)

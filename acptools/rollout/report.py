@@ -15,13 +15,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..episode import APPLIED, VERDICTS
-from .traces import ENDINGS, EPISODE, ERROR, STEP
+from .traces import DEAD_END, ENDINGS, EPISODE, ERROR, STEP
 
 INVALID = tuple(v for v in VERDICTS if v != APPLIED)
 
 DEFINITIONS = {
     "episodes": "episodes run (those whose task failed to load are counted in ended.error and nowhere else)",
     "solved_rate": "episodes that reached the goal / episodes",
+    "dead_end_episodes": "episodes that ended at a dead end (no action applies, or the goal is proven out of reach)",
     "optimal_step_rate": "applied steps with regret 0 / applied steps whose optimality is known",
     "mean_regret": "mean of h*(after) + 1 - h*(before) over applied steps with a known regret (a step into "
                    "a dead end has none: see dead_end_steps)",
@@ -58,6 +59,7 @@ def _stats(episodes: list[dict], steps: list[dict]) -> dict:
         "episodes": len(ran),
         "solved": solved,
         "solved_rate": round(solved / len(ran), 6) if ran else None,
+        "dead_end_episodes": ended.get(DEAD_END, 0),
         "steps": len(steps),
         "applied_steps": len(applied),
         "optimal_steps": sum(1 for s in decided if s["optimal"]),
@@ -110,7 +112,7 @@ def _num(x, fmt: str) -> str:
 
 def table(summary: dict) -> str:
     """The summary as a text table, a row per domain and one for all."""
-    head = (f"{'domain':20} {'eps':>4} {'solved%':>7} {'opt%':>6} {'regret':>6} {'len/h*':>6} "
+    head = (f"{'domain':20} {'eps':>4} {'solved%':>7} {'dead':>4} {'opt%':>6} {'regret':>6} {'len/h*':>6} "
             f"{'inapp':>5} {'unpars':>6} {'halluc':>6} {'unk':>4} {'tok/step':>9} {'s/step':>7}")
     lines = [head, "-" * len(head)]
     rows = list(summary["by_domain"].items()) + [("ALL", summary["overall"])]
@@ -121,11 +123,12 @@ def table(summary: dict) -> str:
         tok = "-" if tok is None else f"{tok['input'] or 0:.0f}+{tok['output'] or 0:.0f}"
         inv = st["invalid"]
         lines.append(f"{name[:20]:20} {st['episodes']:>4} {_pct(st['solved_rate']):>7} "
-                     f"{_pct(st['optimal_step_rate']):>6} {_num(st['mean_regret'], '.2f'):>6} "
+                     f"{st.get('dead_end_episodes', 0):>4} {_pct(st['optimal_step_rate']):>6} {_num(st['mean_regret'], '.2f'):>6} "
                      f"{_num(st['plan_length_ratio'], '.2f'):>6} {inv['inapplicable']:>5} {inv['unparsed']:>6} "
                      f"{inv['hallucinated']:>6} {st['unknown_steps']:>4} {tok:>9} "
                      f"{_num(st['seconds_per_step'], '.3f'):>7}")
-    lines.append("opt%: optimal steps / applied steps of known optimality; regret: mean over applied steps; "
+    lines.append("dead: episodes ended at a dead end; opt%: optimal steps / applied steps of known optimality; "
+                 "regret: mean over applied steps; "
                  "len/h*: plan length / h* of solved episodes; unk: applied steps of unknown optimality")
     return "\n".join(lines)
 

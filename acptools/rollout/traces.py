@@ -7,7 +7,7 @@ Rows, one JSON object per line, told apart by `kind`:
   {"kind": "episode", "episode": ..., "ended": ..., "solved": ..., ...}
                                                 one per finished episode, after its steps
 
---resume keeps the episodes that finished (at the goal, the step limit or the invalid-reply limit),
+--resume keeps the episodes that finished (at the goal, a dead end, the step limit or the invalid-reply limit),
 drops the rows of the others (cut off, or ended by a policy or task error, which are tried again)
 and appends; a file written with other settings (another policy, --base-url, --temperature, ...:
 kept in `<out>.run.json`, see acptools.runfile) is refused, so one report never mixes two
@@ -22,9 +22,10 @@ from ..errors import AcpError
 from ..runfile import RowWriter, check_fresh, check_settings, read_jsonl, rewrite, write_sidecar
 
 RUN, STEP, EPISODE = "run", "step", "episode"
-GOAL, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR = "goal", "max-steps", "max-invalid", "policy-error", "error"
-ENDINGS = (GOAL, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR)
-FINISHED = (GOAL, MAX_STEPS, MAX_INVALID)   # the others are tried again by --resume
+GOAL, DEAD_END, MAX_STEPS, MAX_INVALID = "goal", "dead-end", "max-steps", "max-invalid"
+POLICY_ERROR, ERROR = "policy-error", "error"
+ENDINGS = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR)
+FINISHED = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID)   # the others are tried again by --resume
 
 
 class TraceFile(RowWriter):

@@ -47,7 +47,7 @@ BudgetArg = Annotated[float | None, Field(gt=0)]
 LimitArg = Annotated[int | None, Field(ge=1, le=MAX_LIST_LIMIT)]
 
 
-DEFAULT_TOO_BIG = "ask for less: a smaller limit, or a smaller state or plan"
+DEFAULT_TOO_BIG = "ask about a smaller state or a shorter plan"  # tools with a limit say "pass a smaller limit"
 
 
 @dataclass(frozen=True)
@@ -155,10 +155,14 @@ def located(exc: AcpError, given: Any) -> ToolError:
     return ToolError(text + (f" ({exc.suggestion})" if exc.suggestion else ""))
 
 
-def read_state(task: Task, state: list[str] | None) -> int:
-    """The state as the library's bitset (None: the initial state)."""
+def read_state(task: Task, state: list[str] | None, limits: Limits) -> int:
+    """The state as the library's bitset (None: the initial state); a list longer than the server
+    accepts is refused before any atom is read."""
     if state is None:
         return task.init
+    if len(state) > limits.max_state_atoms:
+        raise ToolError(f"state: {len(state)} atoms is more than the server accepts ({limits.max_state_atoms}); "
+                        "list only the true fluent atoms, or start the server with a larger --max-state-atoms")
     try:
         return task.parse_state(state)
     except AcpError as exc:

@@ -48,10 +48,14 @@ class Asked:
             try:
                 return ask(questions, b)
             finally:
-                runs = Counter(map(str, planners.failures(b)))
+                failed = planners.failures(b)
+                runs = Counter(map(str, failed))
                 self.failed = "; ".join(text if n == 1 else f"{text} [{n} runs]" for text, n in runs.items())
+                short = [f.memory_mb for f in failed if f.memory]
+                if short:
+                    self.failed += f" ({planners.memory_hint(max(short))})"
 
-        return await self.app.runner.run(work, seconds), seconds
+        return await self.app.run(work, seconds), seconds
 
     def detail(self, own: str, answered: bool) -> str:
         """A result's detail; an unknown answer also says which planners failed (crashed, out of memory)."""
@@ -72,7 +76,7 @@ def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
     """The server state, the task and the state (the initial one when `state` is None) a question is about."""
     app = state_of(ctx)
     task = app.tasks.get(task_id)
-    return Asked(app, task, read_state(task, state))
+    return Asked(app, task, read_state(task, state, app.config.limits))
 
 
 def _items(a: Asked, result, limit: int | None, seconds: float) -> ItemListResult:
@@ -227,18 +231,20 @@ async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: State
     return LandmarkResult(**fields, trivial=v.extra.get("trivial"))
 
 
-@tool("All landmarks (land)")
-async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, budget: BudgetArg = None) -> ItemListResult:
-    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, budget."""
+@tool("All landmarks (land)", too_big="pass a smaller limit")
+async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
+                    budget: BudgetArg = None) -> ItemListResult:
+    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, limit (default
+    200), budget."""
     a = asked(ctx, task_id, state)
     r, seconds = await a.search(budget, lambda q, b: q.landmarks(a.state, budget=b))
-    return _items(a, r, None, seconds)
+    return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
 
 
 # ---- nexta, plan -------------------------------------------------------------------------------
 
 
-@tool("Optimal next actions (nexta)")
+@tool("Optimal next actions (nexta)", too_big="ask without table=true, or pass actions to value only those")
 async def optimal_next_action(
     ctx: Context,
     task_id: TaskId,

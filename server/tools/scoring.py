@@ -88,7 +88,7 @@ async def _record_call(module, app: ServerState, kind: str, record: dict, respon
 def _task_call(module, app: ServerState, kind: str, response: str, task_id: str, state, action, plan):
     """The grading call for a question about a loaded task: its names read once, here."""
     task = app.tasks.get(task_id)
-    s = read_state(task, state)
+    s = read_state(task, state, app.config.limits)
     action_id = None if action is None else read_action(task, action)
     plan_ids = None if plan is None else read_plan(task, plan, app.config.limits)
     return lambda b: module.score_answer(kind, response, task=task, state=s, action=action_id, plan=plan_ids,
@@ -131,7 +131,7 @@ async def score_answer(
         call = _task_call(module, app, kind, response, task_id, state, action, plan)
     else:
         raise ToolError("pass record=... (an ACPBench Hard record) or task_id=... (a task from load_task)")
-    result = await app.runner.run(call, app.seconds(budget))
+    result = await app.run(call, app.seconds(budget))
     return ScoreResult(task=kind, score=result.score, verdict=str(result.verdict), reason=_short(str(result.reason)),
                        witness=_jsonable(result.witness), metrics=_jsonable(result.metrics or {}),
                        parsed=_short(_jsonable(result.parsed or {})), semantics=str(result.semantics))

@@ -386,6 +386,23 @@ def test_errors_name_the_element_of_a_state_or_plan():
         t.parse_plan(["(sail l0 l1)", "(sail l1 l0)", "(sial l0 l1)"])
 
 
+def test_a_state_longer_than_the_task_is_refused_before_any_atom_is_read(monkeypatch):
+    """3 million atoms (as list or as one string) for a task of a few dozen: refused at once with the
+    task's own bound, no atom read; a state as long as the task has atoms (every fluent atom and true
+    static fact once) is still read."""
+    t = load_task(*FERRY)
+    read: list[str] = []
+    real = type(t).parse_atom
+    monkeypatch.setattr(type(t), "parse_atom", lambda self, text, *a, **k: read.append(text) or real(self, text, *a, **k))
+    for huge in (["(at c0 l0)"] * 3_000_000, "(at c0 l0)" * 3_000_000):
+        with pytest.raises(AcpError, match=r"^state: the state lists 3000000 atoms, more than this task has "
+                                           rf"\({len(t.atoms)} fluent atoms and {len(t.static_true)} true static facts\)"):
+            t.questions.applicable(huge)
+    assert read == []
+    everything = t.atom_names + [f"({p} {' '.join(a)})" for p, a in sorted(t.static_true)]
+    assert t.parse_state(everything) == (1 << len(t.atoms)) - 1 and len(read) == len(everything)
+
+
 def test_every_plan_the_questions_return_is_action_names():
     q = load_task(*FERRY).questions
     h = q.h_star()

@@ -64,6 +64,34 @@ def test_a_duplicated_section_or_field_is_refused_where_it_repeats(old, new, sec
     assert f"domain line {line}, column {col}: a second" in msg and f"line {line1}, column {col1}" in msg
 
 
+@pytest.mark.parametrize("flag, message", [(":stirps", "unknown requirement ':stirps' (did you mean :strips?)"),
+                                           (":fancy-stuff", "unknown requirement ':fancy-stuff'"),
+                                           (":probabilistic-effects", "unsupported requirement :probabilistic-effects"),
+                                           (":open-world", "unsupported requirement :open-world")])
+def test_an_unknown_or_unhonourable_requirement_is_refused_where_it_is_written(flag, message):
+    """A flag no PDDL version defines (a typo, another planner's extension) or one that changes what
+    every state means is refused at its word, in the domain and in the problem; PDDL's own flags load."""
+    domain = DOMAIN.replace("(:requirements :strips :typing)", f"(:requirements :strips {flag} :typing)", 1)
+    line, col = _position(domain, flag)
+    assert f"domain line {line}, column {col}: {message}" in _error(domain)
+    problem = PROBLEM.replace("(:domain ferry)", f"(:domain ferry) (:requirements {flag})", 1)
+    line, col = _position(problem, flag)
+    assert f"problem line {line}, column {col}: {message}" in _error(problem=problem)
+    every = "(:requirements :adl :derived-predicates :action-costs :numeric-fluents :timed-initial-literals :typing)"
+    assert load_task(DOMAIN.replace("(:requirements :strips :typing)", every, 1), PROBLEM).key
+
+
+@pytest.mark.parametrize("types, first", [("car location - thing thing - vehicle vehicle - car", "car location"),
+                                           ("car - car2 car2 - car location", "car - car2"),
+                                           ("object - car car location", "object - car")])
+def test_a_cycle_of_types_is_refused_at_its_first_declaration(types, first):
+    domain = re.sub(r"\(:types [^)]*\)", f"(:types {types})", DOMAIN, count=1)
+    assert domain != DOMAIN
+    line, col = _position(domain, first)
+    msg = _error(domain)
+    assert f"domain line {line}, column {col}: the types form a cycle: " in msg and "own ancestor" in msg, msg
+
+
 def test_a_surplus_parenthesis_is_reported_where_it_opens():
     problem = PROBLEM.replace("(at c1 l1)", "((at c1 l1)", 1)
     line, col = _position(problem, "((at c1")

@@ -1,9 +1,9 @@
 """Grounded tasks kept in the proof store (acptools.task_store, acptools.ground.snapshot): a later run
 reads the task instead of grounding it, and the task it reads answers every question as a fresh load
 does, grounds further exactly as grounding everything at once would, and lists the same possible
-actions; a row that does not authenticate is never read (its bytes would run code), nor are bytes
-that name anything but acptools' own classes, nor a row kept by another version of the code; a
-read-only store is read and not written; `cache verify` loads each kept task again and names a wrong one."""
+actions; a row that does not authenticate is never read, and even a signed row is only data (bytes
+that would run code run nothing); a row kept by another version of the code is not read; a read-only
+store is read and not written; `cache verify` loads each kept task again and names a wrong one."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from acptools import examples, load_task, store, task_store, truth
+from acptools.dataset import acpbench_hard
 from acptools.ground import snapshot
 from acptools.hashing import code_version, task_key
 from tests.core.test_lazy_grounding import _assert_same_grounding, _other_tasks, _states
@@ -134,13 +135,25 @@ def found_blob(found, key: str) -> bytes:
 
 
 class _Payload:
-    """Bytes that run code when read: they create a file."""
+    """Pickled bytes that run code when unpickled: they create a file."""
 
     def __init__(self, path: str):
         self.path = path
 
     def __reduce__(self):
         return os.system, (f"touch {self.path}",)
+
+
+class _Truncating:
+    """Pickled bytes that name only an acptools class, whose constructor truncates a file (the row
+    the issue reported: its unpickling would have run `TraceFile(path)`)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        from acptools.rollout.traces import TraceFile
+        return TraceFile, (self.path, None, False, True)
 
 
 def _write_row(path, key: str, blob: bytes, mac: str) -> None:
@@ -164,19 +177,91 @@ def test_a_forged_row_is_never_read(kept, tmp_path):
     assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(d, p))
 
 
-def test_signed_bytes_that_name_anything_but_our_classes_are_not_read(kept, tmp_path):
-    """Even bytes signed with the store's key may name only acptools' classes and plain containers:
-    a payload calling os.system is refused by the reader and the task loaded afresh."""
+def _one_operator_dropped(d: str, p: str) -> bytes:
+    """A well-formed snapshot of the task (d, p) with its first operator gone: harmless to read, wrong."""
+    task = load_task(d, p)
+    aid = task.operators[0].action
+    task.operators = [op for op in task.operators if op is not task.operators[0]]
+    task.ops_of_action[aid] = task.ops_of_action[aid][1:]
+    return snapshot.dumps(task)
+
+
+def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path):
+    """A valid snapshot of the same task with one operator dropped, its MAC made under another key:
+    the HMAC check alone refuses it (the bytes would read as the task, one operator short), and the
+    task is loaded from its PDDL with every operator."""
     found, loads = kept
     d, p = examples.texts("ferry")
     key = task_key(d, p)
-    marker = tmp_path / "ran"
-    found.put_grounded(key, code_version(), zlib.compress(pickle.dumps(_Payload(str(marker)))))
+    forged = _one_operator_dropped(d, p)
+    assert snapshot.fingerprint(snapshot.loads(forged, d)) != snapshot.fingerprint(load_task(d, p))
+    other = store.ProofStore(tmp_path / "other.sqlite", key=b"not this store's key")
+    mac = other._grounded_mac(key, code_version(), forged)
+    _write_row(found.path, key, forged, mac)
     task = _again(d, p)
-    assert not marker.exists() and found.bypassed == 1 and loads == [key]
+    assert found.bypassed == 1 and loads == [key]
     assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(d, p))
-    with pytest.raises(pickle.UnpicklingError, match="may not name"):
-        snapshot.loads(zlib.compress(pickle.dumps(_Payload(str(marker)))), d)
+    found.close()
+    _write_row(found.path, key, forged, mac)  # (the load above kept the true task in its place)
+    out = _cache_cli("verify", "--cache", found.path)
+    assert out.returncode == 1 and f"FAILED grounded task {key[:16]}" in out.stdout, out.stdout + out.stderr
+    assert "not authenticated" in out.stdout
+
+
+def _signed_code_rows(found, tasks: list[tuple[str, str]], marker: Path, victim: Path) -> list[str]:
+    """Rows for two tasks signed with the store's key whose pickled bytes would run code: one calling
+    os.system (touches `marker`), one constructing an acptools class that truncates `victim`; their
+    task keys."""
+    keys = []
+    for (d, p), payload in zip(tasks, (_Payload(str(marker)), _Truncating(str(victim)))):
+        key = task_key(d, p)
+        found.remember_task(key, d, p)
+        found.put_grounded(key, code_version(), zlib.compress(pickle.dumps(payload)))
+        keys.append(key)
+    return keys
+
+
+def test_signed_rows_that_would_run_code_run_nothing(kept, tmp_path):
+    """Even bytes signed with the store's key (a shared store's key may be readable by its group) are
+    only data: pickled bytes calling os.system or an acptools constructor that truncates a file run
+    nothing when the task is read; each is bypassed and counted, the task loaded from its PDDL."""
+    found, loads = kept
+    marker, victim = tmp_path / "ran", tmp_path / "precious.txt"
+    victim.write_text("kept\n")
+    keys = _signed_code_rows(found, [examples.texts("ferry"), examples.texts("rover")], marker, victim)
+    for name in ("ferry", "rover"):
+        task = _again(*examples.texts(name))
+        assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(*examples.texts(name)))
+    assert not marker.exists() and victim.read_text() == "kept\n"
+    assert found.bypassed == 2 and loads == keys
+    with pytest.raises(ValueError):
+        snapshot.loads(zlib.compress(pickle.dumps(_Truncating(str(victim)))), examples.texts("rover")[0])
+    assert victim.read_text() == "kept\n"
+
+
+def test_score_and_cache_verify_run_no_code_from_signed_rows(tmp_path):
+    """The processes the issue named: `acptools score` and `acptools cache verify` reading a store whose
+    signed rows hold pickled code; nothing runs, verify names both rows, score grades as usual."""
+    cache, marker, victim = tmp_path / "proofs.sqlite", tmp_path / "ran", tmp_path / "precious.txt"
+    victim.write_text("kept\n")
+    records = list({(r["PDDL_domain"], r["PDDL_problem"]): r for r in acpbench_hard("dev", "app")}.values())[:2]
+    found = store.ProofStore(cache)
+    _signed_code_rows(found, [(r["PDDL_domain"], r["PDDL_problem"]) for r in records], marker, victim)
+    found.close()
+    verified = _cache_cli("verify", "--cache", cache)
+    assert verified.returncode == 1 and verified.stdout.count("FAILED grounded task") == 2, verified.stdout
+    assert not marker.exists() and victim.read_text() == "kept\n"
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
+    scored = subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(tmp_path / "data.jsonl"),
+                             "--gold", "--quiet", "--cache", str(cache), "--out", str(tmp_path / "items.jsonl")],
+                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert scored.returncode == 0 and "bypassed" in scored.stderr, scored.stderr
+    items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
+    assert len(items) == len(records) and all(i["score"] == 1 for i in items), items
+    # score loaded both tasks from their PDDL and kept them in place of the rows: verify now passes
+    assert _cache_cli("verify", "--cache", cache).returncode == 0
+    assert not marker.exists() and victim.read_text() == "kept\n"
 
 
 def test_a_task_kept_by_another_version_of_the_code_is_not_read(kept, monkeypatch):
@@ -249,3 +334,30 @@ def test_cache_verify_loads_every_kept_task_again_and_names_a_wrong_one(kept):
     task = truth.task_for(*examples.texts("rover"))  # and the run itself does not take it
     assert task.key == rover and found.bypassed == 1
 
+
+
+def _wide_task(n: int = 125) -> tuple[str, str]:
+    """n*n fluent atoms (over 15,000 for n=125: bit sets of more than 4,300 decimal digits), few actions."""
+    domain = """(define (domain wide) (:requirements :strips :typing) (:types node)
+      (:predicates (road ?x ?y - node) (visited ?x ?y - node))
+      (:action go :parameters (?x ?y - node) :precondition (and (road ?x ?y) (visited ?x ?x))
+       :effect (and (visited ?y ?y) (visited ?x ?y) (not (visited ?x ?x)))))"""
+    nodes = [f"n{k:03d}" for k in range(n)]  # numbered in this order: the last nodes hold the highest bits
+    roads = " ".join(f"(road {a} {b})" for a, b in zip(nodes[-4:], nodes[-3:]))
+    problem = (f"(define (problem wide) (:domain wide) (:objects {' '.join(nodes)} - node) "
+               f"(:init {roads} (visited {nodes[-4]} {nodes[-4]})) (:goal (visited {nodes[-1]} {nodes[-1]})))")
+    return domain, problem
+
+
+def test_bit_sets_past_python_decimal_limit_are_kept_and_read(kept):
+    """States and masks of more than 4,300 decimal digits (Python refuses to write those as decimal
+    text): the row is written, read instead of grounding, and the same task."""
+    found, loads = kept
+    d, p = _wide_task()
+    first = truth.task_for(d, p)
+    assert len(first.atoms) > 15_000 and first.goal_atoms.bit_length() > 15_000 and len(first.operators) == 3
+    restored = _again(d, p)
+    assert loads == [task_key(d, p)] and found.bypassed == 0
+    assert snapshot.fingerprint(restored) == snapshot.fingerprint(load_task(d, p))
+    assert restored.questions.plan(restored.names(restored.init), budget=BUDGET).witness == \
+        [f"(go n{k:03d} n{k + 1:03d})" for k in range(121, 124)]

@@ -3,7 +3,6 @@ unified-planning oracle) on bundled ACPBench Hard nexta states, and the verdicts
 
 from __future__ import annotations
 
-import functools
 
 import pytest
 
@@ -16,6 +15,7 @@ from acptools.environments import gymnasium_env  # noqa: E402
 from acptools.environments.gymnasium_env import ENV_ID, PlanningEnv  # noqa: E402
 from tests.support.data import PDDL, records  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
+from tests.support.oracle import solved_nexta as solved  # noqa: E402
 
 # nexta records whose state spaces the brute-force oracle enumerates in seconds (ferry, blocksworld)
 SMALL = (0, 4, 12)
@@ -23,14 +23,6 @@ SMALL = (0, 4, 12)
 
 def nexta(k: int) -> dict:
     return records("dev", "nexta")[k]
-
-
-@functools.lru_cache(maxsize=None)
-def solved(k: int) -> tuple[Oracle, dict]:
-    """The oracle of record k's task and the h* of every state that reaches the goal (computed once)."""
-    r = nexta(k)
-    oracle = Oracle(r["PDDL_domain"], r["PDDL_problem"])
-    return oracle, oracle.distances(oracle.init_atoms())
 
 
 def test_check_env_passes_on_the_registered_env():
@@ -111,26 +103,10 @@ def test_cost_reward_charges_every_attempt():
     assert env.step("nothing")[1] == -1.0
 
 
-def path_to_a_dead_end(oracle: Oracle) -> list[str]:
-    """The first (breadth-first) action sequence from init whose last step enters a state from which the
-    oracle finds no path to the goal."""
-    init = oracle.init_atoms()
-    graph, dist = oracle.graph(init), oracle.distances(init)
-    paths, queue = {init: []}, [init]
-    for s in queue:
-        for a, t in graph[s]:
-            if s in dist and t not in dist:
-                return paths[s] + [a]
-            if t not in paths:
-                paths[t] = paths[s] + [a]
-                queue.append(t)
-    raise AssertionError("no dead end in the task")
-
-
 def test_a_dead_end_terminates_with_its_penalty():
     """The test 'doors' task: a slammed door stays shut for good (tests/pddl/doors)."""
     dom, prob = (PDDL / "doors" / "domain.pddl").read_text(), (PDDL / "doors" / "problem.pddl").read_text()
-    path = path_to_a_dead_end(Oracle(dom, prob))
+    path = Oracle(dom, prob).path_to_a_dead_end()
     env = PlanningEnv(source=(dom, [prob]), dead_end_penalty=7.0)
     env.reset(seed=0)
     for action in path[:-1]:

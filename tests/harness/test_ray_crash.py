@@ -48,9 +48,9 @@ def _children() -> dict[int, int]:
     return out
 
 
-def _busy_workers(title: str) -> list[int]:
-    """Our Ray instance's workers (descendants of this process) running `title`."""
-    parents, mine, found = _children(), {os.getpid()}, []
+def _busy_workers(title: str, root: int | None = None) -> list[int]:
+    """The processes of a Ray instance (descendants of `root`, default this process) running `title`."""
+    parents, mine, found = _children(), {root or os.getpid()}, []
     changed = True
     while changed:
         changed = False
@@ -92,12 +92,15 @@ def nexta(tmp_path_factory):
     return data, _items(folder / "local.jsonl")
 
 
-def _kill_one_busy_worker(run) -> int | None:
+def _kill_when_busy(run, title: str = "ray::_worker", root: int | None = None) -> int | None:
+    """SIGKILL one process `title` of a Ray instance (the descendants of `root`, default this process)
+    once its workers are busy with `run`'s work: its pid, or None when none was seen."""
     deadline = time.monotonic() + slack(300)
     while run.poll() is None and time.monotonic() < deadline:
-        for pid in _busy_workers("ray::_worker"):
-            os.kill(pid, signal.SIGKILL)
-            return pid
+        if _busy_workers("ray::_worker", root):
+            for pid in _busy_workers(title, root):
+                os.kill(pid, signal.SIGKILL)
+                return pid
         time.sleep(0.02)
     return None
 
@@ -107,7 +110,7 @@ def test_a_killed_ray_worker_is_retried_to_the_same_items(ray_address, nexta, tm
     data, local = nexta
     out = tmp_path / "ray.jsonl"
     run = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address)
-    assert _kill_one_busy_worker(run) is not None, "no busy Ray worker was seen"
+    assert _kill_when_busy(run) is not None, "no busy Ray worker was seen"
     stdout, stderr = run.communicate(timeout=slack(600))
     assert run.returncode in (0, 1) and "Traceback" not in stderr, stderr
     assert _items(out) == local and len(local) == 6
@@ -118,12 +121,37 @@ def test_without_retries_the_run_stops_in_one_line_and_resume_completes_it(ray_a
     data, local = nexta
     out = tmp_path / "ray.jsonl"
     run = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, retries=0)
-    assert _kill_one_busy_worker(run) is not None, "no busy Ray worker was seen"
+    assert _kill_when_busy(run) is not None, "no busy Ray worker was seen"
     stdout, stderr = run.communicate(timeout=slack(600))
     assert run.returncode == 2, stdout + stderr
+    command = (f"acptools score --gold --quiet --no-cache --jobs 2 --data {data} --out {out} --backend ray "
+               f"--address {ray_address} --resume")
     assert stderr.strip() == ("acptools: error: --backend ray: a Ray worker died 1 time(s) running one unit of work "
-                              "(WorkerCrashedError) (what finished is in --out: run the same command with --resume)")
+                              f"(WorkerCrashedError) (what finished is in {out}: resume with {command})")
     partial = _items(out)
+    assert len(partial) < 6 and all(it in local for it in partial)
+    resumed = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, "--resume")
+    assert resumed.wait(timeout=slack(600)) in (0, 1), resumed.stderr.read()
+    assert _items(out) == local
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds Ray's processes in /proc (Linux)")
+def test_a_dead_ray_system_process_stops_the_run_in_one_line_with_the_resume_command(ray_address, nexta, tmp_path):
+    """Killing the DashboardAgent of the Ray instance a run started (its raylet goes down with it: no retry
+    can help) stops the run with one line naming what failed and the exact command that resumes it, no
+    traceback; that command (here on another Ray instance) completes the run to the local items."""
+    data, local = nexta
+    out = tmp_path / "ray.jsonl"
+    run = _score("--data", data, "--out", out, "--backend", "ray")
+    assert _kill_when_busy(run, "ray::DashboardAgent", run.pid) is not None, "no DashboardAgent was seen"
+    stdout, stderr = run.communicate(timeout=slack(600))
+    print(f"\n{stderr}")
+    assert run.returncode == 2 and "Traceback" not in stdout + stderr, stdout + stderr
+    (line,) = stderr.strip().splitlines()
+    command = f"acptools score --gold --quiet --no-cache --jobs 2 --data {data} --out {out} --backend ray --resume"
+    assert line.startswith("acptools: error: --backend ray: Ray stopped working (") and line.endswith(
+        f"(what finished is in {out}: resume with {command})"), line
+    partial = _items(out) if out.exists() else []
     assert len(partial) < 6 and all(it in local for it in partial)
     resumed = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, "--resume")
     assert resumed.wait(timeout=slack(600)) in (0, 1), resumed.stderr.read()

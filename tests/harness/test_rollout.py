@@ -223,6 +223,59 @@ def test_invalid_replies_in_a_row_end_the_episode(tmp_path):
     assert "unknown action 'fly'" in steps_of(rows)[1]["reason"]
 
 
+CLIFF = """(define (domain cliff) (:requirements :strips) (:predicates (top) (bottom) (fallen) (home))
+  (:action walk-down :parameters () :precondition (top) :effect (and (bottom) (not (top))))
+  (:action jump :parameters () :precondition (top) :effect (and (fallen) (not (top))))
+  (:action walk-home :parameters () :precondition (bottom) :effect (and (home) (not (bottom)))))"""
+CLIFF_PROBLEM = "(define (problem {}) (:domain cliff) (:init (top)) (:goal (home)))"
+
+
+def _cliffs(folder, n: int) -> None:
+    """n copies of a task (each its own episode) whose `jump` leads where no action applies."""
+    folder.mkdir()
+    (folder / "domain.pddl").write_text(CLIFF)
+    for k in range(n):
+        (folder / f"p{k}.pddl").write_text(CLIFF_PROBLEM.format(f"p{k}"))
+
+
+def test_a_dead_end_ends_the_episode_graded_not_as_a_policy_error(tmp_path):
+    """A policy that jumps off the cliff: the episode ends as 'dead-end' after that step (graded: applied,
+    not optimal, no h* after), exit code 0; the report, the table and the HTML page show it, and
+    --resume has nothing to run again."""
+    _cliffs(tmp_path / "cliff", 1)
+    agent = tmp_path / "jumper.py"
+    agent.write_text("def act(obs):\n    return '(jump)'\n")
+    args = ("--tasks", tmp_path / "cliff", "--policy", f"python:{agent}:act", "--out", tmp_path / "t.jsonl")
+    proc = cli(*args, "--report", tmp_path / "r.json", "--html", tmp_path / "r.html")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = rows_of(tmp_path / "t.jsonl")
+    (step,) = steps_of(rows)
+    assert (step["verdict"], step["optimal"], step["regret"], step["h_star_after"]) == ("applied", False, None, None)
+    (end,) = [r for r in rows if r["kind"] == "episode"]
+    assert end["ended"] == "dead-end" and not end["solved"] and end["error"] is None and end["h_star_start"] == 2
+    overall = json.loads((tmp_path / "r.json").read_text())["overall"]
+    assert overall["ended"]["dead-end"] == 1 and overall["dead_end_episodes"] == 1 and overall["solved"] == 0
+    assert "dead ends: 1" in proc.stdout and "failed episodes: 0" in proc.stdout
+    page = (tmp_path / "r.html").read_text()
+    assert "ended: dead-end" in page and "<th>dead end</th>" in page
+    again = cli(*args, "--resume")
+    assert again.returncode == 0 and rows_of(tmp_path / "t.jsonl") == rows, again.stderr
+
+
+def test_a_random_walk_into_a_dead_end_ends_there(tmp_path):
+    """The issue's run: the random policy reaches a state where no action applies (here with h* left
+    unknown by a tiny grading budget, so only the empty list of actions tells): those episodes end as
+    'dead-end', the others at the goal, and the run exits 0 with no policy error."""
+    _cliffs(tmp_path / "cliff", 6)
+    proc = cli("--tasks", tmp_path / "cliff", "--policy", "random", "--budget", "1e-9", "--out", tmp_path / "t.jsonl")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ends = [r for r in rows_of(tmp_path / "t.jsonl") if r["kind"] == "episode"]
+    assert len(ends) == 6 and {e["ended"] for e in ends} == {"goal", "dead-end"}, ends
+    for e in ends:
+        assert e["plan"] == (["(walk-down)", "(walk-home)"] if e["ended"] == "goal" else ["(jump)"]), e
+    assert "policy-error" not in proc.stdout and "no action is applicable" not in proc.stdout
+
+
 def test_api_errors_end_the_episode_or_the_run(tmp_path):
     with ScriptedModel(in_order([Status(400, "context too long")])) as model:
         proc = cli("--tasks", "ferry", "grid", "--policy", "openai:m", "--base-url", model.openai_url,

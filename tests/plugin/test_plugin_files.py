@@ -1,6 +1,7 @@
 """The plugin's and bundles' files agree with the package: one version everywhere, every tool a skill
 names exists in the server's tools/list, server.json is valid against the MCP registry's published schema
-(a copy in plugin/schemas/), and both CLIs print the package's version."""
+(a copy in plugin/schemas/), the launcher's recorded handshake is the server's own, and both CLIs print
+the package's version."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from acptools import __version__
 from acptools_server import ServerConfig
 from acptools_server.app import build_server
 from tests.support.plugin_files import (
-    REPO, SKILLS, TOOL_PREFIX, frontmatter, read_json, tools_named, venv_script,
+    REPO, SKILLS, TOOL_PREFIX, frontmatter, read_json, tools_named, tree_copy, venv_script,
 )
 
 SCHEMA = REPO / "plugin" / "schemas" / "server.schema.json"
@@ -47,7 +48,10 @@ def test_the_manifests_agree_on_name_repository_and_icon() -> None:
     assert plugin["name"] == bundle["name"] == "acptools"
     assert [p["name"] for p in market["plugins"]] == ["acptools"] and market["plugins"][0]["source"] == "./"
     assert plugin["repository"] == bundle["repository"]["url"] == read_json("server.json")["repository"]["url"]
-    assert (REPO / plugin["icon"]).read_bytes() == (REPO / "mcpb" / bundle["icon"]).read_bytes()
+    # the plugin's icon is where the plugin directory looks without an `icon` field (a field some
+    # `claude plugin validate` versions call unknown)
+    assert "icon" not in plugin
+    assert (REPO / ".claude-plugin" / "icon.png").read_bytes() == (REPO / "mcpb" / bundle["icon"]).read_bytes()
     mcp = read_json(".mcp.json")["mcpServers"]
     assert list(mcp) == ["acptools"] and mcp["acptools"]["args"] == ["${CLAUDE_PLUGIN_ROOT}/plugin/launch.py"]
 
@@ -78,6 +82,24 @@ def test_the_tool_name_check_catches_a_renamed_tool() -> None:
     served = server_tool_names()
     renamed = f"allowed-tools:\n  - {TOOL_PREFIX}validate_plans\n\nthen `check_plan(task_id, plan)`"
     assert tools_named(renamed) - served == {"validate_plans", "check_plan"}
+
+
+def test_the_launchers_recorded_handshake_is_the_servers() -> None:
+    """plugin/handshake.json (what the launcher answers while its venv builds) is what the server says."""
+    done = subprocess.run([sys.executable, "scripts/plugin_handshake.py", "--check"], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_handshake_check_catches_a_changed_tool(tmp_path) -> None:
+    copy = tree_copy(tmp_path / "repo")
+    recorded = json.loads((copy / "plugin" / "handshake.json").read_text())
+    recorded["lists"]["tools/list"]["tools"][0]["description"] += " (older)"
+    (copy / "plugin" / "handshake.json").write_text(json.dumps(recorded))
+    done = subprocess.run([sys.executable, str(copy / "scripts" / "plugin_handshake.py"), "--check"], cwd=copy,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "plugin/handshake.json differs from the server in tools/list: run python scripts/plugin_handshake.py" in done.stderr
 
 
 def test_the_bundle_lists_exactly_the_served_tools() -> None:

@@ -333,6 +333,31 @@ def test_every_result_is_bounded_and_scores_never_echo_the_response(tmp_path: Pa
         assert len(json.dumps(score)) < 20_000
 
 
+def test_landmarks_take_the_limit_their_size_error_names(tmp_path: Path) -> None:
+    """300 cars to ferry: 301 landmarks. Past --max-response-bytes the list is refused with "pass a
+    smaller limit", and `limit` gives the first landmarks (proven, in the library's order) with the total."""
+    problem, _ = ferry(300, 2)
+    with StdioServer(tmp_path, "--max-response-bytes", "8000") as server:
+        tid = _load(server, FERRY_DOMAIN, problem)
+        too_big = server.err("landmarks", task_id=tid, budget=60)
+        page = server.ok("landmarks", task_id=tid, limit=20, budget=60)
+    assert "--max-response-bytes" in too_big and "pass a smaller limit" in too_big, too_big
+    task = load_task(FERRY_DOMAIN, problem)
+    full = [i.name for i in task.questions.landmarks(task.names(task.init), budget=60).items]
+    assert len(full) == 301 and page["total"] == 301 and page["complete"] and page["truncated"], page
+    assert [i["name"] for i in page["items"]] == full[:20]
+
+
+def test_a_tool_whose_size_error_names_a_limit_takes_one() -> None:
+    """The advice of every tool's size error is something the tool takes: "limit" only where a limit is."""
+    from acptools_server.app import ALL_TOOLS
+    for fn in ALL_TOOLS:
+        spec = fn.spec
+        assert ("limit" in spec.too_big) == ("limit" in spec.arguments), (spec.name, spec.too_big, spec.arguments)
+        if "table=true" in spec.too_big or "with_plans" in spec.too_big:
+            assert {"table", "with_plans"} & set(spec.arguments), spec.name
+
+
 # ---- 5. answer parsing inside the budget -----------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from acptools import examples, load_task
 from acptools.store import ProofStore
 from tests.support.data import records
 from tests.support.load import slack
-from tests.support.server_procs import PROTOCOL, StdioServer, start_http
+from tests.support.server_procs import PROTOCOL, StdioServer, start_http, stop_process
 
 FERRY_DOMAIN, FERRY_PROBLEM = examples.texts("ferry")
 
@@ -182,7 +182,8 @@ def _needs_a_planner() -> dict:
 
 def test_a_crashed_planner_says_so(tmp_path: Path) -> None:
     """A planner that dies (here: it cannot even map its libraries under an 8 MB --max-planner-memory) is
-    named with its exit code and its last line, once per distinct failure, not a bare unknown."""
+    named with its exit code and its last line, once per distinct failure, not a bare unknown; lack of
+    memory is said as such, with the flag that sets the planners' limit."""
     hard = _needs_a_planner()
     with StdioServer(tmp_path, "--max-planner-memory", "8") as server:
         tid = server.ok("load_task", domain=hard["PDDL_domain"], problem=hard["PDDL_problem"])["task_id"]
@@ -190,7 +191,8 @@ def test_a_crashed_planner_says_so(tmp_path: Path) -> None:
         info = server.info()
     print(f"\n{nexta['detail']}")
     assert nexta["known"] is False and nexta["how"] == "unknown", nexta
-    assert "planners that failed: downward exited with code" in nexta["detail"]
+    assert "planners that failed: downward ran out of memory at its limit of 8 MB (exited with code" in nexta["detail"]
+    assert "set it with --max-planner-memory MB" in nexta["detail"]
     failed = nexta["detail"].split("planners that failed: ")[1].split("; ")
     assert len(failed) == len(set(failed)), failed
     assert info["limits"]["max_planner_memory"] == 8 and info["planners_running"] == 0
@@ -270,3 +272,33 @@ def test_a_request_with_an_odd_id_gets_an_error_reply_and_the_server_goes_on(tmp
         server.write(f'{{"jsonrpc":"2.0","id":{huge},"method":"ping"}}'.encode())
         assert server.wait(huge, 30)["result"] == {}
         assert server.info()["name"] == "acptools"
+
+
+def test_over_http_a_request_with_an_odd_id_gets_the_same_error_and_the_server_goes_on(tmp_path: Path) -> None:
+    """The same requests POSTed to the streamable-HTTP server: each gets HTTP 400 with the JSON-RPC error
+    stdio gives (the SDK alone answers 202 and never replies); valid ids, a huge integer among them, and
+    the session go on being served."""
+    odd = ['{"a":1}', "1e400", "1.5", "null", "[1]", "true", f'{{"x":{DEEP}}}']
+    proc, url = start_http(tmp_path)
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "MCP-Protocol-Version": PROTOCOL}
+    try:
+        with httpx2.Client(timeout=httpx2.Timeout(30, read=120)) as client:
+            init = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            headers["Mcp-Session-Id"] = init.headers["mcp-session-id"]
+            client.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+            replies = [client.post(url, headers=headers, content=f'{{"jsonrpc":"2.0","id":{request_id},'
+                                   '"method":"tools/call","params":{"name":"server_info","arguments":{}}}')
+                       for request_id in odd]
+            pinged = [client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+                      for request_id in ("p", 10 ** 30)]
+    finally:
+        stop_process(proc)
+    for request_id, reply in zip(odd, replies):
+        why = "nested too deeply" if DEEP in request_id else "id must be a string or an integer"
+        assert reply.status_code == 400, (request_id[:20], reply.status_code, reply.text[:200])
+        error = reply.json()
+        assert error["id"] is None and error["error"]["code"] == -32600 and why in error["error"]["message"], error
+    for request_id, reply in zip(("p", 10 ** 30), pinged):
+        assert reply.status_code == 200 and f'"id":{json.dumps(request_id)}' in reply.text.replace(" ", ""), reply.text

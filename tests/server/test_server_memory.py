@@ -5,6 +5,7 @@ goes on serving (issue 18)."""
 
 from __future__ import annotations
 
+import json
 import resource
 from pathlib import Path
 
@@ -91,3 +92,62 @@ def test_simplify_plan_with_plans_is_refused_at_the_size_limit_not_after(tmp_pat
     assert text.count("Error executing tool") == 1, text  # said once, not wrapped twice
     assert spent < 10 and peak - peak_before < 200
     assert short["removable"] and all(len(r["plan"]) == 40 - len(r["indices"]) for r in short["removable"])
+
+
+def _blocks() -> dict:
+    """A suite task whose `plan` is answered by a planner process (Fast Downward or SymK)."""
+    suite = Path(__file__).resolve().parents[2] / "benchmarks" / "suite" / "blocks"
+    return dict(domain=(suite / "domain.pddl").read_text(), problem=(suite / "small.pddl").read_text())
+
+
+def test_planners_start_under_the_server_s_own_address_space_limit(tmp_path: Path) -> None:
+    """A server under a hard address-space limit below the planners' default (ulimit -v 4000000, as the
+    issue ran it): each planner gets what the limit allows instead of failing to start, and `plan` is
+    answered by a planner."""
+    with StdioServer(tmp_path) as server:
+        cap = 4_000_000 * 1024
+        resource.prlimit(server.pid, resource.RLIMIT_AS, (cap, cap))
+        tid = server.ok("load_task", **_blocks())["task_id"]
+        out = server.ok("plan", timeout=300, task_id=tid, budget=60)
+    assert out["answer"] is True and out["how"].startswith(("fast-downward", "symk")), out
+    assert "internal error" not in server.log_text()
+
+
+
+def test_a_huge_state_argument_is_refused_before_any_atom_is_read(tmp_path: Path) -> None:
+    """250 000 atoms in a state (over the default --max-state-atoms, 200 000) are refused at once with the
+    flag named, the same list under a larger flag by the task's own bound (ferry has far fewer atoms), and
+    a state under both limits is read as always."""
+    state = ["(at c0 l0)"] * 250_000
+    with StdioServer(tmp_path) as server:
+        _answered(server)
+        cpu = cpu_seconds(server.pid)
+        text = server.err("list_applicable", timeout=120, task_id="example:ferry", state=state)
+        spent = cpu_seconds(server.pid) - cpu
+        _answered(server)
+    print(f"\n{len(state)} state atoms refused after {spent:.2f} s CPU: {text[:160]}")
+    assert "250000 atoms is more than the server accepts (200000)" in text and "--max-state-atoms" in text, text
+    assert spent < 5.0, spent
+    with StdioServer(tmp_path, "--max-state-atoms", "1000000") as server:
+        text = server.err("list_applicable", timeout=120, task_id="example:ferry", state=state)
+        assert server.ok("list_applicable", task_id="example:ferry", state=["(at c0 l0)", "(at-ferry l1)"])["total"]
+    assert "the state lists 250000 atoms, more than this task has" in text and "list each true atom once" in text
+
+
+def test_a_request_longer_than_the_server_reads_is_answered_without_being_parsed(tmp_path: Path) -> None:
+    """The issue's 3-million-atom state over stdio (a 39 MB line): answered with an error under its own id
+    that names the flag, without reading the line as JSON (which took 8.6 CPU s and 680 MB), and the
+    server goes on."""
+    with StdioServer(tmp_path) as server:
+        _answered(server)
+        peak, cpu = peak_rss_mb(server.pid), cpu_seconds(server.pid)
+        server.write(json.dumps({"jsonrpc": "2.0", "id": "huge", "method": "tools/call", "params": {
+            "name": "list_applicable", "arguments": {"task_id": "example:ferry",
+                                                     "state": ["(at c0 l0)"] * 3_000_000}}}).encode())
+        reply = server.wait("huge", 120)
+        spent, grown = cpu_seconds(server.pid) - cpu, peak_rss_mb(server.pid) - peak
+        _answered(server)
+    print(f"\n39 MB request refused after {spent:.2f} s CPU, peak RSS +{grown:.0f} MB: {reply['error']['message']}")
+    assert reply["error"]["code"] == -32600 and "more than the server reads" in reply["error"]["message"], reply
+    assert "--max-pddl-bytes" in reply["error"]["message"]
+    assert spent < 2.0 and grown < 250, (spent, grown)

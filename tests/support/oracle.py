@@ -4,6 +4,7 @@ tests/support/derived.py after every step. Shares no code with acptools."""
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from itertools import product
 
@@ -11,6 +12,7 @@ from unified_planning.io import PDDLReader
 from unified_planning.model.state import UPState
 from unified_planning.shortcuts import SequentialSimulator, get_environment
 
+from tests.support.data import records
 from tests.support.derived import WRITER, DerivedRules
 
 get_environment().credits_stream = None
@@ -182,6 +184,21 @@ class Oracle:
                     queue.append(t)
         return False
 
+    def path_to_a_dead_end(self) -> list[str]:
+        """The first (breadth-first) action sequence from init whose last step enters a state from which
+        no path reaches the goal (an AssertionError when the task has no dead end)."""
+        init = self.init_atoms()
+        graph, dist = self.graph(init), self.distances(init)
+        paths, queue = {init: []}, [init]
+        for s in queue:
+            for a, t in graph[s]:
+                if s in dist and t not in dist:
+                    return paths[s] + [a]
+                if t not in paths:
+                    paths[t] = paths[s] + [a]
+                    queue.append(t)
+        raise AssertionError("no dead end in the task")
+
     def run(self, atoms, plan: list[str]) -> frozenset[str] | None:
         """Replay a plan; None if some action is not applicable."""
         s = self.close(atoms)
@@ -190,3 +207,12 @@ class Oracle:
             if s is None:
                 return None
         return s
+
+
+@functools.lru_cache(maxsize=None)
+def solved_nexta(k: int, split: str = "dev") -> tuple[Oracle, dict]:
+    """The oracle of the k-th bundled nexta record's task and the h* of every state that reaches the goal
+    (computed once per process)."""
+    r = records(split, "nexta")[k]
+    oracle = Oracle(r["PDDL_domain"], r["PDDL_problem"])
+    return oracle, oracle.distances(oracle.init_atoms())

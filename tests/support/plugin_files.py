@@ -1,13 +1,16 @@
 """The plugin's files as the tests read them: manifests, skills and the tool names they mention, a copy of
-the working tree as a user gets it, and the venv the tests' own acptools lives in."""
+the working tree as a user gets it, the venv the tests' own acptools lives in, and the launcher's first
+start held and finished at will (`build_held`, `lay_out_ready_venv`)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,3 +64,21 @@ def tree_copy(target: Path) -> Path:
 
 def venv_script(name: str) -> Path:
     return TEST_VENV / ("Scripts" if sys.platform == "win32" else "bin") / name
+
+
+@contextmanager
+def build_held(venv: Path):
+    """Hold the lock of the launcher's venv build (plugin/private_venv.py): a builder waits until the
+    block ends, as a second client's builder does, so a first start stays a first start meanwhile."""
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f".{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def lay_out_ready_venv(venv: Path, version: str) -> None:
+    """What a finished build leaves, with this test run's own server: a venv that holds `version`."""
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "acptools-server").symlink_to(venv_script("acptools-server"))
+    site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    (site / f"acptools-{version}.dist-info").mkdir(parents=True)

@@ -1,0 +1,104 @@
+"""acptools audit: the facts a context states are read in the formats acptools, ACPBench v1 and
+ACPBench Hard write; each trivial answerer scores what it should on records built to have (or not
+have) its shortcut; chance is computed per answer shape; ACPBench Hard's bundled data shows its
+known None shortcut; the command prints a table or JSON and exits 1 when an answerer is flagged."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from acptools import examples
+from acptools.audit import audit
+from acptools.audit.facts import Facts, mentions, option_kind, split_facts
+from acptools.dataset import acpbench_hard
+from acptools.generate import Options, generate, write_jsonl
+
+OURS = ("This is a ferry domain. The objects are: c0 and c1 (car). The following facts never change: l0 differs "
+        "from l1 and l1 differs from l0. Currently, the following facts hold: car c0 is at location l0, car c1 is on the ferry, and the "
+        "ferry is at location l1; all other facts that can change are false. The goal is to reach a state where "
+        "the following facts hold: car c0 is at location l1 and car c1 is at location l0.")
+V1 = ("Currently, the ferry is at l0, with the car c1 on board. The goal is to reach a state where the following "
+      "facts hold: Car c7 is at location l1, Car c15 is at location l0, and Car c3 is at location l0.")
+
+
+def test_facts_of_contexts_in_each_format():
+    f = Facts.of(OURS)
+    assert f.state == ("car c0 is at location l0", "car c1 is on the ferry", "the ferry is at location l1")
+    assert f.goal == ("car c0 is at location l1", "car c1 is at location l0")
+    assert f.static == ("l0 differs from l1", "l1 differs from l0")
+    assert Facts.of(V1).goal == ("car c7 is at location l1", "car c15 is at location l0", "car c3 is at location l0")
+    assert split_facts("at(c0, l1), on(c1), and empty()") == ["at(c0, l1)", "on(c1)", "empty()"]
+    assert mentions("Is Car c3 is at location l0 a landmark?", Facts.of(V1).goal)
+    assert not mentions("car c1 is at location l10", ["car c1 is at location l1"])
+    assert option_kind("sail from location l0 to location l2-1") == option_kind("sail from location l3 to location l1")
+
+
+def _bool(question: str, answer: str, context: str = OURS) -> dict:
+    return {"id": 1, "group": "landmarks_bool", "context": context, "question": question, "answer": answer}
+
+
+def _mcq(options: list[str], answer: str, context: str = OURS) -> dict:
+    return {"id": 2, "group": "landmarks_mcq", "context": context, "question": "Which? " + " ".join(options),
+            "choices": {"text": options, "label": list("ABCD")}, "answer": answer}
+
+
+def test_answerers_find_the_shortcuts_they_look_for():
+    # every "yes" quotes a goal fact, every "no" a fact of the state: copying wins both ways
+    records = [_bool("Is car c0 is at location l1 a landmark?", "yes"),
+               _bool("Is car c1 is on the ferry a landmark?", "no")] * 10
+    row = audit(records).rows[0]
+    assert (row.form, row.task, row.records, row.chance) == ("bool", "land", 20, 0.5)
+    assert row.cells["goal"].score == 1 and row.cells["state"].score == 0
+    assert row.cells["yes"].score == row.cells["no"].score == row.cells["majority"].score == 0.5
+    # the right option is the longest, the one goal fact, and always at B
+    opts = ["car c1 is on the ferry", "car c0 is at location l1 (a long one)", "the ferry is empty", "x is y"]
+    mcq = audit([_mcq(opts, "B")] * 8).rows[0]
+    assert mcq.chance == 0.25
+    assert mcq.cells["longest"].score == 1 and mcq.cells["shortest"].score == 0
+    assert mcq.cells["goal"].score == 1 and mcq.cells["majority"].score == 1
+    assert mcq.cells["state"].score == 0      # the one option that quotes the state is wrong
+    assert mcq.cells["unmentioned"].score == 0   # C and D quote nothing of the context; B quotes the goal
+    report = audit([_mcq(opts, "B")] * 8)
+    assert {name for _, name, _ in report.flagged()} >= {"longest", "goal", "majority", "state"}
+
+
+def test_no_shortcut_scores_chance_and_is_not_flagged():
+    opts = [f"car c{k} is at location l9" for k in range(4)]
+    records = [_mcq(opts, "ABCD"[k % 4]) for k in range(8)]
+    report = audit(records)
+    assert not report.flagged()
+    assert all(abs(c.score - 0.25) < 1e-9 for c in report.rows[0].cells.values())
+
+
+def test_graded_answers_use_the_grader_and_an_honest_chance():
+    d, p = examples.texts("ferry")
+    out = generate(d, [p], Options(form="arb", tasks=("action_executability", "hallucination"), n=12, seed=2))
+    rows = {r.task: r for r in audit(out.records).rows}
+    for row in rows.values():
+        assert 0 < row.chance < 1          # yes/no (1/2), steps or None (1/(n+1)), names or None (1/(k+1))
+        assert "none" in row.cells and "majority" in row.cells
+    hard = audit(acpbench_hard("test", "reach")[:40])
+    reach = hard.rows[0]
+    assert (reach.form, reach.task, reach.chance) == ("hard", "reach", 0)
+    none = sum(1 for r in acpbench_hard("test", "reach")[:40] if not r["answer"]) / 40
+    assert abs(reach.cells["none"].score - none) < 1e-9 and none > 0.1   # ACPBench Hard's own None shortcut
+
+
+def test_the_command_prints_a_table_or_json_and_exits_by_the_tolerance(tmp_path):
+    opts = ["car c1 is on the ferry", "car c0 is at location l1 (a long one)", "the ferry is empty", "x is y"]
+    write_jsonl([_mcq(opts, "B")] * 8, tmp_path / "r.jsonl")
+    cmd = [sys.executable, "-m", "acptools.cli", "audit", str(tmp_path / "r.jsonl"), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1 and "mcq   land" in p.stdout and "100!" in p.stdout, p.stdout + p.stderr
+    p = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=300)
+    data = json.loads(p.stdout)
+    row = data["rows"][0]
+    assert row["answerers"]["longest"] == {"records": 8, "score": 1.0, "chance": 0.25, "flagged": True}
+    assert data["flagged"] >= 4
+    p = subprocess.run(cmd + ["--tolerance", "100"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0
+    p = subprocess.run([sys.executable, "-m", "acptools.cli", "audit", str(tmp_path / "none.jsonl")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and "no such file" in p.stderr and "Traceback" not in p.stderr
