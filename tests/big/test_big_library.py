@@ -129,7 +129,8 @@ def written_reprs() -> set[type]:
     seen, failed = set(), {}
     for obj in gc.get_objects():
         kind = type(obj)
-        if not (kind.__module__ or "").startswith(("acptools", "acptools_server")):
+        module = kind.__dict__.get("__module__")  # a builtin type's __module__ may be a descriptor
+        if not isinstance(module, str) or not module.startswith(("acptools", "acptools_server")):
             continue
         try:
             repr(obj)
