@@ -85,8 +85,10 @@ COMPARISONS = {
 class Compiler:
     """Compiles the FNodes of one problem, given its objects, init and which fluents are static."""
 
-    def __init__(self, problem, init_atoms: frozenset[str], init_values: dict[str, Fraction], static: set[str]):
+    def __init__(self, problem, init_atoms: frozenset[str], init_values: dict[str, Fraction], static: set[str],
+                 number=Fraction):
         self.problem = problem
+        self.number = number  # how constants are read: Fraction (exact); float only to show what floats get wrong
         self.init_atoms = init_atoms
         self.init_values = init_values
         self.static = static
@@ -114,7 +116,7 @@ class Compiler:
         if node.is_bool_constant():
             return node.bool_constant_value()
         if node.is_int_constant() or node.is_real_constant():
-            return Fraction(node.constant_value())
+            return self.number(node.constant_value())
         if node.is_object_exp():
             return node.object().name.lower()
         if node.is_parameter_exp():

@@ -71,7 +71,7 @@ class State:
 
 
 def make_state(atoms, values: dict[str, Fraction]) -> State:
-    return State(frozenset(atoms), tuple(sorted((k, Fraction(v)) for k, v in values.items())))
+    return State(frozenset(atoms), tuple(sorted(values.items())))
 
 
 def normalize(text: str) -> str:
@@ -129,7 +129,9 @@ class Exploration:
 class NumericTask:
     """One grounded task. Build with load_task (cached) or NumericTask(domain_text, problem_text)."""
 
-    def __init__(self, domain_text: str, problem_text: str):
+    def __init__(self, domain_text: str, problem_text: str, number=Fraction):
+        """`number=float` builds the same task over binary floating point instead of Fractions: only for
+        tests that show which verdicts exact arithmetic decides."""
         self.domain_text, self.problem_text = domain_text, problem_text
         reader = PDDLReader()
         # the planning problem (for UP's validator and planners) and the oracle's own copy, which also
@@ -137,9 +139,9 @@ class NumericTask:
         self.up_problem = reader.parse_problem_string(rewrite_domain(domain_text), rewrite_problem(domain_text, problem_text))
         probed = PDDLReader().parse_problem_string(rewrite_domain(domain_text, probe_derived=True),
                                                    rewrite_problem(domain_text, problem_text))
-        self.init = self._initial_state(probed)
+        self.init = self._initial_state(probed, number)
         static = {f.name for f in probed.fluents} - self._written(probed)
-        compiler = Compiler(probed, self.init.atoms, self.init.values, static)
+        compiler = Compiler(probed, self.init.atoms, self.init.values, static, number)
         self.metric, cost_of = self._metric(probed)
         self.actions = ground_actions(probed, compiler, cost_of)
         self._by_trigger: dict[str | None, list] = {}
@@ -154,7 +156,7 @@ class NumericTask:
         self.accumulators = self._accumulators(probed)
 
     @staticmethod
-    def _initial_state(problem) -> State:
+    def _initial_state(problem, number) -> State:
         atoms, values = set(), {}
         for fluent_exp, value in problem.initial_values.items():
             key = fluent_key(fluent_exp.fluent().name, fluent_exp.args)
@@ -162,7 +164,7 @@ class NumericTask:
                 if value.bool_constant_value():
                     atoms.add(key)
             else:
-                values[key] = Fraction(value.constant_value())
+                values[key] = number(value.constant_value())
         return make_state(atoms, values)
 
     @staticmethod

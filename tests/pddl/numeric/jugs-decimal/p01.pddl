@@ -1,5 +1,5 @@
-;; solvable only in exact arithmetic: 0.1 + 0.2 fits exactly into a jug of 0.3 (in floats the sum is
-;; 0.30000000000000004, so neither the second pour nor the goal succeeds)
+;; 0.1 + 0.2 fits exactly into a jug of 0.3, so the second `pour` is applicable; in floats the sum is
+;; 0.30000000000000004: that pour is not applicable and `pour-until-full` is instead
 (define (problem jugs-p01)
   (:domain jugs-decimal)
   (:objects j1 j2 j3 - jug)
