@@ -304,6 +304,6 @@ def test_larger_cost_problems_match_fast_downward_where_the_search_finishes(fami
         t = load_task(CORPUS / family / "domain.pddl", problem)
         status, plan = plan_with(t, "fast-downward-opt", timeout=120)
         assert status == "SOLVED_OPTIMALLY" and t.validate(plan) == (None, True)
-        result = t.search(node_limit=400_000)
+        result = t.search(node_limit=100_000)
         if result.status == "solved":
             assert result.cost == t.plan_cost(plan)
