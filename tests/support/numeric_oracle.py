@@ -74,6 +74,19 @@ def make_state(atoms, values: dict[str, Fraction]) -> State:
     return State(frozenset(atoms), tuple(sorted(values.items())))
 
 
+def state_of(fluent_values, number=Fraction) -> State:
+    """The State of unified-planning (fluent expression, constant FNode) pairs."""
+    atoms, values = set(), {}
+    for fluent_exp, value in fluent_values:
+        key = fluent_key(fluent_exp.fluent().name, fluent_exp.args)
+        if value.is_bool_constant():
+            if value.bool_constant_value():
+                atoms.add(key)
+        else:
+            values[key] = number(value.constant_value())
+    return make_state(atoms, values)
+
+
 def normalize(text: str) -> str:
     """ "( Move  A B )" -> "(move a b)" """
     return "(" + " ".join(text.strip().lower().strip("()").split()) + ")"
@@ -157,15 +170,7 @@ class NumericTask:
 
     @staticmethod
     def _initial_state(problem, number) -> State:
-        atoms, values = set(), {}
-        for fluent_exp, value in problem.initial_values.items():
-            key = fluent_key(fluent_exp.fluent().name, fluent_exp.args)
-            if value.is_bool_constant():
-                if value.bool_constant_value():
-                    atoms.add(key)
-            else:
-                values[key] = number(value.constant_value())
-        return make_state(atoms, values)
+        return state_of(problem.initial_values.items(), number)
 
     @staticmethod
     def _written(problem) -> set[str]:

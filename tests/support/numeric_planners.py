@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 import warnings
-from fractions import Fraction
 
 from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.engines import ValidationResultStatus
@@ -16,7 +15,7 @@ from unified_planning.plans import ActionInstance, SequentialPlan
 from unified_planning.shortcuts import OneshotPlanner, PlanValidator, SequentialSimulator
 
 from tests.support.numeric_compile import fluent_key
-from tests.support.numeric_oracle import NumericTask, State, make_state, normalize
+from tests.support.numeric_oracle import NumericTask, State, normalize, state_of
 
 SOLVED = {Status.SOLVED_OPTIMALLY, Status.SOLVED_SATISFICING}
 
@@ -63,16 +62,7 @@ def up_trajectory(task: NumericTask, plan: list[str]) -> list[State]:
 
 
 def _as_state(problem, up_state) -> State:
-    atoms, values = set(), {}
-    for fluent_exp in problem.initial_values:
-        value = up_state.get_value(fluent_exp)
-        key = fluent_key(fluent_exp.fluent().name, fluent_exp.args)
-        if value.is_bool_constant():
-            if value.bool_constant_value():
-                atoms.add(key)
-        else:
-            values[key] = Fraction(value.constant_value())
-    return make_state(atoms, values)
+    return state_of((f, up_state.get_value(f)) for f in problem.initial_values)
 
 
 def _solve(task: NumericTask, engine: str, timeout: float):
