@@ -6,11 +6,16 @@
     load_records("acpbench-hard:test:nexta")     # the same, by name (what `--data` accepts)
     load_records("answers/", "more.jsonl.gz")    # files or folders: JSON arrays, JSONL, .json.gz, .jsonl.gz
     load_records("hf:acpbench-hard:test")        # from the Hub (needs `pip install 'acptools[hf]'` and network)
+    sample(records, 3, seed=0)                   # 3 per task, spread over the domains (what --limit draws)
 
 Named sources: `acpbench-hard[:SPLIT][:TASK]` (SPLIT dev or test, both when left out; TASK one of
 app prog reach areach val just land nexta, all when left out), and `hf:` in front of the same name
 for the Hugging Face copy. A string of that form is always a name: to read a folder called
 `acpbench-hard`, write `./acpbench-hard`. Ids stay exact 64-bit integers (Python's json).
+
+A record is identified by its task (from its group) and its id together, never by the id alone:
+ACPBench Hard's ids repeat across tasks (13 ids of the test split name two records each), so every
+join of records, responses and items in acptools keys on `(task_of(record), str(id))`.
 The bundled copy is IBM's ACPBench Hard, CDLA-Permissive-2.0: see data/acpbench_hard/README.md.
 """
 
@@ -19,7 +24,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import random
 import re
+from collections import defaultdict
 from pathlib import Path
 
 from .errors import AcpError
@@ -58,6 +65,62 @@ def domain_name(record: dict) -> str:
     """The domain name a record's PDDL declares (lower case)."""
     m = re.search(r"\(\s*domain\s+([^\s()]+)", record.get("PDDL_domain", ""), re.I)
     return m.group(1).lower() if m else "?"
+
+
+# what a generated record's context says when no template describes its domain (acptools.generate.render):
+# the PDDL is part of the question, so whoever asks it must send the PDDL along
+PDDL_PROMISE = "its PDDL is given with the question"
+
+
+def promises_pddl(record: dict) -> bool:
+    """Whether the record's context says its PDDL comes with the question (it cannot be answered without)."""
+    return PDDL_PROMISE in str(record.get("context", ""))
+
+
+def record_key(record: dict) -> tuple[str, str]:
+    """What identifies a record (and the responses and items about it): (task, id). The id alone
+    does not: ACPBench Hard's ids repeat across tasks."""
+    return task_of(record), str(record.get("id"))
+
+
+# ----------------------------------------------------------------------------------------- samples
+
+def sample(items: list, n: int, *, seed: int = 0, per_domain: bool = False, task=task_of,
+           domain=domain_name) -> list:
+    """A fair, seeded sample of `items` (records by default): `n` per task spread over the task's
+    domains as evenly as they allow, or with `per_domain` `n` per task and domain. Within a domain
+    the items are drawn at random (seeded); the tasks start at different domains of one seeded
+    order, so `n` per task over several tasks covers every domain, not the first n records' one.
+    `task` and `domain` say what an item's task and domain are. The items keep their input order;
+    a sample of a sample with the same `n` is itself."""
+    groups: dict = defaultdict(lambda: defaultdict(list))  # task -> domain -> indices, input order
+    for i, item in enumerate(items):
+        groups[task(item)][domain(item)].append(i)
+    order = sorted({d for doms in groups.values() for d in doms}, key=str)
+    random.Random(f"{seed}/domains").shuffle(order)
+    picked: list[int] = []
+    for k, t in enumerate(sorted(groups, key=_task_rank)):
+        drawn = {d: random.Random(f"{seed}/{t}/{d}").sample(idx, len(idx)) for d, idx in groups[t].items()}
+        if per_domain:
+            picked += [i for idx in drawn.values() for i in idx[:n]]
+            continue
+        start = k * n % len(order)
+        cycle = [d for d in order[start:] + order[:start] if d in drawn]
+        picked += _round_robin([drawn[d] for d in cycle], n)
+    return [items[i] for i in sorted(picked)]
+
+
+def _task_rank(t) -> tuple:
+    return (TASKS.index(t), "") if t in TASKS else (len(TASKS), str(t))
+
+
+def _round_robin(lists: list[list[int]], n: int) -> list[int]:
+    """Up to n items taken one from each list in turn (a list that runs out is skipped)."""
+    out, depth = [], 0
+    while len(out) < n and any(depth < len(lst) for lst in lists):
+        out += [lst[depth] for lst in lists if depth < len(lst)][: n - len(out)]
+        depth += 1
+    return out
 
 
 # ------------------------------------------------------------------------------------------ files

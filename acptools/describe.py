@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ground.names import render, split_name
+from .pddl.parser import parse_domain
 from .pddl.writer import effect, formula, typed_list
 from .task import Task
 
 # the name and formula writers a reader of PDDL needs (question rendering, prompts), from the one place
-# that writes them
-__all__ = ["describe", "formula", "render", "split_name", "TaskSummary", "ActionSchemaInfo", "Parameter", "PredicateInfo"]
+# that writes them; and the domain reader, for what needs a domain without a problem (a template to start from)
+__all__ = ["describe", "formula", "parse_domain", "render", "split_name", "TaskSummary", "ActionSchemaInfo", "Parameter", "PredicateInfo"]
 
 
 @dataclass
@@ -52,8 +53,8 @@ class TaskSummary:
     fluent_predicates: list[PredicateInfo]   # what states are made of
     static_predicates: list[PredicateInfo]   # fixed by the problem
     action_schemas: list[ActionSchemaInfo]
-    num_ground_actions: int                  # type-correct ground actions
-    num_possible_actions: int                # those whose static preconditions hold
+    num_ground_actions: int                  # type-correct ground actions (static facts ignored: an exact count)
+    num_possible_actions: int                # those whose static preconditions hold (what a server limits)
     num_propositions: int                    # fluent ground atoms
     init: list[str]                          # fluent atoms true initially
     static_facts: list[str]

@@ -71,11 +71,13 @@ def _show(value) -> str:
     return "(not given)" if value is None else json.dumps(value)
 
 
-def check_fresh(path, resume: bool, force: bool) -> None:
-    """An existing output is overwritten only with --force (and continued only with --resume)."""
+def check_fresh(path, resume: bool, force: bool, flag: str = "--out", resumable: bool = True) -> None:
+    """An existing output is overwritten only with --force (and continued only with --resume); the
+    same holds for the files a run writes at its end (--report, --html: `flag` names which).
+    `resumable`: whether the command has a --resume to suggest."""
     if path is not None and not resume and not force and Path(path).is_file():
-        raise AcpError("exists", f"--out {path}", "pass --resume to continue that run, --force to overwrite it, "
-                                                  "or give another --out")
+        again = "pass --resume to continue that run, --force to overwrite it" if resumable else "pass --force to overwrite it"
+        raise AcpError("exists", f"{flag} {path}", f"{again}, or give another {flag}")
 
 
 def write_sidecar(path, command: str, settings: dict, progress: dict | None = None) -> None:

@@ -28,6 +28,12 @@ class Task(GroundedTask):
         """The questions about this task (their engines and caches are built on first use)."""
         return Questions(self)
 
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory held by this task, its engines and their caches (what a cache of tasks budgets)."""
+        questions = self.__dict__.get("questions")
+        return GroundedTask.approx_bytes.fget(self) + (0 if questions is None else questions.approx_bytes)
+
 
 def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, budget=None, *,
               ground_all: bool = False, max_bytes: int | None = None, max_actions: int | None = None) -> Task:
@@ -41,8 +47,10 @@ def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, b
     for any state asked about); `ground_all=True` grounds every action the static facts allow at
     once (the same answers, slower to load). With `max_bytes`, a task that may need more memory
     than that (an upper estimate from the lifted model, see `acptools.ground.footprint`) is refused with
-    an `AcpError` (where 'memory') before anything is grounded; with `max_actions`, so is a task
-    with more ground actions than that whose preconditions the static facts allow ('ground actions').
+    an `AcpError` (where 'memory') before anything is grounded, what its quantified formulas expand to
+    included; with `max_actions`, so is a task with more ground actions than that whose preconditions
+    the static facts allow ('ground actions'); with a `budget`, so is one whose goal and axioms expand
+    more quantifier bindings than grounding could visit in the time it has ('budget').
 
     `load_task(problem)` with one unified-planning `Problem` (pip install 'acptools[up]') writes
     it as PDDL with unified-planning's own PDDLWriter and loads that; `task.up` maps names back to

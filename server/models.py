@@ -52,8 +52,11 @@ class LoadTaskResult(Result):
     fluent_predicates: list[PredicateInfo]  # what states are made of
     static_predicates: list[PredicateInfo]  # fixed by the problem; never in a state
     action_schemas: list[ActionSchemaInfo]
-    num_ground_actions: int
-    num_possible_actions: int  # ground actions whose static preconditions hold
+    num_ground_actions: int = Field(description=(
+        "type-correct ground actions: every parameter over the objects of its type, static facts ignored (an "
+        "exact count, often astronomically above what can ever apply; not what --max-ground-actions limits)"))
+    num_possible_actions: int = Field(description=(
+        "ground actions whose static preconditions hold (what --max-ground-actions limits)"))
     num_propositions: int
     init: list[str]
     static_facts: list[str]

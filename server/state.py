@@ -64,6 +64,14 @@ class ServerState:
                             "pass a smaller budget, or start the server with a larger --max-budget")
         return float(budget)
 
+    async def run(self, fn: Callable[[Any], Any], seconds: float) -> Any:
+        """``fn(budget)`` in the search runner; afterwards the tasks held fit the memory budget again
+        (the call may have grown its task's engines and caches)."""
+        try:
+            return await self.runner.run(fn, seconds)
+        finally:
+            self.memory.settle()
+
     @property
     def runners(self) -> tuple[SearchRunner, ...]:
         """Every search runner: the searches', and the task stores' quick and big loads."""

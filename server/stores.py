@@ -20,7 +20,7 @@ from typing import TypeVar
 import anyio
 from acptools_server.config import Limits, ServerConfig
 from acptools_server.files import read_below_root
-from acptools_server.runner import SearchRunner
+from acptools_server.runner import SearchRunner, give_memory_back
 from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import (
@@ -157,15 +157,26 @@ class Memory:
             held[key] = task
             for k in lost:
                 held.pop(k, None)
-            lost += [k for s, k in self._make_room(store, key) if s == store]
+            lost += [k for s, k in self._make_room({(store, key)}) if s == store]
             self._forget(before)
             return lost
 
-    def _make_room(self, store: str, keep: str) -> list[tuple[str, str]]:
+    def settle(self) -> list[tuple[str, str]]:
+        """Evict least recently used tasks and episodes until the held bytes fit again: a call grows its
+        task (engines, their caches), and the budget holds after every call, not only after a load.
+        Returns the (store, key) pairs dropped."""
+        with self.lock:
+            before = self._distinct()
+            newest = {(s, cache.keys()[-1]) for s, cache in self._caches.items() if len(cache)}
+            dropped = self._make_room(newest)
+            self._forget(before)
+            return dropped
+
+    def _make_room(self, keep: set[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Drop least recently used entries (tasks first), never those in `keep`, until the bytes fit."""
         dropped = []
         while sum(t.approx_bytes for t in self._distinct().values()) > self.max_bytes:
-            victim = next(((s, k) for s in self._caches for k in self._caches[s].keys()
-                           if (s, k) != (store, keep)), None)
+            victim = next(((s, k) for s in self._caches for k in self._caches[s].keys() if (s, k) not in keep), None)
             if victim is None:
                 break
             self._caches[victim[0]].drop(victim[1])
@@ -174,10 +185,15 @@ class Memory:
         return dropped
 
     def _forget(self, before: dict[int, Task]) -> None:
+        """Forget the tasks of `before` that no store holds now (taken out of `before`, so that nothing
+        here keeps them alive while they are collected)."""
         now = self._distinct()
-        for key, task in before.items():
-            if key not in now:
-                truth.forget_task(task)
+        gone = [before.pop(key) for key in list(before) if key not in now]
+        if not gone:
+            return
+        while gone:
+            truth.forget_task(gone.pop())
+        give_memory_back()  # a task holds reference cycles: collected now, its pages handed back
 
 
 # ---- tasks -------------------------------------------------------------------------------------
@@ -322,6 +338,8 @@ def _too_large(exc: AcpError, limit: int) -> str | None:
     """The library's refusal of a task too large for the server's limits, naming the flag to raise."""
     if exc.where == "memory":
         return f"{exc.what}; use a smaller problem, or start the server with a larger --max-memory"
+    if exc.where == "budget":
+        return f"{exc.what}; use a smaller problem, or start the server with a larger --load-budget"
     if exc.where == "ground actions":
         return f"{exc.what}; use a smaller problem, or start the server with a larger --max-ground-actions"
     if exc.where == "grounding":

@@ -79,7 +79,9 @@ def open_cache(args) -> None:
 
 
 def check_outputs(args) -> None:
-    """--out, --report, --plots, --jobs and --budget are usable before any work starts."""
+    """--out, --report, --plots, --jobs and --budget are usable before any work starts; an existing
+    --out, --report or --html is overwritten only with --force (or continued with --resume)."""
+    from ..runfile import check_fresh
     for flag in ("out", "report", "html"):
         path = getattr(args, flag, None)
         if path:
@@ -88,6 +90,7 @@ def check_outputs(args) -> None:
                 raise AcpError(f"folder {parent} does not exist", f"--{flag} {path}", "create it first")
             if Path(path).is_dir():
                 raise AcpError("is a folder", f"--{flag} {path}", "give a file name")
+            check_fresh(path, getattr(args, "resume", False), getattr(args, "force", False), f"--{flag}")
     if getattr(args, "plots", None):
         from ..scoring.report import have_matplotlib
         if not have_matplotlib():
@@ -99,6 +102,16 @@ def check_outputs(args) -> None:
         raise AcpError(f"--jobs must be at least 1, got {args.jobs}", "--jobs")
     if getattr(args, "budget", None) is not None and not args.budget > 0:
         raise AcpError(f"--budget must be a positive number of seconds, got {args.budget}", "--budget")
+
+
+def check_sample(args) -> None:
+    """--limit and --per-domain (the sample of a run) and --max-errors make sense."""
+    if args.limit is not None and args.limit < 1:
+        raise AcpError(f"--limit must be at least 1, got {args.limit}", "--limit")
+    if args.per_domain and args.limit is None:
+        raise AcpError("--per-domain says how --limit splits its sample", "--per-domain", "add --limit N")
+    if args.max_errors < 0:
+        raise AcpError(f"--max-errors must be 0 (never stop) or more, got {args.max_errors}", "--max-errors")
 
 
 def interrupted(args, table: str, done: int, total: int, what: str, kept: str, t0: float) -> int:

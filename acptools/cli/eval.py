@@ -1,8 +1,9 @@
 """`acptools eval`: ask a model every question of a record set and grade its replies.
 
-    acptools eval --data SOURCE... --policy POLICY [--base-url URL] [--with-pddl] [--limit N] [--jobs N]
+    acptools eval --data SOURCE... --policy POLICY [--base-url URL] [--with-pddl] [--limit N [--per-domain] [--seed S]]
+                  [--jobs N] [--max-errors K]
                   [--out items.jsonl] [--report report.json] [--html report.html] [--resume | --force] [--semantics exact|reference]
-                  [--budget CPU_SECONDS] [--max-tokens N] [--temperature T] [--timeout S] [--quiet]
+                  [--budget CPU_SECONDS] [--max-tokens N] [--temperature T] [--timeout S] [--price IN,OUT] [--quiet]
     (SOURCE as for `acptools score`: acpbench-hard[:dev|test][:TASK], hf:acpbench-hard[...], or files and
      folders of records, those of `acptools generate` in every form included)
 
@@ -18,9 +19,9 @@ import time
 
 from ..errors import AcpError
 from ..progress import Progress
-from ..rollout.defaults import TIMEOUT
-from .common import (EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, check_resume, fail, html_flag, open_cache,
-                     write_html)
+from ..rollout.defaults import MAX_ERRORS, MAX_ERRORS_HELP, TIMEOUT
+from .common import (EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, check_resume, check_sample, fail, html_flag,
+                     open_cache, write_html)
 from .common import interrupted as common_interrupted
 
 
@@ -39,8 +40,14 @@ def add_parser(sub):
                                                      "http://localhost:8000/v1 (vLLM, Ollama, llama.cpp server)")
     e.add_argument("--with-pddl", action="store_true", dest="pddl",
                    help="ACPBench Hard's _with_pddl prompts (the PDDL domain and problem before the question)")
-    e.add_argument("--limit", type=int, metavar="N", help="the first N records of each task only")
+    e.add_argument("--limit", type=int, metavar="N",
+                   help="a sample: N records of each task, drawn at random (--seed) and spread over the task's "
+                        "domains; the tasks start at different domains, so all of them are covered")
+    e.add_argument("--per-domain", action="store_true",
+                   help="with --limit: N records of each task in each domain (an even split)")
+    e.add_argument("--seed", type=int, default=0, metavar="S", help="the --limit sample's seed (default 0)")
     e.add_argument("--jobs", type=int, default=4, metavar="N", help="questions in flight at once (default 4)")
+    e.add_argument("--max-errors", type=int, default=MAX_ERRORS, metavar="K", help=MAX_ERRORS_HELP)
     e.add_argument("--out", metavar="items.jsonl", help="one JSON row per graded item, written as each is graded "
                                                         "(its settings in items.jsonl.run.json)")
     e.add_argument("--report", metavar="report.json", help="summary per model x task x domain, tokens and cost")
@@ -54,6 +61,9 @@ def add_parser(sub):
                         "more with 4x the effort")
     e.add_argument("--max-tokens", type=int, metavar="N", help="reply token limit for API policies")
     e.add_argument("--temperature", type=float, metavar="T", help="sampling temperature for API policies")
+    e.add_argument("--price", metavar="IN,OUT",
+                   help="what a million input and output tokens cost, e.g. 0.15,0.60: each item's cost from its "
+                        "tokens where the API reports no cost of its own (the items say which: cost_from)")
     e.add_argument("--timeout", type=float, default=TIMEOUT, metavar="S",
                    help="seconds an API request or a cmd: reply may take (default %(default)g)")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -64,8 +74,8 @@ def add_parser(sub):
 
 def _check(args) -> None:
     check_resume(args, "eval")
-    if args.limit is not None and args.limit < 1:
-        raise AcpError(f"--limit must be at least 1, got {args.limit}", "--limit")
+    check_sample(args)
+    args.price = price(args.price)
     if args.timeout <= 0:
         raise AcpError(f"--timeout must be positive, got {args.timeout}", "--timeout")
     if args.policy in ("optimal", "random"):
@@ -73,23 +83,31 @@ def _check(args) -> None:
                        f"--policy {args.policy}", "use openai:MODEL, anthropic:MODEL, cmd:COMMAND or python:MODULE:FUNCTION")
 
 
+def price(text: str | None) -> tuple[float, float] | None:
+    """--price IN,OUT as two non-negative numbers."""
+    if text is None:
+        return None
+    parts = text.split(",")
+    try:
+        values = tuple(float(x) for x in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 2 or not all(v >= 0 for v in values):
+        raise AcpError(f"expected two non-negative numbers IN,OUT, got {text!r}", "--price",
+                       "the price of a million input and of a million output tokens, e.g. --price 0.15,0.60")
+    return values
+
+
 def records_of(args) -> list[dict]:
-    """The records --data names, the first --limit of each task."""
-    from ..dataset import load_records, task_of
+    """The records --data names; with --limit, the seeded sample of each task (acptools.dataset.sample)."""
+    from ..dataset import load_records, sample
     records = load_records(*args.data)
     if not records:
         raise AcpError("no records found", "--data " + " ".join(args.data),
                        "pass acpbench-hard:test (the bundled copy), or record files or folders")
     if args.limit is None:
         return records
-    seen: dict[str, int] = {}
-    picked = []
-    for r in records:
-        kind = task_of(r)
-        seen[kind] = seen.get(kind, 0) + 1
-        if seen[kind] <= args.limit:
-            picked.append(r)
-    return picked
+    return sample(records, args.limit, seed=args.seed, per_domain=args.per_domain)
 
 
 def run(args) -> int:
@@ -104,15 +122,16 @@ def run(args) -> int:
         _check(args)
         records = records_of(args)
         policy = make_policy(args.policy, base_url=args.base_url, max_tokens=args.max_tokens,
-                             temperature=args.temperature, timeout=args.timeout)
-        config = EvalConfig(pddl=args.pddl, semantics=args.semantics, budget=args.budget, jobs=args.jobs)
-        settings = config.settings(policy, args.data, args.limit)
+                             temperature=args.temperature, timeout=args.timeout, max_errors=args.max_errors)
+        config = EvalConfig(pddl=args.pddl, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
+                            price=args.price)
+        settings = config.settings(policy, args.data, args.limit, args.per_domain, args.seed)
         open_cache(args)
         progress = Progress(enabled=not args.quiet, unit="questions")
         items = evaluate(records, policy, config, out=args.out, settings=settings, resume=args.resume,
                          force=args.force, progress=progress)
-    except AcpError as e:  # FatalPolicyError included: the run cannot go on
-        return fail(e)
+    except AcpError as e:  # FatalPolicyError included: the run cannot go on (EndpointDown: say how to resume)
+        return fail(e, args)
     except KeyboardInterrupt:
         return interrupted(args, _items_so_far(args), len(records), t0)
     return finish(args, items, records, t0)
@@ -145,6 +164,16 @@ def usage_totals(items: list[dict]) -> dict:
     return out
 
 
+def sample_note(args) -> str:
+    """What --limit drew: 'a sample of 3 records per task (seed 0)'."""
+    per = "per task and domain" if args.per_domain else "per task"
+    return f"a sample of {_count(args.limit, 'record')} {per} (seed {args.seed})"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
+
+
 def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
     """Print the summary table and totals of an eval run, write --report if asked; EXIT_CHECK when
     some answer is unknown or an item failed, else EXIT_OK."""
@@ -160,6 +189,12 @@ def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
           f"semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}" +
           (f"; tokens in/out: {usage['input_tokens']}/{usage['output_tokens']}" if usage["input_tokens_reported"] else "")
           + (f"; cost: {usage['cost']}" if usage["cost_reported"] else ""))
+    promised = sum(1 for it in items if it.get("with_pddl")) if not args.pddl else 0
+    if promised:
+        print(f"{promised} records say their PDDL is given with the question: they were asked with it")
+    if args.limit is not None:
+        print(f"{sample_note(args)} over {_count(len({it.get('domain') for it in items}), 'domain')}, "
+              "not the whole set")
     for it in errors[:10]:
         print(f"  error: {it['task']}/{it['id']}: {it['reason']}")
     if any(it.get("reply_error") for it in errors):
@@ -169,7 +204,9 @@ def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
     if args.report:
         doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
                                  data=args.data, responses=args.policy, seconds=wall)
-        doc.update(command="eval", policy=args.policy, with_pddl=args.pddl, usage=usage, out=args.out)
+        doc.update(command="eval", policy=args.policy, with_pddl=args.pddl, usage=usage, out=args.out,
+                   sample=None if args.limit is None else {"limit": args.limit, "per_domain": args.per_domain,
+                                                           "seed": args.seed})
         try:
             with open(args.report, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=1, default=str)

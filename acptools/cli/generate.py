@@ -1,10 +1,11 @@
 """`acptools generate`: questions with proven answers from PDDL (acptools.generate).
 
-    acptools generate --domain D --problem P [P ...] [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
+    acptools generate (--domain D --problem P [P ...] | --example NAME) [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
                       [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
                       [--address ADDR] [--obfuscate] [--fluents KINDS] [--ramifications] [--paraphrase]
                       [--trivial-landmarks] [--quiet] [--resume | --force]
+    acptools generate (--domain D | --example NAME) --nl-template nl.json [--force]
 
 Exit codes: 0 every task got N records; 1 some task got fewer (the summary says why: the states tried
 and what retired them); 2 bad input;
@@ -16,6 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import examples
 from ..errors import AcpError
 from ..generate.output import RecordsOut, digest
 from ..generate.records import dumps, write_jsonl
@@ -23,8 +25,9 @@ from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
 from ..generate.states import Difficulty
 from ..generate.fluent_kinds import KINDS, check_kinds
 from ..generate.templates import load as load_templates
+from ..generate.templates import starter_for
 from ..progress import Progress
-from ..runfile import resume_command
+from ..runfile import check_fresh, resume_command
 from .common import backend_flags, check_resume, fail
 
 
@@ -34,8 +37,13 @@ def add_parser(sub):
                        description="Generate fresh questions with proven answers from a PDDL domain and problems, in "
                                    "the forms of ACPBench Hard (hard), ACPBench yes/no (bool) and 4-choice (mcq), or "
                                    "ActionReasoningBench (arb). Same seed, same bytes.")
-    g.add_argument("--domain", required=True, metavar="D", help="PDDL domain file")
-    g.add_argument("--problem", nargs="+", action="extend", required=True, metavar="P", help="PDDL problem file(s)")
+    g.add_argument("--domain", metavar="D", help="PDDL domain file")
+    g.add_argument("--problem", nargs="+", action="extend", metavar="P", help="PDDL problem file(s)")
+    g.add_argument("--example", metavar="NAME", help=f"a bundled example's domain and problem instead of --domain and "
+                                                     f"--problem: {', '.join(examples.names())}")
+    g.add_argument("--nl-template", metavar="nl.json",
+                   help="write a first natural-language template file for the domain (a phrase per predicate and "
+                        "action naming each parameter with its type) to edit and pass as --nl, and stop")
     g.add_argument("--form", choices=tuple(TASKS), default="hard", help="question form (default hard)")
     g.add_argument("--tasks", nargs="+", action="extend", metavar="T",
                    help="tasks of the form, comma or space separated (default all): " +
@@ -43,7 +51,7 @@ def add_parser(sub):
                         f" (arb aliases: {', '.join(sorted(ALIASES))})")
     g.add_argument("-n", type=int, default=10, metavar="N", help="records per task (default 10)")
     g.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    g.add_argument("--out", required=True, metavar="records.jsonl", help="output JSONL file ('-': standard output)")
+    g.add_argument("--out", metavar="records.jsonl", help="output JSONL file ('-': standard output)")
     g.add_argument("--obfuscate", action="store_true",
                    help="seeded random names for the domain, types, objects, predicates and actions (PlanBench's "
                         "mystery variant); questions are written generically and each record keeps the mapping")
@@ -109,6 +117,9 @@ def options(args) -> Options:
     if nl and args.obfuscate:
         raise AcpError("--nl and --obfuscate contradict each other", "--obfuscate",
                        "obfuscated records are written with generic phrases: drop --nl")
+    if args.paraphrase and args.obfuscate:
+        raise AcpError("--paraphrase would change nothing: obfuscated records are written with generic phrases, "
+                       "which have no paraphrases", "--paraphrase", "drop --paraphrase or --obfuscate")
     try:
         fluents = check_kinds(args.fluents)
     except ValueError as e:
@@ -169,13 +180,48 @@ def run(args) -> int:
         return fail(e, args)
 
 
-def _generate(args) -> int:
-    opt = options(args)
-    domain = Path(args.domain)
-    problems = [Path(p) for p in args.problem]
+def pddl_files(args) -> tuple[Path, list[Path]]:
+    """The domain file and problem files: --example NAME's, or --domain and --problem (each a file)."""
+    if args.example is not None:
+        if args.domain or args.problem:
+            raise AcpError("--example gives the domain and the problem", "--example",
+                           "drop --domain and --problem, or --example")
+        if args.example not in examples.names():
+            raise AcpError(f"no bundled example {args.example!r}", "--example", f"examples: {', '.join(examples.names())}")
+        folder = examples.ROOT / args.example
+        return folder / "domain.pddl", [folder / "problem.pddl"]
+    if not args.domain:
+        raise AcpError("no PDDL given", "acptools generate", "pass --domain D --problem P, or --example NAME")
+    if not args.problem and not args.nl_template:
+        raise AcpError("no problem file", "--problem", "pass --problem P [P ...] with --domain")
+    domain, problems = Path(args.domain), [Path(p) for p in args.problem or ()]
     for p in [domain] + problems:
         if not p.is_file():
-            raise AcpError(f"no such file: {p}", "--domain" if p is domain else "--problem")
+            hint = f"--example {p} is the bundled example of that name" if str(p) in examples.names() else ""
+            raise AcpError(f"no such file: {p}", "--domain" if p is domain else "--problem", hint)
+    return domain, problems
+
+
+def nl_template(args, domain: Path) -> int:
+    """--nl-template: write a first template file for the domain (refusing to overwrite one without --force)."""
+    text = starter_for(domain.read_text(encoding="utf-8"))
+    if args.nl_template == "-":
+        sys.stdout.write(text)
+        return 0
+    check_fresh(args.nl_template, False, args.force, "--nl-template", resumable=False)
+    Path(args.nl_template).write_text(text, encoding="utf-8")
+    print(f"template -> {args.nl_template}: edit the description and the phrases ({{name}} is the parameter "
+          f"?name), then pass --nl {args.nl_template}", file=sys.stderr)
+    return 0
+
+
+def _generate(args) -> int:
+    domain, problems = pddl_files(args)
+    if args.nl_template:
+        return nl_template(args, domain)
+    if not args.out:
+        raise AcpError("no output file", "--out", "pass --out records.jsonl ('-' for standard output)")
+    opt = options(args)
     folder = Path(args.out).resolve().parent
     if args.out != "-" and not folder.is_dir():
         raise AcpError(f"folder {folder} does not exist", f"--out {args.out}", "create it first")

@@ -1,7 +1,7 @@
 """`acptools rollout`: evaluate a policy over a set of tasks, every step graded against h*.
 
-    acptools rollout --tasks PATH... --policy POLICY [--base-url URL] [--show-applicable] [--max-steps N]
-                     [--max-invalid K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--html FILE] [--jobs N]
+    acptools rollout --tasks PATH... --policy POLICY [--base-url URL] [--limit N [--per-domain]] [--show-applicable]
+                     [--max-steps N] [--max-invalid K] [--max-errors K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--html FILE] [--jobs N]
                      [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR] [--max-tokens N]
                      [--temperature T] [--timeout S] [--backend local|ray] [--address ADDR] [--quiet]
 
@@ -19,8 +19,8 @@ import time
 from ..errors import AcpError
 from ..progress import Progress
 from ..rollout import defaults as D
-from .common import (backend_flags, cache_flags, check_outputs, fail, html_flag, interrupted, open_cache,
-                     write_html)
+from .common import (backend_flags, cache_flags, check_outputs, check_sample, fail, html_flag, interrupted,
+                     open_cache, write_html)
 
 EXIT_OK, EXIT_INCOMPLETE, EXIT_INPUT = 0, 1, 2
 
@@ -35,6 +35,10 @@ def add_parser(sub):
     r.add_argument("--policy", required=True, help=f"one of: {D.POLICY_FORMS}")
     r.add_argument("--base-url", metavar="URL", help="the API endpoint of an openai: or anthropic: policy, e.g. "
                                                      "http://localhost:8000/v1 (vLLM, Ollama, llama.cpp server)")
+    r.add_argument("--limit", type=int, metavar="N",
+                   help="a sample: N tasks of each record task kind (tasks from PDDL files count as one kind), "
+                        "drawn with --seed and spread over the domains")
+    r.add_argument("--per-domain", action="store_true", help="with --limit: N per task kind in each domain")
     r.add_argument("--show-applicable", action="store_true",
                    help="list the applicable actions in each observation (an easier test)")
     r.add_argument("--max-steps", type=int, metavar="N",
@@ -42,6 +46,7 @@ def add_parser(sub):
                         "when h* of the start is unknown)")
     r.add_argument("--max-invalid", type=int, default=D.MAX_INVALID_REPLIES, metavar="K",
                    help="end an episode after K invalid replies in a row (default %(default)s; 0: never)")
+    r.add_argument("--max-errors", type=int, default=D.MAX_ERRORS, metavar="K", help=D.MAX_ERRORS_HELP)
     r.add_argument("--out", metavar="traces.jsonl", help="one JSON row per step (and per episode)")
     r.add_argument("--report", metavar="report.json", help="figures overall and per domain")
     r.add_argument("--plots", metavar="DIR", help="PNG charts (needs matplotlib)")
@@ -50,7 +55,7 @@ def add_parser(sub):
     r.add_argument("--resume", action="store_true", help="skip the episodes already finished in --out (refused if a "
                                                          "setting differs)")
     r.add_argument("--force", action="store_true", help="overwrite an existing --out")
-    r.add_argument("--seed", type=int, default=0, help="seed of the random policy (default 0)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the random policy and of the --limit sample (default 0)")
     r.add_argument("--budget", type=float, default=D.BUDGET, metavar="CPU_SECONDS",
                    help="CPU seconds to grade one step (h* searches; default %(default)g); a step not graded in time "
                         "counts as unknown")
@@ -72,6 +77,7 @@ def _check(args) -> None:
         raise AcpError(f"--max-invalid must be 0 (no limit) or more, got {args.max_invalid}", "--max-invalid")
     if args.timeout <= 0:
         raise AcpError(f"--timeout must be positive, got {args.timeout}", "--timeout")
+    check_sample(args)
 
 
 def run(args) -> int:
@@ -88,12 +94,14 @@ def run(args) -> int:
     try:
         check_outputs(args)
         _check(args)
-        tasks = load_tasks(*args.tasks)
         config = RolloutConfig(show_applicable=args.show_applicable, max_steps=args.max_steps,
                                max_invalid=args.max_invalid, budget=args.budget, jobs=args.jobs, seed=args.seed,
-                               prompts=Prompts.load(args.prompts), backend=args.backend, address=args.address)
+                               prompts=Prompts.load(args.prompts), backend=args.backend, address=args.address,
+                               limit=args.limit, per_domain=args.per_domain)
+        tasks = config.select(load_tasks(*args.tasks))
         policy = make_policy(args.policy, base_url=args.base_url, seed=args.seed, budget=args.budget,
-                             max_tokens=args.max_tokens, temperature=args.temperature, timeout=args.timeout)
+                             max_tokens=args.max_tokens, temperature=args.temperature, timeout=args.timeout,
+                             max_errors=args.max_errors)
         open_cache(args)
         result = run_episodes(tasks, policy, config, out=args.out, resume=args.resume, force=args.force,
                               progress=Progress(enabled=not args.quiet, unit="episodes"))

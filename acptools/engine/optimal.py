@@ -38,7 +38,7 @@ from .race import race
 from .relaxed import Relaxation
 from .relevance import relevant_operators
 from .search import greedy_plan, optimal_first_actions, satisfies
-from .successors import SuccessorGenerator
+from .successors import SuccessorGenerator, operators_bytes
 from .symmetry import Symmetry, goal_targets
 
 QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
@@ -53,6 +53,10 @@ REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are k
 BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
 PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
 NEXT_CACHE = 1024          # states whose optimal next actions are kept
+# measured with tracemalloc (x1.6 margin): LM-cut, symmetry and the relevance index per operator; a
+# state's kept answer (its optimal next actions, a plan)
+BYTES_PER_OPERATOR = 1300
+BYTES_PER_STATE = 2000
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
 LMCUT_HOW = "lm-cut"       # the proof name of a lower bound on h* from LM-cut alone
@@ -167,10 +171,18 @@ class Optimizer:
         else:
             self.gen = SuccessorGenerator(self.ops, self.task.axioms)
             self.relax = Relaxation(len(self.task.atoms), self.ops, engine.relaxed_axioms())
+        own = 0 if self.gen is engine.gen else operators_bytes(self.ops)
+        self.base_bytes = BYTES_PER_OPERATOR * len(self.ops) + own
         self._reachable: dict[int, list[Operator]] = {}
         self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
         self._progress_lock = threading.Lock()
         self._next: LRUCache[int, NextActions] = LRUCache(NEXT_CACHE, remember_evicted=0, kind="state")
+
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory of this optimizer and its caches (operator lists per state, kept answers)."""
+        lists = sum(len(ops) for ops in list(self._reachable.values()) if ops is not self.ops)
+        return self.base_bytes + 8 * lists + BYTES_PER_STATE * (len(self._progress) + len(self._next))
 
     # ---- bounds: what searches that ran out still proved ---------------------------------------
     def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:
@@ -188,21 +200,25 @@ class Optimizer:
         or LM-cut of the state, the f-layer an A* (in-process, or Fast Downward's) completed),
         upper = the shortest plan found (by the exact searches, or in `budget` by Fast Downward's lazy
         greedy search, then the in-process greedy search, which also proves a dead end),
-        re-validated. Known when they meet, or when a bound proves the goal unreachable."""
+        re-validated. Known when they meet, or when a bound proves the goal unreachable. Each step
+        checks `budget`: once it is spent, the bounds are what the steps before it proved."""
         goal = self.task.goal
         with self._progress_lock:
-            floor, plan = self._progress.get(state, (0, None))
-        lower = max(floor, self.relax.hmax(state, goal))
-        if self.lmcut is not None and lower < INF:
-            lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
-        if lower == INF:
-            return HStar(None, None, "delete-relaxation")
-        if plan is None or len(plan) > lower:
-            found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
-            if found is NO_PLAN:
-                return HStar(None, None, "exhaustive-search")
-            if found is not None and (plan is None or len(found) < len(plan)):
-                plan = found
+            lower, plan = self._progress.get(state, (0, None))
+        try:
+            lower = max(lower, self.relax.hmax(state, goal, budget=budget))
+            if self.lmcut is not None and lower < INF:
+                lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
+            if lower == INF:
+                return HStar(None, None, "delete-relaxation")
+            if plan is None or len(plan) > lower:
+                found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
+                if found is NO_PLAN:
+                    return HStar(None, None, "exhaustive-search")
+                if found is not None and (plan is None or len(found) < len(plan)):
+                    plan = found
+        except BudgetExceeded:
+            pass
         if plan is not None and not self.task.is_plan(plan, state):
             plan = None  # never report a bound that a replay does not confirm
         if plan is not None and len(plan) <= lower:
@@ -213,7 +229,8 @@ class Optimizer:
         """A plan by greedy best-first search with h^add; NO_PLAN: proven none; None: out of budget."""
         goal, relax = self.task.goal, self.engine.relax
         try:
-            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum), budget,
+            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
+                               budget,
                                canon=self.sym.canonical)
         except BudgetExceeded:
             return None
@@ -222,18 +239,19 @@ class Optimizer:
     def _fd_greedy(self, state: int, budget: Budget) -> list[int] | None:
         """A plan by Fast Downward's lazy greedy search with preferred operators (far sooner than the
         in-process search on large tasks); None when it found none."""
-        ops = self.ops_from(state)
+        ops = self.ops_from(state, budget)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
-                       greedy=fd.FAST_SATISFICING, axioms=self.task.axioms, used=self.used_atoms)
+                       greedy=fd.FAST_SATISFICING, **self.fd_args)
         return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
-    def ops_from(self, state: int) -> list[Operator]:
+    def ops_from(self, state: int, budget: Budget | None = None) -> list[Operator]:
         """The relevant operators that are relaxed-reachable from `state`: no plan from it uses
-        another, and the planners parse and search less (cached for the last few states)."""
+        another, and the planners parse and search less (cached for the last few states). With a
+        `budget`, checked as the relaxation runs (raises BudgetExceeded)."""
         hit = self._reachable.get(state)
         if hit is None:
-            _, fired = self.relax.reachable(state)
+            _, fired = self.relax.reachable(state, budget)
             entry = self.relax.entry_of_op
             hit = [op for i, op in enumerate(self.ops) if fired[entry[i]]]
             if len(hit) == len(self.ops):
@@ -254,25 +272,34 @@ class Optimizer:
                                    ((op.action, t) for op, t in self.engine.gen.successors(state)))
 
     def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None,
-                  hmax: bool = True) -> HStarTable:
+                  hmax: bool = True, budget: Budget | None = None) -> HStarTable:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
         marked not optimal. `hmax`: each row's h^max as its lower bound (admissible: a row at or
-        above d is no optimal start). A table for the optimal set alone goes without: its gated
-        searches decide those rows anyway, and on large tasks the rows' h^max cost more than they
-        spared."""
+        above d is no optimal start), for as long as `budget` lasts (a row without keeps the bound it
+        has). A table for the optimal set alone goes without: its gated searches decide those rows
+        anyway, and on large tasks the rows' h^max cost more than they spared."""
         not_optimal = frozenset(op.action for op in self._irrelevant_first(state))
         table = (rows or self.rows_of(state)).set_root(d, plan, optimal, not_optimal)
         if hmax:
             goal = self.task.goal
-            for row in table.open_rows():
-                row.lo = max(row.lo, self.relax.hmax(row.state, goal))
+            try:
+                for row in table.open_rows():
+                    row.lo = max(row.lo, self.relax.hmax(row.state, goal, budget=budget))
+            except BudgetExceeded:
+                pass
         return table
+
+    @property
+    def fd_args(self) -> dict:
+        """What every Fast Downward call on this task passes: its axioms, the atoms that become
+        variables and the task's SasCache."""
+        return {"axioms": self.task.axioms, "used": self.used_atoms, "cache": fd.sas_cache(self.task)}
 
     @property
     def used_atoms(self) -> int:
         """The atoms the task's operators mention: Fast Downward's variables on every call for this
         task, so each operator's text is written once whatever list of them a search gets."""
-        return fd.mentioned_atoms(self.engine.operators)
+        return fd.mentioned_atoms(self.engine.operators, fd.sas_cache(self.task))
 
     @cached_property
     def lmcut(self) -> LmCut | None:
@@ -297,8 +324,7 @@ class Optimizer:
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
         ops = self.ops_from(state)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, axioms=self.task.axioms,
-                       used=self.used_atoms)
+        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, **self.fd_args)
         if res.plan is not None:
             res.plan = [ops[i].action for i in res.plan]
         return res
@@ -333,7 +359,7 @@ class Optimizer:
             not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
             bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
             r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
-                         bound=bound, stop_floor=bound, axioms=self.task.axioms, used=self.used_atoms)
+                         bound=bound, stop_floor=bound, **self.fd_args)
             if r.plan is not None:
                 return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:
@@ -428,7 +454,7 @@ class Optimizer:
         """Fast Downward's A* for plans shorter than `bound`, stopped once none can exist."""
         ops = self.ops_from(state)
         res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound,
-                       axioms=self.task.axioms, used=self.used_atoms)
+                       **self.fd_args)
         if res.plan is not None:
             plan = [ops[i].action for i in res.plan]
             self.note(state, len(plan), plan)
@@ -478,7 +504,7 @@ class Optimizer:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
-        table = self.new_table(state, root.cost, root.plan, rows=rows, hmax=exact)
+        table = self.new_table(state, root.cost, root.plan, rows=rows, hmax=exact, budget=budget)
         for keys, res in learned:
             table.learn_gated([table.rows[k] for k in keys], res)
         table.learn_lookahead(self.engine.gen, [root.plan], exact)
@@ -551,7 +577,7 @@ class Optimizer:
         res = NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
         if not exact or r.cost is None:
             return res
-        res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions)
+        res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions, budget=budget)
         res.table.learn_lookahead(self.engine.gen, [r.plan])
         if self._settled_by_astar(res.table, budget) is None:
             if partial is not None:
@@ -613,7 +639,7 @@ class Optimizer:
             return None
         if root.cost is None:
             return NextActions(None, frozenset(), None, root.how)
-        table = self.new_table(state, root.cost, root.plan)
+        table = self.new_table(state, root.cost, root.plan, budget=budget)
         settle_each(table, lambda t, b: self.h_star(t, b, bound=False), budget, exact)
         if table.open_rows(exact=False):
             return None
@@ -630,7 +656,7 @@ class Optimizer:
             return res, None
         table = res.table
         if table is None:
-            table = self.new_table(state, res.cost, res.plan, optimal=res.optimal)
+            table = self.new_table(state, res.cost, res.plan, optimal=res.optimal, budget=budget)
             table.learn_lookahead(self.engine.gen, [res.plan])
         if table.open_rows():
             gated = res.cost > 0  # (no search from a goal state can be gated)

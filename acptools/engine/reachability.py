@@ -10,20 +10,21 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
 from ..ground.grounded import GroundedTask
 from ..lru import CacheMiss, LRUCache
 from ..planners import fd
+from ..shortrepr import bounded_repr
 from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
 from .literal_h2 import LiteralH2
 from .race import race
 from .relaxed import Relaxation
 from .search import greedy_plan, optimal_first_actions, restrict, satisfies
-from .successors import SuccessorGenerator
+from .successors import SuccessorGenerator, operators_bytes
 from .symmetry import Symmetry, goal_targets, static_classes
 
 QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnesses are a few steps away
@@ -34,8 +35,14 @@ WALK_AFTER = 0.1       # wall seconds before random walks join (most questions a
 WALK_STEPS = 100_000   # random-walk steps a reach question tries (about 0.5-2 CPU s)
 WALK_LENGTH = 200      # steps before a walk restarts from the state
 SHOWN_STATES = 8       # states whose atoms and actions shown reachable are kept for later lists
+H2_STATES = 32         # states whose h^2 pairs are kept (each a bitset per atom: atoms^2 / 8 bytes)
+RESTRICTED = 256       # restricted operator sets kept (landmarks ask one per candidate) ...
+RESTRICTED_OPERATORS = 4   # ... while they hold at most this many times the task's operators (plus MIN_ROOM)
+MIN_ROOM = 20_000
+BYTES_PER_PAIRS_ATOM = 40  # an h^2 bitset per atom: its bits and the int's header (x1.6 margin)
 
 
+@bounded_repr
 @dataclass
 class Shown:
     """What lists showed about one state: atoms and actions (bitsets) shown reachable from it; a
@@ -64,7 +71,10 @@ class Engine:
         self._h2: dict[int, list[int]] = {}
         self._literal_h2: dict[int, list[int]] = {}
         self._h2_lock = threading.Lock()  # searches of one task run side by side (races, the server)
-        self._restricted = lru_cache(maxsize=256)(self._make_restricted)
+        self.base_bytes = operators_bytes(self.operators)
+        room = RESTRICTED_OPERATORS * len(self.operators) + MIN_ROOM
+        self._restricted: LRUCache = LRUCache(RESTRICTED, max_bytes=room, sizeof=lambda parts: len(parts[0]),
+                                              remember_evicted=0, kind="restricted operator set")
         self._plans: dict[int, list[int] | None] = {}
 
     def remember_shown(self, state: int, atoms: int = 0, actions=(), swept: bool = True,
@@ -86,6 +96,16 @@ class Engine:
             setattr(old, "whole_" + whole, True)
         self.shown.put(state, old)
 
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory of this engine and its caches (tracemalloc: 400-600 bytes per operator and
+        400 per conditional effect for the index and relaxation, an h^2 table a bitset per atom)."""
+        atoms = len(self.task.atoms)
+        pairs = atoms * (atoms // 8 + BYTES_PER_PAIRS_ATOM)
+        literal_pairs = 4 * atoms * (atoms // 4 + BYTES_PER_PAIRS_ATOM)
+        copies = 1 + self._restricted.bytes / max(1, len(self.operators)) + ("literals" in self.__dict__)
+        return int(self.base_bytes * copies + len(self._h2) * pairs + len(self._literal_h2) * literal_pairs)
+
     def relaxed_axioms(self, banned: int = 0) -> list[tuple[int, int]]:
         """The axioms as zero-cost relaxed actions, those deriving a `banned` atom left out."""
         return self.axioms.relaxed(banned) if self.axioms else []
@@ -106,7 +126,7 @@ class Engine:
         if hit is None:
             hit = compute()
             with self._h2_lock:
-                if len(cache) >= 32:
+                if len(cache) >= H2_STATES:
                     cache.pop(next(iter(cache)))
                 cache[state] = hit
         return hit
@@ -154,7 +174,7 @@ class Engine:
         out of the relaxation and states in which it holds out of the search."""
         if not banned_add:
             return self.operators, self.gen, self.relax
-        return self._restricted(banned_add)
+        return self._restricted.get_or_make(banned_add, lambda: self._make_restricted(banned_add))
 
     def witness(self, plan: list[int]) -> Verdict:
         """A reached goal: the plan as names for the caller, as ids for the library."""
@@ -217,8 +237,9 @@ class Engine:
         """Fast Downward's complete greedy search: a witness, a proof that none exists, or None."""
         if banned_add & self.task.derived:  # a banned derived atom cannot be expressed to Fast Downward
             return None
+        cache = fd.sas_cache(self.task)
         res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False, axioms=self.axioms,
-                       used=fd.mentioned_atoms(self.operators))
+                       used=fd.mentioned_atoms(self.operators, cache), cache=cache)
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
         return Verdict(False, EXHAUSTIVE) if res.proven_none else None

@@ -12,6 +12,16 @@ from itertools import chain
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 
+# measured with tracemalloc (x1.6 margin): a successor index and a relaxation take 400-600 bytes per
+# operator and about 400 per conditional effect
+BYTES_PER_OPERATOR = 1000
+BYTES_PER_COND = 600
+
+
+def operators_bytes(operators: list[Operator]) -> int:
+    """The estimated bytes of a successor index and a relaxation over `operators`."""
+    return len(operators) * BYTES_PER_OPERATOR + sum(len(op.conds) for op in operators) * BYTES_PER_COND
+
 
 class SuccessorGenerator:
     """The applicable operators of a state, found through each operator's rarest precondition atom."""

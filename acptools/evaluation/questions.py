@@ -4,7 +4,8 @@ ACPBench Hard's eight tasks get lm-eval's 2-shot prompt (`acptools.prompts`: the
 system message, the two solved examples as earlier turns, `pddl=True` for the `_with_pddl` variant).
 Records of the generated forms (yes/no, 4-choice, ActionReasoningBench, plans) get their own
 `context` and `question` (the options are in the question), the PDDL in front with `pddl=True`, and
-a system message saying how to answer their answer type.
+a system message saying how to answer their answer type. A record whose context says its PDDL is
+given with the question (generated from a domain without phrase templates) is always asked with it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..answers import TASKS
-from ..dataset import task_of
+from ..dataset import promises_pddl, task_of
+from ..errors import AcpError
 from ..prompts import prompt_messages
 
 FORM_SYSTEM = "You are an expert in AI planning. Answer the question about the planning task below."
@@ -51,6 +53,7 @@ class Question:
     system: str
     messages: list[dict] = field(default_factory=list)
     record: dict | None = None
+    pddl: bool = False     # whether the PDDL is sent with the question
 
     @property
     def prompt(self) -> str:
@@ -63,10 +66,23 @@ class Question:
                 "prompt": self.prompt}
 
 
+def needs_pddl(record: dict, pddl: bool = False) -> bool:
+    """Whether the record is asked with its PDDL: with --with-pddl (`pddl`), and always when its context
+    says the PDDL is given with the question (generated records of a domain without templates)."""
+    if not pddl and not promises_pddl(record):
+        return False
+    if not (record.get("PDDL_domain") and record.get("PDDL_problem")):
+        why = ("its context says its PDDL is given with the question" if not pddl else "--with-pddl")
+        raise AcpError(f"{why}, but the record has no PDDL_domain and PDDL_problem", f"record {record.get('id')!r}",
+                       "give the records as acptools generate writes them (with their PDDL)")
+    return True
+
+
 def question_for(record: dict, pddl: bool = False) -> Question:
-    """The Question a record asks (its lm-eval prompt; with `pddl`, the PDDL in front)."""
-    turns = messages_for(record, pddl)
+    """The Question a record asks (its lm-eval prompt; with its PDDL in front when `needs_pddl`)."""
+    with_pddl = needs_pddl(record, pddl)
+    turns = messages_for(record, with_pddl)
     system = turns[0]["content"] if turns and turns[0]["role"] == "system" else ""
     rest = turns[1:] if system else turns
     kind = task_of(record)
-    return Question(f"{kind}/{record.get('id')}", kind, system, rest, record)
+    return Question(f"{kind}/{record.get('id')}", kind, system, rest, record, with_pddl)

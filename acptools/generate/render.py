@@ -8,6 +8,7 @@ question needs it, and the PDDL names of the actions or propositions an answer i
 
 from __future__ import annotations
 
+from ..dataset import PDDL_PROMISE
 from ..describe import split_name
 from .templates import PLACEHOLDER, Templates
 
@@ -106,7 +107,7 @@ class Renderer:
         """The domain's description: the template's, or a generic sentence naming the domain."""
         if self.templates.description:
             return self.templates.description
-        return (f"This is a planning task of the {self.domain.name} domain (its PDDL is given with the question). "
+        return (f"This is a planning task of the {self.domain.name} domain ({PDDL_PROMISE}). "
                 "Facts are written as predicate(arguments) and actions as name(arguments).")
 
     def objects(self) -> str:

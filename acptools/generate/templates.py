@@ -132,6 +132,41 @@ def paraphrased(templates: Templates, rng) -> tuple[Templates, dict[str, int]]:
     return replace(templates, **tables, object_phrase=OBJECT_PHRASES[k]), chosen
 
 
+def starter_for(domain_text: str) -> str:
+    """The JSON text of a first template file for a domain's PDDL text (see `starter`)."""
+    from ..describe import parse_domain
+    return json.dumps(starter(parse_domain(domain_text)), indent=2) + "\n"
+
+
+def starter(domain) -> dict:
+    """A first template file for a parsed domain, for a user to edit: a phrase per predicate and per
+    action that names each parameter with its type ('car {c} is at location {l}'), and a
+    description naming the types. It loads and checks as it is, so it can be tried before it is edited."""
+    def typed(params) -> list[str]:
+        return [(f"{'/'.join(t for t in types if t != 'object')} " if set(types) - {"object"} else "")
+                + f"{{{v.lstrip('?')}}}" for v, types in params]
+
+    def words(name: str) -> str:
+        return re.sub(r"[-_]+", " ", name)
+
+    def predicate(p) -> str:
+        args, w = typed(p.params), words(p.name)
+        if len(args) <= 2:
+            return " ".join(args[:1] + ["is" if args else "", w] + args[1:]).strip()
+        return f"{w}: {', '.join(args)}"
+
+    def action(a) -> str:
+        return f"{words(a.name)} {', '.join(typed(a.params))}".strip()
+
+    types = sorted(t for t in domain.supertypes if t != "object")
+    kinds = f" Its objects are of the types {', '.join(types)}." if types else ""
+    return {"domain": domain.name.lower(),
+            "description": f"This is the {domain.name} domain.{kinds}",
+            "predicates": {n: predicate(p) for n, p in sorted(domain.predicates.items())},
+            "actions": {n: action(a) for n, a in sorted(domain.actions.items())},
+            "hidden": []}
+
+
 def load(path) -> Templates:
     """A template file of your own."""
     p = Path(path)

@@ -86,13 +86,16 @@ class GroundedTask:
         self.static_true = g.static_true
         self._joins = self._compile_joins()
         self.footprint = within_limits(footprint(self.domain, self.problem, self.types, self.fluents),
-                                       max_bytes, max_actions, lambda limit: self._count_possible(limit, budget))
+                                       max_bytes, max_actions, lambda limit: self._count_possible(limit, budget),
+                                       None if budget is None else budget.left())
         for k, atom in enumerate(proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents)):
             if budget is not None and not k % POSSIBLE_CHECK_EVERY:
                 budget.check()
             g.atom_id(atom)
         g.frozen = True
-        self.axioms = ground_axioms(self.domain, g, max_operators, budget)  # None without derived predicates
+        with g.spending(budget):
+            self.axioms = ground_axioms(self.domain, g, max_operators, budget)  # None without derived predicates
+            self.goal = g.dnf(self.problem.goal, {})  # DNF: [(pos, neg)]
         self.derived = self.axioms.derived if self.axioms else 0
         if self.axioms:
             self.apply_op = self._apply_and_derive
@@ -102,12 +105,14 @@ class GroundedTask:
         self.atom_names = [render(p, a) for p, a in self.atoms]
         self.atom_name_index = {n: i for i, n in enumerate(self.atom_names)}
         self.init = self.close(sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents))
-        self.goal = g.dnf(self.problem.goal, {})  # DNF: [(pos, neg)]
         self.goal_atoms = 0
         for p, _ in self.goal:
             self.goal_atoms |= p
         self._grounder = g
         self._lock = threading.RLock()
+        # what the layers above build for this task alone (Fast Downward's texts, a prompt's parts),
+        # held here so that it goes when the task goes; each holder bounds its own part
+        self.caches: dict = {}
         self.max_operators = max_operators
         self.action_names: list[str] = []
         self.action_index: dict[str, int] = {}
@@ -130,7 +135,7 @@ class GroundedTask:
     # ---- kept whole (acptools.ground.snapshot): a restored task rebuilds these on first use -------
     # the lock; the compiled templates; the joins; the exploration's state, most of the bytes and of
     # the time to restore, needed only to ground a state outside `reached`
-    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "questions", "apply_op")
+    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "questions", "apply_op", "caches")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self.REBUILT}
@@ -138,6 +143,7 @@ class GroundedTask:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
+        self.caches = {}
         if self.axioms:
             self.apply_op = self._apply_and_derive
 
@@ -181,19 +187,24 @@ class GroundedTask:
                                    self._relations, count)
                 for name, schema in self.domain.actions.items()}
 
-    def _count_possible(self, limit: int, budget) -> int | None:
-        """Bindings that the static facts allow, over all schemas (None: more than ``limit``)."""
-        total = 0
-        for join in self._joins.values():
-            found = join.bindings(budget, fluent=False, limit=limit - total, keep=False)
+    def _count_possible(self, limit: int, budget) -> dict[str, int] | None:
+        """Bindings that the static facts allow, per schema (None: more than ``limit`` in all)."""
+        counts: dict[str, int] = {}
+        for name, join in self._joins.items():
+            found = join.bindings(budget, fluent=False, limit=limit - sum(counts.values()), keep=False)
             if found is None:
                 return None
-            total += len(found)
-        return total
+            counts[name] = len(found)
+        return counts
 
     def _ground_everything(self, budget) -> None:
         """Every action whose precondition can hold by the static facts (the reference the lazy
         grounding is tested against; also what `ground_all=True` asks for)."""
+        with self._grounder.spending(budget):
+            self._ground_each_action(budget)
+        self.reached = (1 << len(self.atoms)) - 1
+
+    def _ground_each_action(self, budget) -> None:
         for name in self.domain.actions:
             for k, args in enumerate(self.static_bindings(name, budget)):
                 if budget is not None and not k % POSSIBLE_CHECK_EVERY:
@@ -203,7 +214,6 @@ class GroundedTask:
                     self.operators.extend(ops)
                     if len(self.operators) > self.max_operators:
                         raise self._too_many()
-        self.reached = (1 << len(self.atoms)) - 1
 
     def _too_many(self) -> AcpError:
         return AcpError(f"the task has more than {self.max_operators} ground operators", "grounding",
@@ -234,7 +244,8 @@ class GroundedTask:
     def _extend(self, atoms: int, budget) -> None:
         exp = self._exploration
         try:
-            exp.extend(atoms, budget)
+            with self._grounder.spending(budget):
+                exp.extend(atoms, budget)
         finally:
             fired = exp.take_fired()
             if fired:
@@ -273,16 +284,20 @@ class GroundedTask:
         """Names of the actions whose precondition can hold by the static facts (the rest are
         never applicable), schema by schema in the join's order; computed once."""
         if self._possible is None:
-            found = []
-            for name in self.domain.actions:
-                grounder = self._schemas[name]
-                for k, args in enumerate(self.static_bindings(name, budget, ordered=False)):
-                    if budget is not None and not k % POSSIBLE_CHECK_EVERY:
-                        budget.check()
-                    if grounder.possible(args):
-                        found.append(render(name, args))
-            self._possible = found
+            with self._grounder.spending(budget):
+                self._possible = self._list_possible(budget)
         return self._possible
+
+    def _list_possible(self, budget) -> list[str]:
+        found = []
+        for name in self.domain.actions:
+            grounder = self._schemas[name]
+            for k, args in enumerate(self.static_bindings(name, budget, ordered=False)):
+                if budget is not None and not k % POSSIBLE_CHECK_EVERY:
+                    budget.check()
+                if grounder.possible(args):
+                    found.append(render(name, args))
+        return found
 
     def possible_set(self, budget=None) -> frozenset[str]:
         """`possible_actions` as a set (computed once)."""
@@ -424,9 +439,21 @@ class GroundedTask:
 
     @property
     def approx_bytes(self) -> int:
-        """Rough memory held by this task and its engines once built (for caches that budget
-        bytes, not entries): operators carry atom bitsets, so their size grows with the atoms."""
-        return Footprint(len(self.atoms), len(self.operators)).bytes + len(self.domain_text) + len(self.problem_text)
+        """Rough memory held by this task (for caches that budget bytes, not entries): operators carry
+        atom bitsets, so their size grows with the atoms; their conditional effects and the axioms' rules
+        too; and what the layers above keep in `caches` (each part with an ``approx_bytes``)."""
+        found = Footprint(len(self.atoms), len(self.operators))
+        kept = sum(getattr(part, "approx_bytes", 0) for part in list(self.caches.values()))
+        return int(found.bytes + self._items() * found.bytes_per_item + kept + len(self.domain_text) +
+                   len(self.problem_text))
+
+    def _items(self) -> int:
+        """Conditional effects of the operators and axiom rules (counted once per generation)."""
+        counted = self.__dict__.get("_items_counted")
+        if counted is None or counted[0] != len(self.operators):
+            items = sum(len(op.conds) for op in self.operators) + (len(self.axioms.rules) if self.axioms else 0)
+            counted = self._items_counted = (len(self.operators), items)
+        return counted[1]
 
     def action_list(self, actions) -> list[str]:
         """Names of action ids, in order (how plans leave the library)."""

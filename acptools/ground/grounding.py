@@ -9,17 +9,22 @@ effects.
 from __future__ import annotations
 
 import itertools
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
+from ..shortrepr import bounded_repr
 from .effects import simplify
 
 MAX_DISJUNCTS = 256
 MAX_GROUND_OPERATORS = 2_000_000
+CHECK_EVERY = 64  # quantifier bindings (or disjuncts simplified) between budget checks
 
 
+@bounded_repr
 @dataclass(frozen=True, slots=True)
 class Operator:
     """One way to apply a ground action: all masks are bitsets over fluent atom ids."""
@@ -73,7 +78,9 @@ class TypeTable:
 
 
 class Grounder:
-    """Turns formulas with a variable binding into DNF over fluent atom ids."""
+    """Turns formulas with a variable binding into DNF over fluent atom ids. A quantifier may expand
+    millions of bindings, so the expansion checks the budget its thread is `spending` (its size was
+    bounded before grounding began: expansion.py)."""
 
     def __init__(self, domain: Domain, problem: Problem, types: TypeTable, fluents: set[str]):
         self.types = types
@@ -82,6 +89,27 @@ class Grounder:
         self.atom_ids: dict[tuple[str, tuple[str, ...]], int] = {}
         self.atoms: list[tuple[str, tuple[str, ...]]] = []
         self.frozen = False  # set once every proposition is numbered: nothing may add one later
+        self._spending = threading.local()
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_spending"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._spending = threading.local()
+
+    @contextmanager
+    def spending(self, budget):
+        """Check `budget` (None: nothing) in the expansions this thread makes inside the block."""
+        before = getattr(self._spending, "budget", None)
+        self._spending.budget = budget
+        try:
+            yield
+        finally:
+            self._spending.budget = before
+
+    def _budget(self):
+        return getattr(self._spending, "budget", None)
 
     def atom_id(self, atom) -> int:
         """The id of an atom, adding it unless the atom list is frozen (then an unknown atom is an
@@ -98,7 +126,10 @@ class Grounder:
         return tuple(binding.get(a, a) for a in args)
 
     def _expand(self, params: tuple[Param, ...], binding: dict):
-        for values in itertools.product(*(self.types.of(t) for _, t in params)):
+        budget = self._budget()
+        for k, values in enumerate(itertools.product(*(self.types.of(t) for _, t in params))):
+            if budget is not None and not k % CHECK_EVERY:
+                budget.check()
             b = dict(binding)
             b.update(zip((v for v, _ in params), values))
             yield b
@@ -122,19 +153,21 @@ class Grounder:
         if tag == "imply":
             return self.dnf(("or", (("not", f[1]), f[2])), binding, positive)
         if tag in ("forall", "exists"):
-            parts = tuple(("bound", f[2], b) for b in self._expand(f[1], binding))
+            parts = ((f[2], b) for b in self._expand(f[1], binding))
             conj = (tag == "forall") == positive
             return self._combine(parts, conj, positive)
         if tag in ("and", "or"):
-            parts = tuple(("bound", g, binding) for g in f[1])
+            parts = ((g, binding) for g in f[1])
             conj = (tag == "and") == positive
             return self._combine(parts, conj, positive)
         raise PddlError(f"unsupported formula {tag!r}", "grounding")
 
     def _combine(self, parts, conj: bool, positive: bool) -> list[tuple[int, int]]:
+        """The DNF of the conjunction (or disjunction) of `parts`, (formula, binding) pairs made as
+        they are needed (a quantifier's may be millions)."""
         if conj:
             result = [(0, 0)]
-            for _, g, b in parts:
+            for g, b in parts:
                 sub = self.dnf(g, b, positive)
                 result = [(p1 | p2, n1 | n2) for p1, n1 in result for p2, n2 in sub if not (p1 | p2) & (n1 | n2)]
                 if not result:
@@ -142,13 +175,14 @@ class Grounder:
                 if len(result) > MAX_DISJUNCTS:
                     raise PddlError("unsupported: a precondition whose disjunctive normal form exceeds "
                                     f"{MAX_DISJUNCTS} cases", "grounding", "split the action into several actions")
-            return _simplify(result)
+            return _simplify(result, self._budget())
         result = []
-        for _, g, b in parts:
-            result.extend(self.dnf(g, b, positive))
-            if (0, 0) in result:
+        for g, b in parts:
+            sub = self.dnf(g, b, positive)
+            if sub[:1] == [(0, 0)]:  # true (a simplified DNF lists its shortest disjunct first)
                 return [(0, 0)]
-        return _simplify(result)
+            result.extend(sub)
+        return _simplify(result, self._budget())
 
     def effects(self, e: tuple, binding: dict, cond=((0, 0),), out=None) -> list:
         """Flatten an effect to [(condition DNF, add mask, del mask)]."""
@@ -166,17 +200,21 @@ class Grounder:
                 self.effects(e[2], b, cond, out)
         elif tag == "when":
             inner = self.dnf(e[1], binding)
-            both = _simplify([(p1 | p2, n1 | n2) for p1, n1 in cond for p2, n2 in inner if not (p1 | p2) & (n1 | n2)])
+            both = _simplify([(p1 | p2, n1 | n2) for p1, n1 in cond for p2, n2 in inner if not (p1 | p2) & (n1 | n2)],
+                             self._budget())
             if both:
                 self.effects(e[2], binding, tuple(both), out)
         return out
 
 
-def _simplify(dnf: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Drop duplicate and subsumed disjuncts (a disjunct implied by a weaker one adds nothing)."""
-    uniq = sorted(set(dnf), key=lambda d: (bin(d[0]).count("1") + bin(d[1]).count("1")))
+def _simplify(dnf: list[tuple[int, int]], budget=None) -> list[tuple[int, int]]:
+    """Drop duplicate and subsumed disjuncts (a disjunct implied by a weaker one adds nothing);
+    the shortest come first. Quadratic in the disjuncts, so `budget` is checked as it goes."""
+    uniq = sorted(set(dnf), key=lambda d: d[0].bit_count() + d[1].bit_count())
     kept: list[tuple[int, int]] = []
-    for p, n in uniq:
+    for k, (p, n) in enumerate(uniq):
+        if budget is not None and not k % CHECK_EVERY:
+            budget.check()
         if not any(kp & p == kp and kn & n == kn for kp, kn in kept):
             kept.append((p, n))
     return kept

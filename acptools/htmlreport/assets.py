@@ -7,11 +7,14 @@ table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #ddd;padding
 th{background:#f3f3f3;position:sticky;top:0}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.total td{font-weight:bold;background:#fafafa}.bad{color:#b00}.good{color:#070}.unk{color:#a60}
 .small{font-size:.85em;color:#555}.charts{display:flex;flex-wrap:wrap;gap:12px}
-.chart .bar{fill:#4a78b5}.chart .bar.zero{fill:#b44}.chart .ct{font-size:12px;font-weight:bold}
+.chart .ct{font-size:12px;font-weight:bold}
 .chart .cv{font-size:10px}.chart .cl{font-size:10px;fill:#444}.chart .axis{stroke:#888}
 .filters{margin:.5em 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
-.filters input{width:22em}td.reason{max-width:38em}td.plan{font-family:monospace;font-size:.85em;max-width:30em}
-details{margin:2px 0}summary{cursor:pointer}pre{white-space:pre-wrap;margin:0;font-size:.85em}
+.filters input{width:22em}td.reason{min-width:22em;max-width:34em}.plan{font-size:.85em;margin-top:3px}
+td.model{max-width:10em;overflow-wrap:anywhere}td.asked{min-width:18em;max-width:26em}
+td.reply{min-width:22em;max-width:34em}td.usage{min-width:7em}
+pre.response{max-height:16em;overflow:auto;background:#f7f7f7;padding:3px 5px;border-left:3px solid #4a78b5}
+details{margin:2px 0}summary{cursor:pointer}pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;font-size:.85em}
 """
 
 # One generic filter: a .filters box names its rows' container in data-filter; the text box matches

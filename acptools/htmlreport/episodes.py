@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from ..rollout.report import summarize
-from .qa import select_box
+from .items import select_box
 from .sources import Run
 
 FIGURES = (("episodes", "eps", None), ("solved_rate", "solved", "%"), ("dead_end_episodes", "dead end", None),

@@ -1,16 +1,15 @@
 """The question-answering part of the page (scored items of `score` or `eval`): the summary per
-model x task x domain, partial-credit histograms per task, and the filterable item table."""
+model x task x domain, partial-credit histograms per task (the models side by side on one chart), and
+the filterable item table (`items`)."""
 
 from __future__ import annotations
 
-import json
 from html import escape
 
 from ..answers import TASKS
 from ..scoring.report import SET_TASKS, item_iou, summarize
-from .svg import bar_chart, histogram
-
-ITEM_ROWS = 5000  # the item table keeps the worst this many (the page stays quick to open)
+from .items import item_table
+from .svg import grouped_bar_chart, histogram
 
 
 def _pct(x) -> str:
@@ -33,6 +32,10 @@ def _cell(st: dict | None) -> str:
             f'<td class="num">{st["n"]}</td><td{cls}>{unk}{"!" if st["errors"] else ""}</td>')
 
 
+def _domains(n: int) -> str:
+    return f"{n} domain{'s' * (n != 1)}"
+
+
 def summary_table(summary: dict) -> str:
     """Rows task x domain (and each task's total), four columns per model side by side."""
     models = sorted(summary, key=lambda m: (m != "gold", m))
@@ -45,9 +48,10 @@ def summary_table(summary: dict) -> str:
             cells = "".join(_cell(summary[m]["tasks"].get(t, {}).get("domains", {}).get(d)) for m in models)
             rows.append(f"<tr><td>{escape(t)}</td><td>{escape(str(d))}</td>{cells}</tr>")
         cells = "".join(_cell(summary[m]["tasks"].get(t)) for m in models)
-        rows.append(f'<tr class="total"><td>{escape(t)}</td><td>(all)</td>{cells}</tr>')
+        rows.append(f'<tr class="total"><td>{escape(t)}</td><td>(all: {_domains(len(domains))})</td>{cells}</tr>')
     cells = "".join(_cell(summary[m]["overall"]) for m in models)
-    rows.append(f'<tr class="total"><td>ALL</td><td></td>{cells}</tr>')
+    covered = max((summary[m]["overall"].get("domain_count") or 0 for m in models), default=0)
+    rows.append(f'<tr class="total"><td>ALL</td><td>{_domains(covered) if covered else ""}</td>{cells}</tr>')
     return (f'<table id="qa-summary"><thead><tr><th rowspan="2">task</th><th rowspan="2">domain</th>{head1}</tr>'
             f"<tr>{head2}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             '<p class="small">acc: accuracy over decided items; IoU: mean IoU (set answers; an unreadable '
@@ -79,67 +83,23 @@ def _numeric_metrics(items: list[dict]) -> list[str]:
 
 
 def distributions(items: list[dict]) -> str:
-    """A histogram per task x numeric partial-credit metric x model (IoU first)."""
+    """A histogram per task x numeric partial-credit metric (IoU first), the models' bars side by side
+    in each bin, on one axis."""
+    models = sorted({str(it.get("model")) for it in items}, key=lambda m: (m != "gold", m))
     out = []
     for t in _task_order({it.get("task") for it in items}):
         of_task = [it for it in items if it.get("task") == t]
         charts = []
         for key in _numeric_metrics(of_task):
-            for m in sorted({str(it.get("model")) for it in of_task}):
-                values = _metric_values([it for it in of_task if str(it.get("model")) == m], key)
-                if values:
-                    labels, counts = histogram(values, key in SHARES)
-                    charts.append(bar_chart(labels, counts, f"{t} {key}: {m}"))
+            values = {m: _metric_values([it for it in of_task if str(it.get("model")) == m], key) for m in models}
+            values = {m: v for m, v in values.items() if v}
+            if values:
+                labels, series = histogram(values, key in SHARES)
+                charts.append(grouped_bar_chart(labels, series, f"{t} {key}"))
         if charts:
             out.append(f'<h3>{escape(str(t))}</h3><div class="charts" data-task="{escape(str(t))}">'
                        f"{''.join(charts)}</div>")
     return "".join(out) or '<p class="small">No item carries a numeric partial-credit metric.</p>'
-
-
-def _badness(it: dict) -> tuple:
-    """Worst first: wrong, then unknown or error, then right; lower IoU first within each."""
-    score = it.get("score")
-    rank = 0 if score == 0 else 1 if score is None else 2
-    iou = item_iou(it)
-    return rank, 1.0 if iou is None else iou
-
-
-def select_box(name: str, values) -> str:
-    """An HTML select filtering on `name`, offering each distinct value and "all"."""
-    opts = "".join(f'<option value="{escape(str(v), quote=True)}">{escape(str(v))}</option>'
-                   for v in sorted(set(values), key=str))
-    return f'<label>{name} <select name="{name}"><option value="">all</option>{opts}</select></label>'
-
-
-def item_table(items: list[dict]) -> str:
-    """The worst items first, with verdict, reason, what was read and the witness plan; filterable."""
-    shown = sorted(items, key=_badness)[:ITEM_ROWS]
-    rows = []
-    for it in shown:
-        model, task, verdict = str(it.get("model")), str(it.get("task")), str(it.get("verdict"))
-        score = "–" if it.get("score") is None else str(it.get("score"))
-        iou = item_iou(it)
-        plan = "<br>".join(escape(str(a)) for a in it.get("witness") or [])
-        parsed = escape(json.dumps(it.get("parsed") or {}, default=str)[:300])
-        cls = "good" if it.get("score") == 1 else "bad" if it.get("score") == 0 else "unk"
-        rows.append(
-            f'<tr data-row data-model="{escape(model, quote=True)}" data-task="{escape(task, quote=True)}" '
-            f'data-verdict="{escape(verdict, quote=True)}"><td>{escape(model)}</td><td>{escape(task)}</td>'
-            f"<td>{escape(str(it.get('domain')))}</td><td>{escape(str(it.get('id')))}</td>"
-            f'<td class="{cls}">{escape(verdict)}</td><td class="num">{score}</td>'
-            f'<td class="num">{"–" if iou is None else f"{iou:.2f}"}</td>'
-            f'<td class="reason">{escape(str(it.get("reason") or ""))}<div class="small">read: {parsed}</div></td>'
-            f'<td class="plan">{plan}</td></tr>')
-    more = (f'<p class="small">The {ITEM_ROWS} worst of {len(items)} items are listed.</p>'
-            if len(items) > ITEM_ROWS else "")
-    filters = (f'<div class="filters" data-filter="qa-items"><input type="search" id="qa-filter" '
-               f'placeholder="filter: any text in a row (id, domain, reason, action...)">'
-               f'{select_box("model", (str(i.get("model")) for i in shown))}'
-               f'{select_box("task", (str(i.get("task")) for i in shown))}'
-               f'{select_box("verdict", (str(i.get("verdict")) for i in shown))}<span class="count"></span></div>')
-    return (f"{filters}{more}<table id=\"qa-items\"><thead><tr><th>model</th><th>task</th><th>domain</th>"
-            "<th>id</th><th>verdict</th><th>score</th><th>IoU</th><th>reason</th><th>witness plan</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def section(items: list[dict], reports: list[tuple[str, dict]]) -> str:

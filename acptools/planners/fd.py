@@ -32,26 +32,21 @@ _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
 INF = float("inf")
 
 
-def optimal_heuristic(operators: list[Operator]) -> str:
+def optimal_heuristic(operators: list[Operator], cache: "SasCache | None" = None) -> str:
     """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects that
     cannot be compiled away (LM-cut does not support them)."""
-    return "lmcut" if plain_operators(operators) is not None else "hmax"
+    return "lmcut" if plain_operators(operators, cache) is not None else "hmax"
 
 
-_plain_cache: dict[int, tuple[list[Operator], tuple | None]] = {}
-
-
-def plain_operators(operators: list[Operator]) -> tuple[list[Operator], list[int]] | None:
+def plain_operators(operators: list[Operator], cache: "SasCache | None" = None) \
+        -> tuple[list[Operator], list[int]] | None:
     """`operators` without conditional effects, with each one's source index (see
     conditional.py), or None when compiling them away would grow the list too much."""
     if not any(op.conds for op in operators):
         return operators, list(range(len(operators)))
-    hit = _plain_cache.get(id(operators))
-    if hit is None or hit[0] is not operators:
-        if len(_plain_cache) > 64:
-            _plain_cache.clear()
-        hit = _plain_cache[id(operators)] = (operators, compile_away(operators))
-    return hit[1]
+    if cache is None:
+        return compile_away(operators)
+    return cache.per_list(cache.plain, operators, compile_away)
 
 
 def package_dir(name: str) -> Path | None:
@@ -92,8 +87,6 @@ class FdResult:
 
 
 MAX_EFFECT_SPLIT = 256     # a delete meeting conditional adds becomes at most this many effects
-_var_text_cache: dict[tuple[int, bool], str] = {}
-_op_text_cache: dict[tuple[int, bool, bool, int], tuple[Operator, str | None]] = {}
 
 
 class Numbering:
@@ -112,63 +105,111 @@ class Numbering:
         return [var[a] for a in bits(mask)]
 
 
-_numberings: dict[int, Numbering] = {}
-_mentioned_cache: dict[int, tuple[list[Operator], int]] = {}
+class SasCache:
+    """What writing one task's SAS+ files reuses from call to call: its operators compiled without
+    conditional effects, the atoms they mention, the numberings, the variables' text and each
+    operator's text. Held by the task (`sas_cache`), so it goes when the task goes; each part is
+    bounded (the operators' texts by a few per operator of the task)."""
+
+    LISTS = 4            # operator lists remembered (per generation, or pruned for a state)
+    NUMBERINGS = 8
+    TEXTS_PER_OPERATOR = 3
+    MIN_TEXTS = 20_000
+    TEXT_BYTES = 200        # an operator text's entry beside its characters: key, tuple, str header
+    NUMBERED_BYTES = 120    # a numbered atom: a list slot and a dict entry
+    COMPILED_BYTES = 500    # a compiled operator and its masks
+
+    def __init__(self) -> None:
+        self.plain: dict[int, tuple[list[Operator], object]] = {}
+        self.mentioned: dict[int, tuple[list[Operator], int]] = {}
+        self.numberings: dict[int, Numbering] = {}
+        self.variables: dict[tuple[int, bool], str] = {}
+        self.texts: dict[tuple, tuple[Operator, Numbering | None, str | None]] = {}
+        self.text_room = self.MIN_TEXTS
+        self.text_bytes = 0
+
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory held: the texts, the numberings and the compiled operator lists."""
+        numbered = sum(len(n.atoms) for n in list(self.numberings.values()))
+        compiled = sum(len(hit[1][0]) for hit in list(self.plain.values()) if hit[1] is not None)
+        return (self.text_bytes + sum(map(len, list(self.variables.values()))) + self.NUMBERED_BYTES * numbered +
+                self.COMPILED_BYTES * compiled)
+
+    def per_list(self, table: dict, operators: list[Operator], compute):
+        """``compute(operators)``, remembered for this list object (keyed by its id, checked by identity)."""
+        hit = table.get(id(operators))
+        if hit is None or hit[0] is not operators:
+            if len(table) >= self.LISTS:
+                table.pop(next(iter(table)))
+            hit = table[id(operators)] = (operators, compute(operators))
+            self.text_room = max(self.text_room, self.TEXTS_PER_OPERATOR * len(operators))
+        return hit[1]
+
+    def numbering(self, used: int) -> Numbering:
+        """The numbering of the atoms of `used`."""
+        hit = self.numberings.get(used)
+        if hit is None:
+            if len(self.numberings) >= self.NUMBERINGS:
+                self.numberings.pop(next(iter(self.numberings)))
+            hit = self.numberings[used] = Numbering(used)
+        return hit
+
+    def variables_text(self, num_atoms: int, gate: bool) -> str:
+        """`_variables`, built once per size."""
+        key = (num_atoms, gate)
+        text = self.variables.get(key)
+        if text is None:
+            if len(self.variables) >= self.NUMBERINGS:
+                self.variables.clear()
+            text = self.variables[key] = _variables(num_atoms, gate)
+        return text
+
+    def operator_body(self, op: Operator, started: int | None, gated: bool, numbering: Numbering | None) -> str | None:
+        """`_sas_operator_body`, built once per operator and numbering (the operator lists passed in
+        change per state: pruned to what is reachable from it)."""
+        key = (id(op), started is not None, gated, id(numbering))
+        hit = self.texts.get(key)
+        if hit is not None and hit[0] is op and hit[1] is numbering:
+            return hit[2]
+        if len(self.texts) >= self.text_room:
+            self.texts.clear()
+            self.text_bytes = 0
+        body = _sas_operator_body(op, started, gated, numbering)
+        self.texts[key] = (op, numbering, body)
+        self.text_bytes += self.TEXT_BYTES + len(body or "")
+        return body
 
 
-def mentioned_atoms(operators: list[Operator]) -> int:
-    """The atoms the operators mention anywhere (cached per list object)."""
-    hit = _mentioned_cache.get(id(operators))
-    if hit is None or hit[0] is not operators:
-        used = 0
-        for op in operators:
-            used |= op.pre | op.neg | op.add | op.dele
-            for cp, cn, ca, cd in op.conds:
-                used |= cp | cn | ca | cd
-        if len(_mentioned_cache) > 64:
-            _mentioned_cache.clear()
-        hit = _mentioned_cache[id(operators)] = (operators, used)
-    return hit[1]
+def sas_cache(task) -> SasCache:
+    """The SasCache of a task, kept in the task's own caches."""
+    cache = task.caches.get("sas")
+    return cache if cache is not None else task.caches.setdefault("sas", SasCache())
 
 
-def _numbering(used: int) -> Numbering:
-    hit = _numberings.get(used)
-    if hit is None:
-        if len(_numberings) > 16:
-            _numberings.clear()
-        hit = _numberings[used] = Numbering(used)
-    return hit
+def _mentioned(operators: list[Operator]) -> int:
+    used = 0
+    for op in operators:
+        used |= op.pre | op.neg | op.add | op.dele
+        for cp, cn, ca, cd in op.conds:
+            used |= cp | cn | ca | cd
+    return used
+
+
+def mentioned_atoms(operators: list[Operator], cache: SasCache | None = None) -> int:
+    """The atoms the operators mention anywhere (remembered per list object with a cache)."""
+    return _mentioned(operators) if cache is None else cache.per_list(cache.mentioned, operators, _mentioned)
 
 
 def _variables(num_atoms: int, gate: bool) -> str:
-    """One binary variable per atom (plus the gate's 'started'), built once per size."""
-    key = (num_atoms, gate)
-    text = _var_text_cache.get(key)
-    if text is None:
-        lines = []
-        for a in range(num_atoms):
-            lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
-        if gate:
-            lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
-                      "end_variable"]
-        if len(_var_text_cache) > 16:
-            _var_text_cache.clear()
-        text = _var_text_cache[key] = "\n".join(lines)
-    return text
-
-
-def _operator_body(op: Operator, started: int | None, gated: bool, numbering: Numbering | None) -> str | None:
-    """An operator's SAS+ text after its name line, built once per operator and numbering (the
-    operator lists passed in change per state: pruned to what is reachable from it)."""
-    key = (id(op), started is not None, gated, id(numbering))
-    hit = _op_text_cache.get(key)
-    if hit is not None and hit[0] is op:
-        return hit[1]
-    if len(_op_text_cache) > 400_000:
-        _op_text_cache.clear()
-    body = _sas_operator_body(op, started, gated, numbering)
-    _op_text_cache[key] = (op, body)
-    return body
+    """One binary variable per atom (plus the gate's 'started')."""
+    lines = []
+    for a in range(num_atoms):
+        lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
+    if gate:
+        lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
+                  "end_variable"]
+    return "\n".join(lines)
 
 
 def _derived_variables(num_atoms: int, gate: bool, axioms) -> str:
@@ -199,7 +240,7 @@ def _rules(axioms) -> list[str]:
 
 def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
               not_first: frozenset[int] = frozenset(), axioms=None, budget: Budget | None = None,
-              used: int | None = None) -> str:
+              used: int | None = None, cache: SasCache | None = None) -> str:
     """SAS+ text: one binary variable per atom the operators or goal mention (value 0 = true; all
     atoms, atom i as variable i, with axioms); a disjunctive goal gets a 0-cost helper action per
     disjunct that sets an extra goal variable. Operators in `not_first` may not start the plan:
@@ -207,20 +248,21 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
     `operators`>; one without effects is left out (Fast Downward rejects it, and it never helps a
     plan). `used`: the atoms to number (a superset of what the operators mention, shared by the
     calls on one task so that the operators' texts are built once). Writing a big task takes
-    seconds, so `budget` is checked per operator."""
+    seconds, so `budget` is checked per operator. `cache`: the task's SasCache (texts built once)."""
     numbering = None
     if not axioms:
-        used = mentioned_atoms(operators) if used is None else used
+        used = mentioned_atoms(operators, cache) if used is None else used
         for p, n in goal:
             used |= p | n
-        numbering = _numbering(used)
+        numbering = Numbering(used) if cache is None else cache.numbering(used)
     count = num_atoms if numbering is None else len(numbering.atoms)
     started = count if not_first else None
     goal_var = count + (started is not None)
     multi_goal = len(goal) > 1
     gate = started is not None
     out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(goal_var + multi_goal),
-           _derived_variables(num_atoms, gate, axioms) if axioms else _variables(count, gate)]
+           _derived_variables(num_atoms, gate, axioms) if axioms else
+           _variables(count, gate) if cache is None else cache.variables_text(count, gate)]
     if multi_goal:
         out += ["begin_variable", "goal", "-1", "2", "Atom goal()", "NegatedAtom goal()", "end_variable"]
     out += ["0", "begin_state"]
@@ -242,7 +284,8 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
     for i, op in enumerate(operators):
         if budget is not None:
             budget.check()
-        body = _operator_body(op, started, i in not_first, numbering)
+        body = (_sas_operator_body(op, started, i in not_first, numbering) if cache is None
+                else cache.operator_body(op, started, i in not_first, numbering))
         if body is not None:
             ops_text.append(f"begin_operator\no{i}\n{body}")
     for j, (p, n) in enumerate(goal if multi_goal else ()):
@@ -391,12 +434,13 @@ def plan_lines(plan_text: str) -> list[str]:
 def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
           budget: "Budget | float", bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
           not_first: frozenset[int] = frozenset(), stop_floor: float | None = None, axioms=None,
-          greedy: str = SATISFICING, used: int | None = None) -> FdResult:
+          greedy: str = SATISFICING, used: int | None = None, cache: SasCache | None = None) -> FdResult:
     """Optimal plan with A* (or any plan with the `greedy` search when not `optimal`) within `budget` (a
     Budget, or wall seconds); with `bound`, only plans of length < bound count. The optimal search
     reports in `floor` how cheap a plan could still be, and with `stop_floor` it stops as soon as
     no plan shorter than that can exist. `axioms`: the task's ground axioms (searched blind). `used`:
-    the atoms that become variables (see `write_sas`; default: those the operators mention)."""
+    the atoms that become variables (see `write_sas`; default: those the operators mention). `cache`:
+    the task's SasCache (`sas_cache(task)`), so that what the calls on one task share is built once."""
     if not isinstance(budget, Budget):
         budget = Budget(budget)
     binary = downward_binary()
@@ -406,28 +450,29 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
         return FdResult(None, True, floor=INF)
     if any(state & p == p and not state & n for p, n in goal):
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
-    heuristic = "blind" if axioms else optimal_heuristic(operators) if optimal else ""
+    heuristic = "blind" if axioms else optimal_heuristic(operators, cache) if optimal else ""
     res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first,
-                  stop_floor, axioms, greedy, used)
+                  stop_floor, axioms, greedy, used, cache)
     res.heuristic = heuristic
     return res
 
 
 def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
             budget: Budget, bound: int | None, memory_mb: int, heuristic: str, not_first: frozenset[int],
-            stop_floor: float | None, axioms=None, greedy: str = SATISFICING, used: int | None = None) -> FdResult:
+            stop_floor: float | None, axioms=None, greedy: str = SATISFICING, used: int | None = None,
+            cache: SasCache | None = None) -> FdResult:
     """`solve` past its trivial cases: A* with `heuristic` (the `greedy` search without one)."""
     optimal = bool(heuristic)
     config = OPTIMAL.format(heuristic) if optimal else greedy
     if bound is not None:
         config = config[:-1] + f", bound={bound})"
     source = None
-    plain = plain_operators(operators)
+    plain = plain_operators(operators, cache)
     if plain is not None and plain[0] is not operators:
         operators, source = plain
         not_first = frozenset(j for j, i in enumerate(source) if i in not_first)
     try:
-        sas = write_sas(num_atoms, operators, state, goal, not_first, axioms, budget, used)
+        sas = write_sas(num_atoms, operators, state, goal, not_first, axioms, budget, used, cache)
     except Unsupported as e:
         return FdResult(None, False, detail=str(e))
     except BudgetExceeded as e:

@@ -85,6 +85,11 @@ class Questions:
             opt = self._optimizer = Optimizer(engine)
         return opt
 
+    @property
+    def approx_bytes(self) -> int:
+        """Rough memory of the engines built so far and their caches."""
+        return sum(e.approx_bytes for e in (self._engine, self._optimizer) if e is not None)
+
     # ---- inputs -----------------------------------------------------------------------------
     def state(self, state=None) -> int:
         """The state as a bitset: None is the problem's init; atom strings are read closed-world.

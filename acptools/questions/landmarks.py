@@ -161,7 +161,7 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     # a wall-clock share: a CPU slice would not bound the subprocess
     res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
                    Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget), optimal=False,
-                   greedy=fd.FAST_SATISFICING, axioms=task.axioms)
+                   greedy=fd.FAST_SATISFICING, axioms=task.axioms, cache=fd.sas_cache(task))
     if res.plan is not None:
         return engine.witness([engine.operators[i].action for i in res.plan])
     if res.proven_none:

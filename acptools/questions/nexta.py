@@ -154,9 +154,7 @@ def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> N
         if lo_s == INF:  # the goal is unreachable from s, so from s[a] too
             after = (INF, INF)
         else:
-            t = task.apply_op(task.op_for(a, state), state)
-            lo, hi = opt.bounds(t, budget.share(AFTER_SHARE)).bounds
-            after = (max(lo, lo_s - 1), hi)
+            after = _after_bounds(opt, state, a, lo_s, plan, budget)
         v = _value(task.action_names[a], after, (lo_s, hi_s))
         values.append(v)
         if v.optimal:
@@ -165,12 +163,41 @@ def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> N
     return NextActionReport(None, sorted(optimal), None, "unknown", False, values, _int(lo_s), _int(hi_s), names)
 
 
+def _after_bounds(opt: Optimizer, state: int, a: int, lo_s: float, plan: list[int] | None,
+                  budget: Budget) -> tuple[float, float]:
+    """Proven bounds on h*(s[a]) while h*(s) is only bounded: at least h*(s) - 1; at most the length
+    of the plan from s less one when it starts with `a` (or its length when it replays from s[a]);
+    then, while the budget lasts, what a search from s[a] proves. A table has a row per applicable
+    action, so once the budget is spent the rows get only what costs a replay."""
+    task = opt.task
+    t = task.apply_op(task.op_for(a, state), state)
+    lo, hi = max(0, lo_s - 1), INF
+    if plan is not None:
+        if plan[:1] == [a] and task.is_plan(plan[1:], t):
+            hi = len(plan) - 1
+        elif task.is_plan(plan, t):
+            hi = len(plan)
+    if not _spent(budget):
+        found_lo, found_hi = opt.bounds(t, budget.share(AFTER_SHARE)).bounds
+        lo, hi = max(lo, found_lo), min(hi, found_hi)
+    return lo, hi
+
+
+def _spent(budget: Budget) -> bool:
+    try:
+        budget.check()
+    except BudgetExceeded:
+        return True
+    return False
+
+
 def satisficing_plan(opt: Optimizer, state: int, budget: Budget) -> list[int] | None | bool:
     """A fast plan (greedy best-first with h^add); None: proven unsolvable; False: budget ran out."""
     task = opt.task
     relax = opt.engine.relax
     try:
-        return greedy_plan(opt.engine.gen, state, task.goal, lambda s: relax.hmax(s, task.goal, combine=sum), budget,
+        return greedy_plan(opt.engine.gen, state, task.goal,
+                           lambda s: relax.hmax(s, task.goal, combine=sum, budget=budget), budget,
                            canon=opt.sym.canonical)
     except BudgetExceeded:
         return False

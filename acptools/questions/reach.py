@@ -220,7 +220,8 @@ def _leads(engine: Engine, start: int, end: int, budget: Budget) -> bool:
     if not (start ^ end) & basic:
         return True
     res = fd.solve(len(task.atoms), engine.operators, start, [(end & basic, basic & ~end)],
-                   budget.child(RETURN_SECONDS), optimal=False, greedy=fd.FAST_SATISFICING, axioms=task.axioms)
+                   budget.child(RETURN_SECONDS), optimal=False, greedy=fd.FAST_SATISFICING, axioms=task.axioms,
+                   cache=fd.sas_cache(task))
     s = start
     for i in res.plan or ():
         op = engine.operators[i]
@@ -322,10 +323,10 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
         # disjunction of all needs the complete search (its exhaustion is the proof)
         res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS) if conjunctive
                        else budget, optimal=False, greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING,
-                       axioms=task.axioms)
+                       axioms=task.axioms, cache=fd.sas_cache(task))
         if conjunctive and res.plan is None:
             res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS), optimal=False,
-                           axioms=task.axioms)
+                           axioms=task.axioms, cache=fd.sas_cache(task))
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True

@@ -9,6 +9,9 @@ MAX_STEPS_UNKNOWN = 100     # the step limit when h* of the start is unknown or 
 MAX_INVALID_REPLIES = 5     # invalid replies in a row that end an episode
 BUDGET = 60.0               # CPU seconds to grade one step
 TIMEOUT = 600.0             # seconds a model API or a command may take per reply
+MAX_ERRORS = 5              # requests in a row that cannot reach a model API (after the SDK's retries): the run stops
+MAX_ERRORS_HELP = ("stop the run after K requests in a row could not reach the model API (connection errors "
+                   "and timeouts, after the SDK's retries; default %(default)s; 0: never); --resume goes on")
 
 POLICY_FORMS = "optimal, random, openai:MODEL, anthropic:MODEL, cmd:COMMAND, python:MODULE:FUNCTION"
 TASKS_HELP = ("pass a named source (acpbench-hard:test, acpbench-hard:dev:nexta), record files (.json, .jsonl, "

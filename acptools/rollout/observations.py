@@ -26,6 +26,7 @@ from string import Template
 from ..describe import formula
 from ..episode import APPLIED, INAPPLICABLE, UNPARSED
 from ..errors import AcpError
+from ..shortrepr import bounded_repr
 from ..task import Task
 
 FILES = {
@@ -116,9 +117,15 @@ def _first_line(text: str) -> str:
     return repr(line[:80] + ("..." if len(line) > 80 else ""))
 
 
-@functools.lru_cache(maxsize=64)
 def _task_parts(task: Task) -> dict:
-    """The parts of a prompt that never change within a task (rendered once per task)."""
+    """The parts of a prompt that never change within a task (rendered once per task, kept by the task)."""
+    parts = task.caches.get("prompt parts")
+    if parts is None:
+        parts = task.caches["prompt parts"] = _render_task_parts(task)
+    return parts
+
+
+def _render_task_parts(task: Task) -> dict:
     by_type: dict[str, list[str]] = {}
     for obj, types in sorted({**task.domain.constants, **task.problem.objects}.items()):
         by_type.setdefault(" or ".join(types), []).append(obj)
@@ -128,6 +135,7 @@ def _task_parts(task: Task) -> dict:
             "static_facts": "\n".join(statics) or "(none)", "goal": formula(task.problem.goal)}
 
 
+@bounded_repr
 @dataclass
 class Observation:
     """One step's view for the policy. `prompt` and `system` are rendered on first use; library

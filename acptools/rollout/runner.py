@@ -34,7 +34,7 @@ from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
 from .inflight import in_flight
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .observations import Observation, Prompts
-from .sources import RolloutTask, load_tasks
+from .sources import RolloutTask, load_tasks, sample_tasks
 from .traces import (
     DEAD_END,
     EPISODE,
@@ -62,16 +62,23 @@ class RolloutConfig:
     grading_threads: int = 1          # gradings at once (see the module docstring)
     backend: str = "local"            # where episodes run: here (anyio tasks) or "ray" (acptools.backends)
     address: str | None = None        # backend "ray": a running cluster (default: a local Ray instance)
+    limit: int | None = None          # a sample: this many tasks per task kind (acptools.dataset.sample), seeded
+    per_domain: bool = False          # the sample: `limit` per task kind and domain
 
     def settings(self, policy) -> dict:
         """What makes two runs comparable (a resumed run must match). `policy`: a Policy (its model
         API's endpoint and sampling options count too) or its name."""
         recipe = getattr(policy, "recipe", None) or {}
+        sample = {"limit": self.limit, "per_domain": self.per_domain} if self.limit is not None else {}
         return {"policy": getattr(policy, "name", policy), "base_url": recipe.get("base_url"),
                 "max_tokens": recipe.get("max_tokens"), "temperature": recipe.get("temperature"),
                 "show_applicable": self.show_applicable, "max_steps": self.max_steps,
                 "max_invalid": self.max_invalid, "budget": self.budget, "seed": self.seed,
-                "prompts": self.prompts.digest}
+                "prompts": self.prompts.digest, **sample}
+
+    def select(self, tasks: list[RolloutTask]) -> list[RolloutTask]:
+        """The tasks a run rolls out: all, or with `limit` the seeded sample (the same for the same tasks)."""
+        return tasks if self.limit is None else sample_tasks(tasks, self.limit, self.seed, self.per_domain)
 
 
 @dataclass
@@ -189,13 +196,15 @@ async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
 def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume: bool = False,
         force: bool = False, progress=None) -> RolloutResult:
     """Roll out `policy` (a Policy or a --policy string) on `tasks` (RolloutTasks or --tasks
-    strings); traces go to `out` (JSONL) when given, and `resume` skips episodes finished there
-    (an existing `out` is overwritten only with `force`)."""
+    strings; with `config.limit`, a sample of them); traces go to `out` (JSONL) when given, and
+    `resume` skips episodes finished there (an existing `out` is overwritten only with `force`). A
+    model API is probed first (`Policy.probe`)."""
     config = config or RolloutConfig()
-    tasks = load_tasks(*tasks)
+    tasks = config.select(load_tasks(*tasks))
     if isinstance(policy, str):
         policy = make_policy(policy, seed=config.seed, budget=config.budget)
     check_backend(config.backend)
+    policy.probe()  # a dead endpoint or a rejected key is one line now, before any output is written
     traces = TraceFile(out, config.settings(policy), resume, force)
     try:
         if config.backend == "local":

@@ -10,6 +10,7 @@
 
 Identical start states (same domain, problem and state text) are rolled out once: ACPBench Hard
 asks several questions about one state, and a policy should not be paid twice for it.
+`sample_tasks` draws a fair sample of them (--limit): N per record task, spread over the domains.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import examples
-from ..dataset import load_records, task_of
+from ..dataset import domain_name, load_records, sample, task_of
 from ..errors import AcpError
 from ..scoring.question import check_record
 from ..task import Task, task_key
@@ -58,6 +59,13 @@ def load_tasks(*sources) -> list[RolloutTask]:
     for src in sources:
         found.extend([src] if isinstance(src, RolloutTask) else _from_source(str(src)))
     return _unique(found)
+
+
+def sample_tasks(tasks: list[RolloutTask], n: int, seed: int = 0, per_domain: bool = False) -> list[RolloutTask]:
+    """`n` tasks per record task kind (tasks from PDDL files and examples count as one kind), spread
+    over the domains, seeded (acptools.dataset.sample); `per_domain`: `n` per kind and domain."""
+    return sample(tasks, n, seed=seed, per_domain=per_domain, task=lambda t: t.info.get("record_task", "pddl"),
+                  domain=lambda t: domain_name({"PDDL_domain": t.domain_text}))
 
 
 def _unique(tasks: list[RolloutTask]) -> list[RolloutTask]:

@@ -51,7 +51,8 @@ def _stats(items: list[dict]) -> dict:
 
 
 def summarize(items: list[dict]) -> dict:
-    """{model: {"overall": stats, "tasks": {task: stats + {"domains": {domain: stats}}}}}"""
+    """{model: {"overall": stats, "tasks": {task: stats + {"domains": {domain: stats}}}}}; the overall and
+    task stats also say how many domains their items cover ("domain_count")."""
     grouped: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))  # model -> task -> domain -> items
     for it in items:
         grouped[str(it.get("model"))][it.get("task")][it.get("domain")].append(it)
@@ -63,8 +64,10 @@ def summarize(items: list[dict]) -> dict:
             domains = tasks[t]
             st = _stats([it for lst in domains.values() for it in lst])
             st["domains"] = {d: _stats(domains[d]) for d in sorted(domains, key=str)}
+            st["domain_count"] = len(domains)
             per_task[t] = st
-        out[model] = {"overall": _stats(all_items), "tasks": per_task}
+        overall = {**_stats(all_items), "domain_count": len({d for domains in tasks.values() for d in domains})}
+        out[model] = {"overall": overall, "tasks": per_task}
     return out
 
 
@@ -105,8 +108,9 @@ def _table(summary: dict, models: list[str]) -> str:
         domains = sorted({d for m in models for d in summary[m]["tasks"].get(t, {}).get("domains", {})}, key=str)
         for d in domains:
             rows.append((t, str(d), [summary[m]["tasks"].get(t, {}).get("domains", {}).get(d) for m in models]))
-        rows.append((t, "(all)", [summary[m]["tasks"].get(t) for m in models]))
-    rows.append(("ALL", "", [summary[m]["overall"] for m in models]))
+        rows.append((t, f"(all: {_domains(len(domains))})", [summary[m]["tasks"].get(t) for m in models]))
+    covered = max((summary[m]["overall"].get("domain_count") or 0 for m in models), default=0)
+    rows.append(("ALL", _domains(covered), [summary[m]["overall"] for m in models]))
     w = 22
     head1 = f"{'task':7} {'domain':18} " + " ".join(f"{m[:w]:>{w}}" for m in models)
     head2 = f"{'':7} {'':18} " + " ".join(f"{'acc    IoU  unk':>{w}}" for _ in models)
@@ -118,6 +122,10 @@ def _table(summary: dict, models: list[str]) -> str:
         last = t
         lines.append((f"{t:7} {d[:18]:18} " + " ".join(f"{_cell(c):>{w}}" for c in cells)).rstrip())
     return "\n".join(lines)
+
+
+def _domains(n: int) -> str:
+    return f"{n} domain{'s' * (n != 1)}"
 
 
 # ---- the JSON report ------------------------------------------------------------------------------

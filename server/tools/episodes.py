@@ -33,7 +33,7 @@ async def start_episode(ctx: Context, task_id: TaskId, state: StateArg = None,
     app = state_of(ctx)
     task = app.tasks.get(task_id)
     start = read_state(task, state, app.config.limits)
-    episode = await app.runner.run(lambda b: Episode(task, start, b), app.seconds(budget))
+    episode = await app.run(lambda b: Episode(task, start, b), app.seconds(budget))
     live, evicted = app.episodes.add(episode)
     return StartEpisodeResult(
         episode_id=live.episode_id, task_id=task.id, state=task.names(start), goal_reached=episode.solved,
@@ -64,7 +64,7 @@ async def step_episode(ctx: Context, episode_id: EpisodeId, action: ActionArg,
             h, known = episode.h_star(b)  # the state stays: h* before and after is the current one
             return step, h, h, known
 
-        step, before, after, known = await app.runner.run(work, app.seconds(budget))
+        step, before, after, known = await app.run(work, app.seconds(budget))
         task = episode.task
         return StepEpisodeResult(
             episode_id=episode_id, step=step.step, action=step.action, verdict=step.verdict, applied=step.applied,

@@ -131,7 +131,7 @@ async def score_answer(
         call = _task_call(module, app, kind, response, task_id, state, action, plan)
     else:
         raise ToolError("pass record=... (an ACPBench Hard record) or task_id=... (a task from load_task)")
-    result = await app.runner.run(call, app.seconds(budget))
+    result = await app.run(call, app.seconds(budget))
     return ScoreResult(task=kind, score=result.score, verdict=str(result.verdict), reason=_short(str(result.reason)),
                        witness=_jsonable(result.witness), metrics=_jsonable(result.metrics or {}),
                        parsed=_short(_jsonable(result.parsed or {})), semantics=str(result.semantics))

@@ -129,8 +129,8 @@ def test_writing_a_big_task_for_fast_downward_stops_at_the_budget(monkeypatch):
     span and cost more than the whole text."""
     task = load_task(*_big_ferry(300, 30))
     written = []
-    body = fd._operator_body
-    monkeypatch.setattr(fd, "_operator_body", lambda op, *rest: written.append(op) or body(op, *rest))
+    body = fd._sas_operator_body
+    monkeypatch.setattr(fd, "_sas_operator_body", lambda op, *rest: written.append(op) or body(op, *rest))
     res = fd.solve(len(task.atoms), task.operators, task.init, task.goal, Budget(60, cpu=0.02))
     assert res.plan is None and res.timed_out and "not started" in res.detail, res
     print(f"\nstopped after {len(written)} of {len(task.operators)} operators")

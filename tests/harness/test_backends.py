@@ -95,7 +95,10 @@ def test_generate_gives_the_same_bytes_on_every_backend(ray_address, ferry_files
     domain, problems = ferry_files
     opt = Options(form=form, n=3, seed=7, budget=20.0)
     alone = generate(domain, problems, opt)
-    assert len(alone.records) == 3 * len(alone.made) and len({r["id"] for r in alone.records}) == len(alone.records)
+    assert len(alone.records) == sum(alone.made.values()) and len({r["id"] for r in alone.records}) == len(alone.records)
+    # a task short of 3 records says why (small ferries have few questions without a giveaway)
+    assert all(alone.short.get(task) for task, made in alone.made.items() if made < 3), alone.short
+    assert sum(alone.made.values()) >= 2 * len(alone.made)
     asked = {name for r in alone.records for name in ("ferry-2-3", "ferry-3-3", "ferry-2-4") if name in r["PDDL_problem"]}
     assert len(asked) == 3  # every problem is asked about
     for jobs, backend in ((2, "local"), (2, "ray")):

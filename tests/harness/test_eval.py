@@ -18,12 +18,12 @@ import sys
 import pytest
 
 from acptools import examples
-from acptools.dataset import task_of
+from acptools.dataset import PDDL_PROMISE, sample, task_of
 from acptools.evaluation import messages_for
 from acptools.generate import Options, generate
 from acptools.prompts import prompt_messages
-from acptools.scoring import gold_response
-from tests.support.data import ROOT, records
+from acptools.scoring import gold_response, score_response
+from tests.support.data import ROOT, pddl_texts, records
 from tests.support.scripted_api import KEYS, ScriptedModel, Status, request_text, tokens
 
 PROSE = "Let me think about this carefully before I commit to anything."
@@ -112,9 +112,9 @@ def _check(out, recs, skip=()):
 
 def test_acpbench_hard_every_task_right_wrong_and_prose(tmp_path):
     tasks = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
-    recs = [records("test", task)[0] for task in tasks]
     other = [r for task in tasks for r in records("test", task)]
-    # a sample: the first record of each task (--limit 1)
+    recs = sample(other, 1)   # what --limit 1 asks: one record of each task, each of another domain
+    assert len(recs) == len(tasks) and len({r["PDDL_domain"] for r in recs}) == len(tasks)
     out = _run_three(tmp_path, ["acpbench-hard:test", "--limit", "1"], recs, other)
     _check(out, recs)
     for api, body in out["right"][1]:
@@ -126,8 +126,8 @@ def test_acpbench_hard_every_task_right_wrong_and_prose(tmp_path):
 
 
 def test_with_pddl_sends_the_pddl_prompt_over_anthropic(tmp_path):
-    recs = records("test", "land")[:2]
     other = records("test", "land")
+    recs = sample(other, 2)
     with ScriptedModel(Answers(recs, other)) as model:
         proc = cli("--data", "acpbench-hard:test:land", "--limit", 2, "--with-pddl", "--policy", "anthropic:right",
                    "--base-url", model.url, "--out", tmp_path / "a.jsonl")
@@ -139,7 +139,9 @@ def test_with_pddl_sends_the_pddl_prompt_over_anthropic(tmp_path):
             assert api == "anthropic" and body.get("system", "") == system
             assert body["messages"] == [m for m in want if m["role"] != "system"]
             assert record["PDDL_domain"] in body["messages"][-1]["content"]
-    assert [it["score"] for it in rows_of(tmp_path / "a.jsonl")] == [1, 1]
+    # each stored answer graded as `score_response` grades it (one ACPBench land answer is wrong: missed)
+    want = {str(r["id"]): score_response(r, gold_response(r)).score for r in recs}
+    assert {str(it["id"]): it["score"] for it in rows_of(tmp_path / "a.jsonl")} == want
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +202,7 @@ def test_bad_input_is_one_clear_line(args, needle):
 
 
 def test_a_question_without_a_reply_is_asked_again_by_resume(tmp_path):
-    recs = records("test", "app")[:3]
+    recs = sample(records("test", "app"), 3)   # what --limit 3 asks
     answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in recs}
     refused = messages_for(recs[1])[-1]["content"]
     out = tmp_path / "items.jsonl"
@@ -229,3 +231,29 @@ def test_a_rejected_key_stops_the_run_in_one_line(tmp_path):
                    model.openai_url, "--out", tmp_path / "items.jsonl")
     assert proc.returncode == 2 and "invalid api key" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_records_that_promise_their_pddl_are_asked_with_it(tmp_path):
+    """Records generated from a domain without phrase templates say 'its PDDL is given with the
+    question': eval sends it (without --with-pddl), and says so; a record with a template is asked
+    without it; a record that promises its PDDL but lacks it is an item in error saying why."""
+    (d, p), (fd, fp) = pddl_texts("briefcase"), examples.texts("ferry")
+    bare = generate(d, [p], Options(form="bool", tasks=("app",), n=2, seed=1, budget=20.0)).records
+    phrased = generate(fd, [fp], Options(form="bool", tasks=("app",), n=2, seed=1)).records
+    assert all(PDDL_PROMISE in r["context"] for r in bare) and not any(PDDL_PROMISE in r["context"] for r in phrased)
+    broken = {**bare[0], "id": 1, "PDDL_domain": ""}
+    data = tmp_path / "records.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in bare + phrased + [broken]))
+    with ScriptedModel(lambda api, body: "yes") as model:
+        proc = cli("--data", data, "--policy", "openai:m", "--base-url", model.openai_url, "--out", tmp_path / "o.jsonl")
+    assert proc.returncode == 1, proc.stderr      # the broken record is an error
+    assert "2 records say their PDDL is given with the question: they were asked with it" in proc.stdout
+    sent = {body["messages"][-1]["content"] for _, body in model.requests}
+    assert len(sent) == 4
+    for r in bare:
+        assert any(r["PDDL_domain"] in text and r["question"] in text for text in sent)
+    for r in phrased:
+        assert any(r["question"] in text and "(define" not in text for text in sent)
+    items = {str(it["id"]): it for it in rows_of(tmp_path / "o.jsonl")}
+    assert [items[str(r["id"])]["with_pddl"] for r in bare + phrased] == [True, True, False, False]
+    assert items["1"]["verdict"] == "error" and "has no PDDL_domain and PDDL_problem" in items["1"]["reason"]

@@ -58,7 +58,7 @@ def test_openai_policy_example(tmp_path):
                            "--tasks", "ferry", "--out", str(tmp_path / "t.jsonl"), env={})
     assert proc.returncode == 0, proc.stderr
     ferry_row = next(line for line in proc.stdout.splitlines() if line.startswith("ferry "))
-    assert ferry_row.split()[1:5] == ["1", "100.0", "80.0", "0.20"]    # episodes, solved%, optimal%, regret
+    assert ferry_row.split()[1:6] == ["1", "100.0", "0", "80.0", "0.20"]  # episodes, solved%, dead, optimal%, regret
     assert "solved 1/1 episodes; 4/5 applied steps optimal" in proc.stdout
     assert "{'inapplicable': 1, 'unparsed': 1, 'hallucinated': 1}" in proc.stdout
     steps = [json.loads(line) for line in open(tmp_path / "t.jsonl") if '"kind": "step"' in line]

@@ -87,6 +87,36 @@ CHANGED = {"eval": ("--with-pddl",), "score": ("--semantics", "reference"), "rol
            "generate": ("--seed", "7")}
 
 
+@pytest.mark.parametrize("cmd", ["eval", "score", "rollout"])
+def test_report_and_html_are_protected_like_out(tmp_path, small, cmd):
+    """An existing --report or --html is refused before any work (one line, the file untouched);
+    --force overwrites it, and so does --resume (the run it reports goes on)."""
+    for flag, name in (("--report", "report.json"), ("--html", "report.html")):
+        path = tmp_path / name
+        path.write_text("mine")
+        refused = cli(*runs(small)[cmd], flag, path)
+        assert refused.returncode == 2 and f"{flag} {path}: exists (pass --resume" in refused.stderr, refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1 and path.read_text() == "mine"
+        forced = cli(*runs(small)[cmd], flag, path, "--force")
+        assert forced.returncode == 0, forced.stderr
+        assert path.read_text() != "mine"
+    out = tmp_path / "out.jsonl"
+    assert cli(*runs(small)[cmd], "--out", out).returncode == 0
+    resumed = cli(*runs(small)[cmd], "--out", out, "--resume", "--report", tmp_path / "report.json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads((tmp_path / "report.json").read_text())
+
+
+def test_report_command_overwrites_its_page_only_with_force(tmp_path, small):
+    out = tmp_path / "items.jsonl"
+    assert cli(*runs(small)["score"], "--out", out).returncode == 0
+    page = tmp_path / "page.html"
+    page.write_text("mine")
+    refused = cli("report", "--html", page, out)
+    assert refused.returncode == 2 and f"--html {page}: exists" in refused.stderr and page.read_text() == "mine"
+    assert cli("report", "--html", page, out, "--force").returncode == 0 and "<html" in page.read_text()
+
+
 @pytest.mark.parametrize("cmd", ["eval", "score", "rollout", "generate"])
 def test_an_existing_out_is_never_overwritten_and_a_changed_setting_is_never_resumed(tmp_path, small, cmd):
     out = tmp_path / "out.jsonl"
@@ -176,8 +206,7 @@ def _check_interrupted(proc, seconds, out):
 
 
 def test_ctrl_c_of_eval_stops_at_once_and_resume_completes_it(tmp_path):
-    recs = records("test", "app")[:8]
-    answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in recs}
+    answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in records("test", "app")}
     gate = _Gate()
     with ScriptedModel(lambda api, body: gate.pass_(answers[body["messages"][-1]["content"]]), latency=0.25) as model:
         args = ["eval", "--quiet", "--data", "acpbench-hard:test:app", "--limit", 8, "--jobs", 1,

@@ -3,6 +3,7 @@ checked as text and in a real headless browser (Debian's chromium; those tests s
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -36,11 +37,12 @@ def outputs(tmp_path_factory):
                      "--out", str(d / f"{model}.items.jsonl"), "--report", str(d / f"{model}.report.json"),
                      "--html", str(d / f"{model}.html"), "--quiet"]) in (0, 1)
     answerer = d / "gold.py"   # acptools eval with a python: policy that answers every question with its gold text
-    answerer.write_text("import json\nfrom acptools.scoring import gold_response\n"
-                        f"GOLD = {{str(r['id']): gold_response(r) for r in map(json.loads, open({str(d / 'records.jsonl')!r}))}}\n"
-                        "def answer(q):\n    return GOLD[str(q.record['id'])]\n")
+    answerer.write_text("import json\nfrom acptools.dataset import record_key\nfrom acptools.scoring import gold_response\n"
+                        f"GOLD = {{record_key(r): gold_response(r) for r in map(json.loads, open({str(d / 'records.jsonl')!r}))}}\n"
+                        "def answer(q):\n    return {'reply': 'My answer:\\n' + GOLD[record_key(q.record)], "
+                        "'input_tokens': len(q.prompt) // 4, 'output_tokens': 7}\n")
     assert main(["eval", "--data", str(d / "records.jsonl"), "--policy", f"python:{answerer}:answer", "--out",
-                 str(d / "eval.items.jsonl"), "--html", str(d / "eval.html"), "--quiet"]) == 0
+                 str(d / "eval.items.jsonl"), "--html", str(d / "eval.html"), "--price", "1,2", "--quiet"]) == 0
     assert main(["rollout", "--tasks", "ferry", "--policy", "optimal", "--out", str(d / "traces.jsonl"),
                  "--report", str(d / "rollout.json"), "--html", str(d / "rollout.html"), "--quiet"]) == 0
     assert main(["report", "--html", str(d / "all.html"), str(d / "model-alpha.items.jsonl"),
@@ -66,21 +68,39 @@ def test_the_page_is_self_contained_and_holds_every_item(outputs):
 def test_summary_cells_give_accuracy_n_and_unknowns(outputs):
     page = (outputs / "all.html").read_text()
     n = len(_items(outputs, "model-alpha"))
-    row = re.search(r"<tr class=\"total\"><td>ALL</td><td></td>(.*?)</tr>", page).group(1)
+    row = re.search(r"<tr class=\"total\"><td>ALL</td><td>1 domain</td>(.*?)</tr>", page).group(1)  # all ferry
+    assert "<td>app</td><td>(all: 1 domain)</td>" in page
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
     assert cells[0] == "100.0%" and cells[2] == str(n) and cells[3] == "0"     # model-alpha: acc, IoU, n, unk
     assert cells[4] == "0.0%" and cells[6] == str(n)                            # model-zeta
 
 
-def test_partial_credit_histograms_count_every_set_answer(outputs):
+def test_partial_credit_histograms_put_the_models_side_by_side_on_one_axis(outputs):
     page = (outputs / "all.html").read_text()
+    chart = re.search(r"<svg[^>]*><title>app iou</title>(.*?)</svg>", page).group(1)   # one chart, both models
+    heights = {}
     for model in ("model-alpha", "model-zeta"):
         app = [it for it in _items(outputs, model) if it["task"] == "app"]
-        chart = re.search(rf"<svg[^>]*><title>app iou: {model} \(n=(\d+)\)</title>(.*?)</svg>", page)
-        assert chart and int(chart.group(1)) == len(app) > 0
-        counts = [int(c) for c in re.findall(r'data-count="(\d+)"', chart.group(2))]
+        assert f"{model} (n={len(app)})</text>" in chart and len(app) > 0
+        bars = re.findall(rf'data-model="{model}" data-count="(\d+)" x="[\d.]+" y="[\d.]+" width="[\d.]+" '
+                          r'height="([\d.]+)"', chart)
+        counts = [int(c) for c, _ in bars]
         assert len(counts) == 11 and sum(counts) == len(app)
         assert counts[10 if model == "model-alpha" else 0] == len(app)  # gold: IoU 1; '[]': IoU 0
+        heights[model] = max(float(h) for _, h in bars)
+    assert heights["model-alpha"] == heights["model-zeta"]      # equal counts, equal bars: the same y axis
+
+
+def test_eval_items_show_question_response_tokens_seconds_and_cost(outputs):
+    page = (outputs / "eval.html").read_text()
+    items = [json.loads(x) for x in (outputs / "eval.items.jsonl").read_text().splitlines()]
+    assert page.count("<tr data-row") == len(items) > 0
+    for it in items:
+        assert it["response"].startswith("My answer:\n") and html.escape(it["response"]) in page
+        assert html.escape(it["question"]) in page and html.escape(it["context"]) in page
+        assert f"{it['input_tokens']} in / 7 out tokens" in page
+        assert it["cost"] == (it["input_tokens"] * 1 + 7 * 2) / 1e6 and it["cost_from"] == "--price"
+        assert f"cost {it['cost']:.6g} (--price)" in page
 
 
 def test_report_command_refuses_bad_input_in_one_line(tmp_path, capsys):
@@ -132,6 +152,36 @@ def test_filters_show_only_matching_rows(outputs):
         browser.type_into("#episode-filter", "not an episode")
         assert browser.eval(episodes) == 0
         assert browser.errors == []
+
+
+@needs_chromium
+def test_each_item_shows_its_question_and_the_response_in_chromium(outputs, tmp_path):
+    """What a reader sees: every row's question and response cells hold the item's own text, visible
+    (not folded), and a screenshot of a response cell shows text (saved beside the test's files)."""
+    items = {(it["task"], str(it["id"])): it for it in map(json.loads, (outputs / "eval.items.jsonl").open())}
+    with Chromium() as browser:
+        browser.open(outputs / "eval.html")
+        rows = browser.eval("Array.from(document.querySelectorAll('#qa-items tbody tr')).map(r => ["
+                            "r.cells[1].innerText, r.querySelector('.question').innerText, "
+                            "r.querySelector('pre.response').innerText, "
+                            "r.querySelector('pre.response').getBoundingClientRect().height])")
+        png = browser.screenshot("#qa-items tbody tr pre.response")
+        assert browser.errors == []
+    assert len(rows) == len(items)
+    for head, question, response, height in rows:
+        task, _domain, rid = head.split("\n")
+        it = items[(task, rid)]
+        assert question.startswith(it["question"].strip()) and response == it["response"] and height > 10
+    (tmp_path / "response.png").write_bytes(png)
+    assert png.startswith(b"\x89PNG") and _has_text(png)
+
+
+def _has_text(png: bytes) -> bool:
+    """Dark glyphs on a light background: many dark pixels, many light ones."""
+    from PIL import Image
+    img = Image.open(io.BytesIO(png)).convert("L")
+    dark = sum(img.histogram()[:100])
+    return img.size[0] > 50 and 0.01 < dark / (img.size[0] * img.size[1]) < 0.5
 
 
 @needs_chromium

@@ -5,7 +5,7 @@ JSON messages ending in a NUL byte on file descriptors 3 and 4), so no port and 
         page.open(Path("report.html"))            # file:// URL, waits for the load event
         page.eval("document.title")
         page.type_into("#filter", "ferry")        # focus + Input.insertText: fires a real input event
-        png = page.screenshot()
+        png = page.screenshot()                   # the viewport; screenshot("#id") one element
         page.errors                               # console errors and uncaught exceptions so far
 """
 
@@ -140,6 +140,13 @@ class Chromium:
         self.eval(f"(function(e){{e.focus(); e.select(); }})(document.querySelector({json.dumps(selector)}))")
         self.send("Input.insertText", {"text": text}, session=self.session)
 
-    def screenshot(self) -> bytes:
-        data = self.send("Page.captureScreenshot", {"format": "png"}, session=self.session)["data"]
+    def screenshot(self, selector: str | None = None) -> bytes:
+        """A PNG of the viewport, or of the first element `selector` matches (scrolled into view)."""
+        params = {"format": "png"}
+        if selector is not None:
+            box = self.eval(f"(function(e){{e.scrollIntoView({{block: 'center'}}); var r = e.getBoundingClientRect();"
+                            f" return [r.x + window.scrollX, r.y + window.scrollY, r.width, r.height]; }})"
+                            f"(document.querySelector({json.dumps(selector)}))")
+            params["clip"] = dict(zip(("x", "y", "width", "height"), box), scale=1)
+        data = self.send("Page.captureScreenshot", params, session=self.session)["data"]
         return base64.b64decode(data)

@@ -8,6 +8,9 @@ official `openai` and `anthropic` SDKs can be driven end to end with no network.
 A reply is text, or a list of content blocks such as
 {"type": "tool_use", "name": "progress", "input": {...}} (Anthropic tool_use blocks; OpenAI tool_calls),
 or a `Status` (an HTTP error response).
+The probe acptools sends before a run (one message, PROBE_PROMPT) is answered `probe` ("OK" unless
+given: a reply or a Status) without calling the script, and kept in `.probes`, not `.requests`, so
+scripts and request counts are about the run itself.
 `in_order(replies)` makes a script that
 answers each request with the next reply. Token counts are the character counts of the prompt
 text and of the reply divided by 4 (rounded up), so tests can predict them. Every request body is
@@ -23,6 +26,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import NamedTuple
+
+from acptools.rollout.policies.model_apis import PROBE_PROMPT
 
 OPENAI, ANTHROPIC = "openai", "anthropic"
 ROUTES = {"/chat/completions": OPENAI, "/messages": ANTHROPIC}
@@ -111,9 +116,10 @@ def _anthropic_body(body: dict, reply, n: int) -> dict:
 class ScriptedModel:
     """The server, in a thread, on a free loopback port; `latency` seconds before every reply."""
 
-    def __init__(self, script, latency: float = 0.0):
-        self.script, self.latency = script, latency
+    def __init__(self, script, latency: float = 0.0, probe="OK"):
+        self.script, self.latency, self.probe = script, latency, probe
         self.requests: list[tuple[str, dict]] = []
+        self.probes: list[tuple[str, dict]] = []
         self.keys: list[str] = []
         self._lock = threading.Lock()
         outer = self
@@ -131,12 +137,14 @@ class ScriptedModel:
                 if api is None:
                     return self._send(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
                 key = self.headers.get("x-api-key") or self.headers.get("Authorization", "").removeprefix("Bearer ")
+                probe = [m.get("content") for m in body.get("messages", [])] == [PROBE_PROMPT]
                 with outer._lock:
-                    outer.requests.append((api, body))
-                    outer.keys.append(key)
-                    n = len(outer.requests)
+                    (outer.probes if probe else outer.requests).append((api, body))
+                    if not probe:
+                        outer.keys.append(key)
+                    n = len(outer.requests) + len(outer.probes)
                 time.sleep(outer.latency)
-                reply = outer.script(api, body)
+                reply = outer.probe if probe else outer.script(api, body)
                 if isinstance(reply, Status):
                     return self._send(reply.code, _error_body(api, reply))
                 self._send(200, _openai_body(body, reply, n) if api == OPENAI else _anthropic_body(body, reply, n))

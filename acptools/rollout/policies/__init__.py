@@ -11,30 +11,32 @@
 from __future__ import annotations
 
 from ...errors import AcpError
-from ..defaults import BUDGET, TIMEOUT
+from ..defaults import BUDGET, MAX_ERRORS, TIMEOUT
 from ..defaults import POLICY_FORMS as FORMS
 from .model_apis import AnthropicPolicy, OpenAIPolicy
-from .base import FatalPolicyError, Policy, PolicyError, Reply, as_reply
+from .base import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply, as_reply
 from .command import CommandPolicy
 from .library import OptimalPolicy, RandomPolicy
 from .python import PythonPolicy
 
-__all__ = ["Policy", "Reply", "PolicyError", "FatalPolicyError", "as_reply", "make_policy", "OptimalPolicy",
+__all__ = ["Policy", "Reply", "PolicyError", "FatalPolicyError", "EndpointDown", "as_reply", "make_policy", "OptimalPolicy",
            "RandomPolicy", "OpenAIPolicy", "AnthropicPolicy", "CommandPolicy", "PythonPolicy", "FORMS"]
 
 
 def make_policy(spec: str, *, base_url: str | None = None, seed: int = 0, budget: float = BUDGET,
-                max_tokens: int | None = None, temperature: float | None = None, timeout: float = TIMEOUT) -> Policy:
+                max_tokens: int | None = None, temperature: float | None = None, timeout: float = TIMEOUT,
+                max_errors: int = MAX_ERRORS) -> Policy:
     """The policy a --policy string names. `budget`: CPU seconds for the optimal policy's h* search;
-    `timeout`: seconds a model API or command may take per reply."""
+    `timeout`: seconds a model API or command may take per reply; `max_errors`: requests in a row
+    that cannot reach a model API before the run stops (0: never)."""
     policy = _make(spec, base_url=base_url, seed=seed, budget=budget, max_tokens=max_tokens,
-                   temperature=temperature, timeout=timeout)
+                   temperature=temperature, timeout=timeout, max_errors=max_errors)
     policy.recipe = {"spec": spec, "base_url": base_url, "seed": seed, "budget": budget, "max_tokens": max_tokens,
-                     "temperature": temperature, "timeout": timeout}
+                     "temperature": temperature, "timeout": timeout, "max_errors": max_errors}
     return policy
 
 
-def _make(spec: str, *, base_url, seed, budget, max_tokens, temperature, timeout) -> Policy:
+def _make(spec: str, *, base_url, seed, budget, max_tokens, temperature, timeout, max_errors) -> Policy:
     kind, _, rest = spec.partition(":")
     if base_url is not None and kind not in ("openai", "anthropic"):
         raise AcpError("--base-url is for openai:MODEL and anthropic:MODEL policies", f"--policy {spec}")
@@ -42,7 +44,8 @@ def _make(spec: str, *, base_url, seed, budget, max_tokens, temperature, timeout
         if not rest:
             raise AcpError("no model name", f"--policy {spec}", f"e.g. --policy {kind}:MODEL")
         cls = OpenAIPolicy if kind == "openai" else AnthropicPolicy
-        return cls(rest, base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout)
+        return cls(rest, base_url, max_tokens=max_tokens, temperature=temperature, timeout=timeout,
+                   max_errors=max_errors)
     if spec == "optimal":
         return OptimalPolicy(budget)
     if spec == "random":

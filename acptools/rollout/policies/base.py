@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import AcpError
+from ...errors import AcpError, RunStopped
 
 
 class PolicyError(Exception):
@@ -14,6 +14,11 @@ class PolicyError(Exception):
 
 class FatalPolicyError(AcpError):
     """The policy cannot work at all (a rejected API key, an unknown model): the run stops."""
+
+
+class EndpointDown(FatalPolicyError, RunStopped):
+    """Requests stopped reaching the model part way through a run (MAX_ERRORS in a row could not
+    connect or timed out): the run stops, what finished is kept, --resume goes on."""
 
 
 @dataclass
@@ -54,6 +59,10 @@ class Policy:
 
     async def aclose(self) -> None:
         """Release clients and processes (called once, at the end of a run)."""
+
+    def probe(self) -> None:
+        """Check, before a run, that the policy can answer at all (a model API: one small request);
+        raises FatalPolicyError naming what is wrong. Policies with nothing to check do nothing."""
 
     async def act(self, obs) -> Reply:
         """The policy's reply to one observation (subclasses implement it)."""

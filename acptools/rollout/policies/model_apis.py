@@ -6,7 +6,9 @@ ANTHROPIC_API_KEY; a local server at --base-url may need none.
 Each step is one request: the system prompt and the observation (which carries the history), so
 every step of every episode is independent and episodes can run side by side (--jobs).
 Errors that no retry can fix (a rejected key, an unknown model or endpoint) stop the run; the
-others (after the SDK's own retries) end the episode as 'policy-error'.
+others (after the SDK's own retries) end the episode as 'policy-error'. Before a run, `probe` sends
+one tiny request without retries, so a server that is down or a wrong key is named within seconds;
+during a run, `max_errors` requests in a row that cannot reach the API stop it (EndpointDown).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import importlib
 import os
 
 from ...errors import AcpError
-from ..defaults import TIMEOUT
-from .base import FatalPolicyError, Policy, PolicyError, Reply
+from ..defaults import MAX_ERRORS, TIMEOUT
+from .base import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply
 
 NO_KEY = "no-key"   # what a local server that checks no key is sent (the SDKs insist on one)
+PROBE_PROMPT = "Reply with the word OK."   # the probe's one message (answered in one token)
 
 
 def _sdk(name: str):
@@ -43,27 +46,78 @@ class _ApiPolicy(Policy):
     sdk = ""
 
     def __init__(self, model: str, base_url: str | None = None, max_tokens: int | None = None,
-                 temperature: float | None = None, timeout: float = TIMEOUT):
+                 temperature: float | None = None, timeout: float = TIMEOUT, max_errors: int = MAX_ERRORS):
         self.module = _sdk(self.sdk)
         self.model, self.base_url, self.name = model, base_url, f"{self.sdk}:{model}"
         self.options = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
         self.timeout = timeout
+        self.max_errors, self.errors_in_a_row = max_errors, 0
+
+    def probe(self) -> None:
+        """One request of one token, no retries: a server that refuses the connection, a rejected key
+        or an unknown model is a FatalPolicyError now, not a run of failed questions. A probe that
+        times out or is refused for another reason (a rate limit, an option the model does not take)
+        reached the API: the run's own requests go on."""
+        m = self.module
+        try:
+            self.probe_request()
+        except m.APITimeoutError:
+            return
+        except m.APIConnectionError as e:
+            raise FatalPolicyError(f"cannot reach the model API at {self.endpoint}: {_cause(e)}", f"--policy {self.name}",
+                                   "check --base-url and that the server is running") from None
+        except (m.AuthenticationError, m.PermissionDeniedError, m.NotFoundError) as e:
+            raise _fatal(e, self.name) from None
+        except m.APIError:
+            return
+
+    @property
+    def endpoint(self) -> str:
+        """The API's URL (--base-url, or the SDK's default)."""
+        return str(self.client.base_url)
 
     async def act(self, obs) -> Reply:
         m = self.module
         try:
-            return await self.request(obs)
+            reply = await self.request(obs)
         except (m.AuthenticationError, m.PermissionDeniedError, m.NotFoundError) as e:
-            raise FatalPolicyError(_message(e), f"--policy {self.name}",
-                                   "check the API key, the model name and --base-url") from None
+            raise _fatal(e, self.name) from None
+        except m.APIConnectionError as e:   # timeouts included
+            raise self._unreachable(e) from None
         except m.APIError as e:
+            self.errors_in_a_row = 0
             raise PolicyError(_message(e)) from None
+        self.errors_in_a_row = 0
+        return reply
+
+    def _unreachable(self, e) -> PolicyError:
+        """A request that did not reach the API: this item's error, or the run's end after max_errors in a row."""
+        self.errors_in_a_row += 1
+        why = _message(e) if isinstance(e, self.module.APITimeoutError) else f"{_message(e)} ({_cause(e)})"
+        if self.max_errors and self.errors_in_a_row >= self.max_errors:
+            return EndpointDown(f"{self.errors_in_a_row} requests in a row did not reach the model API at "
+                                f"{self.endpoint}; the last: {why}", f"--policy {self.name}")
+        return PolicyError(why)
+
+    def probe_request(self) -> None:
+        raise NotImplementedError
 
     async def request(self, obs) -> Reply:
         raise NotImplementedError
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+def _fatal(e, name: str) -> FatalPolicyError:
+    return FatalPolicyError(_message(e), f"--policy {name}", "check the API key, the model name and --base-url")
+
+
+def _cause(e: BaseException) -> str:
+    """The innermost reason a request did not get through ('[Errno 111] Connection refused')."""
+    while (e.__cause__ or e.__context__) is not None:
+        e = e.__cause__ or e.__context__
+    return " ".join(str(e).split())[:200] or type(e).__name__
 
 
 def _message(e) -> str:
@@ -85,6 +139,13 @@ class OpenAIPolicy(_ApiPolicy):
         super().__init__(model, base_url, **options)
         self.client = self.module.AsyncOpenAI(api_key=_key("OPENAI_API_KEY", base_url, self.name),
                                               base_url=base_url, timeout=self.timeout)
+
+    def probe_request(self) -> None:
+        """One chat completion of one token, without retries."""
+        with self.module.OpenAI(api_key=self.client.api_key, base_url=self.client.base_url, timeout=self.timeout,
+                                max_retries=0) as client:
+            client.chat.completions.create(model=self.model, max_tokens=1,
+                                           messages=[{"role": "user", "content": PROBE_PROMPT}])
 
     async def request(self, obs) -> Reply:
         """One chat completion: the reply text with token counts and cost when reported."""
@@ -111,6 +172,12 @@ class AnthropicPolicy(_ApiPolicy):
             self.options["extra_body"] = {"temperature": self.options.pop("temperature")}
         self.client = self.module.AsyncAnthropic(api_key=_key("ANTHROPIC_API_KEY", base_url, self.name),
                                                  base_url=base_url, timeout=self.timeout)
+
+    def probe_request(self) -> None:
+        """One Messages call of one token, without retries."""
+        with self.module.Anthropic(api_key=self.client.api_key, base_url=self.client.base_url, timeout=self.timeout,
+                                   max_retries=0) as client:
+            client.messages.create(model=self.model, max_tokens=1, messages=[{"role": "user", "content": PROBE_PROMPT}])
 
     async def request(self, obs) -> Reply:
         """One Messages call: the reply's text blocks with token counts and cost when reported."""
