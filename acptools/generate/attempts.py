@@ -6,7 +6,7 @@ came of a random choice inside the question (a random walk that hit a dead end, 
 kind the state lacks), which retires it after RETRIES failures in a row; when every state is
 retired, fresh states are drawn (random walks, seeded by the task), once if the task has made no
 record yet and up to FRESH_ROUNDS times otherwise (prefixes of optimal plans too, for the tasks whose
-answers are spread, acptools.generate.spread), and then the task stops. A domain where few states
+answers are spread by passing states over, acptools.generate.spread), and then the task stops. A domain where few states
 offer such a question costs one attempt per state tried, not dozens of attempts on the same ones,
 and the report says how many states were tried and what retired them.
 """

@@ -20,7 +20,7 @@ from ..truth import task_for
 from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
 from .attempts import States
 from .balance import Ledger, slot
-from .spread import REPEATED, SPREAD, Spread
+from .spread import BY_STATE, REPEATED, Spread
 from .base import DUPLICATE, NO_KIND, Item, Skip
 from .records import make_record
 from .render import Renderer
@@ -315,8 +315,8 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified,
     first, the least repeating of them complete the task."""
     build = builder(opt.form, name)
     kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
-    spreads = opt.form == "hard" and name in SPREAD
-    states, ledger, spread = States(pools, tasks, name, opt, plans=spreads), Ledger(), Spread()
+    far = opt.form == "hard" and name in BY_STATE
+    states, ledger, spread = States(pools, tasks, name, opt, plans=far), Ledger(), Spread()
     made: list[dict] = []
     ids: set[int] = set()
     dropped: Counter = Counter()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 
 
-SPREAD = ("prog", "land", "nexta")    # the ACPBench Hard tasks whose answers are spread
+BY_STATE = ("land", "nexta")   # spread by passing states over: fresh states include optimal-plan prefixes
 REPEATED = "its answer would be right in more records than chance has it"
 LIMIT = 1.5          # records' worth above chance an answer may be right in
 SHARE = 0.05         # or this share of the records, when that is more
