@@ -43,7 +43,7 @@ def _record_tasks() -> dict[str, list[tuple[str, str]]]:
 
 def _other_tasks() -> dict[str, tuple[str, str]]:
     found = {f"example:{n}": examples.texts(n) for n in examples.names()}
-    for folder in sorted(PDDL.iterdir()):
+    for folder in sorted(p for p in PDDL.iterdir() if (p / "domain.pddl").exists()):
         found[f"test:{folder.name}"] = ((folder / "domain.pddl").read_text(), (folder / "problem.pddl").read_text())
     for folder in sorted(p for p in SUITE.iterdir() if (p / "domain.pddl").exists()):
         for size in ("small", "medium", "large"):

@@ -256,9 +256,13 @@ def test_unsupported_problems_are_refused_by_name(make, words):
     with pytest.raises(AcpError, match=words):
         load_task(problem)
     assert not acptools.up.AcptoolsEngine.supports(problem.kind)
-    # the factory never picks acptools for such a problem (its table of refusals lists it) ...
-    with pytest.raises(UPNoSuitableEngineAvailableException, match="acptools"):
-        S.OneshotPlanner(problem_kind=problem.kind)
+    # the factory never picks acptools for such a problem: it picks another installed engine (ENHSP comes with
+    # the test extra for numeric tasks) or lists acptools among its refusals ...
+    try:
+        with S.OneshotPlanner(problem_kind=problem.kind) as picked:
+            assert picked.name != "acptools"
+    except UPNoSuitableEngineAvailableException as refused:
+        assert "acptools" in str(refused)
     engine = acptools.up.AcptoolsEngine()
     with pytest.raises(UPUsageError, match="cannot establish"):   # ... and, with checks on, refuses as UP engines do
         engine.solve(problem)
