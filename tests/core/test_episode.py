@@ -78,6 +78,24 @@ def test_following_an_optimal_plan_solves_with_rate_one_and_no_extra_search():
         ep.step(plan[0])
 
 
+def test_undo_takes_back_the_last_attempt():
+    task = load_task(*examples.texts("ferry"))
+    plan = task.questions.h_star().plan
+    ep = Episode(task)
+    ep.step(plan[0])
+    after_one = (ep.state, list(ep.plan), len(ep.history))
+    for text in (plan[1], "(fly l0 l1)"):
+        ep.step(text)
+        taken = ep.undo()
+        assert taken.action in (plan[1], "(fly l0 l1)") and (ep.state, ep.plan, len(ep.history)) == after_one
+    assert ep.undo().action == plan[0] and ep.state == ep.start and ep.plan == [] and ep.history == []
+    with pytest.raises(AcpError, match="no step to take back"):
+        ep.undo()
+    for a in plan:
+        assert ep.step(a).optimal
+    assert ep.over == "goal" and ep.summary().solved
+
+
 def test_unknown_optimality_is_counted_apart_and_not_searched_again():
     task = load_task(*examples.texts("grid"))
     ep = Episode(task, budget=1e-9)
@@ -113,7 +131,7 @@ def test_every_step_into_a_dead_end_is_graded_not_optimal_and_ends_the_episode(n
         assert (step.verdict, step.known, step.optimal, step.regret) == (APPLIED, True, False, None), (a, step)
         assert step.h_star_before == dist[s] and step.h_star_after is None
         assert set(task.names(ep.state)) == t & fluent
-        assert ep.dead_end and entered_dead_end(ep, step) and ending(ep, step, 50) == DEAD_END
+        assert ep.dead_end and ep.over == DEAD_END and entered_dead_end(ep, step) and ending(ep, step, 50) == DEAD_END
         summary = ep.summary()
         assert (summary.optimal_steps, summary.optimal_step_rate, summary.mean_regret) == (0, 0.0, None)
         assert not summary.solved and summary.excess_length is None
