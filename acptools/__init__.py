@@ -42,7 +42,7 @@ PUBLIC_MODULES = ("acptools.answers", "acptools.audit", "acptools.backends", "ac
                   "acptools.examples", "acptools.export", "acptools.generate", "acptools.hashing", "acptools.htmlreport",
                   "acptools.inspect", "acptools.kinds", "acptools.lru", "acptools.planners", "acptools.progress",
                   "acptools.prompts", "acptools.questions", "acptools.rewards", "acptools.rollout",
-                  "acptools.runfile", "acptools.scoring", "acptools.store", "acptools.store_key",
+                  "acptools.runfile", "acptools.scoring", "acptools.shortrepr", "acptools.store", "acptools.store_key",
                   "acptools.stored_check", "acptools.task", "acptools.task_store", "acptools.truth", "acptools.up", "acptools.verdict")
 
 # the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`

@@ -8,6 +8,8 @@ because callers run on worker threads (the server runs sync tools in a thread po
 A miss raises a :class:`CacheMiss` (a ``KeyError``) that says why: :class:`EvictedKey` when the key
 was dropped to make room (the last ``remember_evicted`` evicted keys are remembered), so the caller
 can tell the user to create it again, and :class:`MissingKey` for a key never put (or popped).
+Messages name a key in a bounded form (`acptools.shortrepr`): a key may be a state, an int bit set
+too large for Python to write in decimal.
 Override :meth:`LRUCache.miss` to raise a subclass of your own (the server's carry a tool error).
 """
 
@@ -17,6 +19,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
+
+from .shortrepr import short
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -165,9 +169,9 @@ class LRUCache(Generic[K, V]):
             budget = f"{self._max_items} {self._kind}s"
             if self._max_bytes is not None:
                 budget += f" and {self._max_bytes} bytes"
-            return EvictedKey(f"{self._kind} {key!r} is no longer available: it was evicted because the cache "
+            return EvictedKey(f"{self._kind} {short(key)} is no longer available: it was evicted because the cache "
                               f"keeps at most {budget}; create it again", key=key)
-        return MissingKey(f"unknown {self._kind} {key!r}", key=key)
+        return MissingKey(f"unknown {self._kind} {short(key)}", key=key)
 
     def __contains__(self, key: object) -> bool:
         """Whether ``key`` is cached (not a use: the LRU order does not change)."""

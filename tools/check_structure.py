@@ -37,7 +37,7 @@ ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
      "acptools.store", "acptools.store_key", "acptools.hashing", "acptools.progress", "acptools.runfile",
-     "acptools.barplots"),                        # leaves: no engine, no I/O beyond their own
+     "acptools.barplots", "acptools.shortrepr"),                        # leaves: no engine, no I/O beyond their own
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task
     ("acptools.planners",),                                            # outside planners on a grounded task

@@ -18,10 +18,12 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from ..budget import Budget
+from ..shortrepr import bounded_repr
 
 INF = float("inf")
 
 
+@bounded_repr
 @dataclass
 class Row:
     """One successor class of the table's state: the actions leading into it and bounds on its h*."""
@@ -50,6 +52,7 @@ class Gated:
     how: str = ""            # the search that proved it
 
 
+@bounded_repr
 @dataclass
 class HStarTable:
     """The successors of one state (up to symmetry) with bounds on their h*; `d` is h* of the state."""

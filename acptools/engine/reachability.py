@@ -17,6 +17,7 @@ from ..errors import BudgetExceeded
 from ..ground.grounded import GroundedTask
 from ..lru import CacheMiss, LRUCache
 from ..planners import fd
+from ..shortrepr import bounded_repr
 from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
 from .h2 import h2_pairs, pair_reachable
 from .literal_h2 import LiteralH2
@@ -41,6 +42,7 @@ MIN_ROOM = 20_000
 BYTES_PER_PAIRS_ATOM = 40  # an h^2 bitset per atom: its bits and the int's header (x1.6 margin)
 
 
+@bounded_repr
 @dataclass
 class Shown:
     """What lists showed about one state: atoms and actions (bitsets) shown reachable from it; a

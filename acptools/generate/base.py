@@ -13,6 +13,7 @@ from functools import cached_property
 
 from ..budget import Budget
 from ..claims import decide
+from ..shortrepr import bounded_repr
 from ..task import Task
 from ..truth import StateTruth, truth_for
 from .render import Renderer
@@ -35,6 +36,7 @@ class Skip(Exception):
         self.reason = reason
 
 
+@bounded_repr
 @dataclass
 class Draft:
     """A question before it becomes a record: its group, context, question text and proven answer,
@@ -48,6 +50,7 @@ class Draft:
     extra: dict = field(default_factory=dict)
 
 
+@bounded_repr
 @dataclass
 class Item:
     """One question to build: the task, the state, a seeded generator, the phrases, the budget in CPU

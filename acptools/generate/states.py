@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 
 from ..budget import Budget
+from ..shortrepr import bounded_repr
 from ..task import Task
 
 
@@ -26,6 +27,7 @@ class Difficulty:
     plan_share: float = 0.5
 
 
+@bounded_repr
 @dataclass(frozen=True)
 class Sampled:
     """A sampled state and how it was reached (a walk, or a prefix of an optimal plan)."""

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 from ..errors import AcpError
 from ..pddl.model import Domain
+from ..shortrepr import bounded_repr
 
 CHECK_EVERY = 1024  # head bindings between budget checks
 
 
+@bounded_repr
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One ground axiom disjunct: `head` (an atom bit) holds when all of `pos` and none of `neg` do."""

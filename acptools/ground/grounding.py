@@ -16,6 +16,7 @@ from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
+from ..shortrepr import bounded_repr
 from .effects import simplify
 
 MAX_DISJUNCTS = 256
@@ -23,6 +24,7 @@ MAX_GROUND_OPERATORS = 2_000_000
 CHECK_EVERY = 64  # quantifier bindings (or disjuncts simplified) between budget checks
 
 
+@bounded_repr
 @dataclass(frozen=True, slots=True)
 class Operator:
     """One way to apply a ground action: all masks are bitsets over fluent atom ids."""

@@ -26,6 +26,7 @@ from string import Template
 from ..describe import formula
 from ..episode import APPLIED, INAPPLICABLE, UNPARSED
 from ..errors import AcpError
+from ..shortrepr import bounded_repr
 from ..task import Task
 
 FILES = {
@@ -134,6 +135,7 @@ def _render_task_parts(task: Task) -> dict:
             "static_facts": "\n".join(statics) or "(none)", "goal": formula(task.problem.goal)}
 
 
+@bounded_repr
 @dataclass
 class Observation:
     """One step's view for the policy. `prompt` and `system` are rendered on first use; library

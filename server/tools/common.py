@@ -105,7 +105,8 @@ def _tool_error(tool_name: str, exc: Exception) -> ToolError:
         log.exception("tool %s built an invalid result", tool_name, exc_info=exc)
         return ToolError(f"internal error in {tool_name} (invalid result); the server is still running. "
                          "Please report this together with the arguments that caused it.")
-    if isinstance(exc, ValueError):  # AcpError is a ValueError; so are the library's own checks
+    # AcpError is a ValueError, and so are the library's own checks; a big int written as text is a bug
+    if isinstance(exc, ValueError) and not writes_a_big_int(exc):
         return ToolError(str(exc))
     if isinstance(exc, BudgetExceeded):
         return ToolError(f"{tool_name} ran out of its budget ({exc or 'time is up'}); try again with a larger budget")
@@ -116,6 +117,12 @@ def _tool_error(tool_name: str, exc: Exception) -> ToolError:
     log.error("tool %s failed unexpectedly", tool_name, exc_info=exc)
     return ToolError(f"internal error in {tool_name} ({type(exc).__name__}); the server is still running. "
                      "Please report this together with the arguments that caused it.")
+
+
+def writes_a_big_int(exc: ValueError) -> bool:
+    """Whether Python refused to write an int of too many digits (a state or mask written as text by
+    mistake): a ValueError, but a bug to log and report as one, never the caller's input."""
+    return not isinstance(exc, AcpError) and "integer string conversion" in str(exc)
 
 
 # ---- results on the wire -------------------------------------------------------------------------

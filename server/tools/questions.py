@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from acptools import AcpError, Budget, Questions, Task, Verdict, planners
+from acptools.shortrepr import bounded_repr
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -28,6 +29,7 @@ from acptools_server.tools.common import (DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Ac
 MAX_UNKNOWN_SHOWN = 500
 
 
+@bounded_repr
 @dataclass
 class Asked:
     """A tool call's task and state, read once; after a search, what its planners said when they failed."""

@@ -94,6 +94,23 @@ def test_evicted_versus_missing():
         cache.get("b")  # clear forgets evicted keys too
 
 
+def test_a_miss_names_a_state_key_without_writing_it_in_decimal():
+    """A state is an int bit set; one of 20,000 bits has more digits than Python writes (4,300 by
+    default), so the message names it by its size and a digest (and a tuple key holding one too)."""
+    state = 1 << 20_000 | 1 << 7 | 1
+    cache: LRUCache[object, int] = LRUCache(1, kind="state")
+    with pytest.raises(MissingKey) as missing:
+        cache.get(state)
+    assert str(missing.value).startswith("unknown state <bit set: 3 of 20001 bits, sha256 ")
+    assert missing.value.key == state
+    cache.put(("task", 7, state), 1)
+    cache.put("other", 2)
+    with pytest.raises(EvictedKey) as evicted:
+        cache.get(("task", 7, state))
+    assert "state ('task', 7, <bit set: 3 of 20001 bits, sha256 " in str(evicted.value)
+    assert "at most 1 states" in str(evicted.value)
+
+
 def test_remember_evicted_is_bounded():
     cache: LRUCache[int, int] = LRUCache(1, remember_evicted=2)
     for i in range(5):

@@ -113,12 +113,18 @@ async def test_tool_errors_reach_client_as_is_error_without_traceback(tmp_path: 
     def crash() -> str:
         raise RuntimeError("internal detail that must not leak")
 
+    @mcp.tool()
+    @tool("Writes a state")  # a state (an int bit set) written in decimal: Python refuses, and that is a bug
+    def writes_a_state() -> str:
+        return str(1 << 20_000)
+
     with anyio.fail_after(CALL_TIMEOUT):
         async with Client(mcp) as client:
             ok = await client.call_tool("read_under_root", {"path": "sub/x.pddl"})
             escape = await client.call_tool("read_under_root", {"path": "../outside.pddl"})
             unknown = await client.call_tool("get_task", {"task_id": "t1"})
             crashed = await client.call_tool("crash", {})
+            wrote = await client.call_tool("writes_a_state", {})
             bad_args = await client.call_tool("get_task", {})
 
     assert not ok.is_error and ok.structured_content == {"result": str(tmp_path.resolve() / "sub" / "x.pddl")}
@@ -128,6 +134,8 @@ async def test_tool_errors_reach_client_as_is_error_without_traceback(tmp_path: 
     assert unknown.is_error and "unknown task 't1'" in unknown.content[0].text
     assert crashed.is_error and "internal error in crash (RuntimeError)" in crashed.content[0].text
     assert "must not leak" not in crashed.content[0].text
+    assert wrote.is_error and "internal error in writes_a_state (ValueError)" in wrote.content[0].text
+    assert "digits" not in wrote.content[0].text
     assert bad_args.is_error and "task_id" in bad_args.content[0].text
 
 
