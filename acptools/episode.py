@@ -21,6 +21,7 @@ from .truth import allowance, truth_for
 
 APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED = "applied", "inapplicable", "unparsed", "hallucinated"
 VERDICTS = (APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED)
+GOAL, DEAD_END = "goal", "dead_end"   # why an episode is over: the goal holds, or it is proven out of reach
 
 
 @dataclass
@@ -142,6 +143,12 @@ class Episode:
             return True
         return not truth_for(self.task, self.state).applicable()
 
+    @property
+    def over(self) -> str | None:
+        """Why no further step can reach the goal (GOAL: it holds, DEAD_END: it is proven out of
+        reach), or None."""
+        return GOAL if self.solved else DEAD_END if self.dead_end else None
+
     def h_star(self, budget: "float | Budget | None" = None) -> tuple[int | None, bool]:
         """(h* of the current state, known); computed once per state."""
         h = truth_for(self.task, self.state).h_star(budget)
@@ -206,6 +213,20 @@ class Episode:
 
     def _record(self, step: Step) -> Step:
         self.history.append(step)
+        return step
+
+    def undo(self) -> Step:
+        """Take back the last attempt: the state, the plan and the history as they were before it (for
+        a caller that cannot deliver the step's result). Returns the step taken back."""
+        if not self.history:
+            raise AcpError("the episode has no step to take back", "undo")
+        step = self.history.pop()
+        if step.applied:
+            self.plan.pop()
+            state = self.start
+            for action in self.plan:
+                state = self.task.apply_op(self.task.op_for(action, state), state)
+            self.state = state
         return step
 
     def summary(self) -> Summary:

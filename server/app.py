@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import signal
 import sys
@@ -17,7 +16,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
@@ -40,7 +39,7 @@ from acptools_server.schema import compact_arguments, compact_result
 from acptools_server.state import ServerState, lifespan, shared_lifespan, stop_everything
 from acptools_server.stdio import serve_stdio
 from acptools_server.tools import episodes, questions, scoring, tasks
-from acptools_server.tools.common import ToolSpec
+from acptools_server.tools.common import ToolSpec, compact, wire_bytes
 
 ALL_TOOLS = (*tasks.TOOLS, *questions.TOOLS, *scoring.TOOLS, *episodes.TOOLS)
 RECURSION_LIMIT = 10_000            # PDDL nested MAX_NESTING levels deep reads within it
@@ -111,17 +110,9 @@ def one_line(exc: ValidationError, shown: int = 3) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-def compact(result: CallToolResult) -> CallToolResult:
-    """The text copy of a structured result as compact JSON (the SDK indents it)."""
-    if result.is_error or result.structured_content is None:
-        return result
-    text = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
-    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
-
-
 def bounded(result: CallToolResult, spec: ToolSpec, max_bytes: int) -> CallToolResult:
     """The result, or an error saying what to ask instead when it is larger than ``max_bytes`` on the wire."""
-    size = len(result.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8", "surrogatepass"))
+    size = wire_bytes(result)
     if size <= max_bytes:
         return result
     raise ToolError(f"Error executing tool {spec.name}: the result would be {size} bytes, more than the server "

@@ -228,7 +228,8 @@ class ScoreResult(Result):
 
 
 class StartEpisodeResult(Result):
-    """start_episode: the episode's id, start state, h* and applicable actions."""
+    """start_episode: the episode's id, start state, h*, the applicable actions (the first `limit` of
+    them) and whether it is over at once (the goal holds, or is proven out of reach)."""
     episode_id: str
     task_id: str
     state: list[str]
@@ -237,6 +238,9 @@ class StartEpisodeResult(Result):
     h_star_known: bool
     how: str
     applicable_actions: list[str]
+    applicable_total: int
+    done: bool
+    done_reason: str | None  # goal, dead_end (the goal proven out of reach), or None while it goes on
     bounds: dict = Field(default_factory=dict)  # h* unknown: h_star_lower, h_star_upper (None: no plan found)
     evicted_episode_ids: list[str] = Field(default_factory=list)
 
@@ -260,6 +264,9 @@ class StepEpisodeResult(Result):
     bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals on h* before/after and regret
     goal_reached: bool
     applicable_actions: list[str]
+    applicable_total: int
+    done: bool
+    done_reason: str | None  # goal, dead_end (the goal proven out of reach), or None while it goes on
 
 
 class EpisodeStep(Result):
@@ -291,6 +298,7 @@ class EpisodeSummaryResult(Result):
     excess_length: int | None
     length_ratio: float | None
     solved: bool
+    dead_end: bool  # the goal is proven out of reach from the episode's state
     start_state: list[str]
     state: list[str]
     history: list[EpisodeStep]

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..episode import APPLIED, Episode, Step
+from ..episode import APPLIED, DEAD_END, GOAL, Episode, Step
 from ..errors import AcpError
 
 REWARDS = ("progress", "regret", "cost")
-# why an episode ended: the goal holds, a dead end was entered, the attempts or the tool calls ran out
-GOAL, DEAD_END, STEP_LIMIT, TOOL_LIMIT = "goal", "dead_end", "step_limit", "tool_limit"
+# why an episode ended: the goal holds (GOAL), a dead end was entered (DEAD_END), the attempts or the tool
+# calls ran out
+STEP_LIMIT, TOOL_LIMIT = "step_limit", "tool_limit"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import json
 import logging
 import re
 from collections.abc import Callable, Iterator
@@ -20,8 +21,8 @@ from typing import Annotated, Any
 
 from acptools_server.config import Limits
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
 
 from acptools import AcpError, BudgetExceeded, Task
 
@@ -122,6 +123,29 @@ def writes_a_big_int(exc: ValueError) -> bool:
     """Whether Python refused to write an int of too many digits (a state or mask written as text by
     mistake): a ValueError, but a bug to log and report as one, never the caller's input."""
     return not isinstance(exc, AcpError) and "integer string conversion" in str(exc)
+
+
+# ---- results on the wire -------------------------------------------------------------------------
+
+
+def compact(result: CallToolResult) -> CallToolResult:
+    """The text copy of a structured result as compact JSON (the SDK indents it)."""
+    if result.is_error or result.structured_content is None:
+        return result
+    text = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
+    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+
+
+def wire_bytes(result: CallToolResult) -> int:
+    """A tool result's size on the wire, as --max-response-bytes counts it."""
+    return len(result.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8", "surrogatepass"))
+
+
+def sent_bytes(result: BaseModel) -> int:
+    """The size on the wire of a tool's result model once the server sends it (structured and as text):
+    what a tool that changes the server's state checks before it lets the change stand."""
+    structured = result.model_dump(mode="json", by_alias=True)
+    return wire_bytes(compact(CallToolResult(content=[], structured_content=structured)))
 
 
 # ---- the scorer -------------------------------------------------------------------------------

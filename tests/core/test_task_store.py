@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import pickle
 import random
@@ -186,7 +187,7 @@ def _one_operator_dropped(d: str, p: str) -> bytes:
     return snapshot.dumps(task)
 
 
-def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path):
+def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path, caplog):
     """A valid snapshot of the same task with one operator dropped, its MAC made under another key:
     the HMAC check alone refuses it (the bytes would read as the task, one operator short), and the
     task is loaded from its PDDL with every operator."""
@@ -194,13 +195,17 @@ def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path):
     d, p = examples.texts("ferry")
     key = task_key(d, p)
     forged = _one_operator_dropped(d, p)
-    assert snapshot.fingerprint(snapshot.loads(forged, d)) != snapshot.fingerprint(load_task(d, p))
+    read = snapshot.loads(forged, d)
+    assert read.key == key and snapshot.fingerprint(read) != snapshot.fingerprint(load_task(d, p))
     other = store.ProofStore(tmp_path / "other.sqlite", key=b"not this store's key")
     mac = other._grounded_mac(key, code_version(), forged)
     _write_row(found.path, key, forged, mac)
-    task = _again(d, p)
-    assert found.bypassed == 1 and loads == [key]
+    with caplog.at_level(logging.WARNING, logger="acptools.store"):
+        task = _again(d, p)
+    assert found.bypassed == 1 and loads == [key] and found.hits == 0
+    assert "not authenticated by this store's key" in caplog.text
     assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(d, p))
+    assert task.questions.applicable() == load_task(d, p).questions.applicable()
     found.close()
     _write_row(found.path, key, forged, mac)  # (the load above kept the true task in its place)
     out = _cache_cli("verify", "--cache", found.path)

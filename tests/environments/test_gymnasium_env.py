@@ -112,8 +112,11 @@ def test_a_dead_end_terminates_with_its_penalty():
     for action in path[:-1]:
         assert env.step(action)[4]["dead_end"] is False
     obs, reward, terminated, truncated, info = env.step(path[-1])
-    assert info["verdict"] == "applied" and info["dead_end"] and info["h_star"] is None
+    assert info["verdict"] == "applied" and info["dead_end"] and info["h_star"] is None and info["known"]
+    assert info["optimal"] is False and info["regret"] is None and info["h_star_before"] is not None
     assert reward == -7.0 and terminated and not truncated
+    with pytest.raises(AcpError, match=r"the episode is over \(dead_end\)"):
+        env.step(path[0])
 
 
 def test_bad_configuration_is_a_clear_error():

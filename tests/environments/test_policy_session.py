@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from acptools import AcpError, examples
-from acptools.environments.policy import Rewards
+from acptools.environments.policy import REWARDS, Rewards
 from acptools.environments.session import PolicySession, Settings
 from acptools.environments.sources import starts
 from tests.support.data import PDDL, records
@@ -99,6 +99,27 @@ def test_a_start_in_the_goal_or_in_a_dead_end_is_over_at_once():
     stuck = s.reset(domain=dom, problem=prob, state=s.episode.task.names(s.episode.state))
     assert stuck.done and stuck.done_reason == "dead_end" and stuck.dead_end and stuck.h_star_after is None
     assert stuck.h_star_known and stuck.proof["h_star_how"] != "unknown"
+
+
+@pytest.mark.parametrize("kind", REWARDS)
+def test_a_step_into_a_dead_end_is_not_optimal_and_costs_its_penalty(kind):
+    """Under every reward: the step is applied, known, not optimal, with no regret and no h* after; it
+    earns -dead_end_penalty and ends the episode (the oracle: no path to the goal from there)."""
+    dom, prob = (PDDL / "doors" / "domain.pddl").read_text(), (PDDL / "doors" / "problem.pddl").read_text()
+    oracle = Oracle(dom, prob)
+    path = oracle.path_to_a_dead_end()
+    s = PolicySession(Settings(rewards=Rewards(kind, dead_end_penalty=3.0)))
+    s.reset(domain=dom, problem=prob)
+    for action in path[:-1]:
+        assert not s.act(action).done
+    end = s.act(path[-1])
+    assert oracle.distances(oracle.run(oracle.init_atoms(), path)) == {}
+    assert (end.verdict, end.optimal, end.regret, end.h_star_after, end.h_star_known) == ("applied", False, None, None,
+                                                                                          True)
+    assert end.h_star_before is not None and end.dead_end and end.done and end.done_reason == "dead_end"
+    assert end.reward == -3.0 and end.summary["optimal_steps"] < len(path) and not end.summary["solved"]
+    with pytest.raises(AcpError, match=r"the episode is over \(dead_end\)"):
+        s.act(path[0])
 
 
 def test_tool_calls_are_counted_and_one_past_the_limit_ends_the_episode():

@@ -156,6 +156,25 @@ def test_partial_credit_for_a_partly_right_set():
     assert exact.score_answer(half, e) == 0.0
 
 
+def test_a_next_action_into_a_dead_end_earns_nothing():
+    """The test 'doors' task (a slammed door stays shut for good): on every nexta entry whose state has
+    a move that makes the goal unreachable (by the oracle), that move scores 0 with exact and with
+    partial credit (it has no regret to give credit for), while the stored answer scores 1."""
+    make = lambda credit: reasoning_gym.create_dataset("acp_hard_nexta", domain=str(PDDL / "doors"), size=6,  # noqa: E731
+                                                       seed=3, chunk=6, credit=credit)
+    exact, partial = make("exact"), make("partial")
+    checked = 0
+    for e in exact:
+        oracle, state = oracle_of(e)
+        dist = oracle.distances(state)
+        for action in oracle.applicable(state):
+            if state in dist and oracle.successor(state, action) not in dist:
+                assert exact.score_answer(action, e) == partial.score_answer(action, e) == 0.0, action
+                assert partial.score_answer(e["answer"], e) == 1.0
+                checked += 1
+    assert checked >= 2
+
+
 def test_bad_configuration_is_a_clear_error():
     with pytest.raises(AcpError, match="no bundled example, folder, file or PDDL text"):
         reasoning_gym.create_dataset("acp_hard_app", domain="ferrry", size=1, seed=0)

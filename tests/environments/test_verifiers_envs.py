@@ -24,8 +24,9 @@ from verifiers.v1.cli.eval.runner import run_eval  # noqa: E402
 from verifiers.v1.configs.cli.eval import EvalConfig  # noqa: E402
 
 from acptools.environments.prompting import prompt  # noqa: E402
+from acptools.environments.verifiers_policy import PolicyData, PolicyTaskConfig, replay  # noqa: E402
 from acptools.scoring import gold_response  # noqa: E402
-from tests.support.data import records  # noqa: E402
+from tests.support.data import PDDL, records  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
 from tests.support.scripted_api import OPENAI, ScriptedModel  # noqa: E402
 
@@ -181,6 +182,27 @@ def test_bad_steps_cost_and_the_step_limit_ends_the_episode(tmp_path):
     verdicts = [m.content for m in t.messages if m.role == "user"][1:]
     assert "hallucinated" in verdicts[0] and "unparsed" in verdicts[1]
     assert t.reward == pytest.approx(-0.5 * 2 / 3 - 0.5 * scores(t)["regret"])
+
+
+def test_a_step_into_a_dead_end_ends_the_episode_unsolved(tmp_path):
+    """The test 'doors' task (a slammed door stays shut for good): the model is asked no more after the
+    step that makes the goal unreachable; the episode scores unsolved, and its step, replayed from the
+    transcript, is graded applied and not optimal, with no regret."""
+    dom, prob = (PDDL / "doors" / "domain.pddl").read_text(), (PDDL / "doors" / "problem.pddl").read_text()
+    path = Oracle(dom, prob).path_to_a_dead_end()
+    replies = iter(path + ["(walk r1 r2)"] * 5)
+    env = {"taskset": {"id": "acptools-policy", "source": str(PDDL / "doors"), "task": {"max_steps": 6}}}
+    with ScriptedModel(lambda api, body: next(replies)) as model:
+        episodes = asyncio.run(run_eval(eval_config(tmp_path, model.openai_url, env)))
+        asked = len(model.requests)
+    (t,) = traces_of(episodes)
+    assert asked == len(path) and t.metrics["steps"] == len(path)
+    assert scores(t) == {"solved": 0.0, "regret": 0.0, "invalid": 0.0} and t.reward == 0.0
+    episode = replay(PolicyData(domain=dom, problem=prob), [m.content for m in t.assistant_messages] + ["(walk r1 r2)"],
+                     PolicyTaskConfig(max_steps=6))
+    last = episode.history[-1]
+    assert len(episode.history) == len(path) and episode.dead_end
+    assert (last.verdict, last.optimal, last.regret, last.h_star_after) == ("applied", False, None, None)
 
 
 # --------------------------------------------------------------------------------------- acptools-tools

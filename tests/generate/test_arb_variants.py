@@ -129,12 +129,28 @@ def check_oracle(recs, every: int = 1) -> int:
     return checked
 
 
+def asked_polarity(spec: dict) -> str | None:
+    """What a record's claim or query asks: about literals that are all positive or all negated, or
+    about the atoms that hold (sign 'true') or do not; None for a question that asks both ways."""
+    if spec.get("claim", {}).get("claim") == "holds":
+        c = spec["claim"]
+        signs = {sign for sign, listed in (("positive", "atoms"), ("negative", "negated")) if c.get(listed)}
+        return signs.pop() if len(signs) == 1 else None
+    q = spec.get("query", {})
+    if q.get("query") == "atoms":
+        return "positive" if q["sign"] == "true" else "negative"
+    return None
+
+
 def check_fields(recs, ramifications: bool) -> None:
     for r in recs:
         family = r["group"][len("arb_"):]
         assert r["ramifications"] is ramifications
         if family in ABOUT_FLUENTS:
             assert r["fluent_kind"] in KINDS and r["polarity"] in ("positive", "negative")
+            asked = asked_polarity(r["spec"])
+            assert asked in (r["polarity"], None) and (asked or r["spec"]["query"]["query"] == "effects"), \
+                (r["polarity"], r["spec"])
         else:
             assert "fluent_kind" not in r
         if r.get("fluent_kind") == "constrained":

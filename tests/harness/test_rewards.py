@@ -28,7 +28,7 @@ from acptools.rewards import (
 )
 from acptools.scoring import gold_response
 from acptools.truth import task_for
-from tests.support.data import ROOT, records
+from tests.support.data import ROOT, pddl_texts, records
 from tests.support.oracle import Oracle
 
 G = 4  # generations per prompt
@@ -79,6 +79,26 @@ def test_nexta_rewards_match_the_oracle(ferry):
         assert e == (1.0 if regret == 0 else 0.0)
         assert p == (0.0 if regret is None else 1 / (1 + regret))
     assert exact[len(actions[:G]):] == partial[len(actions[:G]):] == [0.0] * (G * 2 - len(actions[:G]))
+
+
+def test_a_next_action_into_a_dead_end_earns_nothing():
+    """The test 'doors' task (a slammed door stays shut for good): every move from a state with a plan
+    into one without (the oracle's graph), answered as the next action from that state, gets 0 with
+    exact and with partial credit (no regret to credit) under TRL and verl, graded and not unknown,
+    while an optimal action from the same state gets 1."""
+    dom, prob = pddl_texts("doors")
+    oracle = Oracle(dom, prob)
+    init = oracle.init_atoms()
+    graph, dist, fluent = oracle.graph(init), oracle.distances(init), oracle.fluent_atoms()
+    moves = [(s, a) for s, out in graph.items() if s in dist for a, t in out if t not in dist]
+    assert len(moves) >= 8
+    for s, a in moves:
+        best = next(b for b, t in graph[s] if dist.get(t) == dist[s] - 1)
+        row = {"prompt": "next?", "task": "nexta", "domain": dom, "problem": prob, "state": sorted(s & fluent)}
+        texts = [a, f"I take {a}.", best, a.upper()]
+        assert trl_call(acp_reward, [row], texts) == trl_call(partial_reward, [row], texts) == [0.0, 0.0, 1.0, 0.0]
+        truth = json.dumps({k: row[k] for k in ("task", "domain", "problem", "state")})
+        assert compute_score("acp", a, truth, credit="partial") == {"score": 0.0, "correct": 0.0, "unknown": 0.0}
 
 
 def test_app_partial_credit_is_the_iou_with_the_oracles_set(ferry):

@@ -20,8 +20,10 @@ from acptools_server.tools import scoring as scoring_tools
 from mcp import Client
 
 from acptools import examples, load_task
+from tests.support.data import pddl_texts
 from tests.support.data import records as bundled_records
 from tests.support.mcp_client import CALL_TIMEOUT, EXPECTED_TOOLS, Tools
+from tests.support.oracle import Oracle
 
 WRITE_TOOLS = {"load_task", "start_episode", "step_episode"}
 PROOF_KINDS = {"static-facts", "delete-relaxation", "first-achievers", "persistent-fact", "h2-mutex",
@@ -585,6 +587,92 @@ async def test_episode_suboptimal_steps_and_bounded_store() -> None:
             unknown = await t.err("episode_summary", episode_id="ep-nope")
     assert "no longer available" in gone and "at most 2 episodes" in gone and "start_episode" in gone
     assert "unknown episode_id 'ep-nope'" in unknown
+
+
+@pytest.mark.anyio
+async def test_an_episode_reports_a_dead_end_and_takes_no_more_steps() -> None:
+    """The test 'doors' task (a slammed door stays shut for good), the step into the dead end found by
+    the oracle: graded applied, known, not optimal, with no regret and no h* after; the episode is done
+    (why: dead_end) and refuses the next step; an episode started there is done at once."""
+    domain, problem = pddl_texts("doors")
+    oracle = Oracle(domain, problem)
+    path = oracle.path_to_a_dead_end()
+    assert oracle.distances(oracle.run(oracle.init_atoms(), path)) == {}
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with connect() as client:
+            t = Tools(client)
+            tid = (await t.ok("load_task", domain=domain, problem=problem))["task_id"]
+            start = await t.ok("start_episode", task_id=tid)
+            assert (start["done"], start["done_reason"]) == (False, None)
+            for action in path:
+                step = await t.ok("step_episode", episode_id=start["episode_id"], action=action)
+            refused = await t.err("step_episode", episode_id=start["episode_id"], action=path[0])
+            summary = await t.ok("episode_summary", episode_id=start["episode_id"])
+            stuck = await t.ok("start_episode", task_id=tid, state=step["state"])
+            again = await t.err("step_episode", episode_id=stuck["episode_id"], action=path[0])
+    assert step["applied"] and step["h_star_known"] and step["optimal"] is False and step["regret"] is None
+    assert step["h_star_after"] is None and step["h_star_before"] is not None and not step["goal_reached"]
+    assert step["done"] and step["done_reason"] == "dead_end"
+    assert "the episode is over" in refused and "dead end" in refused and "start a new episode" in refused
+    assert summary["dead_end"] and not summary["solved"] and summary["steps"] == len(path)
+    assert summary["history"][-1]["optimal"] is False
+    assert stuck["done"] and stuck["done_reason"] == "dead_end" and stuck["h_star"] is None and stuck["h_star_known"]
+    assert "the episode is over" in again
+
+
+def _touch_task(n: int = 250) -> tuple[str, str]:
+    """n objects, each touched by an action that always applies: n applicable actions in every state;
+    the goal is two of them touched."""
+    domain = ("(define (domain touch) (:requirements :strips) (:predicates (touched ?x))"
+              " (:action touch :parameters (?x) :precondition () :effect (touched ?x)))")
+    objects = " ".join(f"o{k:03d}" for k in range(n))
+    problem = f"(define (problem p) (:domain touch) (:objects {objects}) (:init) (:goal (and (touched o001) (touched o002))))"
+    return domain, problem
+
+
+@pytest.mark.anyio
+async def test_episode_results_list_at_most_limit_actions() -> None:
+    """250 applicable actions: an episode's results list the first 200 (or `limit`) of list_applicable's
+    order and say how many there are."""
+    domain, problem = _touch_task()
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with connect() as client:
+            t = Tools(client)
+            tid = (await t.ok("load_task", domain=domain, problem=problem))["task_id"]
+            every = (await t.ok("list_applicable", task_id=tid))["actions"]
+            start = await t.ok("start_episode", task_id=tid)
+            few = await t.ok("start_episode", task_id=tid, limit=3)
+            step = await t.ok("step_episode", episode_id=start["episode_id"], action="(touch o001)", limit=7)
+            last = await t.ok("step_episode", episode_id=start["episode_id"], action="(touch o002)")
+    assert len(every) == 250 and start["applicable_actions"] == every[:200] and start["applicable_total"] == 250
+    assert few["applicable_actions"] == every[:3] and few["applicable_total"] == 250
+    assert step["applicable_actions"] == every[:7] and step["applicable_total"] == 250 and step["optimal"]
+    assert (step["done"], step["done_reason"]) == (False, None)
+    assert last["goal_reached"] and (last["done"], last["done_reason"]) == (True, "goal")
+
+
+@pytest.mark.anyio
+async def test_a_result_too_large_to_send_leaves_the_episode_as_it_was() -> None:
+    """--max-response-bytes 4000 and 250 applicable actions: a start or a step whose result would be
+    larger is an error that keeps no episode and takes no step (the summary shows none); with a smaller
+    limit the same start and step go through."""
+    domain, problem = _touch_task()
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with connect(ServerConfig(limits=Limits(max_response_bytes=4000))) as client:
+            t = Tools(client)
+            tid = (await t.ok("load_task", domain=domain, problem=problem))["task_id"]
+            unstarted = await t.err("start_episode", task_id=tid)
+            live = (await t.ok("server_info"))["episodes_live"]
+            eid = (await t.ok("start_episode", task_id=tid, limit=10))["episode_id"]
+            untaken = await t.err("step_episode", episode_id=eid, action="(touch o001)")
+            before = await t.ok("episode_summary", episode_id=eid)
+            step = await t.ok("step_episode", episode_id=eid, action="(touch o001)", limit=10)
+            after = await t.ok("episode_summary", episode_id=eid)
+    assert "no episode was started" in unstarted and "pass a smaller limit" in unstarted and live == 0
+    assert "the step was taken back" in untaken and "--max-response-bytes" in untaken
+    assert before["steps"] == 0 and before["plan"] == [] and before["state"] == before["start_state"] == []
+    assert step["step"] == 1 and step["applied"] and step["optimal"] and step["state"] == ["(touched o001)"]
+    assert after["steps"] == 1 and after["plan"] == ["(touch o001)"]
 
 
 # ---------------------------------------------------------------------------
