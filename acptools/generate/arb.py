@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from ..claims import COUNTED, atoms_of, count, evaluate
-from ..kinds import generator
 from .base import NOTHING, Draft, Item, Skip
 from .render import join
 from .sequences import corrupted
@@ -178,7 +177,6 @@ def _set(item: Item, family: str, question: str, query: dict, actions: bool = Fa
 
 # ---- families -------------------------------------------------------------------------------------
 
-@generator("arb_fluent_tracking")
 def fluent_tracking(item: Item) -> Draft:
     """Fluent tracking: which properties (positive or negative) hold after the actions."""
     seq = Seq(item)
@@ -194,7 +192,6 @@ def fluent_tracking(item: Item) -> Draft:
                 {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
 
 
-@generator("arb_state_tracking")
 def state_tracking(item: Item) -> Draft:
     """State tracking: the whole state after the actions, restricted to what they changed."""
     seq = Seq(item)
@@ -212,7 +209,6 @@ def state_tracking(item: Item) -> Draft:
                 {"query": "atoms", "sign": sign, "after": seq.names, **_kind_filter(item)})
 
 
-@generator("arb_action_executability")
 def action_executability(item: Item) -> Draft:
     """Action executability: whether (or from which step) the sequence can be executed."""
     seq, rng = Seq(item, least=1), item.rng
@@ -240,7 +236,6 @@ def action_executability(item: Item) -> Draft:
                   {"answer_type": "index", "query": query})
 
 
-@generator("arb_effects")
 def effects(item: Item) -> Draft:
     """Effects: what changes if the next action is performed after the sequence."""
     seq = Seq(item)
@@ -260,7 +255,6 @@ def effects(item: Item) -> Draft:
                   {"answer_type": "effects", "query": query}, atoms=True)
 
 
-@generator("arb_numerical_reasoning")
 def numerical_reasoning(item: Item) -> Draft:
     """Numerical reasoning: how many properties or executable actions there are after the actions."""
     rng = item.rng
@@ -286,7 +280,6 @@ def numerical_reasoning(item: Item) -> Draft:
                   {"answer_type": "count", "query": query})
 
 
-@generator("arb_composite")
 def composite(item: Item) -> Draft:
     """Composite: a question combining executability and the resulting state."""
     seq, rng = Seq(item, least=1), item.rng
@@ -335,7 +328,6 @@ def _invent(item: Item, name: str) -> str:
     return "(" + " ".join([head] + args) + ")"
 
 
-@generator("arb_hallucination")
 def hallucination(item: Item) -> Draft:
     """Hallucination: whether a named object, fluent or action exists at all in the task."""
     rng, task = item.rng, item.task
@@ -377,7 +369,6 @@ def _about(task, obj: str) -> list[str]:
     return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
 
 
-@generator("arb_object_tracking")
 def object_tracking(item: Item) -> Draft:
     """Object tracking: the properties of one named object after the actions, all of them (positive
     or negative) or which of a few listed ones hold."""
