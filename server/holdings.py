@@ -264,8 +264,8 @@ class TaskStore:
 
     def add(self, task: Task) -> list[str]:
         """Keep a task its caller grounded (or keep it longest, when it is here): the calls of its tools
-        find it by its task_id. Returns the evicted task ids."""
-        return self._put(task)
+        find it by its task_id, and the truth service holds it. Returns the evicted task ids."""
+        return self._put(self.truth.adopt(task))
 
     def ground(self, domain: str, problem: str) -> Task:
         """The task of two PDDL texts, grounded within the limits and kept, as ``load`` does; blocking,

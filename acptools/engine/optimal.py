@@ -14,6 +14,7 @@ seconds (see acptools.budget), so a busy machine slows a search down without cha
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -59,6 +60,9 @@ NEXT_CACHE = 1024          # states whose optimal next actions are kept
 BYTES_PER_OPERATOR = 1300
 BYTES_PER_STATE = 2000
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
+
+
+log = logging.getLogger("acptools.engine")  # each search it starts, at DEBUG
 
 
 @dataclass
@@ -414,6 +418,7 @@ class Optimizer:
         if satisfies(state, self.task.goal):
             return HStar(0, [], Proof.HOLDS)
         if bound:
+            log.debug("search: h* of a state with %d true atoms", state.bit_count())
             h = self.h_star(state, budget.share(1 - BOUND_SHARE), quick, astar, bound=False)
             return h if h.known else self.bounds(state, budget)
         if quick:
@@ -433,6 +438,7 @@ class Optimizer:
         bounds that `h_star` gives."""
         if satisfies(state, self.task.goal):
             return HStar(0, [], Proof.HOLDS)
+        log.debug("search: h* below %d of a state with %d true atoms", bound, state.bit_count())
         share = budget.share(1 - BOUND_SHARE)
         if self.lmcut is not None:
             lower = self.lmcut.value(state, self.task.goal, bound=bound, budget=share)
@@ -608,6 +614,7 @@ class Optimizer:
         task = self.task
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], Proof.HOLDS)
+        log.debug("search: next actions of a state with %d true atoms", state.bit_count())
         if not exact and quick:
             found = self._quick_next(state, budget)
             if found is not None:

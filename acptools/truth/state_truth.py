@@ -174,12 +174,8 @@ class StateTruth:
         if isinstance(atoms, int):
             return self.atom_reach(atoms, budget)
         key = ("reach-atoms", tuple(sorted(set(atoms))))
-        found = self._memo.get(key)
-        if found is None:
-            found = self.questions.is_reachable(list(key[1]), self.state, budget)
-            if found.known:
-                self.memo(key, lambda: found)
-        return found
+        found = self._memo.get(key) or self.questions.is_reachable(list(key[1]), self.state, budget)
+        return self.memo(key, lambda: found) if found.known else found
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
         """Whether `action` can become applicable from the state, within `budget` (cached, and read from
