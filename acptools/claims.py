@@ -75,6 +75,14 @@ def state_of(task: Task, state: int, spec: dict) -> int:
     return state
 
 
+def without_actions(spec) -> dict | None:
+    """A claim or query about the state after (or before the failure of) some actions, asked about
+    the question's own state instead; None when it names no such actions."""
+    if not isinstance(spec, dict) or not (spec.get("after") or spec.get("before_failure")):
+        return None
+    return {k: v for k, v in spec.items() if k not in ("after", "before_failure")}
+
+
 def atom_ids(task: Task, names, where: str = "atoms") -> list[int]:
     """Atom ids of the names in a claim; AcpError (saying where) for a name the task does not define."""
     try:

@@ -9,7 +9,8 @@ answerer that is left with several options picks one of them uniformly, so its e
 project's grader (`acptools.scoring.score_response`, exact semantics) from the record's PDDL.
 
     yes, no          always "yes" / always "no" (or True / False)
-    majority         the answer (or letter) most frequent among the task's records in the set
+    majority         the answer (or letter) most frequent among the task's records in the set (of
+                     the same answer type: yes/no, a list, a count, ...)
     longest,         the longest / shortest option
     shortest
     goal             copy from the goal sentence: "yes" when the question quotes a goal fact; the options
@@ -21,20 +22,30 @@ project's grader (`acptools.scoring.score_response`, exact semantics) from the r
                      some other options do share theirs)
     none             "None" (reach, areach, land; set, name and step answers)
     ignore_actions   ActionReasoningBench: the answer about the initial state, as if no action had been done
+                     (not for a claim about facts no action changes: reading those off the initial
+                     state is the right reasoning)
+
+`majority` answers, for questions that any one of a set of items answers (ACPBench Hard's reach,
+areach, land, nexta), the item that is a right answer in the most records (by their stored answers):
+the best constant answer, graded by the grader.
 
 Chance per record: 1/2 for yes/no, 1/#options, 1/(#steps + 1) for "the first step that fails, or
 None", 1/#steps for a step index (ACPBench Hard's val, steps before the first failure), 1/(#names + 1)
-for "the name that is not defined, or None"; 0 for an answer that has to be written out (a list,
-effects, a plan, a count, a landmark), where no guess from a small set of answers exists.
+for "the name that is not defined, or None"; for reach, areach, land and nexta the share of the
+items the question allows that are right (acptools.audit.shares); 0 for an answer that has to be
+written out (a list, effects, a plan, a count), where no guess from a small set of answers exists.
+An answer from a small closed set (yes/no, an option, a step, a name) can be found by elimination,
+so an answerer far below chance gives it away too; an answer that is written out cannot.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
 from ..budget import Budget
-from ..claims import decide, evaluate
+from ..claims import decide, evaluate, without_actions
 from ..dataset import task_of
 from ..errors import AcpError
 from ..kinds import KINDS
@@ -43,6 +54,7 @@ from ..scoring.generated_forms import gold_text
 from ..scoring.question import plan_of_question
 from ..truth import task_for
 from .facts import Facts, mentions, normal, option_kind
+from .shares import PICK_ONE, right_count, share
 
 ANSWERERS = {
     "yes": "always yes (True)",
@@ -60,6 +72,7 @@ ANSWERERS = {
 YES = ("yes", "true")
 WITH_NONE = ("reach", "areach", "land")       # ACPBench Hard tasks whose answer may be None
 PLAIN = frozenset({"bool", "choice"})         # compared with the stored answer, no grader needed
+CLOSED = frozenset({"bool", "choice", "index", "name"})   # answers from a small set: elimination works
 
 
 @dataclass
@@ -68,6 +81,7 @@ class Item:
 
     record: dict
     kind: str
+    budget: float = 10.0      # CPU seconds per proof (chance of reach and areach)
 
     @property
     def form(self) -> str:
@@ -124,6 +138,28 @@ class Item:
             return str(self.record.get("answer", "")).strip()
         return gold_response(self.record)
 
+    @property
+    def pick_one(self) -> bool:
+        """Is any one of a set of items a right answer (ACPBench Hard's reach, areach, land, nexta)?"""
+        return self.form == "hard" and self.kind in PICK_ONE
+
+    def rights(self) -> list[str]:
+        """The right answers as text, by the stored answer: every item of a pick-one question (None
+        when there is none), else the one gold answer."""
+        if not self.pick_one:
+            return [self.key()]
+        a = self.record.get("answer")
+        items = a.get("yes", []) if isinstance(a, dict) else a or []
+        if self.kind == "reach":
+            items = [f"({x})" for x in items]
+        return [str(x) for x in items] or (["None"] if self.kind != "nexta" else [])
+
+    @property
+    def closed(self) -> bool:
+        """Is the answer one of a small closed set (found by elimination when an answerer is far below chance)?"""
+        return self.answer_type in CLOSED or self.kind == "val" or (
+            self.answer_type == "count" and (self.spec.get("query") or {}).get("query") == "steps_before_failure")
+
     @cached_property
     def chance(self) -> float:
         """The expected score of a uniform guess among the answers the question allows (0 when the
@@ -141,6 +177,12 @@ class Item:
             return 1 / (len(query.get("names", [])) + 1)
         if self.kind == "val":
             return 1 / max(1, len(plan_of_question(self.record.get("question", ""))))
+        if self.pick_one:
+            task, state = _task_state(self)
+            if task is None:
+                return 0.0
+            right = right_count(self.kind, task, state, self.record.get("answer"), self.budget)
+            return share(self.kind, task, state, right)
         return 0.0
 
 
@@ -149,9 +191,15 @@ class Answerers:
 
     def __init__(self, items: list[Item], budget: float = 10.0):
         self.items, self.budget = items, budget
-        keys = [it.key() for it in items]
-        self.majority = max(sorted(set(keys)), key=keys.count) if keys else None
+        right: dict[str, Counter] = {}    # by answer type: a task may mix yes/no, lists and counts
+        for it in items:
+            right.setdefault(it.answer_type, Counter()).update(set(it.rights()))
+        self._majority = {t: min(c, key=lambda text: (-c[text], text)) for t, c in right.items() if c}
         self._graded: dict[tuple[int, str], float] = {}
+
+    def majority(self, item: Item) -> str | None:
+        """The answer right in the most records of the item's answer type (the first of equals)."""
+        return self._majority.get(item.answer_type)
 
     def score(self, name: str, item: Item) -> float | None:
         """The expected score of answerer `name` on `item`, or None when it does not answer it."""
@@ -170,12 +218,12 @@ class Answerers:
         elif name == "no":
             said = False
         elif name == "majority":
-            said = self.majority == "yes"
+            said = self.majority(item) == "yes"
         elif name == "goal" and facts.goal:
             said = mentions(question, facts.goal)
         elif name == "state" and facts.state:
             said = mentions(question, facts.state)
-        elif name == "ignore_actions" and _unacted(item.spec.get("claim")) is not None:
+        elif name == "ignore_actions" and without_actions(item.spec.get("claim")) is not None:
             said = self._decide_unacted(item)
             if said is None:
                 return None
@@ -185,10 +233,10 @@ class Answerers:
 
     def _decide_unacted(self, item: Item) -> bool | None:
         task, state = _task_state(item)
-        if task is None:
+        if task is None or _about_statics(task, item.spec["claim"]):
             return None
         try:
-            v = decide(task, state, _unacted(item.spec["claim"]), Budget(None, cpu=self.budget))
+            v = decide(task, state, without_actions(item.spec["claim"]), Budget(None, cpu=self.budget))
         except AcpError:
             return None
         return v.answer
@@ -200,7 +248,7 @@ class Answerers:
             return None
         every = list(range(len(options)))
         if name == "majority":
-            picked = [k for k in every if item.record.get("choices", {}).get("label", "ABCD")[k] == self.majority]
+            picked = [k for k in every if item.record.get("choices", {}).get("label", "ABCD")[k] == self.majority(item)]
         elif name in ("longest", "shortest"):
             sizes = [len(normal(o)) for o in options]
             best = max(sizes) if name == "longest" else min(sizes)
@@ -223,7 +271,7 @@ class Answerers:
     def _text(self, name: str, item: Item) -> str | None:
         t = item.answer_type
         if name == "majority":
-            return self.majority
+            return self.majority(item)
         if name == "none" and (t in ("set", "name", "index") or item.kind in WITH_NONE):
             return "None"
         if name == "goal" and item.kind == "land":
@@ -232,7 +280,7 @@ class Answerers:
                 return None
             goals = task.names(task.goal_atoms & ~state)
             return goals[0] if goals else None
-        if name == "ignore_actions" and _unacted(item.spec.get("query")) is not None:
+        if name == "ignore_actions" and without_actions(item.spec.get("query")) is not None:
             return self._evaluate_unacted(item)
         return None
 
@@ -241,7 +289,7 @@ class Answerers:
         if task is None:
             return None
         try:
-            value = evaluate(task, state, _unacted(item.spec["query"]))
+            value = evaluate(task, state, without_actions(item.spec["query"]))
         except AcpError:
             return None
         return gold_text({"answer": value, "spec": item.spec})
@@ -256,12 +304,13 @@ class Answerers:
         return self._graded[key]
 
 
-def _unacted(spec) -> dict | None:
-    """A claim or query about the state after (or before the failure of) some actions, asked about
-    the question's own state instead; None when it names no such actions."""
-    if not isinstance(spec, dict) or not (spec.get("after") or spec.get("before_failure")):
-        return None
-    return {k: v for k, v in spec.items() if k not in ("after", "before_failure")}
+def _about_statics(task, claim: dict) -> bool:
+    """Does the claim name only facts of predicates no action changes (which the context lists as
+    never changing)? Answering those from the initial state is the reasoning they ask for, not a
+    way around it."""
+    names = list(claim.get("atoms", ())) + list(claim.get("negated", ()))
+    preds = [str(n).strip("() ").split(" ")[0] for n in names]
+    return bool(preds) and all(p in task.domain.predicates and p not in task.fluents for p in preds)
 
 
 def _task_state(item: Item):
@@ -273,6 +322,6 @@ def _task_state(item: Item):
     return task, task.init
 
 
-def item_of(record: dict) -> Item:
+def item_of(record: dict, budget: float = 10.0) -> Item:
     """The record as the answerers see it; AcpError when its group names no known task."""
-    return Item(record, task_of(record))
+    return Item(record, task_of(record), budget)

@@ -1,7 +1,7 @@
 """The audit of a record set: every trivial answerer scored per form and task, beside chance, as a
-table or JSON; a cell is flagged when the answerer is more than `tolerance` points from the chance
-of the records it answered (either way: an answerer far below chance gives the answer away too,
-by elimination)."""
+table or JSON; a cell is flagged when the answerer is more than `tolerance` points above the chance
+of the records it answered, or below it when every one of them has a closed answer (yes/no, an
+option, a step, a name: an answerer far below chance gives those away too, by elimination)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,16 @@ class Cell:
     records: int
     score: float
     chance: float
+    closed: bool = True     # every record answered has a closed answer (below chance counts too)
 
     @property
     def delta(self) -> float:
         """Points above (or below) chance."""
         return 100 * (self.score - self.chance)
+
+    def flagged(self, tolerance: float) -> bool:
+        """More than `tolerance` points above chance (or below it, for closed answers)?"""
+        return self.delta > tolerance or (self.closed and -self.delta > tolerance)
 
 
 @dataclass
@@ -51,7 +56,7 @@ class Audit:
     def flagged(self) -> list[tuple[Row, str, Cell]]:
         """(row, answerer, cell) of every answerer more than the tolerance from chance."""
         return [(row, name, cell) for row in self.rows for name, cell in row.cells.items()
-                if abs(cell.delta) > self.tolerance]
+                if cell.flagged(self.tolerance)]
 
     def to_json(self) -> dict:
         """The audit as plain JSON (scores and chance as fractions, rounded to 4 places)."""
@@ -59,7 +64,7 @@ class Audit:
                 "rows": [{"form": r.form, "task": r.task, "records": r.records, "chance": round(r.chance, 4),
                           "answerers": {name: {"records": c.records, "score": round(c.score, 4),
                                                "chance": round(c.chance, 4),
-                                               "flagged": abs(c.delta) > self.tolerance}
+                                               "flagged": c.flagged(self.tolerance)}
                                         for name, c in r.cells.items()}} for r in self.rows],
                 "flagged": len(self.flagged())}
 
@@ -74,7 +79,7 @@ class Audit:
             line = [r.form, r.task, str(r.records), f"{100 * r.chance:.0f}"]
             for n in names:
                 c = r.cells.get(n)
-                line.append("-" if c is None else f"{100 * c.score:.0f}" + ("!" if abs(c.delta) > self.tolerance else ""))
+                line.append("-" if c is None else f"{100 * c.score:.0f}" + ("!" if c.flagged(self.tolerance) else ""))
             lines.append(line)
         widths = [max(len(line[k]) for line in lines) for k in range(len(head))]
         out = ["  ".join(x.ljust(w) if k < 2 else x.rjust(w) for k, (x, w) in enumerate(zip(line, widths)))
@@ -97,7 +102,7 @@ def audit(records, budget: float = 10.0, tolerance: float = TOLERANCE, progress=
     unread = []
     for r in records:
         try:
-            item = item_of(r)
+            item = item_of(r, budget)
         except (AcpError, AttributeError, TypeError) as e:
             unread.append(f"record {r.get('id') if isinstance(r, dict) else r!r}: {e}")
             continue
@@ -116,9 +121,10 @@ def audit(records, budget: float = 10.0, tolerance: float = TOLERANCE, progress=
 def _row(form: str, task: str, items, answerers: Answerers) -> Row:
     row = Row(form, task, len(items), sum(it.chance for it in items) / len(items))
     for name in ANSWERERS:
-        scores = [(answerers.score(name, it), it.chance) for it in items]
-        scores = [(s, c) for s, c in scores if s is not None]
+        scores = [(answerers.score(name, it), it) for it in items]
+        scores = [(s, it) for s, it in scores if s is not None]
         if scores:
             row.cells[name] = Cell(len(scores), sum(s for s, _ in scores) / len(scores),
-                                   sum(c for _, c in scores) / len(scores))
+                                   sum(it.chance for _, it in scores) / len(scores),
+                                   all(it.closed for _, it in scores))
     return row

@@ -5,7 +5,9 @@
 
 Prints, per form and task, the chance score and what each trivial answerer scores (copy a goal fact,
 copy from the state, always yes / no, the most frequent answer or letter, the longest or shortest
-option, the odd one out, None, the answer about the initial state); `--json` prints the same as JSON.
+option, the odd one out, None, the answer about the initial state); for a question that any one of a
+set of items answers (reach, areach, land, nexta), chance is the share of the items it allows that
+are right; `--json` prints the same as JSON.
 Exit codes: 0 every answerer within the tolerance of chance; 1 some answerer is not; 2 bad input.
 """
 
@@ -33,7 +35,8 @@ def add_parser(sub):
     a.add_argument("--budget", type=float, default=10.0, metavar="CPU_SECONDS",
                    help="CPU seconds per proof when an answer is graded from the PDDL (default 10)")
     a.add_argument("--tolerance", type=float, default=10.0, metavar="POINTS",
-                   help="points from chance an answerer may score before it is flagged (default 10)")
+                   help="points above chance an answerer may score before it is flagged (or below it, for yes/no, "
+                        "option, step and name answers; default 10)")
     a.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return a
 

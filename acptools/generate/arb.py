@@ -4,7 +4,9 @@ from the item's `steps`, as ARB's 1, 5, 10, ...), in its eight families, with AR
 Answers are sets of propositions or actions, counts, step indices, yes/no ('True'/'False') and, for
 hallucination questions, the name that is not part of the task (or None). Every answer follows by
 simulation from the record's state (the PDDL problem's init); the record's `spec` says what was asked
-(`acptools.claims` claims and queries), so its grader computes the answer again.
+(`acptools.claims` claims and queries), so its grader computes the answer again. What is asked about
+is chosen so that answering about the initial state instead pays no more than chance
+(acptools.generate.arb_changes).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..claims import COUNTED, atoms_of, count, evaluate
+from .arb_changes import MAX_LIST, changed_object, differs, literal, literals, moved
 from .base import NOTHING, Draft, Item, Skip
 from .render import join
 from .sequences import corrupted
@@ -27,7 +30,6 @@ POSITIVE = PROPERTIES + " that do not involve negations"
 NEGATIVE = "valid properties of the state that involve negations"
 COUNT_NAMES = {"true_atoms": POSITIVE, "false_atoms": NEGATIVE, "executable_actions": "executable actions",
                "inexecutable_actions": "inexecutable actions"}
-MAX_LIST = 60        # longer answer lists are not asked for
 
 
 class Seq:
@@ -56,15 +58,6 @@ def _draft(item: Item, family: str, question: str, answer, spec: dict, **context
     return Draft(f"arb_{family}", text, question, answer, item.state, extra)
 
 
-def _kind_mask(item: Item) -> int:
-    """The atoms of the fluent kind asked about (every atom when no kind is asked)."""
-    task = item.task
-    if not item.fluent_kind:
-        return (1 << len(task.atoms)) - 1
-    preds = set(item.kinds.predicates(item.fluent_kind))
-    return sum(1 << i for i, (p, _) in enumerate(task.atoms) if p in preds)
-
-
 def _about_objects(item: Item) -> bool:
     """Can a question about one object's properties be asked (of the kind asked about)?"""
     return not item.fluent_kind or item.kinds.about_objects(item.fluent_kind)
@@ -75,81 +68,14 @@ def _kind_filter(item: Item) -> dict:
     return {"predicates": item.kinds.predicates(item.fluent_kind)} if item.fluent_kind else {}
 
 
-def _static_atom(item: Item, holds: bool) -> str:
-    """A static atom (of a predicate the context states) that holds in the problem, or one that does not."""
-    task, rng = item.task, item.rng
-    shown = [p for p in item.kinds.predicates("static") if p not in item.render.templates.hidden]
-    if holds:
-        facts = sorted(f for f in task.static_true if f[0] in shown)
-        if not facts:
-            raise Skip(NOTHING)
-        p, args = rng.choice(facts)
-        return "(" + " ".join((p,) + tuple(args)) + ")"
-    for _ in range(30):
-        if not shown:
-            break
-        p = rng.choice(shown)
-        args = []
-        for _, types in task.domain.predicates[p].params:
-            objs = sorted(task.types.of(types))
-            if not objs:
-                raise Skip(NOTHING)
-            args.append(rng.choice(objs))
-        if (p, tuple(args)) not in task.static_true:
-            return "(" + " ".join([p] + args) + ")"
-    raise Skip(NOTHING)
+def _changed(item: Item, actions) -> bool:
+    """Does this yes/no question ask about facts the actions changed (never when no action is done)?"""
+    return not item.unchanged and bool(actions)
 
 
 def _bool(item: Item, family: str, question: str, claim: dict) -> Draft:
     truth = item.decide(claim)
     return _draft(item, family, question, "True" if truth else "False", {"answer_type": "bool", "claim": claim})
-
-
-def _literal(item: Item, state: int, want: bool, prefer: int = 0) -> tuple[dict, str]:
-    """A literal with truth `want` in `state` (an atom or a negated atom), of an atom in `prefer` (the
-    atoms the actions changed) half the time and of one outside it otherwise, whichever `want` is, so
-    that answering about the initial state instead is right half the time."""
-    task, rng = item.task, item.rng
-    negated = item.negative if item.fluent_kind else rng.random() < 0.5
-    holds = (not want) if negated else want
-    if item.fluent_kind == "static":
-        name = _static_atom(item, holds)
-        return ({"negated": [name]} if negated else {"atoms": [name]}), item.render.atom(name, negated)
-    mask = (state if holds else ((1 << len(task.atoms)) - 1) & ~state) & _kind_mask(item)
-    inside = rng.random() < 0.5
-    names = task.names(mask & prefer if inside else mask & ~prefer) or task.names(mask)
-    if not names:
-        raise Skip(NOTHING)
-    name = rng.choice(names)
-    claim = {"negated": [name]} if negated else {"atoms": [name]}
-    return claim, item.render.atom(name, negated)
-
-
-def _literals(item: Item, state: int, want: bool, k: int = 3) -> tuple[dict, str]:
-    """k literals that all hold in `state` (want True), or all but one (want False); fewer when the
-    kind asked about has fewer atoms (one atom cannot give a true and a false literal)."""
-    if item.fluent_kind and item.fluent_kind != "static":
-        k = max(1, min(k, bin(_kind_mask(item)).count("1") - 1))
-    parts = [_literal(item, state, True) for _ in range(k if want else k - 1)]
-    if not want:
-        parts.insert(item.rng.randrange(k), _literal(item, state, False))
-    atoms = sorted({a for c, _ in parts for a in c.get("atoms", ())})
-    negated = sorted({a for c, _ in parts for a in c.get("negated", ())})
-    return {"atoms": atoms, "negated": negated}, ", ".join(dict.fromkeys(t for _, t in parts))
-
-
-def _objects(item: Item, state: int, sign: str) -> str:
-    """An object with a few (not none, not too many) atoms of the sign (and kind) about it."""
-    objs = sorted({o for i in range(len(item.task.atoms)) for o in item.task.atoms[i][1]})
-    item.rng.shuffle(objs)
-    wanted = set(item.kinds.predicates(item.fluent_kind)) if item.fluent_kind else None
-    for o in objs:
-        names = atoms_of(item.task, state, sign, o)
-        if wanted is not None:
-            names = [n for n in names if n[1:].split()[0].rstrip(")") in wanted]
-        if 0 < len(names) <= MAX_LIST:
-            return o
-    raise Skip(NOTHING)
 
 
 def _sign(item: Item, positive_share: float) -> str:
@@ -171,6 +97,7 @@ def _set(item: Item, family: str, question: str, query: dict, actions: bool = Fa
     answer = evaluate(item.task, item.state, query)
     if len(answer) > MAX_LIST:
         raise Skip(NOTHING)
+    moved(item, query, answer)
     return _draft(item, family, question, answer, {"answer_type": "set", "query": query},
                   atoms=not actions, actions=actions)
 
@@ -182,11 +109,11 @@ def fluent_tracking(item: Item) -> Draft:
     seq = Seq(item)
     head = seq.head
     if item.rng.random() < 0.5 or item.fluent_kind == "static" or not _about_objects(item):
-        claim, text = _literal(item, seq.end, item.target, seq.end ^ item.state)
+        claim, text = literal(item, seq.end, item.target, _changed(item, seq.ids))
         return _bool(item, "fluent_tracking", f"{head} is it True or False that {text}?",
                      {"claim": "holds", "after": seq.names, **claim})
     sign = _sign(item, 0.6)
-    obj = _objects(item, seq.end, sign)
+    obj = changed_object(item, seq.end, sign)
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
     return _set(item, "fluent_tracking", f"{head} what are the {what} for {obj}{_among_kind(item)}? {NONE} {ATOMS}",
                 {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
@@ -197,7 +124,7 @@ def state_tracking(item: Item) -> Draft:
     seq = Seq(item)
     head = seq.head
     if item.rng.random() < 0.4 or item.fluent_kind == "static":
-        claim, text = _literals(item, seq.end, item.target)
+        claim, text = literals(item, seq.end, item.target, _changed(item, seq.ids))
         return _bool(item, "state_tracking", f"{head} are all of the following {PROPERTIES} true: {text}? "
                      "Respond with True or False.", {"claim": "holds", "after": seq.names, **claim})
     if item.fluent_kind:
@@ -237,53 +164,79 @@ def action_executability(item: Item) -> Draft:
 
 
 def effects(item: Item) -> Draft:
-    """Effects: what changes if the next action is performed after the sequence."""
+    """Effects: what changes if the next action is performed after the sequence (asked as a list, of an
+    action that changes something of the kind asked about, not as it would in the initial state)."""
     seq = Seq(item)
-    task = item.task
-    a = item.pick(task.applicable(seq.end))[0]
-    name, head = task.action_names[a], seq.head
-    after = seq.names + [name]
+    task, head = item.task, seq.head
     if item.rng.random() < 0.5 or item.fluent_kind == "static":
-        end = replay(task, seq.end, [a])
-        claim, text = _literal(item, end, item.target, end ^ seq.end)
+        a = item.pick(task.applicable(seq.end))[0]
+        name, end = task.action_names[a], replay(task, seq.end, [a])
+        claim, text = literal(item, end, item.target, _changed(item, [a]), focus=end ^ seq.end)
         return _bool(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Is it True or "
-                     f"False that afterwards {text}?", {"claim": "holds", "after": after, **claim})
-    query = {"query": "effects", "action": name, "after": seq.names, **_kind_filter(item)}
-    return _draft(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Which properties"
-                  f"{_among_kind(item)} would become true, and which would become false? Answer with two lists of propositions: the "
-                  "positive effects and the negative effects.", evaluate(task, item.state, query),
-                  {"answer_type": "effects", "query": query}, atoms=True)
+                     f"False that afterwards {text}?", {"claim": "holds", "after": seq.names + [name], **claim})
+    for a in item.pick(task.applicable(seq.end), len(task.applicable(seq.end)) or 1):
+        name = task.action_names[a]
+        query = {"query": "effects", "action": name, "after": seq.names, **_kind_filter(item)}
+        answer = evaluate(task, item.state, query)
+        if (answer["pos"] or answer["neg"]) and differs(item, query, answer):  # neither nothing nor as initially
+            return _draft(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Which "
+                          f"properties{_among_kind(item)} would become true, and which would become false? Answer "
+                          "with two lists of propositions: the positive effects and the negative effects.", answer,
+                          {"answer_type": "effects", "query": query}, atoms=True)
+    raise Skip(NOTHING)
+
+
+def _count_claim(item: Item, seq: Seq) -> Draft:
+    """'Is the number of ... equal to n?': of a count the actions changed or one they did not (as the
+    item asks), n the count after them or not, so that the count in the initial state answers right
+    exactly when the actions did not change what is asked about."""
+    task, rng, changed = item.task, item.rng, _changed(item, seq.ids)
+    for of in rng.sample(COUNTED, len(COUNTED)):
+        n, own = count(task, seq.end, of), count(task, item.state, of)
+        if (n != own) != changed:
+            continue
+        if not item.target:   # wrong after the actions: the initial count when it changed, else another
+            n = own if changed else rng.choice([m for m in range(max(0, n - 2), n + 3) if m not in (n, own)])
+        return _bool(item, "numerical_reasoning", f"{seq.head} is the number of {COUNT_NAMES[of]} equal to {n}? "
+                     "True or False", {"claim": "count", "of": of, "value": n, "after": seq.names})
+    raise Skip(NOTHING)
+
+
+def _changed_count(item: Item, state: int) -> str:
+    """A count (of COUNTED) that differs in `state` from the item's own state (any when they are one)."""
+    for of in item.rng.sample(COUNTED, len(COUNTED)):
+        if state == item.state or count(item.task, state, of) != count(item.task, item.state, of):
+            return of
+    raise Skip(NOTHING)
 
 
 def numerical_reasoning(item: Item) -> Draft:
     """Numerical reasoning: how many properties or executable actions there are after the actions."""
-    rng = item.rng
-    variant = rng.randrange(3)
+    variant = item.rng.randrange(3)
     seq = Seq(item, least=1 if variant == 2 else 0)
-    head = seq.head
-    of = rng.choice(COUNTED)
     if variant == 0:
-        n = count(item.task, seq.end, of)
-        if not item.target:
-            n = max(0, n + rng.choice([-2, -1, 1, 2])) if n else rng.randint(1, 3)
-        return _bool(item, "numerical_reasoning", f"{head} is the number of {COUNT_NAMES[of]} equal to {n}? True or "
-                     "False", {"claim": "count", "of": of, "value": n, "after": seq.names})
+        return _count_claim(item, seq)
     if variant == 1:
+        of = _changed_count(item, seq.end)
         query = {"query": "count", "of": of, "after": seq.names}
-        q = f"{head} what is the total number of {COUNT_NAMES[of]}? Write as an integer."
+        q = f"{seq.head} what is the total number of {COUNT_NAMES[of]}? Write as an integer."
     else:
         names = item.names(corrupted(item, seq.ids)[0])
         query = {"query": "steps_before_failure", "plan": names}
         q = (f"{PLANNED.format(actions=item.render.actions(names))} How many actions are there before the first "
              "inexecutable action? Write as an integer.")
-    return _draft(item, "numerical_reasoning", q, evaluate(item.task, item.state, query),
-                  {"answer_type": "count", "query": query})
+    answer = evaluate(item.task, item.state, query)
+    moved(item, query, answer)
+    return _draft(item, "numerical_reasoning", q, answer, {"answer_type": "count", "query": query})
 
 
 def composite(item: Item) -> Draft:
     """Composite: a question combining executability and the resulting state."""
     seq, rng = Seq(item, least=1), item.rng
-    ids, at = corrupted(item, seq.ids)
+    changed = not item.unchanged   # then some action applies before the failure (when the lengths allow)
+    if changed and len(seq.ids) < 2 and max(item.steps) >= 2:
+        raise Skip(NOTHING)
+    ids, at = corrupted(item, seq.ids, rng.randrange(1, len(seq.ids)) if changed and len(seq.ids) >= 2 else None)
     names = item.names(ids)
     head = PLANNED.format(actions=item.render.actions(names))
     before = replay(item.task, item.state, ids[:at])
@@ -291,17 +244,20 @@ def composite(item: Item) -> Draft:
     if item.fluent_kind:  # the count is over every property: the kinds ask about listed ones
         variant = 0 if item.fluent_kind == "static" or variant == 0 or not _about_objects(item) else 2
     if variant == 0:
-        claim, text = _literals(item, before, item.target)
+        claim, text = literals(item, before, item.target, changed and at > 0)
         return _bool(item, "composite", f"{head} Are the following properties true before the first inexecutable "
                      f"action in the sequence: {text}? True or False", {"claim": "holds", "before_failure": names,
                                                                        **claim})
     if variant == 1:
-        query = {"query": "count", "of": "true_atoms", "before_failure": names}
-        return _draft(item, "composite", f"{head} How many {POSITIVE} hold just before the first inexecutable action "
-                      "in the sequence? Write as an integer.", evaluate(item.task, item.state, query),
+        of = _changed_count(item, before)
+        query = {"query": "count", "of": of, "before_failure": names}
+        answer = evaluate(item.task, item.state, query)
+        moved(item, query, answer)
+        return _draft(item, "composite", f"{head} How many {COUNT_NAMES[of]} are there just before the first "
+                      "inexecutable action in the sequence? Write as an integer.", answer,
                       {"answer_type": "count", "query": query})
     sign = _sign(item, 1)
-    obj = _objects(item, before, sign)
+    obj = changed_object(item, before, sign)
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
     return _set(item, "composite", f"{head} What are the {what} for {obj}{_among_kind(item)} just before the first "
                 f"inexecutable action in the sequence? {NONE} {ATOMS}",
@@ -375,13 +331,13 @@ def object_tracking(item: Item) -> Draft:
     seq, rng = Seq(item), item.rng
     head = seq.head
     if item.fluent_kind == "static":
-        claim, text = _literal(item, seq.end, item.target)
+        claim, text = literal(item, seq.end, item.target, False)
         return _bool(item, "object_tracking", f"{head} is it True or False that {text}?",
                      {"claim": "holds", "after": seq.names, **claim})
     if rng.random() < 0.4:
         return _listed_properties(item, seq)
     sign = _sign(item, 0.6)
-    obj = _objects(item, seq.end, sign)
+    obj = changed_object(item, seq.end, sign)
     what = ("do not involve negations" if sign == "true" else
             "involve negations (list the propositions about it that are false)")
     return _set(item, "object_tracking", f"{head} list all valid properties of {item.render.object(obj)}"
@@ -390,23 +346,30 @@ def object_tracking(item: Item) -> Draft:
 
 
 def _listed_properties(item: Item, seq: Seq) -> Draft:
-    """Object tracking's 'which of these properties of o hold' (or, asked negatively, 'do not hold')."""
+    """Object tracking's 'which of these properties of o hold' (or, asked negatively, 'do not hold'):
+    the listed ones include one that is an answer and, after some actions, one whose answer they
+    changed (so neither None nor the answer about the initial state is right), and often leave out
+    another answer (so the list matters)."""
     rng, task = item.rng, item.task
     wanted = set(item.kinds.predicates(item.fluent_kind)) if item.fluent_kind else None
+    sign = _sign(item, 1)
     objs = sorted({o for _, args in task.atoms for o in args})
     rng.shuffle(objs)
-
-    def about(o):
-        return [n for n in _about(task, o) if wanted is None or n[1:-1].split()[0] in wanted]
-    obj = next((o for o in objs if len(about(o)) >= 2), None)
-    if obj is None:
+    for obj in objs:
+        listed = [n for n in _about(task, obj) if wanted is None or n[1:-1].split()[0] in wanted]
+        hits = set(atoms_of(task, seq.end, sign, obj)) & set(listed)
+        changed = hits ^ (set(atoms_of(task, item.state, sign, obj)) & set(listed))
+        if len(listed) >= 2 and hits and (changed or not seq.ids):
+            break
+    else:
         raise Skip(NOTHING)
-    sign = _sign(item, 1)
-    listed, hits = about(obj), set(atoms_of(task, seq.end, sign, obj))
-    k = rng.randint(2, max(2, min(4, len(listed) - 1)))  # a few, not all of three or more
-    among = sorted(item.pick(listed, k))
-    if item.target and not hits & set(among):   # the even records: at least one listed property is an answer
-        among = sorted(set(among[1:]) | {rng.choice(sorted(hits & set(listed)))}) if hits & set(listed) else among
+    must = {rng.choice(sorted(hits))} | ({rng.choice(sorted(changed))} if changed else set())
+    k = max(len(must), rng.randint(2, max(2, min(4, len(listed) - 1))))  # a few, not all of three or more
+    others = sorted(set(listed) - must)
+    if hits - must and rng.random() < 0.5:  # half the time it can, the list leaves out a property that is an answer
+        unlisted = rng.choice(sorted(hits - must))
+        others = [o for o in others if o != unlisted] if len(others) > k - len(must) else others
+    among = sorted(must | set(rng.sample(others, k - len(must))))
     verb = "hold" if sign == "true" else "do not hold"
     return _set(item, "object_tracking", f"{seq.head} which of the following properties of {item.render.object(obj)} "
                 f"{verb}: {item.render.atoms(among)}? {NONE} {ATOMS}",

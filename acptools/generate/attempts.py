@@ -5,7 +5,8 @@ States are taken in turn across the problems. A state whose attempt fails is ret
 came of a random choice inside the question (a random walk that hit a dead end, a duplicate, a fluent
 kind the state lacks), which retires it after RETRIES failures in a row; when every state is
 retired, fresh states are drawn (random walks, seeded by the task), once if the task has made no
-record yet and up to FRESH_ROUNDS times otherwise, and then the task stops. A domain where few states
+record yet and up to FRESH_ROUNDS times otherwise (prefixes of optimal plans too, for the tasks whose
+answers are spread by passing states over, acptools.generate.spread), and then the task stops. A domain where few states
 offer such a question costs one attempt per state tried, not dozens of attempts on the same ones,
 and the report says how many states were tried and what retired them.
 """
@@ -36,8 +37,8 @@ class _Slot:
 class States:
     """The states of one task's attempts (see the module docstring)."""
 
-    def __init__(self, pools, tasks, name: str, opt):
-        self.tasks, self.name, self.opt = tasks, name, opt
+    def __init__(self, pools, tasks, name: str, opt, plans: bool = False):
+        self.tasks, self.name, self.opt, self.plans = tasks, name, opt, plans
         self.seen = [{s.state for s in pool} for pool in pools]
         self.slots = _interleave([[_Slot(k, s.state) for s in pool] for k, pool in enumerate(pools)])
         self.fresh_rounds, self.fresh, self.at, self.current, self.productive = 0, 0, 0, None, False
@@ -64,6 +65,10 @@ class States:
             if s.retired == GIVEAWAY:
                 s.retired = None
 
+    def live(self) -> bool:
+        """Is some state not retired yet (without drawing fresh ones)?"""
+        return any(s.retired is None for s in self.slots)
+
     def failed(self, reason: str) -> None:
         """The current state failed to give a record, for `reason`: it is retired (at once, or after
         RETRIES failures in a row of a random choice)."""
@@ -72,12 +77,13 @@ class States:
             self.current.retired = reason
 
     def _draw(self) -> bool:
-        """Fresh states for every problem (walks only: no optimal plan is needed); False when the
-        rounds are used up or no new state turned up."""
+        """Fresh states for every problem (walks only, no optimal plan being needed, unless `plans`:
+        then prefixes of optimal plans too, which reach states farther on than walks do); False when
+        the rounds are used up or no new state turned up."""
         if self.fresh_rounds >= (FRESH_ROUNDS if self.productive else 1):
             return False
         self.fresh_rounds += 1
-        walks = replace(self.opt.difficulty, plan_share=0.0)
+        walks = self.opt.difficulty if self.plans else replace(self.opt.difficulty, plan_share=0.0)
         drawn = []
         for k, task in enumerate(self.tasks):
             rng = random.Random(f"{self.opt.seed}/states/{k}/{self.name}/{self.fresh_rounds}")

@@ -62,7 +62,10 @@ class Item:
     record's index among the task's records, and whether landmark questions may ask about facts
     that hold already or are goal facts (`trivial_landmarks`, ACPBench v1's choice); the paraphrases
     drawn for it (`phrased`); the task's running balance of its 4-choice options (`ledger`,
-    acptools.generate.balance.Ledger)."""
+    acptools.generate.balance.Ledger) and of how often each ACPBench Hard answer was right (`spread`,
+    acptools.generate.spread.Spread); for ActionReasoningBench yes/no questions, whether the fact
+    asked about is one the actions left as it was (`unchanged`, keeps answering about the initial
+    state at chance)."""
 
     task: Task
     state: int
@@ -80,6 +83,8 @@ class Item:
     trivial_landmarks: bool = False
     phrased: dict | None = None
     ledger: object = None
+    spread: object = None
+    unchanged: bool = False
 
     def budget(self) -> Budget:
         """A fresh budget for one proof of this item."""

@@ -8,14 +8,19 @@ action; just a list of removals (['(a)', 'k']: the k-th occurrence of (a); ['(a)
 consecutive pair); land {'yes', 'no'}; nexta {'yes', 'no', 'maybe', 'opt'} (opt = h* as a string).
 The lists of reach, areach and land 'no' hold at most LIST_CAP items, each proven; every other list
 is complete. plan: {'opt': h*, 'plan': one optimal plan}.
+
+prog, land and nexta questions are chosen so that no one answer is right far more often than chance
+over a task's records (acptools.generate.spread).
 """
 
 from __future__ import annotations
 
+from ..audit.shares import share
 from ..dataset import TASK_TO_GROUP
 from ..kinds import PLAN_GROUP
 from .base import AT_GOAL, DEAD_END, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, removal_code, some_sequence
+from .spread import Spread
 
 LIST_CAP = 50
 
@@ -51,11 +56,27 @@ def prog_answer(item: Item, action: int) -> dict:
     return {"pos": sorted(pos), "neg": sorted(neg)}
 
 
+def _spread(item: Item) -> Spread:
+    """The task's running spread of right answers (a fresh one for an item built on its own)."""
+    if item.spread is None:
+        item.spread = Spread()
+    return item.spread
+
+
 def prog(item: Item) -> Draft:
-    """A prog question (the positive and negative effects of an action) about the item's state, its answer proven."""
-    a = item.pick(item.task.applicable(item.state))[0]
+    """A prog question (the positive and negative effects of an action) about the item's state, its
+    answer proven; the action is one whose effects have not been the answer too often already."""
+    actions = list(item.task.applicable(item.state))
+    if not actions:
+        raise Skip(NOTHING)
+    item.rng.shuffle(actions)
+    spread = _spread(item)
+    answers = {a: prog_answer(item, a) for a in actions}
+    keys = {a: repr((answer["pos"], answer["neg"])) for a, answer in answers.items()}
+    a = min(actions, key=lambda a: max(0.0, spread.excess([keys[a]], 0.0)))  # the first that fits, if any
+    spread.take([keys[a]], 0.0)
     q = PROG.format(action=item.render.action(item.task.action_names[a]))
-    return _draft(item, "prog", q, prog_answer(item, a), atoms=True)
+    return _draft(item, "prog", q, answers[a], atoms=True)
 
 
 def reach(item: Item) -> Draft:
@@ -114,6 +135,7 @@ def land(item: Item) -> Draft:
     yes = set(res.names)
     candidates = ((1 << len(task.atoms)) - 1) & ~item.state & ~task.goal_atoms
     no = [n for n in task.names(candidates) if n not in yes][:LIST_CAP]
+    _spread(item).take(sorted(yes) or ["None"], share("land", task, item.state, len(yes)))
     return _draft(item, "land", LAND, {"yes": sorted(yes), "no": no}, goal=True, atoms=True)
 
 
@@ -128,6 +150,7 @@ def nexta(item: Item) -> Draft:
         raise Skip(AT_GOAL)
     yes = sorted(rep.optimal_actions)
     no = sorted(set(item.truth.applicable()) - set(yes))
+    _spread(item).take(yes, share("nexta", item.task, item.state, len(yes)))
     return _draft(item, "nexta", NEXTA, {"yes": yes, "no": no, "maybe": [], "opt": str(rep.h_star)},
                   goal=True, actions=True)
 

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..backends import run_sharing_proofs
+from ..claims import without_actions
 from ..errors import AcpError
 from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementation, kind_of, kinds_of_form
 from ..task import Task, task_key
 from ..truth import task_for
 from .attempts import States
 from .balance import Ledger, slot
+from .spread import BY_STATE, REPEATED, Spread
 from .base import DUPLICATE, NO_KIND, Item, Skip
 from .records import make_record
 from .render import Renderer
@@ -307,22 +309,27 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified,
               tick=None) -> tuple[list[dict], Counter, str]:
     """One task's records: attempts in states taken in turn (acptools.generate.attempts), until N
     records are made, the attempts run out or no state is left; with the attempts dropped (by
-    reason) and, when the task fell short, why."""
+    reason) and, when the task fell short, why. Records passed over only because their answer
+    would repeat too often (acptools.generate.spread) are kept aside and, when the states run out
+    first, the least repeating of them complete the task."""
     build = builder(opt.form, name)
     kinds = [classify(t) for t in tasks] if opt.form == "arb" and name in FLUENT_FAMILIES else None
-    states, ledger = States(pools, tasks, name, opt), Ledger()
+    far = opt.form == "hard" and name in BY_STATE
+    states, ledger, spread = States(pools, tasks, name, opt, plans=far), Ledger(), Spread()
     made: list[dict] = []
     ids: set[int] = set()
     dropped: Counter = Counter()
+    aside: list = []       # ((problem, draft), its right answers and chance) over the spread's limit
     misses, last = 0, -1   # failed attempts since the last record was made, and how many were made then
+    yes_no, acted = 0, 0   # yes/no records made, and those of them about facts after some actions
     for attempt in range(ATTEMPTS_PER_RECORD * opt.n + 20):
         if len(made) >= opt.n or states.next() is None:
             break
         misses = misses + 1 if len(made) == last else 0
         last = len(made)
         k = states.current.problem
-        item = _item(opt, name, tasks[k], states.current.state, renders[k], attempt, len(made))
-        item.ledger, ledger.pending = ledger, None
+        item = _item(opt, name, tasks[k], states.current.state, renders[k], attempt, len(made), yes_no, acted)
+        item.ledger, ledger.pending, item.spread, spread.pending = ledger, None, spread, None
         try:
             if kinds is not None:
                 ask_kind(item, kinds[k], opt.fluents, len(made), misses, name)
@@ -331,25 +338,49 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified,
             record = make_record(tasks[k], draft)
             if record["id"] in ids:
                 raise Skip(DUPLICATE)
+            if not spread.fits():
+                aside.append(((k, draft), spread.pending))
+                raise Skip(REPEATED)
         except Skip as e:
             dropped[e.reason] += 1
             states.failed(e.reason)
             continue
         states.made()
         ledger.commit()
+        spread.commit()
         ids.add(record["id"])
         made.append(record)
+        yes_no += _answers_yes_no(record)
+        acted += _answers_yes_no(record) and _about_acted_facts(record)
         if tick is not None:
             tick(len(made))
+    for k, draft in spread.least_repeating(aside, opt.n - len(made)):
+        made.append(make_record(tasks[k], draft))
     return made, dropped, "" if len(made) >= opt.n else states.shortfall(len(made), opt.n)
 
 
-def _item(opt: Options, name: str, task, state: int, render, attempt: int, index: int) -> Item:
-    """The item of one attempt: its seeded generator, the answer a yes/no question should have, the
-    right option's letter, and the paraphrases drawn for it."""
+def _answers_yes_no(record: dict) -> bool:
+    """Is the record's answer yes/no (True/False)?"""
+    spec = record.get("spec")
+    return isinstance(spec, dict) and spec.get("answer_type") == "bool"
+
+
+def _about_acted_facts(record: dict) -> bool:
+    """Does the record's claim ask about facts after some actions (facts that may have changed:
+    not static ones)?"""
+    return without_actions(record["spec"].get("claim")) is not None and record.get("fluent_kind") != "static"
+
+
+def _item(opt: Options, name: str, task, state: int, render, attempt: int, index: int, yes_no: int = 0,
+          acted: int = 0) -> Item:
+    """The item of one attempt: its seeded generator, the answer a yes/no question should have (in
+    turn over the task's `yes_no` records so far) and whether it asks about facts the actions left
+    unchanged (two records in turn over the `acted` ones so far, those about facts after actions:
+    every four of them ask both ways with both answers when they are all), the right option's
+    letter, and the paraphrases drawn for it."""
     item = Item(task, state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), render,
-                opt.budget, target=index % 2 == 0, steps=opt.steps, slot=slot(f"{opt.seed}/{opt.form}/{name}", index),
-                index=index, trivial_landmarks=opt.trivial_landmarks)
+                opt.budget, target=yes_no % 2 == 0, steps=opt.steps, slot=slot(f"{opt.seed}/{opt.form}/{name}", index),
+                index=index, trivial_landmarks=opt.trivial_landmarks, unchanged=acted // 2 % 2 == 1)
     if opt.paraphrase:
         templates, item.phrased = paraphrased(render.templates, random.Random(f"{opt.seed}/paraphrase/{attempt}"))
         item.render = Renderer(task, templates)

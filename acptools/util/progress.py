@@ -79,10 +79,16 @@ class Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.costs: CostModel | None = None
         self._eta: tuple[float, float] | None = None   # (estimate, when)
+        self._drawn = 0   # characters of an unfinished bar on the terminal's current line
 
     def note(self, text: str) -> None:
-        """A line of text on the progress stream (when enabled)."""
+        """A line of text on the progress stream (when enabled); on a terminal it takes the place of an
+        unfinished bar, which is drawn again on the next update."""
         if self.enabled:
+            if self._drawn:
+                self.stream.write("\r" + " " * self._drawn + "\r")
+                self._drawn = 0
+                self.last = -math.inf
             self.stream.write(text + "\n")
             self.stream.flush()
 
@@ -128,8 +134,9 @@ class Progress:
         bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
         el = now - self.t0
         msg = f"[{bar}] {done}/{total} {self.unit}  {el:6.1f}s" + (f"  ~{eta:.0f}s left" if eta is not None else "")
-        if self.tty:
-            self.stream.write("\r" + msg + ("\n" if done >= total else ""))
+        if self.tty:  # padded over a longer earlier bar, so none of its text stays visible
+            self.stream.write("\r" + msg.ljust(self._drawn) + ("\n" if done >= total else ""))
+            self._drawn = 0 if done >= total else max(len(msg), self._drawn)
         else:
             self.stream.write(msg + "\n")
         self.stream.flush()

@@ -1,7 +1,9 @@
 """acptools audit: the facts a context states are read in the formats acptools, ACPBench v1 and
 ACPBench Hard write; each trivial answerer scores what it should on records built to have (or not
-have) its shortcut; chance is computed per answer shape; ACPBench Hard's bundled data shows its
-known None shortcut; the command prints a table or JSON and exits 1 when an answerer is flagged."""
+have) its shortcut; chance is computed per answer shape (for a question any one of a set of items
+answers, the share of right items); only closed answers are flagged below chance; ACPBench Hard's
+bundled data shows its known None shortcut; the command prints a table or JSON and exits 1 when an
+answerer is flagged."""
 
 from __future__ import annotations
 
@@ -9,11 +11,16 @@ import json
 import subprocess
 import sys
 
+from collections import Counter
+
 from acptools import examples
 from acptools.audit import audit
+from acptools.audit.answerers import Answerers, item_of
 from acptools.audit.facts import Facts, mentions, option_kind, split_facts
-from acptools.dataset import acpbench_hard
+from acptools.audit.audit_report import Cell
+from acptools.dataset import acpbench_hard, task_of
 from acptools.generate import Options, generate, write_jsonl
+from acptools.truth import task_for, truth_for
 
 OURS = ("This is a ferry domain. The objects are: c0 and c1 (car). The following facts never change: l0 differs "
         "from l1 and l1 differs from l0. Currently, the following facts hold: car c0 is at location l0, car c1 is on the ferry, and the "
@@ -79,11 +86,63 @@ def test_graded_answers_use_the_grader_and_an_honest_chance():
     for row in rows.values():
         assert 0 < row.chance < 1          # yes/no (1/2), steps or None (1/(n+1)), names or None (1/(k+1))
         assert "none" in row.cells and "majority" in row.cells
-    hard = audit(acpbench_hard("test", "reach")[:40])
-    reach = hard.rows[0]
-    assert (reach.form, reach.task, reach.chance) == ("hard", "reach", 0)
-    none = sum(1 for r in acpbench_hard("test", "reach")[:40] if not r["answer"]) / 40
+    records = acpbench_hard("test", "reach")[:40]
+    reach = audit(records).rows[0]
+    assert (reach.form, reach.task) == ("hard", "reach")
+    shares = []   # a uniform guess among the task's atoms: right with the share of them that can never hold
+    for r in records:
+        task = task_for(r["PDDL_domain"], r["PDDL_problem"])
+        res = truth_for(task, task.init).unreachable_atoms(10.0)
+        assert res.complete
+        shares.append(res.total / len(task.atoms))
+    assert abs(reach.chance - sum(shares) / len(shares)) < 1e-9 and 0 < reach.chance < 1
+    none = sum(1 for r in records if not r["answer"]) / 40
     assert abs(reach.cells["none"].score - none) < 1e-9 and none > 0.1   # ACPBench Hard's own None shortcut
+
+
+def test_pick_one_questions_chance_is_the_share_of_right_items_and_majority_the_best_constant():
+    """land and nexta: chance is |right items| / |items the question allows| (atoms neither true nor
+    goal facts; applicable actions), and `majority` answers the item right in the most records."""
+    d, p = examples.texts("ferry")
+    records = generate(d, [p], Options(form="hard", tasks=("land", "nexta"), n=10, seed=3)).records
+    rows = {row.task: row for row in audit(records).rows}
+    for kind in ("land", "nexta"):
+        mine = [r for r in records if task_of(r) == kind]
+        chances, right = [], Counter()
+        for r in mine:
+            task = task_for(r["PDDL_domain"], r["PDDL_problem"])
+            yes = r["answer"]["yes"]
+            if kind == "land":
+                allowed = [n for i, n in enumerate(task.atom_names) if not (task.init | task.goal_atoms) >> i & 1]
+                assert set(yes) <= set(allowed)
+            else:
+                allowed = yes + r["answer"]["no"]
+                assert sorted(allowed) == sorted(task.action_list(task.applicable(task.init)))
+            chances.append(len(yes) / len(allowed))
+            right.update(set(yes) or {"None"})
+        row = rows[kind]
+        assert abs(row.chance - sum(chances) / len(chances)) < 1e-9 and 0 < row.chance < 1
+        best = max(right.values())
+        assert abs(row.cells["majority"].score - best / len(mine)) < 1e-9, (kind, right)
+
+
+def test_only_closed_answers_are_flagged_below_chance():
+    """Far below chance gives a yes/no or an option away by elimination, not a list or a landmark."""
+    assert Cell(40, 0.1, 0.5, closed=True).flagged(10) and not Cell(40, 0.1, 0.5, closed=False).flagged(10)
+    assert Cell(40, 0.7, 0.5, closed=False).flagged(10) and not Cell(40, 0.55, 0.5, closed=False).flagged(10)
+
+
+def test_ignoring_the_actions_is_not_scored_on_facts_no_action_changes():
+    """A fact the context lists as never changing is read off the initial state by right."""
+    d, p = examples.texts("logistics-strips")   # in-city: static, and stated
+    records = generate(d, [p], Options(form="arb", tasks=("fluent_tracking",), n=24, seed=1)).records
+    items = [item_of(r) for r in records if r["spec"]["answer_type"] == "bool"]
+    answerers = Answerers(items)
+    static = [it for it in items if it.record.get("fluent_kind") == "static"]
+    acted = [it for it in items if it.record.get("fluent_kind") != "static"]
+    assert static and acted
+    assert all(answerers.score("ignore_actions", it) is None for it in static)
+    assert all(answerers.score("ignore_actions", it) in (0.0, 1.0) for it in acted)
 
 
 def test_the_command_prints_a_table_or_json_and_exits_by_the_tolerance(tmp_path):

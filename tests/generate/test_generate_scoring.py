@@ -87,7 +87,7 @@ def test_state_answers_get_comprehension_and_tracking_iou():
 
 
 def test_counts_and_steps_report_their_error():
-    r = _find("logistics-strips", "arb", lambda r: r["spec"]["answer_type"] == "count")
+    r = _find("ferry", "arb", lambda r: r["spec"]["answer_type"] == "count")
     out = score_response(r, f"Answer: {r['answer'] + 2}")
     assert out.score == 0 and out.metrics["abs_error"] == 2
     gen = generate(*examples.texts("ferry"), Options(form="arb", tasks=("action_executability",), n=12, seed=3))

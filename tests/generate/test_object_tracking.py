@@ -83,11 +83,16 @@ def test_records_are_object_tracking_set_questions(name):
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
 def test_answers_match_the_oracle(name):
-    filtered = 0
     for r in every_record(name):
         want, _ = oracle_answer(name, r)
         assert r["answer"] == want, (r["question"], want)
-        filtered += want != oracle_answer(name, r, listed_only=False)[0]
+
+
+def test_the_listed_candidates_leave_out_answers_sometimes():
+    """Over both domains (ferry's two cars seldom put two answers on one object), some record lists
+    candidates that leave out a property that is an answer, so the list matters."""
+    filtered = sum(oracle_answer(name, r)[0] != oracle_answer(name, r, listed_only=False)[0]
+                   for name in TEXTS for r in every_record(name))
     assert filtered, "no record where the listed candidates leave out a property that holds"
 
 

@@ -1,0 +1,11 @@
+;; enough fuel: one parcel two roads away
+(define (problem delivery-p01)
+  (:domain delivery-fuel)
+  (:objects van1 - van x1 - parcel a b c - place)
+  (:init (at van1 a) (parcel-at x1 b) (station a)
+         (road a b) (road b a) (road b c) (road c b)
+         (= (length a b) 3) (= (length b a) 3) (= (length b c) 2.5) (= (length c b) 2.5)
+         (= (fuel van1) 10) (= (tank van1) 10) (= (price a) 1.5)
+         (= (space van1) 1) (= (load van1) 0) (= (money-spent) 0))
+  (:goal (parcel-at x1 c))
+  (:metric minimize (money-spent)))

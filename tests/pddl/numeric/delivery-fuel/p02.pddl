@@ -1,0 +1,13 @@
+;; the van must refuel on the way; the station at b is cheaper (1.2) than the one at a (2); driving
+;; on to d without refuelling strands it (a dead end: d has no station)
+(define (problem delivery-p02)
+  (:domain delivery-fuel)
+  (:objects van1 - van x1 x2 - parcel a b c d - place)
+  (:init (at van1 a) (parcel-at x1 a) (parcel-at x2 c) (station a) (station b)
+         (road a b) (road b a) (road b c) (road c b) (road c d) (road d c)
+         (= (length a b) 4) (= (length b a) 4) (= (length b c) 3.5) (= (length c b) 3.5)
+         (= (length c d) 3) (= (length d c) 3)
+         (= (fuel van1) 8) (= (tank van1) 12) (= (price a) 2) (= (price b) 1.2)
+         (= (space van1) 2) (= (load van1) 0) (= (money-spent) 0))
+  (:goal (and (parcel-at x1 d) (parcel-at x2 b)))
+  (:metric minimize (money-spent)))

@@ -1,0 +1,11 @@
+;; unsolvable: the road c-d is longer than a full tank
+(define (problem delivery-p03)
+  (:domain delivery-fuel)
+  (:objects van1 - van x1 - parcel a c d - place)
+  (:init (at van1 a) (parcel-at x1 a) (station a) (station c)
+         (road a c) (road c a) (road c d) (road d c)
+         (= (length a c) 5) (= (length c a) 5) (= (length c d) 10.5) (= (length d c) 10.5)
+         (= (fuel van1) 10) (= (tank van1) 10) (= (price a) 1) (= (price c) 1)
+         (= (space van1) 1) (= (load van1) 0) (= (money-spent) 0))
+  (:goal (parcel-at x1 d))
+  (:metric minimize (money-spent)))

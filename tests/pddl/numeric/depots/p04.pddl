@@ -1,0 +1,16 @@
+;; larger: two trucks of different limits, three places, four crates
+(define (problem depots-p04)
+  (:domain depots-numeric)
+  (:objects depot0 - depot dist0 dist1 - distributor truck0 truck1 - truck
+            pallet0 pallet1 pallet2 - pallet crate0 crate1 crate2 crate3 - crate hoist0 hoist1 hoist2 - hoist)
+  (:init (at pallet0 depot0) (at pallet1 dist0) (at pallet2 dist1)
+         (at truck0 depot0) (at truck1 dist1)
+         (at hoist0 depot0) (available hoist0) (at hoist1 dist0) (available hoist1) (at hoist2 dist1) (available hoist2)
+         (at crate0 depot0) (on crate0 pallet0) (at crate1 depot0) (on crate1 crate0) (clear crate1)
+         (at crate2 dist0) (on crate2 pallet1) (clear crate2) (at crate3 dist1) (on crate3 pallet2) (clear crate3)
+         (= (current-load truck0) 0) (= (load-limit truck0) 40)
+         (= (current-load truck1) 0) (= (load-limit truck1) 100)
+         (= (weight crate0) 35) (= (weight crate1) 10) (= (weight crate2) 60) (= (weight crate3) 5)
+         (= (fuel-cost) 0))
+  (:goal (and (on crate2 pallet0) (on crate0 pallet2) (on crate3 crate2) (on crate1 pallet1)))
+  (:metric minimize (fuel-cost)))

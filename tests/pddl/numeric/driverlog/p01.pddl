@@ -1,0 +1,11 @@
+;; one driver, one truck, one package along a line of three locations
+(define (problem driverlog-p01)
+  (:domain driverlog-numeric)
+  (:objects s0 s1 s2 - location d1 - driver t1 - truck pkg1 - obj)
+  (:init (at d1 s0) (at t1 s0) (empty t1) (at pkg1 s1) (depot s0)
+         (link s0 s1) (link s1 s0) (link s1 s2) (link s2 s1)
+         (= (distance s0 s1) 3) (= (distance s1 s0) 3) (= (distance s1 s2) 2.5) (= (distance s2 s1) 2.5)
+         (= (fuel t1) 20) (= (tank t1) 20) (= (fuel-per-km t1) 1)
+         (= (time-spent) 0) (= (fuel-used) 0))
+  (:goal (and (at pkg1 s2) (at t1 s0)))
+  (:metric minimize (+ (* 2 (time-spent)) (fuel-used))))

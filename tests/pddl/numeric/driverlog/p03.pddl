@@ -1,0 +1,11 @@
+;; unsolvable: no depot, and the fuel covers only part of the way to the package
+(define (problem driverlog-p03)
+  (:domain driverlog-numeric)
+  (:objects s0 s1 s2 - location d1 - driver t1 - truck pkg1 - obj)
+  (:init (at d1 s0) (at t1 s0) (empty t1) (at pkg1 s2)
+         (link s0 s1) (link s1 s0) (link s1 s2) (link s2 s1)
+         (= (distance s0 s1) 4) (= (distance s1 s0) 4) (= (distance s1 s2) 4) (= (distance s2 s1) 4)
+         (= (fuel t1) 15.9) (= (tank t1) 20) (= (fuel-per-km t1) 1)
+         (= (time-spent) 0) (= (fuel-used) 0))
+  (:goal (at pkg1 s0))
+  (:metric minimize (+ (* 2 (time-spent)) (fuel-used))))

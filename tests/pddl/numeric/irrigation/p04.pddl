@@ -1,0 +1,12 @@
+;; larger: two canals, four fields (one connected to both), the festival and two harvests
+(define (problem irrigation-p04)
+  (:domain irrigation)
+  (:objects c1 c2 - canal f1 f2 f3 f4 - field)
+  (:init (connected c1 f1) (connected c1 f2) (connected c2 f2) (connected c2 f3) (connected c2 f4)
+         (shaded f2) (shaded f4)
+         (= (moisture f1) 1) (= (need f1) 2) (= (saturation f1) 3)
+         (= (moisture f2) 0) (= (need f2) 1.5) (= (saturation f2) 2)
+         (= (moisture f3) 1.5) (= (need f3) 2) (= (saturation f3) 2.5)
+         (= (moisture f4) 0.5) (= (need f4) 0.5) (= (saturation f4) 1)
+         (= (water c1) 1) (= (flow c1) 1) (= (water c2) 0.5) (= (flow c2) 0.5) (= (pumped) 0))
+  (:goal (and (festival) (harvested f1) (harvested f3))))

@@ -1,0 +1,10 @@
+;; one rover, one soil sample next door, enough energy
+(define (problem rovers-p01)
+  (:domain rovers-numeric)
+  (:objects rover0 - rover w0 w1 w2 - waypoint general - lander)
+  (:init (at rover0 w0) (at-lander general w2) (at-soil-sample w1)
+         (can-traverse rover0 w0 w1) (can-traverse rover0 w1 w0) (can-traverse rover0 w1 w2) (can-traverse rover0 w2 w1)
+         (visible w1 w2) (visible w2 w1) (visible w0 w2) (visible w2 w0)
+         (= (energy rover0) 20) (= (capacity rover0) 40) (= (recharges) 0))
+  (:goal (communicated-soil w1))
+)

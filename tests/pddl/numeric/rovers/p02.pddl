@@ -1,0 +1,12 @@
+;; the rover must recharge at the sunny w0 before the long way to the rock and back; going to w3
+;; first with the starting energy is a dead end (w3 is dark)
+(define (problem rovers-p02)
+  (:domain rovers-numeric)
+  (:objects rover0 - rover w0 w1 w2 w3 - waypoint general - lander)
+  (:init (at rover0 w0) (at-lander general w0) (in-sun w0) (at-rock-sample w3) (at-soil-sample w1)
+         (can-traverse rover0 w0 w1) (can-traverse rover0 w1 w0) (can-traverse rover0 w1 w2) (can-traverse rover0 w2 w1)
+         (can-traverse rover0 w2 w3) (can-traverse rover0 w3 w2)
+         (visible w0 w1) (visible w1 w0) (visible w0 w0)
+         (= (energy rover0) 26) (= (capacity rover0) 60) (= (recharges) 0))
+  (:goal (and (communicated-rock w3) (communicated-soil w1)))
+)

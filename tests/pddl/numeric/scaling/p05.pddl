@@ -1,0 +1,10 @@
+;; larger: two cultures and four vats
+(define (problem scaling-p05)
+  (:domain scaling)
+  (:objects c1 c2 - culture v1 v2 v3 v4 - vat)
+  (:init (= (cells c1) 1) (= (growth c1) 2) (= (cells c2) 3) (= (growth c2) 1.5)
+         (= (volume v1) 2) (= (concentration v1) 0.9) (= (vat-capacity v1) 4)
+         (= (volume v2) 1) (= (concentration v2) 0.3) (= (vat-capacity v2) 4)
+         (= (volume v3) 1) (= (concentration v3) 0) (= (vat-capacity v3) 4)
+         (= (volume v4) 0) (= (concentration v4) 0) (= (vat-capacity v4) 4))
+  (:goal (and (= (cells c1) 8) (= (cells c2) 4.5) (= (concentration v4) 0.5))))

@@ -1,0 +1,11 @@
+;; one truck, one package; the direct road costs more than the detour
+(define (problem transport-p01)
+  (:domain transport-cost)
+  (:objects a b c - location t1 - vehicle pk1 - package cap0 cap1 - capacity-number)
+  (:init (road a b) (road b a) (road b c) (road c b) (road a c) (road c a)
+         (= (road-length a b) 2) (= (road-length b a) 2) (= (road-length b c) 3) (= (road-length c b) 3)
+         (= (road-length a c) 7) (= (road-length c a) 7)
+         (at t1 a) (at pk1 a) (capacity t1 cap1) (capacity-predecessor cap0 cap1)
+         (= (total-cost) 0))
+  (:goal (at pk1 c))
+  (:metric minimize (total-cost)))

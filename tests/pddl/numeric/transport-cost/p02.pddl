@@ -1,0 +1,12 @@
+;; two trucks, three packages, capacity two
+(define (problem transport-p02)
+  (:domain transport-cost)
+  (:objects a b c d - location t1 t2 - vehicle pk1 pk2 pk3 - package cap0 cap1 cap2 - capacity-number)
+  (:init (road a b) (road b a) (road b c) (road c b) (road c d) (road d c) (road a d) (road d a)
+         (= (road-length a b) 4) (= (road-length b a) 4) (= (road-length b c) 2) (= (road-length c b) 2)
+         (= (road-length c d) 5) (= (road-length d c) 5) (= (road-length a d) 3) (= (road-length d a) 3)
+         (at t1 a) (at t2 c) (at pk1 a) (at pk2 b) (at pk3 d)
+         (capacity t1 cap2) (capacity t2 cap1) (capacity-predecessor cap0 cap1) (capacity-predecessor cap1 cap2)
+         (= (total-cost) 0))
+  (:goal (and (at pk1 c) (at pk2 d) (at pk3 b)))
+  (:metric minimize (total-cost)))

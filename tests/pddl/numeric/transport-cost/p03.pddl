@@ -1,0 +1,10 @@
+;; unsolvable: the roads are one-way and d cannot be reached
+(define (problem transport-p03)
+  (:domain transport-cost)
+  (:objects a b d - location t1 - vehicle pk1 - package cap0 cap1 - capacity-number)
+  (:init (road a b) (road b a) (road d a)
+         (= (road-length a b) 1) (= (road-length b a) 1) (= (road-length d a) 1)
+         (at t1 a) (at pk1 a) (capacity t1 cap1) (capacity-predecessor cap0 cap1)
+         (= (total-cost) 0))
+  (:goal (at pk1 d))
+  (:metric minimize (total-cost)))

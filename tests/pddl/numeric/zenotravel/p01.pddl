@@ -1,0 +1,12 @@
+;; one aircraft, two cities, two passengers; enough fuel for the round trip
+(define (problem zeno-p01)
+  (:domain zenotravel-numeric)
+  (:objects plane1 - aircraft alice bob - person c1 c2 - city)
+  (:init (at plane1 c1) (at alice c1) (at bob c2) (fuel-station c1)
+         (= (fuel plane1) 10) (= (tank plane1) 10)
+         (= (slow-burn plane1) 1) (= (fast-burn plane1) 2.5)
+         (= (seats plane1) 2) (= (zoom-limit plane1) 1) (= (onboard plane1) 0)
+         (= (distance c1 c1) 0) (= (distance c1 c2) 4) (= (distance c2 c1) 4) (= (distance c2 c2) 0)
+         (= (fuel-used) 0))
+  (:goal (and (at alice c2) (at bob c1)))
+  (:metric minimize (fuel-used)))

@@ -1,0 +1,15 @@
+;; three cities, decimal distances and burn rates; the tank holds less than the tour, so the
+;; aircraft must refuel at c1 (the only station); one seat, so passengers travel one at a time
+(define (problem zeno-p02)
+  (:domain zenotravel-numeric)
+  (:objects plane1 - aircraft alice bob carol - person c1 c2 c3 - city)
+  (:init (at plane1 c1) (at alice c1) (at bob c2) (at carol c3) (fuel-station c1)
+         (= (fuel plane1) 6) (= (tank plane1) 7.5)
+         (= (slow-burn plane1) 1.5) (= (fast-burn plane1) 2.5)
+         (= (seats plane1) 1) (= (zoom-limit plane1) 0) (= (onboard plane1) 0)
+         (= (distance c1 c1) 0) (= (distance c1 c2) 2) (= (distance c1 c3) 2.5)
+         (= (distance c2 c1) 2) (= (distance c2 c2) 0) (= (distance c2 c3) 1.2)
+         (= (distance c3 c1) 2.5) (= (distance c3 c2) 1.2) (= (distance c3 c3) 0)
+         (= (fuel-used) 0))
+  (:goal (and (at alice c3) (at bob c1) (at carol c2)))
+  (:metric minimize (fuel-used)))

@@ -1,0 +1,15 @@
+;; dead ends: c3 has no station and leaving it takes more fuel than one tank-load minus the way in,
+;; unless the aircraft arrives full; fast flights are cheaper in steps but burn more
+(define (problem zeno-p04)
+  (:domain zenotravel-numeric)
+  (:objects plane1 - aircraft alice bob - person c1 c2 c3 - city)
+  (:init (at plane1 c1) (at alice c1) (at bob c3) (fuel-station c1) (fuel-station c2)
+         (= (fuel plane1) 5) (= (tank plane1) 8)
+         (= (slow-burn plane1) 1) (= (fast-burn plane1) 1.5)
+         (= (seats plane1) 2) (= (zoom-limit plane1) 2) (= (onboard plane1) 0)
+         (= (distance c1 c1) 0) (= (distance c1 c2) 2) (= (distance c1 c3) 4)
+         (= (distance c2 c1) 2) (= (distance c2 c2) 0) (= (distance c2 c3) 4)
+         (= (distance c3 c1) 4) (= (distance c3 c2) 4) (= (distance c3 c3) 0)
+         (= (fuel-used) 0))
+  (:goal (and (at alice c3) (at bob c2)))
+  (:metric minimize (fuel-used)))
