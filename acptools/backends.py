@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import uuid
 
-from . import store
+from .proofs import store
 from .errors import AcpError, RunStopped
 
 BACKENDS = ("local", "ray")

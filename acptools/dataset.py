@@ -147,7 +147,7 @@ def _read_file(path: Path) -> list[dict]:
 
 def _is_record_file(f: Path) -> bool:
     """A file of records in a folder: JSON or JSONL, gzip'd or not; the settings file a run writes beside its
-    output (`X.jsonl.run.json`, acptools.runfile) is not one."""
+    output (`X.jsonl.run.json`, acptools.util.runfile) is not one."""
     return (f.is_file() and f.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz"))
             and not f.name.endswith(".run.json"))
 

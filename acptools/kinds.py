@@ -6,20 +6,26 @@ A kind is what a record asks. ACPBench Hard's eight tasks (`app` ... `nexta`) an
 its seven tasks; ActionReasoningBench asks its families (`arb_effects`, ...). A record's `group` names
 its kind (`applicable_actions_gen` -> `app`, `landmarks_mcq` -> `land_mcq`).
 
-Static facts live in `KINDS`; the functions that implement a kind register themselves where they are
-defined, so this module imports nothing from acptools and every layer can read it:
+Static facts live in `KINDS`; the functions that implement a kind are named in `IMPLEMENTATIONS` as
+"module:attribute" and imported the first time one is asked for (as unified-planning's factory does),
+so this module imports nothing from acptools, every layer can read it, and nothing depends on which
+modules were imported before:
 
-    @grader("app")            exact semantics (acptools.scoring.exact)
-    @reference_grader("app")  the published lm-eval scorer's semantics (acptools.scoring.reference)
-    @generator("app")         a question builder (acptools.generate.hard, .acp, .arb)
+    implementation(GRADER, "app")     exact semantics (acptools.scoring.exact)
+    implementation(REFERENCE, "app")  the published lm-eval scorer's semantics (acptools.scoring.reference)
+    implementation(GENERATOR, "app")  a question builder (acptools.generate.hard, .acp, .arb)
+    implementation(GOLD, "app")       the stored answer written as text (acptools.scoring)
 
-Adding a kind: one `Kind(...)` below, plus its grader(s) and generator where they belong (the tests
-check that every kind has them, and that every tool named here exists in the server).
+Adding a kind: one `Kind(...)` below, plus its grader(s) and generator where they belong, named in
+`_implementations` (the tests check that every kind has them and that each resolves, and that every
+tool named here exists in the server).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 FORMS = ("hard", "bool", "mcq", "arb")
@@ -133,11 +139,6 @@ def form_kind(name) -> str | None:
     return kind if kind in GENERATED else None
 
 
-def form_of_kind(kind: str) -> str:
-    """'app_bool' -> 'bool', 'land_mcq' -> 'mcq', 'arb_effects' -> 'arb', 'plan' and 'app' -> 'hard'."""
-    return KINDS[kind].form if kind in KINDS else "hard"
-
-
 def cost(kind: str) -> float:
     """The relative work of one item of `kind` (1.0 for a name the registry does not know)."""
     return KINDS[kind].cost if kind in KINDS else 1.0
@@ -153,45 +154,44 @@ def tools_answering() -> dict[str, frozenset[str]]:
     return {tool: frozenset(kinds) for tool, kinds in out.items()}
 
 
-# ---- implementations, registered where they are defined ------------------------------------------
+# ---- implementations: "module:attribute", imported when first asked for ------------------------------
 
-GRADER, REFERENCE, GENERATOR = "grader", "reference grader", "generator"
-_IMPLEMENTATIONS: dict[tuple[str, str], Callable] = {}
-
-
-def _register(role: str, kinds: tuple[str, ...]):
-    def register(fn: Callable) -> Callable:
-        for kind in kinds:
-            if kind not in KINDS:
-                raise KeyError(f"{role} for {kind!r}, which is not in acptools.kinds.KINDS")
-            _IMPLEMENTATIONS[(role, kind)] = fn
-        return fn
-    return register
+GRADER, REFERENCE, GENERATOR, GOLD = "grader", "reference grader", "generator", "gold writer"
 
 
-def grader(*kinds: str):
-    """Decorator: the exact-semantics grader of these kinds, (Question, ParsedAnswer, budget) -> Outcome."""
-    return _register(GRADER, kinds)
+def _implementations() -> dict[tuple[str, str], str]:
+    """(role, kind) -> "module:attribute" of the function (or of a mapping from kind to function)."""
+    out: dict[tuple[str, str], str] = {}
+    for name, kind in KINDS.items():
+        hard = name in HARD
+        out[(GOLD, name)] = "acptools.scoring.api:hard_gold_text" if hard else "acptools.scoring.generated_forms:gold_text"
+        if hard:
+            out[(GRADER, name)] = f"acptools.scoring.exact:{name}"
+            out[(REFERENCE, name)] = f"acptools.scoring.reference:{name}"
+        if kind.form == "hard":
+            out[(GENERATOR, name)] = f"acptools.generate.hard:{name}"
+        elif kind.form == "arb":
+            out[(GENERATOR, name)] = f"acptools.generate.arb:{name.removeprefix('arb_')}"
+        else:
+            out[(GENERATOR, name)] = "acptools.generate.acp:BUILDERS"
+    return out
 
 
-def reference_grader(*kinds: str):
-    """Decorator: the published scorer's grader of these kinds, (Question, parsed, budget) -> Outcome."""
-    return _register(REFERENCE, kinds)
+IMPLEMENTATIONS: dict[tuple[str, str], str] = _implementations()
 
 
-def generator(*kinds: str):
-    """Decorator: the question builder of these kinds, (Item, kind) -> Draft."""
-    return _register(GENERATOR, kinds)
-
-
+@functools.cache
 def implementation(role: str, kind: str) -> Callable:
-    """The function registered for `kind` in `role` (its module must have been imported)."""
-    try:
-        return _IMPLEMENTATIONS[(role, kind)]
-    except KeyError:
-        raise KeyError(f"no {role} is registered for the kind {kind!r}") from None
+    """The function implementing `kind` in `role`: graders take (Question, parsed answer, budget) and
+    return an Outcome; generators take an Item and return a Draft; gold writers take a record."""
+    where = IMPLEMENTATIONS.get((role, kind))
+    if where is None:
+        raise KeyError(f"no {role} is registered for the kind {kind!r}")
+    module, _, attribute = where.partition(":")
+    found = getattr(importlib.import_module(module), attribute)
+    return found[kind] if isinstance(found, Mapping) else found
 
 
 def registered(role: str) -> frozenset[str]:
-    """The kinds that have a function registered in `role`."""
-    return frozenset(kind for r, kind in _IMPLEMENTATIONS if r == role)
+    """The kinds that name a function in `role`."""
+    return frozenset(kind for r, kind in IMPLEMENTATIONS if r == role)

@@ -37,12 +37,12 @@ import json
 import warnings
 from collections import Counter
 
-from . import store
+from .proofs import store
 from .answers import parse_answer, vocabulary
 from .budget import Budget
 from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
-from .lru import CacheMiss, LRUCache
+from .util.lru import CacheMiss, LRUCache
 from .kinds import GRADER, implementation
 from .scoring.api import grade
 from .scoring.items import Outcome
@@ -165,7 +165,7 @@ class AcpReward:
     credit: 'exact' (0/1) or 'partial'. unknown: the reward of a completion whose verdict could not
     be proven within `budget` CPU seconds (None: no reward, for trainers that accept it).
     semantics: 'exact' (from the PDDL) or 'reference' (the published lm-eval scorer's rules).
-    cache: a proof store file (acptools.store; 'default': the user's cache directory) that keeps the
+    cache: a proof store file (acptools.proofs.store; 'default': the user's cache directory) that keeps the
     proven truths for later runs and for the other reward workers sharing the file; None (the
     default) leaves the process's store as it is (off unless something opened one).
     `stats` counts graded, correct and unknown completions over the function's life."""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How far off the progress bar's time left is: the estimate from measured cost per task
-(acptools.progress.CostModel, what the bar shows) against the former one (elapsed / share of the
+(acptools.util.progress.CostModel, what the bar shows) against the former one (elapsed / share of the
 prior size guess done), both recorded at every finished unit of one real scoring run and compared
 with the time that was really left.
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ["ACPTOOLS_CACHE"] = "off"
 
 from acptools.dataset import load_records  # noqa: E402
-from acptools.progress import Progress  # noqa: E402
+from acptools.util.progress import Progress  # noqa: E402
 from acptools.scoring import batch, gold_response  # noqa: E402
 
 

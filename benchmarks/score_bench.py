@@ -147,7 +147,7 @@ def fuzz(responses: list[dict], n: int, work: Path, seed: int = 0) -> dict:
     subprocess.run([str(REF_PY), "-c", script], check=True, cwd=work, env=env)
     ref = json.loads((work / "fuzz_ref.json").read_text())
     sys.path.insert(0, str(ROOT))
-    from acptools.answers.lm_eval import extract
+    from acptools.answers.lm_eval_extract import extract
     bad = []
     per = defaultdict(lambda: [0, 0])
     for c, r in zip(cases, ref):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reading a kept grounded task (acptools.task_store) against loading it from its PDDL, in CPU seconds
+"""Reading a kept grounded task (acptools.proofs.kept_tasks) against loading it from its PDDL, in CPU seconds
 of this process, on the distinct tasks of the bundled test split, the alfred-size household task and
 the public suite's tasks (folding and slitherlink when --heavy).
 
@@ -22,10 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools import load_task, store  # noqa: E402
+from acptools import load_task  # noqa: E402
+from acptools.proofs import store  # noqa: E402
 from acptools.dataset import load_records  # noqa: E402
 from acptools.ground import snapshot  # noqa: E402
-from acptools.hashing import code_version, task_key  # noqa: E402
+from acptools.util.hashing import code_version, task_key  # noqa: E402
 
 SUITE = ROOT / "benchmarks" / "suite"
 HEAVY = ("folding", "slitherlink")

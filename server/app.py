@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
@@ -271,7 +271,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-planner-memory", type=int, default=None, metavar="MB",
                    help="address space of each planner process (default: the library's, 4-8 GB)")
     p.add_argument("--cache", nargs="?", const="default", default=None, metavar="PATH",
-                   help="share proven truths with other runs in a proof store (acptools.store); without PATH, "
+                   help="share proven truths with other runs in a proof store (acptools.proofs.store); without PATH, "
                    "the default file (ACPTOOLS_CACHE or the user cache folder); default: no store")
     p.add_argument(
         "--log-level",

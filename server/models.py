@@ -143,6 +143,7 @@ class VerdictResult(Result):
     witness: list[str] | None
     detail: str = ""
     budget_seconds: float
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 class LandmarkResult(VerdictResult):
@@ -170,6 +171,7 @@ class ItemListResult(Result):
     unknown_total: int = 0  # how many candidates are undecided
     refuted: list[Item] = []  # a partial answer's candidates proven not to belong (the first of them)
     refuted_total: int = 0
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 class ActionValue(Result):
@@ -194,6 +196,7 @@ class OptimalNextResult(Result):
     bounds: dict = Field(default_factory=dict)  # unknown: h_star_lower, h_star_upper, upper_plan (that long)
     detail: str = ""
     budget_seconds: float
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 class PlanResult(Result):
@@ -207,6 +210,7 @@ class PlanResult(Result):
     bounds: dict = Field(default_factory=dict)  # unknown optimal plan: h_star_lower, h_star_upper, upper_plan
     detail: str = ""
     budget_seconds: float
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 # ---- scoring -----------------------------------------------------------------------------------

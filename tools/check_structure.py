@@ -4,15 +4,21 @@
 1. no import circle among the repository's own modules (acptools, server, examples, scripts, tools);
 2. no function longer than MAX_FUNCTION_LINES outside tests and benchmarks;
 3. server/ imports only the public API of acptools: names in ``acptools.__all__`` and the modules in
-   ``acptools.PUBLIC_MODULES`` (read from acptools/__init__.py without importing it);
+   ``acptools.PUBLIC_MODULES`` and ``acptools.PLUMBING`` (read from acptools/__init__.py without
+   importing it);
 4. no block of MIN_BLOCK_LINES or more consecutive identical lines (stripped; blank and comment lines
    skipped) in two places within acptools/ and server/, except the pairs in ALLOWED_REPEATS;
-5. the top level of acptools/ holds only the public face and the engine's rooms: every top-level module
-   and subpackage is in ``acptools.PUBLIC_MODULES`` or ``acptools.ENGINE_PACKAGES``;
+5. the top level of acptools/ holds only the public face, its plumbing, its internal modules and the
+   engine's rooms: every top-level module and subpackage is in ``acptools.PUBLIC_MODULES``,
+   ``acptools.PLUMBING``, ``acptools.INTERNAL_MODULES`` or ``acptools.ENGINE_PACKAGES``; and it holds
+   at most MAX_TOP_LEVEL_MODULES modules (files; subpackages apart);
 6. the engine's rooms (``acptools.ENGINE_PACKAGES``) are imported only from inside them and from the face
    modules that wrap them (``acptools.ENGINE_GATES``);
 7. no upward import: every module belongs to one of the LAYERS (bottom up) and imports only from its own
-   layer or those below.
+   layer or those below;
+8. no two modules of acptools/ share a file name (a reader must never wonder which `report.py` is
+   meant), none shadows a module of the standard library, and no subpackage shadows one (or
+   `inspect_ai`, the package acptools.inspect_eval adapts).
 
 Prints one line per finding and a summary; exits 1 when anything is found.
 """
@@ -26,6 +32,8 @@ from pathlib import Path
 
 PACKAGES = ("acptools", "server", "environments", "examples", "scripts", "tools")
 MAX_FUNCTION_LINES = 80
+MAX_TOP_LEVEL_MODULES = 18
+SHADOWED = frozenset(sys.stdlib_module_names) | {"inspect_ai"}  # names no module or package of acptools takes
 MIN_BLOCK_LINES = 6
 REPEAT_DIRS = ("acptools", "server")
 # accepted repeats: (file, file, first line of the block), each with the reason it stays
@@ -35,18 +43,19 @@ ALLOWED_REPEATS: dict[tuple[str, str, str], str] = {
 }
 # the layers, bottom up: a module belongs to the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.lru",
-     "acptools.store", "acptools.store_key", "acptools.hashing", "acptools.progress", "acptools.runfile",
-     "acptools.barplots", "acptools.shortrepr"),                        # leaves: no engine, no I/O beyond their own
+    ("acptools.errors", "acptools.verdict", "acptools.budget", "acptools.kinds", "acptools.util",
+     "acptools.proofs.store", "acptools.proofs.signing_key", "acptools.proofs.grade_memo"),  # leaves: no engine
     ("acptools.pddl",),                                                # text -> lifted model
     ("acptools.ground",),                                              # lifted model -> grounded task
     ("acptools.planners",),                                            # outside planners on a grounded task
     ("acptools.engine",),                                              # proofs and search
     ("acptools.questions",),                                           # the eight questions
     ("acptools.task",),                                                # the public task
-    ("acptools.truth", "acptools.task_store", "acptools.stored_check", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
+    ("acptools.proofs",),                                              # proven facts and tasks kept across runs
+    ("acptools.truth", "acptools.claims", "acptools.describe", "acptools.episode", "acptools.answers",
      "acptools.dataset", "acptools.examples", "acptools.prompts", "acptools.backends"),  # the face's services
-    ("acptools.scoring", "acptools.audit", "acptools.generate", "acptools.rollout", "acptools.rewards", "acptools.inspect",
+    ("acptools.scoring", "acptools.audit", "acptools.generate", "acptools.rollout", "acptools.rewards",
+     "acptools.inspect_eval",
      "acptools.up", "acptools.environments", "acptools.evaluation", "acptools.htmlreport",
      "acptools.export"),  # applications
     ("acptools.cli",),                                                 # the command line
@@ -168,17 +177,41 @@ def _within(module: str, prefixes) -> bool:
 
 
 def unlisted_top_level(root: Path) -> list[str]:
-    """Top-level modules and subpackages of acptools that are neither public nor an engine room."""
-    listed = declared(root, "PUBLIC_MODULES") | declared(root, "ENGINE_PACKAGES")
-    out = []
+    """Top-level modules and subpackages of acptools that are in no list of acptools/__init__.py, and
+    modules past MAX_TOP_LEVEL_MODULES."""
+    listed = set().union(*(declared(root, name) for name in
+                           ("PUBLIC_MODULES", "PLUMBING", "INTERNAL_MODULES", "ENGINE_PACKAGES")))
+    files = [p for p in (root / "acptools").glob("*.py") if p.name != "__init__.py"]
+    out = [] if len(files) <= MAX_TOP_LEVEL_MODULES else [
+        f"too many top-level modules: acptools/ holds {len(files)} modules, more than {MAX_TOP_LEVEL_MODULES}; move "
+        "the ones that are no part of the library's face into the package they serve"]
     for path in sorted((root / "acptools").iterdir()):
         name = path.stem if path.suffix == ".py" else path.name
         is_module = path.suffix == ".py" and name != "__init__"
         is_package = path.is_dir() and (path / "__init__.py").exists()
         if (is_module or is_package) and not any(m == f"acptools.{name}" or m.startswith(f"acptools.{name}.")
                                                  for m in listed):
-            out.append(f"unlisted top-level module: acptools/{path.name} is in neither acptools.PUBLIC_MODULES nor "
-                       "acptools.ENGINE_PACKAGES (list it, or move it into the room it belongs to)")
+            out.append(f"unlisted top-level module: acptools/{path.name} is in none of acptools.PUBLIC_MODULES, "
+                       "PLUMBING, INTERNAL_MODULES, ENGINE_PACKAGES (list it, or move it into the room it belongs to)")
+    return out
+
+
+def confusable_names(root: Path) -> list[str]:
+    """Modules of acptools that share a file name, and modules or packages named like the standard
+    library's (or inspect_ai)."""
+    by_name: dict[str, list[Path]] = defaultdict(list)
+    out = []
+    for path in sorted((root / "acptools").rglob("*.py")):
+        if path.name not in ("__init__.py", "__main__.py"):
+            by_name[path.name].append(path)
+        name = path.parent.name if path.name == "__init__.py" else path.stem
+        if name in SHADOWED:
+            out.append(f"shadowing name: {path.relative_to(root)} is named like the module {name!r} it would be "
+                       "confused with; give it a name of its own")
+    for name, paths in sorted(by_name.items()):
+        if len(paths) > 1:
+            out.append(f"shared file name: {', '.join(str(p.relative_to(root)) for p in paths)} are all {name}; name "
+                       "each for what it holds")
     return out
 
 
@@ -226,6 +259,7 @@ def upward_imports(root: Path, mods: dict[str, Path], graph: dict[str, set[str]]
 
 def private_imports(root: Path, mods: dict[str, Path], trees: dict[str, ast.AST]) -> list[str]:
     exported, public = public_api(root)
+    plumbing = declared(root, "PLUMBING")
     out = []
     for name, path in mods.items():
         if not (name == "server" or name.startswith("server.")):
@@ -237,8 +271,8 @@ def private_imports(root: Path, mods: dict[str, Path], trees: dict[str, ast.AST]
             if module == "acptools":
                 bad = [n for n in names if n not in exported and f"acptools.{n}" not in public]
                 out += [f"private import: {where} from acptools import {n}" for n in bad]
-            elif module not in public:
-                out.append(f"private import: {where} {module} is not in acptools.PUBLIC_MODULES")
+            elif module not in public and not _within(module, plumbing):
+                out.append(f"private import: {where} {module} is in neither acptools.PUBLIC_MODULES nor PLUMBING")
     return out
 
 
@@ -294,6 +328,7 @@ def check(root: Path) -> list[str]:
     findings += unlisted_top_level(root)
     findings += engine_imports(root, mods, trees)
     findings += upward_imports(root, mods, graph)
+    findings += confusable_names(root)
     return findings
 
 

@@ -62,7 +62,7 @@ from .grammar import (
     words_to_name,
 )
 from ..kinds import KINDS
-from .types import TASKS, ParsedAnswer, ParsedName, canonical_task
+from .parsed import TASKS, ParsedAnswer, ParsedName, canonical_task
 
 __all__ = ["parse_answer", "parse_name", "vocabulary"]
 
@@ -348,7 +348,7 @@ def vocabulary(task) -> frozenset[str]:
 def _parse_answer(task: str, text: str, budget) -> ParsedAnswer:
     task = canonical_task(task)
     if task not in TASKS:
-        raise ValueError(f"{task!r} is a generated form: its answers are read by acptools.answers.forms")
+        raise ValueError(f"{task!r} is a generated form: its answers are read by acptools.answers.form_readers")
     if not isinstance(text, str):
         return ParsedAnswer(task, False, error=f"the response must be text, got {type(text).__name__}")
     if not text.strip():

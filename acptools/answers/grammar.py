@@ -21,7 +21,7 @@ from importlib import resources
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 
-from .types import ParsedName
+from .parsed import ParsedName
 
 # The grammar's POS and NEG terminals: the pre-pass replaces prog section labels ("Positive
 # effects:", "del:") by these private-use characters, which no response contains.

@@ -48,9 +48,9 @@ from ..budget import Budget
 from ..claims import decide, evaluate, without_actions
 from ..dataset import task_of
 from ..errors import AcpError
-from ..kinds import KINDS, form_of_kind
+from ..kinds import KINDS
 from ..scoring import gold_response, score_response
-from ..scoring.forms import gold_text
+from ..scoring.generated_forms import gold_text
 from ..scoring.question import plan_of_question
 from ..truth import task_for
 from .facts import Facts, mentions, normal, option_kind
@@ -85,7 +85,9 @@ class Item:
 
     @property
     def form(self) -> str:
-        return form_of_kind(self.kind)
+        """The record's form: 'bool' for land_bool, 'arb' for arb_effects, 'hard' for app and plan."""
+        k = KINDS.get(self.kind)
+        return k.form if k is not None else "hard"
 
     @property
     def task(self) -> str:

@@ -17,7 +17,7 @@ import json
 import sys
 
 from ..errors import AcpError
-from ..progress import Progress
+from ..util.progress import Progress
 from .common import EXIT_CHECK, EXIT_OK, fail
 
 

@@ -26,10 +26,10 @@ def add_parser(sub):
 
 def run(args) -> int:
     """stats: counts as JSON; clear: remove every fact; verify: check every row (exit 1 on any failure)."""
-    from .. import store
+    from ..proofs import store
     if args.sample is not None and args.sample < 1:
         return fail(AcpError(f"must be at least 1, not {args.sample}", "--sample", "leave it out to check every row"))
-    quiet = logging.getLogger("acptools.store")
+    quiet = logging.getLogger("acptools.proofs.store")
     level, quiet.level = quiet.level, logging.ERROR  # this command reports the store's state itself, once
     try:
         found = store.use(args.cache, key_file=args.key_file)
@@ -61,18 +61,17 @@ def run(args) -> int:
 def _verify(found, args) -> int:
     """Every fact proven again, every stored grade graded again and every kept grounded task loaded
     again, from scratch (or --sample N of each)."""
-    from ..scoring.memo_verify import verify
-    from ..task_store import verify as verify_tasks
-    from ..truth import verify_store
-    res = verify_store(found, args.sample, budget=args.budget)
+    from ..proofs.verify import verify_facts, verify_grades, verify_kept_tasks
+    from ..scoring.batch import regrade
+    res = verify_facts(found, args.sample, budget=args.budget)
     failures = res["failures"]
     what = f"{res['checked']} random rows" if args.sample is not None else f"all {res['checked']} rows"
     print(f"checked {what} of {found.path}: {len(failures)} failed")
     for f in failures:
         print(f"  FAILED {f['kind']} {f['key']!r} (task {f['task']}, state {f['state']}): {f['problem']}")
-    grades = verify(found, args.sample)
+    grades = verify_grades(found, regrade, args.sample)
     _report(grades, args.sample, "graded again", "stored grades", "grade", "never served")
-    tasks = verify_tasks(found, args.sample)
+    tasks = verify_kept_tasks(found, args.sample)
     _report(tasks, args.sample, "loaded again", "grounded tasks", "grounded task", "never read")
     return EXIT_CHECK if failures or grades["failures"] or tasks["failures"] else EXIT_OK
 

@@ -26,7 +26,7 @@ def fail(e: AcpError, args=None) -> int:
     """Print an input error (what, where, what to do) and return the input-error exit code. A run
     that stopped part way (RunStopped) names the command that resumes it, given the run's `args`."""
     if isinstance(e, RunStopped) and args is not None:
-        from ..runfile import resume_command
+        from ..util.runfile import resume_command
         hint = (f"what finished is in {args.out}: resume with {resume_command(args)}" if getattr(args, "out", None)
                 else "nothing was kept: pass --out FILE to keep what finishes and resume it")
         e = RunStopped(e.what, e.where, hint)
@@ -60,8 +60,7 @@ def write_html(args, items=None, rows=None, report=None, source: str = "") -> No
     """--html: the page of this run, from its items (score, eval) or trace rows (rollout)."""
     if not getattr(args, "html", None):
         return
-    from ..htmlreport import Outputs
-    from ..htmlreport import write_html as write
+    from ..htmlreport import Outputs, write_html as write
     out = Outputs()
     if items is not None:
         out.add_items(items, source)
@@ -72,7 +71,7 @@ def write_html(args, items=None, rows=None, report=None, source: str = "") -> No
 
 def open_cache(args) -> None:
     """Use the store --cache names for this process (a damaged one is named and bypassed)."""
-    from .. import store
+    from ..proofs import store
     found = store.use(args.cache)
     if found is not None and found.broken:
         sys.stderr.write(f"acptools: warning: proof store not used: {found.broken}\n")
@@ -81,7 +80,7 @@ def open_cache(args) -> None:
 def check_outputs(args) -> None:
     """--out, --report, --plots, --jobs and --budget are usable before any work starts; an existing
     --out, --report or --html is overwritten only with --force (or continued with --resume)."""
-    from ..runfile import check_fresh
+    from ..util.runfile import check_fresh
     for flag in ("out", "report", "html"):
         path = getattr(args, flag, None)
         if path:
@@ -92,7 +91,7 @@ def check_outputs(args) -> None:
                 raise AcpError("is a folder", f"--{flag} {path}", "give a file name")
             check_fresh(path, getattr(args, "resume", False), getattr(args, "force", False), f"--{flag}")
     if getattr(args, "plots", None):
-        from ..scoring.report import have_matplotlib
+        from ..scoring.score_report import have_matplotlib
         if not have_matplotlib():
             raise AcpError("matplotlib is not installed", "--plots",
                            "pip install matplotlib (or pip install 'acptools[plots]'), or drop --plots")
@@ -117,7 +116,7 @@ def check_sample(args) -> None:
 def interrupted(args, table: str, done: int, total: int, what: str, kept: str, t0: float) -> int:
     """Ctrl-C: the table of what was finished (`table`, '' for none), how far the run got ('3 of 8
     episodes finished'), and the exact command that goes on from there (when --out keeps the rows)."""
-    from ..runfile import resume_command
+    from ..util.runfile import resume_command
     sys.stderr.write("\n")
     if table:
         print(table)

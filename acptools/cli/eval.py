@@ -18,7 +18,7 @@ import json
 import time
 
 from ..errors import AcpError
-from ..progress import Progress
+from ..util.progress import Progress
 from ..rollout.defaults import MAX_ERRORS, MAX_ERRORS_HELP, TIMEOUT
 from .common import (EXIT_CHECK, EXIT_OK, cache_flags, check_outputs, check_resume, check_sample, fail, html_flag,
                      open_cache, write_html)
@@ -138,7 +138,7 @@ def run(args) -> int:
 
 
 def _items_so_far(args) -> list[dict]:
-    from ..runfile import read_jsonl
+    from ..util.runfile import read_jsonl
     if not args.out:
         return []
     try:
@@ -149,8 +149,8 @@ def _items_so_far(args) -> list[dict]:
 
 def interrupted(args, items: list[dict], total: int, t0: float) -> int:
     """Ctrl-C: the summary of what was graded, and the exact command that goes on from there."""
-    from ..scoring import report
-    table = report.table(report.summarize(items)) if items else ""
+    from ..scoring import score_report
+    table = score_report.table(score_report.summarize(items)) if items else ""
     return common_interrupted(args, table, len(items), total, "questions graded", "items", t0)
 
 
@@ -177,14 +177,14 @@ def _count(n: int, what: str) -> str:
 def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
     """Print the summary table and totals of an eval run, write --report if asked; EXIT_CHECK when
     some answer is unknown or an item failed, else EXIT_OK."""
-    from ..scoring import report
-    from ..scoring.items import ERROR
+    from ..scoring import score_report
+    from ..verdict import Grade
     wall = time.perf_counter() - t0
-    summary = report.summarize(items)
-    print(report.table(summary))
+    summary = score_report.summarize(items)
+    print(score_report.table(summary))
     usage = usage_totals(items)
     unknown = sum(1 for it in items if it["verdict"] == "unknown")
-    errors = [it for it in items if it["verdict"] == ERROR]
+    errors = [it for it in items if it["verdict"] == Grade.ERROR]
     print(f"\n{len(items)} questions of {len(records)} asked of {args.policy} and graded with {args.semantics} "
           f"semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown}; errors: {len(errors)}" +
           (f"; tokens in/out: {usage['input_tokens']}/{usage['output_tokens']}" if usage["input_tokens_reported"] else "")
@@ -202,7 +202,7 @@ def finish(args, items: list[dict], records: list[dict], t0: float) -> int:
     if args.out:
         print(f"items -> {args.out}")
     if args.report:
-        doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
+        doc = score_report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
                                  data=args.data, responses=args.policy, seconds=wall)
         doc.update(command="eval", policy=args.policy, with_pddl=args.pddl, usage=usage, out=args.out,
                    sample=None if args.limit is None else {"limit": args.limit, "per_domain": args.per_domain,

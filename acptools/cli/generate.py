@@ -24,10 +24,9 @@ from ..generate.records import dumps, write_jsonl
 from ..generate.run import ALIASES, TASKS, Options, check_tasks, generate
 from ..generate.states import Difficulty
 from ..generate.fluent_kinds import KINDS, check_kinds
-from ..generate.templates import load as load_templates
-from ..generate.templates import starter_for
-from ..progress import Progress
-from ..runfile import check_fresh, resume_command
+from ..generate.templates import load as load_templates, starter_for
+from ..util.progress import Progress
+from ..util.runfile import check_fresh, resume_command
 from .common import backend_flags, check_resume, fail
 
 

@@ -28,7 +28,7 @@ def add_parser(sub):
 def run(args) -> int:
     """The report command: one HTML page from the given output files."""
     from ..htmlreport import load_outputs, write_html
-    from ..runfile import check_fresh
+    from ..util.runfile import check_fresh
     try:
         check_fresh(args.html, False, args.force, "--html", resumable=False)
         outputs = load_outputs(args.files)

@@ -17,7 +17,7 @@ import sys
 import time
 
 from ..errors import AcpError
-from ..progress import Progress
+from ..util.progress import Progress
 from ..rollout import defaults as D
 from .common import (backend_flags, cache_flags, check_outputs, check_sample, fail, html_flag, interrupted,
                      open_cache, write_html)
@@ -84,10 +84,9 @@ def run(args) -> int:
     """Run `acptools rollout`. The engines load here, not when the parser is built."""
     from ..rollout.observations import Prompts
     from ..rollout.policies import make_policy
-    from ..rollout.report import json_report, summarize, table, write_plots
-    from ..rollout.runner import RolloutConfig
-    from ..rollout.runner import run as run_episodes
-    from ..rollout.sources import load_tasks
+    from ..rollout.rollout_report import json_report, summarize, table, write_plots
+    from ..rollout.run_episodes import RolloutConfig, run as run_episodes
+    from ..rollout.start_states import load_tasks
     from ..rollout.traces import ERROR, POLICY_ERROR
 
     t0 = time.perf_counter()
@@ -139,7 +138,7 @@ def run(args) -> int:
 
 def _interrupted(args, total: int, t0: float) -> int:
     """Ctrl-C: the figures of the episodes that finished, and the exact command that goes on."""
-    from ..rollout.report import summarize, table
+    from ..rollout.rollout_report import summarize, table
     from ..rollout.traces import FINISHED, read_rows
     rows = []
     if args.out:

@@ -19,8 +19,8 @@ import json
 import time
 
 from ..errors import AcpError
-from ..progress import Progress
-from ..runfile import RunFile, rewrite
+from ..util.progress import Progress
+from ..util.runfile import RunFile, rewrite
 from .common import (EXIT_CHECK, EXIT_OK, backend_flags, cache_flags, check_outputs, check_resume, fail, html_flag,
                      interrupted, open_cache, write_html)
 
@@ -144,15 +144,15 @@ def _already_scored(pairs, rows: list[dict]) -> tuple[set[int], dict[int, dict]]
 
 def _interrupted(args, items: list[dict], total: int, t0: float) -> int:
     """Ctrl-C: the table of what was scored, and the exact command that goes on from there."""
-    from ..scoring import report
-    table = report.table(report.summarize(items)) if items else ""
+    from ..scoring import score_report
+    table = score_report.table(score_report.summarize(items)) if items else ""
     return interrupted(args, table, len(items), total, "responses scored", "items", t0)
 
 
 def run(args) -> int:
     """Grade the responses, print the table, write --out, --report and --plots."""
-    from ..scoring import batch, report
-    from ..scoring.items import ERROR
+    from ..scoring import batch, score_report
+    from ..verdict import Grade
 
     t0 = time.perf_counter()
     open_cache(args)
@@ -187,12 +187,12 @@ def run(args) -> int:
     if args.out:
         rewrite(args.out, items)  # the order of the responses, as an uninterrupted run writes it
     wall = time.perf_counter() - t0
-    summary = report.summarize(items)
-    print(report.table(summary))
+    summary = score_report.summarize(items)
+    print(score_report.table(summary))
     lm_eval = _print_lm_eval(args, items)
     unknown = sum(1 for it in items if it["verdict"] == "unknown")
     retried = sum(1 for it in items if it.get("retried"))
-    errors = [it for it in items if it["verdict"] == ERROR]
+    errors = [it for it in items if it["verdict"] == Grade.ERROR]
     print(f"\n{len(items)} responses to {len({(it['task'], str(it['id'])) for it in items})} records scored with "
           f"{args.semantics} semantics in {wall:.1f} s (--jobs {args.jobs}); unknown: {unknown} (after grading "
           f"{retried} again with more effort); errors: {len(errors)}")
@@ -210,7 +210,7 @@ def run(args) -> int:
         if args.out:
             print(f"items -> {args.out}")
         if args.report:
-            doc = report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
+            doc = score_report.json_report(summary, items, semantics=args.semantics, budget=args.budget, jobs=args.jobs,
                                      data=args.data, responses="gold" if args.gold else args.responses or args.lm_eval,
                                      seconds=wall, gold_check=gold)
             if lm_eval is not None:
@@ -219,7 +219,7 @@ def run(args) -> int:
                 json.dump(doc, fh, indent=1, default=str)
             print(f"report -> {args.report}")
         if args.plots:
-            written = report.write_plots(summary, items, args.plots)
+            written = score_report.write_plots(summary, items, args.plots)
             print(f"plots -> {', '.join(written)}")
         write_html(args, items=items, source=args.out or "")
     except OSError as e:

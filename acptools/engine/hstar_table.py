@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from ..budget import Budget
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 
 INF = float("inf")
 

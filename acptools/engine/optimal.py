@@ -14,13 +14,15 @@ seconds (see acptools.budget), so a busy machine slows a search down without cha
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
-from ..lru import CacheMiss, LRUCache
+from ..util.lru import CacheMiss, LRUCache
+from ..verdict import Proof, chained
 from ..ground.grounding import Operator
 from ..planners import fd, symk
 from .hstar_table import (
@@ -58,10 +60,9 @@ NEXT_CACHE = 1024          # states whose optimal next actions are kept
 BYTES_PER_OPERATOR = 1300
 BYTES_PER_STATE = 2000
 FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
-NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
-LMCUT_HOW = "lm-cut"       # the proof name of a lower bound on h* from LM-cut alone
-QUICK_HOW = "astar-hmax"   # the proof name of the quick in-process A* (its first slice)
-STEP_HOW = "+optimal-step"  # added to a proof of h*(s) to name h*(s[a]) = h*(s) - 1 for an optimal a
+
+
+log = logging.getLogger("acptools.engine")  # each search it starts, at DEBUG
 
 
 @dataclass
@@ -75,6 +76,7 @@ class HStar:
     first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
     lower: float = 0        # unknown: a proven lower bound on h* (inf: the goal is unreachable)
     upper_plan: list[int] | None = None  # unknown: the shortest plan found (an upper bound on h*)
+    from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -98,14 +100,14 @@ class NextActions:
     @property
     def quick(self) -> bool:
         """Settled by the quick in-process A* alone (no planner process)."""
-        return self.how == QUICK_HOW
+        return self.how == Proof.ASTAR
 
     def after(self, action: int) -> HStar:
         """h* of the state an optimal `action` leads to (one less), with an optimal plan from it when
         one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
         rest = plan[1:] if plan and len(plan) == self.cost else None
-        return HStar(self.cost - 1, rest, self.how.removesuffix(STEP_HOW) + STEP_HOW)
+        return HStar(self.cost - 1, rest, chained(self.how, Proof.OPTIMAL_STEP))
 
 
 class SharedRoot:
@@ -210,11 +212,11 @@ class Optimizer:
             if self.lmcut is not None and lower < INF:
                 lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
             if lower == INF:
-                return HStar(None, None, "delete-relaxation")
+                return HStar(None, None, Proof.RELAXED)
             if plan is None or len(plan) > lower:
                 found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
-                if found is NO_PLAN:
-                    return HStar(None, None, "exhaustive-search")
+                if found is Proof.NO_PLAN:
+                    return HStar(None, None, Proof.EXHAUSTIVE)
                 if found is not None and (plan is None or len(found) < len(plan)):
                     plan = found
         except BudgetExceeded:
@@ -223,10 +225,10 @@ class Optimizer:
             plan = None  # never report a bound that a replay does not confirm
         if plan is not None and len(plan) <= lower:
             return HStar(len(plan), plan, "plan+lower-bound")
-        return HStar(None, None, "unknown", known=False, lower=lower, upper_plan=plan)
+        return HStar(None, None, Proof.UNKNOWN, known=False, lower=lower, upper_plan=plan)
 
     def _greedy(self, state: int, budget: Budget) -> list[int] | str | None:
-        """A plan by greedy best-first search with h^add; NO_PLAN: proven none; None: out of budget."""
+        """A plan by greedy best-first search with h^add; Proof.NO_PLAN: proven none; None: out of budget."""
         goal, relax = self.task.goal, self.engine.relax
         try:
             plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
@@ -234,7 +236,7 @@ class Optimizer:
                                canon=self.sym.canonical)
         except BudgetExceeded:
             return None
-        return NO_PLAN if plan is None else plan
+        return Proof.NO_PLAN if plan is None else plan
 
     def _fd_greedy(self, state: int, budget: Budget) -> list[int] | None:
         """A plan by Fast Downward's lazy greedy search with preferred operators (far sooner than the
@@ -319,7 +321,7 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax",
+        return HStar(r.cost, r.plan, Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR,
                      first_actions=frozenset(r.first_actions))
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
@@ -338,9 +340,9 @@ class Optimizer:
         if res.plan is not None:
             plan = [self.task.parse_action(a) for a in res.plan]
             self.note(state, len(plan), plan)  # exact: should the optimal set run out of budget, h* stays known
-            return HStar(len(plan), plan, "symk-bidirectional")
+            return HStar(len(plan), plan, Proof.SYMK)
         if res.proven_none:
-            return HStar(None, None, "symk-bidirectional")
+            return HStar(None, None, Proof.SYMK)
         return None
 
     # ---- gated searches: plans from a state whose first action must start given table rows ----
@@ -414,8 +416,9 @@ class Optimizer:
         the in-process A* (its first slice, and its race entry), for states where it already failed
         on a sibling."""
         if satisfies(state, self.task.goal):
-            return HStar(0, [], "holds-in-state")
+            return HStar(0, [], Proof.HOLDS)
         if bound:
+            log.debug("search: h* of a state with %d true atoms", state.bit_count())
             h = self.h_star(state, budget.share(1 - BOUND_SHARE), quick, astar, bound=False)
             return h if h.known else self.bounds(state, budget)
         if quick:
@@ -425,7 +428,7 @@ class Optimizer:
         h = race([lambda b: self._fd_h(state, b),
                   lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
                  + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []), budget)
-        return h or HStar(None, None, "unknown", known=False)
+        return h or HStar(None, None, Proof.UNKNOWN, known=False)
 
     def h_below(self, state: int, bound: int, budget: Budget) -> HStar:
         """h*(state) when it is below `bound`; otherwise the proof that it is not (known=False,
@@ -434,14 +437,15 @@ class Optimizer:
         LM-cut reaching `bound` proves it with no search. When the budget runs out first: the
         bounds that `h_star` gives."""
         if satisfies(state, self.task.goal):
-            return HStar(0, [], "holds-in-state")
+            return HStar(0, [], Proof.HOLDS)
+        log.debug("search: h* below %d of a state with %d true atoms", bound, state.bit_count())
         share = budget.share(1 - BOUND_SHARE)
         if self.lmcut is not None:
             lower = self.lmcut.value(state, self.task.goal, bound=bound, budget=share)
             if lower == INF:
-                return HStar(None, None, "delete-relaxation")
+                return HStar(None, None, Proof.RELAXED)
             if lower >= bound:
-                return HStar(None, None, LMCUT_HOW, known=False, lower=lower)
+                return HStar(None, None, Proof.LMCUT, known=False, lower=lower)
         h = self._astar_h(state, self._quick(share))
         if h is None:
             h = race([lambda b: self._fd_below(state, bound, b)]
@@ -553,7 +557,7 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        return NextActions(r.cost, r.first_actions, r.plan, QUICK_HOW)
+        return NextActions(r.cost, r.first_actions, r.plan, Proof.ASTAR)
 
     def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
                 shared: SharedRoot | None = None) -> NextActions | None:
@@ -574,7 +578,7 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        res = NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
+        res = NextActions(r.cost, r.first_actions, r.plan, Proof.ASTAR_SYMMETRY if self.sym.active else Proof.ASTAR)
         if not exact or r.cost is None:
             return res
         res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions, budget=budget)
@@ -609,7 +613,8 @@ class Optimizer:
                       quick: bool = True) -> NextActions | None:
         task = self.task
         if satisfies(state, task.goal):
-            return NextActions(0, frozenset(), [], "holds-in-state")
+            return NextActions(0, frozenset(), [], Proof.HOLDS)
+        log.debug("search: next actions of a state with %d true atoms", state.bit_count())
         if not exact and quick:
             found = self._quick_next(state, budget)
             if found is not None:

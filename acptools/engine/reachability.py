@@ -15,10 +15,10 @@ from functools import cached_property
 from ..budget import Budget
 from ..errors import BudgetExceeded
 from ..ground.grounded import GroundedTask
-from ..lru import CacheMiss, LRUCache
+from ..util.lru import CacheMiss, LRUCache
 from ..planners import fd
-from ..shortrepr import bounded_repr
-from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
+from ..util.shortrepr import bounded_repr
+from ..verdict import Proof, Verdict
 from .h2 import h2_pairs, pair_reachable
 from .literal_h2 import LiteralH2
 from .race import race
@@ -178,7 +178,7 @@ class Engine:
 
     def witness(self, plan: list[int]) -> Verdict:
         """A reached goal: the plan as names for the caller, as ids for the library."""
-        return Verdict(True, WITNESS, self.task.action_list(plan), plan_ids=list(plan))
+        return Verdict(True, Proof.WITNESS, self.task.action_list(plan), plan_ids=list(plan))
 
     def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0) -> Verdict:
         """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
@@ -190,23 +190,23 @@ class Engine:
         """
         self.check_covers(state)
         if satisfies(state, goal):
-            return Verdict(True, HOLDS, [], plan_ids=[])
+            return Verdict(True, Proof.HOLDS, [], plan_ids=[])
         try:
             return self._reach(state, goal, budget, banned_add)
         except BudgetExceeded as e:
-            return Verdict(None, UNKNOWN, detail=str(e))
+            return Verdict(None, Proof.UNKNOWN, detail=str(e))
 
     def _reach(self, state: int, goal, budget: Budget, banned_add: int) -> Verdict:
         ops, gen, relax = self.parts(banned_add)
         reached, _ = relax.reachable(state, budget)
         if not any(p & reached == p for p, _ in goal):
-            return Verdict(False, RELAXED)
+            return Verdict(False, Proof.RELAXED)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add), self.static_classes).canonical
         try:
             plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
             if plan is None:
-                return Verdict(False, EXHAUSTIVE)
+                return Verdict(False, Proof.EXHAUSTIVE)
             return self.witness(plan)
         except BudgetExceeded:
             budget.check()  # the slice ran out, not the whole budget (that raises on)
@@ -221,16 +221,16 @@ class Engine:
             return verdict
         plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
         if plan is None:
-            return Verdict(False, EXHAUSTIVE)
+            return Verdict(False, Proof.EXHAUSTIVE)
         return self.witness(plan)
 
     def _refuted_by_h2(self, state: int, goal, ops, budget: Budget) -> Verdict | None:
         """Unreachable by h^2 (no goal disjunct's atoms, or literals, are pairwise reachable), else None."""
         pairs = self.h2(state, budget, ops)
         if not any(pair_reachable(pairs, p) for p, _ in goal):
-            return Verdict(False, H2)
+            return Verdict(False, Proof.H2)
         if ops is self.operators and self.refuted_by_literals(state, goal, budget):
-            return Verdict(False, H2)
+            return Verdict(False, Proof.H2)
         return None
 
     def _by_fd(self, state: int, goal, ops, budget: Budget, banned_add: int) -> Verdict | None:
@@ -242,7 +242,7 @@ class Engine:
                        used=fd.mentioned_atoms(self.operators, cache), cache=cache)
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
-        return Verdict(False, EXHAUSTIVE) if res.proven_none else None
+        return Verdict(False, Proof.EXHAUSTIVE) if res.proven_none else None
 
     def _by_walk(self, state: int, goal, gen, budget: Budget) -> Verdict | None:
         """Seeded random walks from the state: a witness (its loops cut out) where the heuristic

@@ -8,7 +8,7 @@ against h* (acptools.episode). Importing this module registers it as `acptools/P
     info["verdict"], info["regret"], info["h_star"]
 
 Rewards (`reward=`: "progress", "regret" or "cost", with invalid_penalty, dead_end_penalty and
-goal_bonus) are acptools.environments.policy's: an optimal episode returns h*(start) under
+goal_bonus) are acptools.environments.step_rewards's: an optimal episode returns h*(start) under
 "progress", 0 under "regret" and -h*(start) under "cost". Reaching the goal or entering a dead end
 terminates; max_steps attempts (applied or not) truncate. A step whose regret the budget could not
 decide gets 0 and info["known"] = False: an unknown is never scored as right or wrong. The episode is
@@ -25,9 +25,9 @@ from gymnasium import spaces
 from ..describe import describe
 from ..errors import AcpError
 from ..truth import task_for
-from .policy import DEAD_END, GOAL, REWARDS, STEP_LIMIT, Rewards  # noqa: F401 - REWARDS: the reward kinds
+from .step_rewards import DEAD_END, GOAL, REWARDS, STEP_LIMIT, Rewards  # noqa: F401 - REWARDS: the reward kinds
 from .session import PolicySession, Report, Settings
-from .sources import Start, starts
+from .task_sources import Start, starts
 
 ENV_ID = "acptools/Planning-v0"
 HEADER = 512  # room for the fixed text around the atoms in an observation
@@ -35,7 +35,7 @@ HEADER = 512  # room for the fixed text around the atoms in an observation
 
 class PlanningEnv(gymnasium.Env):
     """Text observation (state, goal, optionally the applicable actions), text action. `source`: see
-    acptools.environments.sources.starts; reset picks a start with the seeded generator (or
+    acptools.environments.task_sources.starts; reset picks a start with the seeded generator (or
     options={"index": k})."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

@@ -32,7 +32,7 @@ from ..generate import TASKS, Difficulty, Options, generate
 from ..truth import task_for
 from .grading import CREDITS, proof, reward
 from .prompting import prompt
-from .sources import pddl_texts
+from .task_sources import pddl_texts
 
 PREFIX = "acp"
 WALK_LEVELS = [1, 5, 10, 20, 40]

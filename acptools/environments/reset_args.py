@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import examples
 from ..dataset import NAME, load_records
 from ..errors import AcpError
-from .sources import Start, family_records, from_examples, from_records, is_pddl_text
+from .task_sources import Start, family_records, from_examples, from_records, is_pddl_text
 
 ARGS = ("domain", "problem", "problems", "state", "example", "record", "data", "family", "index")
 SOURCES = ("record", "data", "family", "example", "problem")   # at most one per reset

@@ -1,6 +1,6 @@
 """One policy episode at a time, as an environment plays it: a reset picks a start (one of the
 environment's starts, or what the reset asks for: see reset_args), each step applies and grades one
-action text (acptools.episode) and is rewarded and ended as acptools.environments.policy says; tool
+action text (acptools.episode) and is rewarded and ended as acptools.environments.step_rewards says; tool
 calls, served by whoever serves the tools, are counted against their own limit. Each reset and step
 returns a `Report`: the fields a trainer logs. No server and no threads here: the Gymnasium and the
 OpenEnv environments both play through a session.
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, fields
 from ..describe import describe
 from ..episode import Episode, Step
 from ..errors import AcpError
-from ..lru import LRUCache
+from ..util.lru import LRUCache
 from ..task import Task
 from ..truth import task_for, truth_for
-from .policy import DEAD_END, GOAL, TOOL_LIMIT, Rewards, entered_dead_end, ending
+from .step_rewards import DEAD_END, GOAL, TOOL_LIMIT, Rewards, entered_dead_end, ending
 from .reset_args import start_for
-from .sources import Start
+from .task_sources import Start
 
 GOALS = 64  # goal texts kept, by task
 

@@ -25,8 +25,8 @@ from ..describe import describe
 from ..episode import Episode
 from ..errors import AcpError
 from ..truth import task_for
-from .policy import entered_dead_end
-from .sources import starts
+from .step_rewards import entered_dead_end
+from .task_sources import starts
 from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnvConfig
 
 INTRO = ("You act in a planning task. Each turn, reply with exactly one ground action in PDDL syntax, "

@@ -17,7 +17,7 @@ from pydantic import Field
 from .. import examples
 from ..dataset import load_records
 from ..errors import AcpError
-from . import sources
+from . import task_sources
 from .grading import CREDITS, reward
 from .prompting import prompt
 from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnv
@@ -65,7 +65,7 @@ class QaConfig(vf.TasksetConfig):
 
 def family_records(config: QaConfig) -> list[dict]:
     """Records generated for config.family ("FORM:TASK"), every answer proven."""
-    return sources.family_records(config.family, config.domain, config.problems, config.num_tasks or 16,
+    return task_sources.family_records(config.family, config.domain, config.problems, config.num_tasks or 16,
                                   config.seed, config.task.budget, where="--env.taskset.family")
 
 

@@ -3,7 +3,7 @@
     acptools export lm-eval DIR --data FILE...     # lm-eval task YAMLs + a utils.py calling our grader
 """
 
-from .lm_eval import export_lm_eval
-from .prompts import record_prompt, record_stops
+from .lm_eval_tasks import export_lm_eval
+from .harness_prompts import record_prompt, record_stops
 
 __all__ = ["export_lm_eval", "record_prompt", "record_stops"]

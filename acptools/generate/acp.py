@@ -14,7 +14,7 @@ from functools import partial
 from itertools import islice
 
 from ..errors import BudgetExceeded
-from ..kinds import ACP_STEMS, ACP_TASKS, generator
+from ..kinds import ACP_STEMS, ACP_TASKS
 from .balance import GOAL_SHOWN, choice_shapes, mixed, pick_options, placed, yes_no_shape
 from .base import NO_LANDMARK, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, some_sequence
@@ -357,7 +357,6 @@ def context(item: Item, task: str) -> str:
     return item.render.context(item.state, goal=task in ("val", "just", "land"))
 
 
-# every ACPBench task in both forms, registered under its kind ('app_bool', 'app_mcq', ...)
-for _task in ACP_TASKS:
-    generator(f"{_task}_bool")(partial(yes_no, task=_task))
-    generator(f"{_task}_mcq")(partial(multiple_choice, task=_task))
+# the builder of every ACPBench task in both forms, by kind ('app_bool', 'app_mcq', ...): acptools.kinds
+BUILDERS = {f"{task}_{form}": partial(build, task=task) for task in ACP_TASKS
+            for form, build in (("bool", yes_no), ("mcq", multiple_choice))}

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 
 from ..claims import COUNTED, atoms_of, count, evaluate
-from ..kinds import generator
 from .arb_changes import MAX_LIST, changed_object, differs, literal, literals, moved
 from .base import NOTHING, Draft, Item, Skip
 from .render import join
@@ -105,7 +104,6 @@ def _set(item: Item, family: str, question: str, query: dict, actions: bool = Fa
 
 # ---- families -------------------------------------------------------------------------------------
 
-@generator("arb_fluent_tracking")
 def fluent_tracking(item: Item) -> Draft:
     """Fluent tracking: which properties (positive or negative) hold after the actions."""
     seq = Seq(item)
@@ -121,7 +119,6 @@ def fluent_tracking(item: Item) -> Draft:
                 {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
 
 
-@generator("arb_state_tracking")
 def state_tracking(item: Item) -> Draft:
     """State tracking: the whole state after the actions, restricted to what they changed."""
     seq = Seq(item)
@@ -139,7 +136,6 @@ def state_tracking(item: Item) -> Draft:
                 {"query": "atoms", "sign": sign, "after": seq.names, **_kind_filter(item)})
 
 
-@generator("arb_action_executability")
 def action_executability(item: Item) -> Draft:
     """Action executability: whether (or from which step) the sequence can be executed."""
     seq, rng = Seq(item, least=1), item.rng
@@ -167,7 +163,6 @@ def action_executability(item: Item) -> Draft:
                   {"answer_type": "index", "query": query})
 
 
-@generator("arb_effects")
 def effects(item: Item) -> Draft:
     """Effects: what changes if the next action is performed after the sequence (asked as a list, of an
     action that changes something of the kind asked about, not as it would in the initial state)."""
@@ -215,7 +210,6 @@ def _changed_count(item: Item, state: int) -> str:
     raise Skip(NOTHING)
 
 
-@generator("arb_numerical_reasoning")
 def numerical_reasoning(item: Item) -> Draft:
     """Numerical reasoning: how many properties or executable actions there are after the actions."""
     variant = item.rng.randrange(3)
@@ -236,7 +230,6 @@ def numerical_reasoning(item: Item) -> Draft:
     return _draft(item, "numerical_reasoning", q, answer, {"answer_type": "count", "query": query})
 
 
-@generator("arb_composite")
 def composite(item: Item) -> Draft:
     """Composite: a question combining executability and the resulting state."""
     seq, rng = Seq(item, least=1), item.rng
@@ -291,7 +284,6 @@ def _invent(item: Item, name: str) -> str:
     return "(" + " ".join([head] + args) + ")"
 
 
-@generator("arb_hallucination")
 def hallucination(item: Item) -> Draft:
     """Hallucination: whether a named object, fluent or action exists at all in the task."""
     rng, task = item.rng, item.task
@@ -333,7 +325,6 @@ def _about(task, obj: str) -> list[str]:
     return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
 
 
-@generator("arb_object_tracking")
 def object_tracking(item: Item) -> Draft:
     """Object tracking: the properties of one named object after the actions, all of them (positive
     or negative) or which of a few listed ones hold."""

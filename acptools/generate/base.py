@@ -13,7 +13,7 @@ from functools import cached_property
 
 from ..budget import Budget
 from ..claims import decide
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 from ..task import Task
 from ..truth import StateTruth, truth_for
 from .render import Renderer

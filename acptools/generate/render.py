@@ -21,11 +21,6 @@ def join(items, word: str = "and") -> str:
     return ", ".join(items[:-1]) + f", {word} " + items[-1]
 
 
-def capital(text: str) -> str:
-    """The text with its first letter upper-cased."""
-    return text[:1].upper() + text[1:]
-
-
 class Renderer:
     """Phrases for one task, from its templates."""
 

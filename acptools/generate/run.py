@@ -17,7 +17,6 @@ from ..errors import AcpError
 from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementation, kind_of, kinds_of_form
 from ..task import Task, task_key
 from ..truth import task_for
-from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
 from .attempts import States
 from .balance import Ledger, slot
 from .spread import BY_STATE, REPEATED, Spread
@@ -142,7 +141,7 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     is the same bytes whichever backend and however many jobs. `done`: {task: its records} of an
     earlier run with the same options (not made again: each task's records depend only on the
     options); `on_task(task, records)` is called as each task's records are made. `progress` (an
-    acptools.progress.Progress, or anything with its `note(text)` and `(done, total)`) hears of the
+    acptools.util.progress.Progress, or anything with its `note(text)` and `(done, total)`) hears of the
     states drawn, each record made (in this process; with several workers, each task finished)
     and each task finished."""
     done = dict(done or {})

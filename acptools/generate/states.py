@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 
 from ..budget import Budget
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 from ..task import Task
 
 

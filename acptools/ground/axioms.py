@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import AcpError
 from ..pddl.model import Domain
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 
 CHECK_EVERY = 1024  # head bindings between budget checks
 

@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 from .effects import simplify
 
 MAX_DISJUNCTS = 256

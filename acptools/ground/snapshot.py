@@ -1,4 +1,4 @@
-"""A grounded task as bytes and back: what acptools.task_store keeps in the proof store.
+"""A grounded task as bytes and back: what acptools.proofs.kept_tasks keeps in the proof store.
 
 The bytes are plain data, never code: zlib-compressed JSON of strings, small ints, lists and
 booleans, followed by the table of distinct operator masks as little-endian bytes; this module
@@ -96,8 +96,8 @@ def _operator_actions(task: GroundedTask) -> list[int]:
     return actions
 
 
-def loads(blob: bytes, domain_text: str, cls: type[GroundedTask] = GroundedTask) -> GroundedTask:
-    """The task `dumps` wrote, as a `cls`; `domain_text` is its domain's PDDL. Bad bytes raise
+def loads(blob: bytes, domain_text: str) -> GroundedTask:
+    """The task `dumps` wrote; `domain_text` is its domain's PDDL. Bad bytes raise
     ValueError (json's errors among them), zlib.error, KeyError, TypeError or IndexError."""
     text, _, raw = zlib.decompress(blob).partition(b"\0")
     data = json.loads(text)
@@ -118,7 +118,7 @@ def loads(blob: bytes, domain_text: str, cls: type[GroundedTask] = GroundedTask)
         axioms = Axioms([[Rule(int(h), masks[p], masks[n]) for h, p, n in layer] for layer in axioms[1]],
                         masks[axioms[0]])
     actions, possible, goal = list(map(str, data["action_names"])), data["possible"], data["goal"]
-    task = cls.__new__(cls)
+    task = GroundedTask.__new__(GroundedTask)
     task.__setstate__({
         "domain_text": domain_text, "problem_text": str(data["problem_text"]), "domain": domain, "problem": problem,
         "key": str(data["key"]), "id": str(data["key"])[:16], "types": types, "fluents": fluents,

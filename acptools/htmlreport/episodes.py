@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from html import escape
 
-from ..rollout.report import summarize
-from .items import select_box
-from .sources import Run
+from ..rollout.rollout_report import summarize
+from .item_table import select_box
+from .readers import Run
 
 FIGURES = (("episodes", "eps", None), ("solved_rate", "solved", "%"), ("dead_end_episodes", "dead end", None),
            ("optimal_step_rate", "optimal", "%"),

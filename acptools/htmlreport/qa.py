@@ -7,8 +7,8 @@ from __future__ import annotations
 from html import escape
 
 from ..answers import TASKS
-from ..scoring.report import SET_TASKS, item_iou, summarize
-from .items import item_table
+from ..scoring.score_report import SET_TASKS, item_iou, summarize
+from .item_table import item_table
 from .svg import grouped_bar_chart, histogram
 
 

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 from ..budget import DEFAULT_SECONDS, Budget, Effort
 from ..engine.hstar_table import INF
-from ..engine.optimal import Optimizer
+from ..engine.optimal import HStar, Optimizer
 from ..engine.reachability import Engine
 from ..errors import AcpError
 from ..ground.grounded import GroundedTask
-from ..verdict import EXHAUSTIVE, UNKNOWN, WITNESS, Verdict
+from ..verdict import Proof, Verdict
 from . import basic, landmarks, nexta, reach
 from .basic import Progression, Removal, Validation
 from .nexta import ActionValue, NextActionReport
@@ -49,6 +49,7 @@ class HStarReport:
     lower: int | None = None  # proven lower <= h* <= upper (None: unreachable, or no plan found)
     upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: the shortest plan found (upper long), re-validated
+    from_store: bool = False  # read from the proof store (acptools.truth), not proven by this call
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
@@ -191,14 +192,14 @@ class Questions:
 
     # ---- nexta, planning ---------------------------------------------------------------------
     def optimal_next(self, state=None, budget: "float | Budget | None" = None, actions=None,
-                     table: bool = False) -> NextActionReport:
+                     table: bool = False, root: HStar | None = None) -> NextActionReport:
         """nexta: h*, every optimal next action and one optimal plan; h* after and the regret of
         each action named in `actions`; with `table`, of every applicable action (costs a search
         per action the cheap arguments leave open). When the budget runs out, h* and the regrets
-        come as proven intervals."""
+        come as proven intervals. `root`: h* of the state proven already (see nexta.optimal_next)."""
         s = self.state(state)
         picked = self.applicable_ids(actions, s)
-        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table)
+        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table, root)
 
     def applicable_ids(self, actions, state: int) -> list[int]:
         """Action names (or ids) that must be applicable in the state, as ids; a clear error for an
@@ -228,12 +229,20 @@ class Questions:
         h = self.optimizer.action_value(s, a, self.as_budget(budget))
         return None if h is None else self._report(h)
 
+    def plan_of(self, h: HStar) -> Verdict:
+        """The optimal plan an h* search found, as `plan` answers it."""
+        if not h.known:
+            return Verdict(None, Proof.UNKNOWN, extra=self._report(h).bounds())
+        if h.cost is None:
+            return Verdict(False, h.how, detail="the goal is unreachable from this state")
+        return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})
+
     def _report(self, h) -> HStarReport:
         plan = None if h.plan is None else self.task.action_list(h.plan)
         upper = None if h.upper_plan is None else self.task.action_list(h.upper_plan)
         lo, hi = h.bounds
         return HStarReport(h.cost if h.known else None, plan, h.how, h.known,
-                           None if lo == INF else int(lo), None if hi == INF else int(hi), upper)
+                           None if lo == INF else int(lo), None if hi == INF else int(hi), upper, h.from_store)
 
     def plan(self, state=None, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
         """A plan from the state: optimal (with h* in extra['h_star']) or the first one greedy
@@ -243,15 +252,10 @@ class Questions:
         s = self.state(state)
         b = self.as_budget(budget)
         if optimal:
-            h = self.optimizer.h_star(s, b)
-            if not h.known:
-                return Verdict(None, UNKNOWN, extra=self._report(h).bounds())
-            if h.cost is None:
-                return Verdict(False, h.how, detail="the goal is unreachable from this state")
-            return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})
+            return self.plan_of(self.optimizer.h_star(s, b))
         p = nexta.satisficing_plan(self.optimizer, s, b)
         if p is False:
-            return Verdict(None, UNKNOWN)
+            return Verdict(None, Proof.UNKNOWN)
         if p is None:
-            return Verdict(False, EXHAUSTIVE, detail="the goal is unreachable from this state")
-        return Verdict(True, WITNESS, self.task.action_list(p))
+            return Verdict(False, Proof.EXHAUSTIVE, detail="the goal is unreachable from this state")
+        return Verdict(True, Proof.WITNESS, self.task.action_list(p))

@@ -15,6 +15,7 @@ from ..engine.hstar_table import INF
 from ..engine.optimal import BOUND_SHARE, HStar, NextActions, Optimizer
 from ..engine.search import greedy_plan
 from ..errors import BudgetExceeded
+from ..verdict import Proof, chained
 
 AFTER_SHARE = 0.5  # of what is left, for the h* after one named action (the rest for the others)
 
@@ -55,6 +56,7 @@ class NextActionReport:
     h_star_lower: int | None = None
     h_star_upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long (re-validated), if one was found
+    from_store: bool = False  # h* and the optimal actions read from the proof store (acptools.truth)
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
@@ -67,18 +69,32 @@ def _int(x: float) -> int | None:
 
 
 def optimal_next(opt: Optimizer, state: int, budget: Budget, actions: list[int] | None = None,
-                 table: bool = False) -> NextActionReport:
+                 table: bool = False, root: HStar | None = None) -> NextActionReport:
     """h* of the state, every optimal next action and a plan; the values (h* after, regret) of
-    `actions` (applicable action ids); with `table`, of every applicable action."""
+    `actions` (applicable action ids); with `table`, of every applicable action. `root`: h* of the
+    state proven already (a table searches anyway): with its plan and all optimal first actions it
+    is the answer, without a search; otherwise only the searches for the optimal actions run."""
     if table:
         res, tab = opt.successor_table(state, budget.share(1 - BOUND_SHARE))
         picked = opt.task.applicable(state)
     else:
-        res, tab = opt.next_actions(state, budget.share(1 - BOUND_SHARE)), None
-        picked = list(dict.fromkeys(actions or ()))
+        res = settled(root) or opt.next_actions(state, budget.share(1 - BOUND_SHARE), known=root)
+        tab, picked = None, list(dict.fromkeys(actions or ()))
     if res is None:
         return _unknown(opt, state, budget, picked)
     return _report(opt, state, res, _values(opt, state, res, tab, picked, budget))
+
+
+def settled(root: HStar | None) -> NextActions | None:
+    """The optimal next actions a proven h* settles on its own: the goal unreachable, or h* with an
+    optimal plan and the complete set of optimal first actions; else None."""
+    if root is None or not root.known:
+        return None
+    if root.cost is None:
+        return NextActions(None, frozenset(), None, root.how)
+    if root.plan is not None and root.first_actions is not None:
+        return NextActions(root.cost, root.first_actions, root.plan, root.how)
+    return None
 
 
 def _report(opt: Optimizer, state: int, res: NextActions, values: list[ActionValue]) -> NextActionReport:
@@ -116,7 +132,7 @@ def _after(opt: Optimizer, state: int, a: int, res: NextActions, budget: Budget)
     if a in res.optimal:
         return HStar(d - 1, None, res.how)
     if res.plan is not None and task.is_plan(res.plan, t):
-        return HStar(d, res.plan, "plan-replay+" + res.how)
+        return HStar(d, res.plan, chained(Proof.PLAN_REPLAY, res.how))
     h = opt.h_star(t, budget)
     if not h.known:
         h.lower = max(h.lower, d)
@@ -160,7 +176,7 @@ def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> N
         if v.optimal:
             optimal.append(v.action)
     names = None if plan is None else task.action_list(plan)
-    return NextActionReport(None, sorted(optimal), None, "unknown", False, values, _int(lo_s), _int(hi_s), names)
+    return NextActionReport(None, sorted(optimal), None, Proof.UNKNOWN, False, values, _int(lo_s), _int(hi_s), names)
 
 
 def _after_bounds(opt: Optimizer, state: int, a: int, lo_s: float, plan: list[int] | None,

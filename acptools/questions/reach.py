@@ -11,12 +11,12 @@ from ..budget import Budget
 from ..engine.h2 import pair_reachable
 from ..engine.reachability import H2_SHARE, Engine, Shown
 from ..errors import BudgetExceeded
-from ..lru import CacheMiss
+from ..util.lru import CacheMiss
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, H2, HOLDS, MUTUAL, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
-from .results import SHOWN, Item, ItemList
+from ..verdict import Proof, Verdict
+from .results import Item, ItemList
 from .rounds import decide_in_rounds
 
 # A breadth-first sweep and a novelty search, then around the end of each batch's plan a novelty
@@ -48,15 +48,15 @@ def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget)
     """Can the action become applicable from the state? A Verdict with its proof or witness."""
     goal = action_goal(engine, action)
     if not goal:
-        return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+        return Verdict(False, Proof.STATIC, detail="its static preconditions are false in this problem")
     if any(neg & state for _, neg in goal):  # a negative precondition holds now: can it ever stop?
         try:
             relaxed, _ = engine.relax.reachable(state, budget)
             if all(cheaply_never(pre, neg, relaxed, persistent_atoms(engine, state, relaxed)) for pre, neg in goal):
-                return Verdict(False, PERSISTENT, detail="an atom it needs false holds, and nothing that can ever "
+                return Verdict(False, Proof.PERSISTENT, detail="an atom it needs false holds, and nothing that can ever "
                                "apply deletes it")
         except BudgetExceeded as e:
-            return Verdict(None, UNKNOWN, detail=str(e))
+            return Verdict(None, Proof.UNKNOWN, detail=str(e))
     return engine.reach(state, goal, budget)
 
 
@@ -396,8 +396,8 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
     proven: list[Item] = []
     if exhausted:  # the whole state space was seen: what was not seen is unreachable
         engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept, kind)
-        proven = [Item(task.atom_names[i], EXHAUSTIVE) for i in bits(atoms)]
-        return proven + [Item(task.action_names[a], EXHAUSTIVE) for a in sorted(actions)], []
+        proven = [Item(task.atom_names[i], Proof.EXHAUSTIVE) for i in bits(atoms)]
+        return proven + [Item(task.action_names[a], Proof.EXHAUSTIVE) for a in sorted(actions)], []
     leftovers = [(task.atom_names[i], 1 << i, None, lambda b, i=i: is_reachable(engine, 1 << i, state, b))
                  for i in bits(atoms)]
     leftovers += [(task.action_names[a], 0, a, lambda b, a=a: is_action_reachable(engine, a, state, b))
@@ -437,7 +437,7 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     left undecided). When the budget runs out the list is partial: the atoms proven unreachable so
     far, those shown reachable (`refuted`), the rest undecided."""
     task = engine.task
-    held = [Item(task.atom_names[i], HOLDS) for i in bits(state)]
+    held = [Item(task.atom_names[i], Proof.HOLDS) for i in bits(state)]
     same = _mutual(engine, state, "atoms", budget)
     if same is not None:
         return _atoms_as(engine, state, same, held, limit, budget)
@@ -449,16 +449,16 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     todo = 0
     for i in range(len(task.atoms)):
         if not relaxed >> i & 1:
-            found.append(Item(task.atom_names[i], RELAXED))
+            found.append(Item(task.atom_names[i], Proof.RELAXED))
         elif pairs is not None and not pairs[i] >> i & 1:
-            found.append(Item(task.atom_names[i], H2))
+            found.append(Item(task.atom_names[i], Proof.H2))
         elif not state >> i & 1:
             todo |= 1 << i
     proven, unknown = _settle(engine, state, todo, set(), budget, pairs, "atoms")
     found += proven
     found.sort(key=lambda it: it.name)
     decided = {it.name for it in proven} | set(unknown)
-    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name)
+    refuted = sorted(held + [Item(n, Proof.SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name)
     return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown, "", refuted)
 
 
@@ -473,9 +473,9 @@ def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: 
     except BudgetExceeded as e:
         return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e), held)
     unreachable = ((1 << len(task.atoms)) - 1) & ~same.atoms & ~state
-    found = sorted([Item(task.atom_names[i], RELAXED if not relaxed >> i & 1 else MUTUAL) for i in bits(unreachable)],
+    found = sorted([Item(task.atom_names[i], Proof.RELAXED if not relaxed >> i & 1 else Proof.MUTUAL) for i in bits(unreachable)],
                    key=lambda it: it.name)
-    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(same.atoms & ~state)], key=lambda it: it.name)
+    refuted = sorted(held + [Item(n, Proof.SHOWN) for n in task.names(same.atoms & ~state)], key=lambda it: it.name)
     return ItemList(found[:limit] if limit else found, True, len(found), [], "", refuted)
 
 
@@ -493,7 +493,7 @@ def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit
         if not k & 4095:
             budget.check()
         if name not in possible:
-            found.append(Item(name, STATIC))
+            found.append(Item(name, Proof.STATIC))
             if limit and len(found) >= limit:
                 break
     return found
@@ -515,7 +515,7 @@ def _refuted_by_literals(engine: Engine, state: int, todo: set[int], budget: Bud
     for a in needs_false:
         if not any(engine.literals.reachable(pairs, op.pre, op.neg) for op in task.ops_of_action[a]):
             todo.discard(a)
-            found.append(Item(task.action_names[a], H2))
+            found.append(Item(task.action_names[a], Proof.H2))
     return found
 
 
@@ -553,13 +553,13 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
         if not any(op.pre & relaxed == op.pre for op in ops):
-            proven.append(Item(name, RELAXED))
+            proven.append(Item(name, Proof.RELAXED))
         elif same is not None:
-            (shown if same.actions >> a & 1 else proven).append(Item(name, SHOWN if same.actions >> a & 1 else MUTUAL))
+            (shown if same.actions >> a & 1 else proven).append(Item(name, Proof.SHOWN if same.actions >> a & 1 else Proof.MUTUAL))
         elif all(cheaply_never(op.pre, op.neg, relaxed, persistent) for op in ops):
-            proven.append(Item(name, PERSISTENT))
+            proven.append(Item(name, Proof.PERSISTENT))
         elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
-            proven.append(Item(name, H2))
+            proven.append(Item(name, Proof.H2))
         else:
             todo.add(a)
     settled: list[Item] = []
@@ -574,6 +574,6 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     detail = (f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
               if static_count > len(found) else "")
     decided = {it.name for it in settled} | set(unknown)
-    refuted = sorted(shown + [Item(task.action_names[a], SHOWN) for a in todo if task.action_names[a] not in decided],
+    refuted = sorted(shown + [Item(task.action_names[a], Proof.SHOWN) for a in todo if task.action_names[a] not in decided],
                      key=lambda it: it.name)
     return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail, refuted)

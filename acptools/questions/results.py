@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# how a candidate is known not to have the property when no per-item proof is kept
-SHOWN = "shown-reachable"          # a visited reachable state shows the atom / the action applicable
-AVOIDED = "avoided-by-a-plan"      # a plan reaches the goal without ever making the atom true
-
 
 @dataclass
 class Item:
@@ -31,6 +27,7 @@ class ItemList:
     unknown: list[str] = field(default_factory=list)   # candidates left undecided by the budget
     detail: str = ""
     refuted: list[Item] = field(default_factory=list)  # candidates proven not to have the property
+    from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
     @property
     def names(self) -> list[str]:

@@ -26,7 +26,7 @@ from string import Template
 from ..describe import formula
 from ..episode import APPLIED, INAPPLICABLE, UNPARSED
 from ..errors import AcpError
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 from ..task import Task
 
 FILES = {
@@ -119,9 +119,9 @@ def _first_line(text: str) -> str:
 
 def _task_parts(task: Task) -> dict:
     """The parts of a prompt that never change within a task (rendered once per task, kept by the task)."""
-    parts = task.caches.get("prompt parts")
+    parts = task.grounded.caches.get("prompt parts")
     if parts is None:
-        parts = task.caches["prompt parts"] = _render_task_parts(task)
+        parts = task.grounded.caches["prompt parts"] = _render_task_parts(task)
     return parts
 
 

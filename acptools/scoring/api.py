@@ -5,14 +5,15 @@ from __future__ import annotations
 import time
 
 from ..answers import parse_answer, vocabulary
-from ..answers.lm_eval import extract
+from ..answers.lm_eval_extract import extract
 from ..budget import Budget
 from ..dataset import task_of
 from ..errors import AcpError, BudgetExceeded
-from ..kinds import GRADER, KINDS, REFERENCE, form_kind, implementation
+from ..kinds import GOLD, GRADER, KINDS, REFERENCE, form_kind, implementation
 from ..task import Task
-from . import exact, forms, reference  # noqa: F401  (importing them registers their graders in acptools.kinds)
-from .items import UNKNOWN, ItemScore, Outcome, parsed_dict
+from . import generated_forms
+from ..verdict import Grade
+from .items import ItemScore, Outcome, parsed_dict
 from .question import Question, plan_of_question, question_of_record, record_where
 
 SEMANTICS = ("exact", "reference")
@@ -53,27 +54,28 @@ def grade(q: Question, response, semantics: str = "exact", budget: "float | Budg
         parsed = parse_answer(q.kind, response, budget if isinstance(budget, Budget) else None,
                               known=vocabulary(q.task))
     except BudgetExceeded as e:
-        return Outcome(None, UNKNOWN, f"the response could not be read within the budget ({e})"), {}
+        return Outcome(None, Grade.UNKNOWN, f"the response could not be read within the budget ({e})"), {}
     return implementation(GRADER, q.kind)(q, parsed, budget), parsed_dict(parsed)
 
 
 def score_response(record: dict, response: str, semantics: str = "exact", budget: "float | Budget | None" = None,
-                   model: str | None = None, until: bool = True) -> ItemScore:
+                   model: str | None = None, until: bool = True, task: Task | None = None) -> ItemScore:
     """Grade a free-text `response` to an ACPBench Hard `record` (a dict with its PDDL).
 
     semantics: 'exact' (computed from the PDDL; the default) or 'reference' (the published lm-eval
     scorer's rules). budget: seconds per proof (None: the library default of 60 s), or an
     `acptools.Budget` shared by every proof of this call (set its `cancel` event to stop
     them; a verdict cut short is 'unknown'). until: in reference
-    semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does.
+    semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does. task:
+    the record's task when the caller loaded it already (the MCP server, under its limits).
     Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load).
     Records of the generated forms (yes/no, 4-choice, ActionReasoningBench, plans) are graded by
-    `acptools.scoring.forms`."""
+    `acptools.scoring.generated_forms`."""
     _check_semantics(semantics)
-    if forms.handles(record):
-        return forms.score_record(record, response, semantics, budget, model)
+    if generated_forms.handles(record):
+        return generated_forms.score_record(record, response, semantics, budget, model)
     t0 = time.perf_counter()
-    q = question_of_record(record, lazy=semantics == "reference")
+    q = question_of_record(record, lazy=semantics == "reference", task=task)
     if semantics == "reference":
         check_stored(q, record_where(record))
     out, parsed = grade(q, response, semantics, budget, until)
@@ -129,9 +131,14 @@ def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
 
 
 def gold_response(record: dict) -> str:
-    """The record's stored answer written the way the ACPBench Hard prompts ask for it."""
-    if forms.handles(record):
-        return forms.gold_text(record)
+    """The record's stored answer written the way the prompts ask for it (its kind's gold writer in
+    acptools.kinds: `hard_gold_text`, or acptools.scoring.generated_forms.gold_text)."""
+    kind = form_kind(record.get("group")) if isinstance(record, dict) else None
+    return implementation(GOLD, kind or task_of(record))(record)
+
+
+def hard_gold_text(record: dict) -> str:
+    """The stored answer of an ACPBench Hard record written the way its prompts ask for it."""
     kind = task_of(record)
     a = record.get("answer")
     where = record_where(record)

@@ -15,16 +15,17 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from .. import store
-from ..answers.types import canonical_task
+from ..proofs import store
+from ..answers.parsed import canonical_task
 from ..backends import run_sharing_proofs
 from ..budget import DEFAULT_SECONDS, Effort
 from ..dataset import task_of
 from ..errors import AcpError
-from ..hashing import task_key
+from ..util.hashing import task_key
 from ..kinds import cost
-from . import memo
-from .items import ITEM_FIELDS, UNKNOWN, item_for
+from ..proofs import grade_memo as memo
+from ..verdict import Grade
+from .items import ITEM_FIELDS, item_for
 
 
 # ---- inputs --------------------------------------------------------------------------------------
@@ -237,7 +238,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.Effort`), so
     the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
     again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported.
-    Grades the proof store holds (acptools.scoring.memo) are read, not graded; proven grades are kept.
+    Grades the proof store holds (acptools.proofs.grade_memo) are read, not graded; proven grades are kept.
     `skip`: indices of pairs already scored (a resumed run; None in the result); `on_items(items)` is
     called with each record's items as soon as they are final (so they can be written at once)."""
     effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
@@ -262,7 +263,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
             results[i] = it
             stored.keep(i, it)
         tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
-        if any(it["verdict"] == UNKNOWN for it in items):
+        if any(it["verdict"] == Grade.UNKNOWN for it in items):
             retry.append(k)
         elif on_items:
             on_items(items)
@@ -271,7 +272,7 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
         for k, items, _ in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
                                       until):  # here, one at a time: nothing else competes for the CPU
             for i, it in zip(units[retry[k]], items):
-                if results[i]["verdict"] == UNKNOWN:
+                if results[i]["verdict"] == Grade.UNKNOWN:
                     it["retried"] = True
                     results[i] = it
                     stored.keep(i, it, retried=True)
@@ -280,8 +281,15 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     return results
 
 
+def regrade(record: dict, response, semantics: str, seconds: float, until: bool) -> dict:
+    """One stored response graded again as the batch run that stored it graded it (what `cache verify`
+    compares a stored grade with)."""
+    return score_pairs([(record, {"id": record.get("id"), "response": response})], semantics, seconds,
+                       until=until)[0]
+
+
 class _StoredGrades:
-    """The grades of this run's pairs in the proof store (acptools.scoring.memo): read before any
+    """The grades of this run's pairs in the proof store (acptools.proofs.grade_memo): read before any
     work is scheduled (a retried grade under the retry's effort), kept as items come back."""
 
     def __init__(self, pairs, semantics: str, effort: Effort, until: bool):
@@ -361,7 +369,7 @@ class _Tracker:
     def __init__(self, progress, total: int, total_weight: float, units=(), done: int = 0):
         self.progress, self.total, self.total_weight = progress, total, total_weight or 1.0
         self.done, self.weight = done, 0.0
-        self.costs = hasattr(progress, "expect")  # an acptools.progress.Progress: the ETA from measured cost
+        self.costs = hasattr(progress, "expect")  # an acptools.util.progress.Progress: the ETA from measured cost
         if self.costs:
             progress.expect(units)
 

@@ -122,14 +122,17 @@ def check_record(record) -> None:
             raise AcpError(f"{f} is not PDDL text", record_where(record))
 
 
-def question_of_record(record: dict, lazy: bool = False) -> Question:
+def question_of_record(record: dict, lazy: bool = False, task: Task | None = None) -> Question:
     """The question of an ACPBench Hard record; its problem's init is the question's state.
-    lazy: load (parse and ground) the PDDL only when something asks for the task."""
+    lazy: load (parse and ground) the PDDL only when something asks for the task; `task`: the
+    record's task, loaded already."""
     check_record(record)
     kind = task_of(record)
     where = record_where(record)
 
     def load() -> Task:
+        if task is not None:
+            return task
         try:
             return task_for(record["PDDL_domain"], record["PDDL_problem"])
         except AcpError as e:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from acptools_server.models import ScoreResult
 from acptools_server.state import ServerState, state_of
-from acptools_server.stores import check_text_size
+from acptools_server.holdings import check_text_size
 from acptools_server.tools.common import (
     MAX_NAME_CHARS,
     SCORER_MODULE,
@@ -25,7 +25,6 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from acptools import truth
 from acptools.answers import canonical_task
 
 MAX_SHOWN_CHARS = 200   # of one string the scorer read from a response
@@ -81,8 +80,7 @@ async def _record_call(module, app: ServerState, kind: str, record: dict, respon
             raise ToolError(f"task is {kind!r} but the record is a {record_kind!r} question (group {group!r}); "
                             f"pass task={record_kind!r}")
     task, _, _ = await app.tasks.load(record["PDDL_domain"], record["PDDL_problem"])
-    truth.adopt_task(task)  # the scorer finds it instead of grounding the record again
-    return lambda b: module.score_response(record, response, semantics=semantics, budget=b)
+    return lambda b: module.score_response(record, response, semantics=semantics, budget=b, task=task)
 
 
 def _task_call(module, app: ServerState, kind: str, response: str, task_id: str, state, action, plan):

@@ -16,14 +16,14 @@ from acptools_server.models import (
     ServerInfo,
 )
 from acptools_server.state import state_of
-from acptools_server.stores import ToolCacheMiss, example_ids
+from acptools_server.holdings import ToolCacheMiss, example_ids
 from acptools_server.tools.common import LOADS, scorer, tool
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources.types import TextResource
 from pydantic import Field
 
-from acptools import examples, planners, store
+from acptools import examples, planners
 from acptools import load_task as load_example_task
 from acptools.describe import describe
 
@@ -39,7 +39,7 @@ def server_info(ctx: Context) -> ServerInfo:
     state = state_of(ctx)
     config = state.config
     runner = state.runner
-    proofs = store.active()
+    proofs = state.truth.store
     return ServerInfo(
         name=SERVER_NAME,
         version=package_version(),

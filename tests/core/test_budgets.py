@@ -11,7 +11,7 @@ from acptools.answers import parse_answer
 from acptools.dataset import acpbench_hard
 from acptools.episode import Episode
 from acptools.planners import fd
-from acptools.scoring import batch, clear_caches, report
+from acptools.scoring import batch, clear_caches, score_report
 from acptools.scoring.api import score_answer
 from tests.support.effort import cpu_effort
 from tests.support.load import slack
@@ -63,7 +63,7 @@ def test_unparsed_set_answers_count_as_iou_zero():
     items = [{"task": "app", "verdict": "correct", "score": 1, "metrics": {"iou": 1.0}},
              {"task": "app", "verdict": "unparsed", "score": 0, "metrics": {}},
              {"task": "nexta", "verdict": "unparsed", "score": 0, "metrics": {}}]
-    assert report._stats(items)["mean_iou"] == 0.5
+    assert score_report._stats(items)["mean_iou"] == 0.5
 
 
 def test_items_left_unknown_are_graded_again_with_more_effort():

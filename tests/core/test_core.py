@@ -323,9 +323,9 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
         for args in itertools.product(*(t.types.of(ty) for _, ty in schema.params)):
             if _join_holds(schema.precondition, dict(zip(names, args)), t):
                 plain.append(tuple(args))
-            if t._schemas[schema.name].ground(tuple(args)):
+            if t.grounded._schemas[schema.name].ground(tuple(args)):
                 assert plain and plain[-1] == tuple(args), (schema.name, args)
-        assert t.static_bindings(schema.name) == (plain if names else [()])
+        assert t.grounded.static_bindings(schema.name) == (plain if names else [()])
         pruned += len(plain) < len(list(itertools.product(*(t.types.of(ty) for _, ty in schema.params))))
     if name == "join":
         assert t.questions.optimal_next().h_star == 1
@@ -392,8 +392,8 @@ def test_a_state_longer_than_the_task_is_refused_before_any_atom_is_read(monkeyp
     static fact once) is still read."""
     t = load_task(*FERRY)
     read: list[str] = []
-    real = type(t).parse_atom
-    monkeypatch.setattr(type(t), "parse_atom", lambda self, text, *a, **k: read.append(text) or real(self, text, *a, **k))
+    real = type(t.grounded).parse_atom
+    monkeypatch.setattr(type(t.grounded), "parse_atom", lambda self, text, *a, **k: read.append(text) or real(self, text, *a, **k))
     for huge in (["(at c0 l0)"] * 3_000_000, "(at c0 l0)" * 3_000_000):
         with pytest.raises(AcpError, match=r"^state: the state lists 3000000 atoms, more than this task has "
                                            rf"\({len(t.atoms)} fluent atoms and {len(t.static_true)} true static facts\)"):

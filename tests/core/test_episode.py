@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acptools import AcpError, examples, load_task
-from acptools.environments.policy import DEAD_END, ending, entered_dead_end
+from acptools.environments.step_rewards import DEAD_END, ending, entered_dead_end
 from acptools.episode import APPLIED, HALLUCINATED, INAPPLICABLE, UNPARSED, Episode
 from tests.support.data import pddl_texts
 from tests.support.oracle import Oracle

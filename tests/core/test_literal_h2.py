@@ -12,7 +12,7 @@ import pytest
 from acptools import Budget, load_task
 from acptools.engine.h2 import h2_pairs
 from acptools.engine.literal_h2 import LiteralH2
-from acptools.verdict import H2
+from acptools.verdict import Proof
 from tests.support.data import PDDL
 from tests.support.oracle import Oracle
 from tests.support.random_tasks import random_task
@@ -88,7 +88,7 @@ def test_schedule_actions_proven_never_applicable_never_apply(seed):
     assert not applied & set(res.names)
     assert set(oracle.ground_actions()) - applied <= set(res.names)
     if seed == 0:
-        by_h2 = {it.name for it in res.items if it.how == H2}
+        by_h2 = {it.name for it in res.items if it.how == Proof.H2}
         assert {"(do-punch a0 three front)", "(do-drill-press a0 three front)"} <= by_h2
         engine = task.questions.engine
         pairs = engine.h2(task.init)
@@ -107,4 +107,4 @@ def test_the_suite_schedule_lists_are_complete_by_literal_pairs():
     task = load_task((folder / "domain.pddl").read_text(), (folder / "small.pddl").read_text())
     res = task.questions.unreachable_actions(budget=Budget(None, cpu=10.0, states=None))
     assert res.complete
-    assert sum(it.how == H2 for it in res.items) >= 6
+    assert sum(it.how == Proof.H2 for it in res.items) >= 6

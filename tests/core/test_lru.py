@@ -1,4 +1,4 @@
-"""The shared bounded LRU cache (acptools.lru): eviction order, byte budget, misses, threads."""
+"""The shared bounded LRU cache (acptools.util.lru): eviction order, byte budget, misses, threads."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from acptools.lru import CacheMiss, EvictedKey, LRUCache, MissingKey
+from acptools.util.lru import CacheMiss, EvictedKey, LRUCache, MissingKey
 
 
 def test_evicts_least_recently_used():

@@ -108,7 +108,7 @@ def test_a_surplus_parenthesis_is_reported_where_it_opens():
 
 
 def test_progress_on_a_statically_impossible_action_names_the_false_static_facts():
-    q = Questions(load_task(DOMAIN, PROBLEM))
+    q = Questions(load_task(DOMAIN, PROBLEM).grounded)
     p = q.progress("(sail l1 l1)")
     assert not p.applicable and p.unsatisfied_preconditions
     static = {m.group(1) for m in re.finditer(r"\((\S+)", DOMAIN.split(":effect", 1)[0])}

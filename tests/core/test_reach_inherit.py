@@ -17,7 +17,7 @@ import pytest
 from acptools import Budget, load_task
 from acptools.generate.states import random_walk, replay
 from acptools.questions import reach
-from acptools.verdict import MUTUAL
+from acptools.verdict import Proof
 from tests.support.data import PDDL
 from tests.support.small_tasks import DOMAINS, make
 
@@ -89,7 +89,7 @@ def test_lists_with_inherited_items_match_the_oracle(seed, whole, no_sweeps, inh
             acts = q.unreachable_actions(atoms, budget=30)
             assert acts.complete and set(acts.names) == actions - seen_actions, (domain, atoms)
             settled += sum(inherited[before:])
-            mutual += sum(it.how == MUTUAL for it in res.items + acts.items)
+            mutual += sum(it.how == Proof.MUTUAL for it in res.items + acts.items)
             lossy += bool(from_init - seen_atoms)  # atoms the first list showed that this state never reaches
     if whole:
         assert mutual > 0, "no list was taken whole from a state it reaches and is reached from"

@@ -8,10 +8,12 @@ import sqlite3
 import subprocess
 import sys
 
-from acptools import Effort, examples, load_task, store
+from acptools import Effort, examples, load_task
+from acptools.proofs import store
 from acptools.dataset import acpbench_hard
 from acptools.scoring import clear_caches, gold_response
-from acptools.truth import truth_for, verify_store
+from acptools.proofs.verify import verify_facts
+from acptools.truth import truth_for
 
 
 def _score_gold(tmp_path, records, cache):
@@ -53,7 +55,7 @@ def test_stored_truths_answer_without_search_and_unknowns_are_not_stored(tmp_pat
         clear_caches()
         again = truth_for(load_task(*examples.texts("grid")), task.init).h_star(Effort(1e-6))  # a spent budget
         assert again.known and again.cost == h.cost and task.is_plan(again.plan, task.init)
-        res = verify_store(found)
+        res = verify_facts(found)
         assert res["checked"] >= 1 and not res["failures"]
     finally:
         store.use(None)
@@ -92,7 +94,7 @@ def test_verify_reports_a_wrong_stored_fact(tmp_path):
         row = found.get(task.key, truth.state_key, "h*")
         row["cost"] += 1
         found.put(task.key, truth.state_key, "h*", "", row)  # a wrong fact written with the key
-        res = verify_store(found)
+        res = verify_facts(found)
         assert [m["problem"] for m in res["failures"]] == [f"a plan of {row['cost'] - 1} steps for h* {row['cost']}"]
     finally:
         store.use(None)
@@ -123,12 +125,12 @@ def test_a_proven_floor_is_stored_served_and_verified(tmp_path, monkeypatch):
         for a in bounded:  # a spent budget: only what is stored can answer
             it = score_answer("nexta", a, task=again, budget=Effort(1e-6))
             assert (it.score, it.metrics["h_star_after_lower"]) == (0, graded[a].metrics["h_star_after_lower"])
-        assert not verify_store(found)["failures"]
+        assert not verify_facts(found)["failures"]
         t = task.apply_op(task.op_for(task.parse_action(bounded[0]), task.init), task.init)
         truth = truth_for(task, t)
         true_h = task.questions.optimizer.h_star(t, task.questions.as_budget(60)).cost
         found.put(task.key, truth.state_key, "h*-floor", "", {"lower": true_h + 1, "how": "forged"})
-        assert [f["problem"] for f in verify_store(found)["failures"]] == \
+        assert [f["problem"] for f in verify_facts(found)["failures"]] == \
             [f"stored h* >= {true_h + 1}, proven h* = {true_h}"]
     finally:
         store.use(None)

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from acptools import backends, examples, load_task, store
+from acptools import backends, examples, load_task
+from acptools.proofs import store
 from acptools.dataset import acpbench_hard
 from acptools.scoring import clear_caches
-from acptools.stored_check import hstar_problem, list_problem, verdict_problem
+from acptools.proofs.row_checks import hstar_problem, list_problem, verdict_problem
 from acptools.truth import truth_for
 from tests.support.data import ROOT
 from tests.support.forge import forge, unkeyed_checksum
@@ -300,7 +301,7 @@ def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
 
 def test_processes_that_make_the_key_at_once_agree_on_one(tmp_path):
     config = tmp_path / "config"
-    code = ("import sys; from acptools import store; s = store.ProofStore(sys.argv[1]); "
+    code = ("import sys; from acptools.proofs import store; s = store.ProofStore(sys.argv[1]); "
             "s.put('t', sys.argv[2], 'h*', '', {'cost': 1}); print(s.broken or 'ok')")
     env = {**_env(XDG_CONFIG_HOME=str(config)), "ACPTOOLS_STORE_KEY_FILE": ""}
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "p.sqlite"), f"s{k}"], env=env, cwd=ROOT,

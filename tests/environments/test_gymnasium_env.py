@@ -134,7 +134,7 @@ def test_bad_configuration_is_a_clear_error():
 def test_importing_acptools_imports_no_rl_package():
     import subprocess
     import sys
-    code = ("import sys, acptools, acptools.environments, acptools.environments.sources; "
+    code = ("import sys, acptools, acptools.environments, acptools.environments.task_sources; "
             "print(sorted(m for m in ('gymnasium', 'reasoning_gym', 'verifiers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from acptools import AcpError, examples
-from acptools.environments.policy import REWARDS, Rewards
+from acptools.environments.step_rewards import REWARDS, Rewards
 from acptools.environments.session import PolicySession, Settings
-from acptools.environments.sources import starts
+from acptools.environments.task_sources import starts
 from tests.support.data import PDDL, records
 from tests.support.oracle import Oracle
 

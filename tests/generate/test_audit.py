@@ -17,7 +17,7 @@ from acptools import examples
 from acptools.audit import audit
 from acptools.audit.answerers import Answerers, item_of
 from acptools.audit.facts import Facts, mentions, option_kind, split_facts
-from acptools.audit.report import Cell
+from acptools.audit.audit_report import Cell
 from acptools.dataset import acpbench_hard, task_of
 from acptools.generate import Options, generate, write_jsonl
 from acptools.truth import task_for, truth_for

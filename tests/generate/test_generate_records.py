@@ -15,7 +15,7 @@ import re
 import pytest
 
 from acptools import load_task
-from acptools import verdict as V
+from acptools.verdict import Proof
 from acptools.dataset import domain_name, task_of
 from acptools.generate import hard
 from acptools.generate.base import Item
@@ -24,7 +24,7 @@ from acptools.generate.templates import Templates
 from acptools.scoring.api import _apply_removal
 from tests.support.data import SPLITS, records
 
-PROOFS = {V.STATIC, V.RELAXED, V.H2, V.EXHAUSTIVE}
+PROOFS = {Proof.STATIC, Proof.RELAXED, Proof.H2, Proof.EXHAUSTIVE}
 EVERY = {"nexta": 16}
 SMALL = 25          # objects: problems with more run with -m slow
 SECONDS = 60.0

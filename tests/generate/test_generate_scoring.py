@@ -12,7 +12,7 @@ import pytest
 
 from acptools import examples
 from acptools.answers import canonical_task
-from acptools.answers.forms import read_bool, read_choice, read_count, read_step
+from acptools.answers.form_readers import read_bool, read_choice, read_count, read_step
 from acptools.dataset import task_of
 from acptools.errors import AcpError
 from acptools.generate import Options, generate

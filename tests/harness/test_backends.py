@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from acptools import AcpError, Budget, examples, rollout, store
+from acptools import AcpError, Budget, examples, rollout
+from acptools.proofs import store
 from acptools.cli import main
 from acptools.dataset import acpbench_hard
 from acptools.engine import race

@@ -19,15 +19,15 @@ from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
 from acptools import AcpError, BudgetExceeded
 from acptools.dataset import acpbench_hard
-from acptools.inspect import (
+from acptools.inspect_eval import (
     acp_agentic,
     acp_app_gen,
     acp_nexta_gen,
     acp_policy,
     acpbench_dataset,
 )
-from acptools.inspect.agentic import DEFAULT_TOOLS
-from acptools.inspect.offloop import off_loop
+from acptools.inspect_eval.agentic import DEFAULT_TOOLS
+from acptools.inspect_eval.offloop import off_loop
 from acptools.prompts import prompt_text
 from acptools.scoring import gold_response
 from acptools.truth import clear_caches, task_for, truth_for

@@ -101,7 +101,7 @@ def test_inspect_asks_generated_forms_offline_with_the_expected_scores(logs, for
 
 def test_a_source_of_another_form_names_the_task_to_use(records):
     from acptools.errors import AcpError
-    from acptools.inspect import acp_app_gen, acp_bool
+    from acptools.inspect_eval import acp_app_gen, acp_bool
     with pytest.raises(AcpError, match="acptools/acp_mcq"):
         acp_app_gen(source=str(records / "kd-mcq.jsonl"))
     with pytest.raises(AcpError, match="acptools/acp_mcq"):
@@ -109,7 +109,7 @@ def test_a_source_of_another_form_names_the_task_to_use(records):
 
 
 def test_mean_iou_is_a_metric_of_set_tasks_only():
-    from acptools.inspect import acp_app_gen, acp_val_gen
+    from acptools.inspect_eval import acp_app_gen, acp_val_gen
 
     def names(task):
         return [getattr(m, "__registry_info__").name.rsplit("/", 1)[-1] for m in task.metrics]

@@ -176,7 +176,7 @@ def test_unknown_is_no_reward_for_trl_and_a_counted_number_for_verl():
 def test_a_proof_store_carries_truths_to_another_process(tmp_path):
     """A reward worker with cache=FILE keeps its proofs there; another process opening the same file
     grades the same question even with a budget too small to prove anything itself."""
-    from acptools import store
+    from acptools.proofs import store
     from acptools.truth import clear_caches
     ranked = sorted(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     rec = ranked[len(ranked) // 2]  # needs a real search: a starved budget cannot prove it

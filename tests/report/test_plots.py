@@ -23,7 +23,7 @@ def _non_blank(path) -> bool:
 
 def test_accuracy_bars_label_every_bar_and_show_zero():
     import matplotlib.pyplot as plt
-    from acptools.scoring.report import _accuracy_bars
+    from acptools.scoring.score_report import _accuracy_bars
     models, tasks = ["m1", "m2"], ["app", "reach", "val"]
     grid = [[50.0, 0.0, None], [100.0, 25.0, 0.0]]       # None: the model has no item of that task
     ns = [[4, 3, 0], [4, 3, 2]]

@@ -1,4 +1,4 @@
-"""The progress bar's time left (acptools.progress), driven by a fake clock: estimated from the
+"""The progress bar's time left (acptools.util.progress), driven by a fake clock: estimated from the
 measured cost per kind of item, so a prior that is far off for one kind stops mattering."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from acptools.progress import CostModel, Progress
+from acptools.util.progress import CostModel, Progress
 
 
 class Clock:

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from acptools import store
+from acptools.proofs import store
 from acptools.dataset import acpbench_hard
 from acptools.scoring import gold_response
 from tests.support.data import ROOT

@@ -1,4 +1,4 @@
-"""Stored grades (acptools.scoring.memo): a warm run reads every grade a cold run kept, grounds no task
+"""Stored grades (acptools.proofs.grade_memo): a warm run reads every grade a cold run kept, grounds no task
 and gives the same items; grades forged without the store's key are never served (the run grades
 afresh) and `cache verify` names each; the same forgeries signed with the key would be served, and
 `cache verify` catches them by grading again; another response or budget is never answered by a
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from acptools import store
 from acptools.dataset import acpbench_hard
+from acptools.proofs import store
+from acptools.proofs.verify import verify_grades
 from acptools.scoring import cache_sizes, clear_caches
-from acptools.scoring.batch import gold_rows, match, score_pairs
-from acptools.scoring.memo_verify import verify
+from acptools.scoring.batch import gold_rows, match, regrade, score_pairs
 from tests.support.data import ROOT
 from tests.support.forge import forge_grades
 
@@ -96,7 +96,7 @@ def test_grades_forged_without_the_key_are_never_served_and_verify_names_each(fi
     assert _stable(items) == _stable(fresh)
     assert seen == {"grounded": len(pairs) // 2, "writes": n}  # every response graded afresh, its grade kept
     forge_grades(forged)
-    out = verify(store.ProofStore(forged))
+    out = verify_grades(store.ProofStore(forged), regrade)
     assert out["checked"] == n and len(out["failures"]) == n
     assert all("not authenticated" in f["problem"] for f in out["failures"])
 

@@ -23,13 +23,13 @@ import pytest
 
 from acptools import Budget, load_task
 
-from acptools import verdict as V
+from acptools.verdict import Proof
 from acptools.dataset import domain_name, task_of
 from tests.support.data import SPLITS, records
 from tests.support.planner_check import solvable
 from tests.support.simulator import goal_reached, relaxed_reachable, strips_task, trajectory
 
-PROOFS = {V.STATIC, V.RELAXED, V.H2, V.EXHAUSTIVE}
+PROOFS = {Proof.STATIC, Proof.RELAXED, Proof.H2, Proof.EXHAUSTIVE}
 DEFAULT_EVERY = {"nexta": 4}   # the rest of nexta runs with -m slow
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from acptools import AcpError, Questions, load_task, store
-from acptools.answers.lm_eval import grammar_parse
+from acptools import AcpError, Questions, load_task
+from acptools.proofs import store
+from acptools.answers.lm_eval_extract import grammar_parse
 from acptools.dataset import acpbench_hard, domain_name, task_of
 from acptools.examples import texts
 from acptools.scoring import (

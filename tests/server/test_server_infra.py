@@ -25,7 +25,7 @@ from acptools_server import (
 )
 from acptools_server.app import parse_args
 from acptools_server.config import Limits, is_loopback_host
-from acptools_server.stores import ToolCache, ToolCacheMiss
+from acptools_server.holdings import ToolCache, ToolCacheMiss
 from acptools_server.tools.common import tool
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx2
 
 from acptools import examples, load_task
-from acptools.store import ProofStore
+from acptools.proofs.store import ProofStore
 from tests.support.data import records
 from tests.support.load import slack
 from tests.support.server_procs import PROTOCOL, StdioServer, start_http, stop_process

@@ -12,7 +12,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from acptools import load_task, store
+from acptools import load_task
+from acptools.proofs import store
 from acptools.dataset import acpbench_hard
 from acptools.scoring import gold_response
 from acptools.truth import clear_caches

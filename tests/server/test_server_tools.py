@@ -15,7 +15,7 @@ import anyio
 import pytest
 from acptools_server import ServerConfig, build_server
 from acptools_server.config import Limits
-from acptools_server.runner import SearchRunner
+from acptools_server.search_runner import SearchRunner
 from acptools_server.tools import scoring as scoring_tools
 from mcp import Client
 

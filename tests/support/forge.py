@@ -78,7 +78,7 @@ def flipped_grade(value: dict) -> dict:
 
 
 def forge_grades(path: Path, key: bytes | None = None) -> int:
-    """Flip every stored grade (acptools.scoring.memo) in the file, its checksum recomputed without the
+    """Flip every stored grade (acptools.proofs.grade_memo) in the file, its checksum recomputed without the
     key (or, given `key`, with the real one: the control); returns how many."""
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT version, key, task, value FROM grades").fetchall()

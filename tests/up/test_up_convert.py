@@ -282,7 +282,7 @@ def test_load_task_with_one_argument_that_is_not_a_problem():
 
 
 def test_an_up_ini_section_registers_the_engine_with_no_code(tmp_path):
-    (tmp_path / ".up.ini").write_text("[engine acptools]\nmodule_name: acptools.up.engine\n"
+    (tmp_path / ".up.ini").write_text("[engine acptools]\nmodule_name: acptools.up.up_engine\n"
                                       "class_name: AcptoolsEngine\n")
     code = ("from unified_planning.shortcuts import OneshotPlanner, get_environment\n"
             "get_environment().credits_stream = None\n"

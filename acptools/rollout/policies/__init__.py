@@ -11,10 +11,9 @@
 from __future__ import annotations
 
 from ...errors import AcpError
-from ..defaults import BUDGET, MAX_ERRORS, TIMEOUT
-from ..defaults import POLICY_FORMS as FORMS
+from ..defaults import BUDGET, MAX_ERRORS, POLICY_FORMS as FORMS, TIMEOUT
 from .model_apis import AnthropicPolicy, OpenAIPolicy
-from .base import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply, as_reply
+from .interface import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply, as_reply
 from .command import CommandPolicy
 from .library import OptimalPolicy, RandomPolicy
 from .python import PythonPolicy

@@ -20,7 +20,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from ...errors import AcpError
 from ..defaults import TIMEOUT
-from .base import FatalPolicyError, Policy, PolicyError, Reply
+from .interface import FatalPolicyError, Policy, PolicyError, Reply
 
 MAX_REPLY_BYTES = 1 << 20
 STOP_SECONDS = 5   # a command gets this long to exit after its stdin closes

@@ -18,7 +18,7 @@ import os
 
 from ...errors import AcpError
 from ..defaults import MAX_ERRORS, TIMEOUT
-from .base import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply
+from .interface import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply
 
 NO_KEY = "no-key"   # what a local server that checks no key is sent (the SDKs insist on one)
 PROBE_PROMPT = "Reply with the word OK."   # the probe's one message (answered in one token)

@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 
 from ...errors import AcpError
-from .base import Policy, PolicyError, Reply, as_reply
+from .interface import Policy, PolicyError, Reply, as_reply
 
 
 def load_function(spec: str):

@@ -28,9 +28,9 @@ from openenv.core.env_server.types import ConcurrencyConfig
 
 from acptools import AcpError
 from acptools.dataset import load_records
-from acptools.environments.policy import REWARDS, Rewards
+from acptools.environments.step_rewards import REWARDS, Rewards
 from acptools.environments.session import Settings
-from acptools.environments.sources import starts
+from acptools.environments.task_sources import starts
 
 try:
     from ..models import AcptoolsAction, AcptoolsObservation
@@ -69,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--session-timeout", type=float, default=None,
                    help="close a session idle this many seconds (default: never)")
     p.add_argument("--cache", nargs="?", const="default", default=None, metavar="PATH",
-                   help="share proven truths with other runs in a proof store (acptools.store); default: none")
+                   help="share proven truths with other runs in a proof store (acptools.proofs.store); default: none")
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error", "critical"])
     return p
 

@@ -17,7 +17,7 @@ from openenv.core.env_server.mcp_types import RESERVED_TOOL_NAMES
 
 from acptools import Task
 from acptools.environments.session import Settings
-from acptools.environments.sources import Start
+from acptools.environments.task_sources import Start
 
 PROFILE_HELP = ("which acptools tools a step may call: none (default: no tool use), policy (hides the tools that "
                 "give plans or optimal actions away), qa (hides every tool that answers an ACP question), "

@@ -17,7 +17,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from .errors import AcpError
+from ..errors import AcpError
 
 KEY_BYTES = 32
 MIN_KEY_CHARS = 32  # a hand-made operator key shorter than this is too easy to guess

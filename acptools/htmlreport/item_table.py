@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from ..scoring.report import item_iou
+from ..scoring.score_report import item_iou
 
 ITEM_ROWS = 5000         # the table keeps the worst this many (the page stays quick to open)
 RESPONSE_CHARS = 6000    # a longer reply is cut here on the page (the items file has all of it)

@@ -20,7 +20,7 @@ from typing import TypeVar
 import anyio
 from acptools_server.config import Limits, ServerConfig
 from acptools_server.files import read_below_root
-from acptools_server.runner import SearchRunner, give_memory_back
+from acptools_server.search_runner import SearchRunner, give_memory_back
 from mcp.server.mcpserver.exceptions import ToolError
 
 from acptools import (
@@ -29,12 +29,11 @@ from acptools import (
     BudgetExceeded,
     Task,
     examples,
-    load_task,
     task_key,
     truth,
 )
 from acptools.episode import Episode
-from acptools.lru import CacheMiss, LRUCache
+from acptools.util.lru import CacheMiss, LRUCache
 
 EXAMPLE_PREFIX = "example:"
 BIG_LOAD_BYTES = 50_000   # PDDL texts larger than this ground one (or a few) at a time
@@ -205,13 +204,15 @@ class TaskStore:
     A bundled example needs no load_task: ``example:<name>`` always resolves, and an example's id
     resolves until the cache has once held and dropped it (then, like any task, it must be loaded
     again, so a caller learns that the cache is too small). Loading grounds in a runner under the
-    load budget; texts above BIG_LOAD_BYTES take turns.
+    load budget, through the server's truth service (which reads kept grounded tasks from the proof
+    store); texts above BIG_LOAD_BYTES take turns.
     """
 
-    def __init__(self, config: ServerConfig, memory: Memory) -> None:
+    def __init__(self, config: ServerConfig, memory: Memory, service: truth.TruthService) -> None:
         self.config = config
         self.limits = config.limits
         self.memory = memory
+        self.truth = service
         self.quick_loads = SearchRunner(None)
         self.big_loads = SearchRunner(self.limits.max_concurrent_loads)
         self._tasks = ToolCache(
@@ -246,7 +247,7 @@ class TaskStore:
         domain, problem = examples.texts(name)
         task = self.cached(domain, problem)
         if task is None:
-            task = load_task(domain, problem)
+            task = self.truth.task(domain, problem)
             self._put(task)
         return task
 
@@ -263,8 +264,8 @@ class TaskStore:
 
     def add(self, task: Task) -> list[str]:
         """Keep a task its caller grounded (or keep it longest, when it is here): the calls of its tools
-        find it by its task_id. Returns the evicted task ids."""
-        return self._put(task)
+        find it by its task_id, and the truth service holds it. Returns the evicted task ids."""
+        return self._put(self.truth.adopt(task))
 
     def ground(self, domain: str, problem: str) -> Task:
         """The task of two PDDL texts, grounded within the limits and kept, as ``load`` does; blocking,
@@ -294,8 +295,8 @@ class TaskStore:
         check_pddl(problem, "problem", self.limits)
         limit = self.limits.max_ground_actions
         try:
-            task = load_task(domain, problem, max_operators=2 * limit, budget=budget,
-                             max_bytes=self.limits.max_memory, max_actions=limit)
+            task = self.truth.task(domain, problem, max_operators=2 * limit, budget=budget,
+                                   max_bytes=self.limits.max_memory, max_actions=limit)
         except BudgetExceeded as exc:
             raise ToolError(f"loading the task ran out of its budget ({exc}); it is too large to ground within "
                             f"{self.limits.load_budget:g} s (--load-budget)") from None

@@ -8,7 +8,7 @@ because callers run on worker threads (the server runs sync tools in a thread po
 A miss raises a :class:`CacheMiss` (a ``KeyError``) that says why: :class:`EvictedKey` when the key
 was dropped to make room (the last ``remember_evicted`` evicted keys are remembered), so the caller
 can tell the user to create it again, and :class:`MissingKey` for a key never put (or popped).
-Messages name a key in a bounded form (`acptools.shortrepr`): a key may be a state, an int bit set
+Messages name a key in a bounded form (`acptools.util.shortrepr`): a key may be a state, an int bit set
 too large for Python to write in decimal.
 Override :meth:`LRUCache.miss` to raise a subclass of your own (the server's carry a tool error).
 """

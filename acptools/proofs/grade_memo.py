@@ -5,8 +5,8 @@ semantics, the stop-string cut, the effort per proof and the code that grades. `
 of them, the code as a digest of every file of the installed acptools package (`code_version`): any
 change to the scorer, the engine or its data gives new keys, so a stale grade is never found. Only
 proven grades are kept (never `unknown`, never `error`). The row carries an HMAC under the store's
-key like every proof row (acptools.store): a row that does not authenticate is bypassed and counted,
-never served. `cache verify` grades each kept response again from scratch (.memo_verify).
+key like every proof row (acptools.proofs.store): a row that does not authenticate is bypassed and counted,
+never served. `cache verify` grades each kept response again from scratch (acptools.proofs.verify).
 
 A hit costs one hash of the response, its share of one SQLite query (grades are read many at a time)
 and one HMAC: no parsing, no grounding.
@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..hashing import code_version, task_key
-from .items import ERROR, UNKNOWN
+from ..util.hashing import code_version, task_key
+from ..verdict import Grade
 
 PDDL_FIELDS = ("PDDL_domain", "PDDL_problem")
 GRADED = ("score", "verdict", "reason", "witness", "metrics", "parsed")  # what a stored grade holds of an item
@@ -44,7 +44,7 @@ def record_task(record: dict) -> str:
 
 def keepable(item: dict) -> bool:
     """Only proven grades are kept: never unknown, never an error (it may be transient)."""
-    return item.get("verdict") not in (UNKNOWN, ERROR) and item.get("score") is not None
+    return item.get("verdict") not in (Grade.UNKNOWN, Grade.ERROR) and item.get("score") is not None
 
 
 def lookup_many(found, keys: list[str]) -> dict[str, dict]:

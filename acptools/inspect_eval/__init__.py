@@ -7,7 +7,7 @@
     inspect eval acptools/acp_mcq -T source=kd-mcq.jsonl                      # generated records: acp_bool,
                                                                               # acp_mcq, acp_arb, acp_records
 
-    from acptools.inspect import acpbench_dataset, acptools_scorer
+    from acptools.inspect_eval import acpbench_dataset, acptools_scorer
     Task(dataset=acpbench_dataset("nexta"), solver=generate(), scorer=acptools_scorer())
 
 The prompts are lm-eval's (the paper's 2-shot prompts, :mod:`acptools.prompts`); the scorer grades in
@@ -21,7 +21,7 @@ try:
     import inspect_ai  # noqa: F401
 except ImportError:  # the extra is optional: say how to get it
     from ..errors import AcpError
-    raise AcpError("acptools.inspect needs Inspect AI, which is not installed", "acptools.inspect",
+    raise AcpError("acptools.inspect_eval needs Inspect AI, which is not installed", "acptools.inspect_eval",
                    "pip install 'acptools[inspect]'") from None
 
 from .samples import acpbench_dataset, record_sample, record_to_sample, records_dataset

@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import __version__
 from . import episodes, qa
 from .assets import CSS, JS
-from .sources import Outputs
+from .readers import Outputs
 
 
 def render_page(outputs: Outputs, title: str = "acptools report") -> str:

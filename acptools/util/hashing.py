@@ -19,7 +19,7 @@ def code_version() -> str:
     """A digest of every file of the acptools package (its code, grammars and prompts; not the bundled
     records, which are data): what one version of the code kept (grades, grounded tasks) is never
     read by another."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # the acptools package, not this folder
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and not path.name.endswith(".gz"):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..dataset import load_records, task_of
 from ..errors import AcpError
-from .prompts import record_stops
+from .harness_prompts import record_stops
 
 UTILS = '''"""Written by `acptools export lm-eval`: the prompt and the grade of each doc come from acptools."""
 

@@ -159,7 +159,7 @@ def write_plots(summary: dict, rows: list[dict], folder) -> list[str]:
 def _rates(ax, summary: dict, rows: list[dict]) -> None:
     names = list(summary["by_domain"]) + ["ALL"]
     stats = list(summary["by_domain"].values()) + [summary["overall"]]
-    from ..barplots import labelled_bars
+    from ..util.barplots import labelled_bars
     figures = (("solved_rate", "solved", "episodes"), ("optimal_step_rate", "optimal steps", "applied_steps"))
     for k, (key, label, n_key) in enumerate(figures):
         shown = [i for i, st in enumerate(stats) if st[key] is not None]  # no bar where the rate is undefined
@@ -195,7 +195,7 @@ def _regret(ax, summary: dict, rows: list[dict]) -> None:
     steps = [r for r in rows if r.get("kind") == STEP and r["verdict"] == APPLIED and r.get("known")]
     counts = Counter("dead end" if s["regret"] is None else str(s["regret"]) for s in steps)
     labels = sorted((k for k in counts if k != "dead end"), key=int) + (["dead end"] if "dead end" in counts else [])
-    from ..barplots import labelled_bars
+    from ..util.barplots import labelled_bars
     labelled_bars(ax, list(range(len(labels))), [counts[k] for k in labels], 0.6, fmt="{}",
                   top=max(counts.values(), default=1))
     ax.set_xticks(range(len(labels)))

@@ -25,23 +25,13 @@ from __future__ import annotations
 import time
 
 from ..answers import parse_answer, vocabulary
-from ..answers.forms import read_bool, read_choice, read_count, read_step
+from ..answers.form_readers import read_bool, read_choice, read_count, read_step
 from ..claims import atom_ids, atoms_of, decide, evaluate, state_of
 from ..dataset import domain_name
 from ..errors import AcpError, UnknownNameError
 from ..kinds import form_kind
-from .items import (
-    CORRECT,
-    HALLUCINATED,
-    INCORRECT,
-    NOT_PLAN,
-    UNKNOWN,
-    UNPARSED,
-    ItemScore,
-    Outcome,
-    set_metrics,
-    show,
-)
+from ..verdict import Grade
+from .items import ItemScore, Outcome, set_metrics, show
 from .plan_credit import plan_credit
 from .question import Question, question_of_record, record_where
 
@@ -66,7 +56,7 @@ def _stored_bool(record: dict) -> bool:
 
 
 def _unparsed(error: str) -> Outcome:
-    return Outcome(0, UNPARSED, f"no answer could be read: {error}")
+    return Outcome(0, Grade.UNPARSED, f"no answer could be read: {error}")
 
 
 # ---- yes/no and choices --------------------------------------------------------------------------
@@ -81,13 +71,13 @@ def _bool(q: Question, record: dict, spec: dict, response, semantics: str, budge
     else:
         v = decide(q.task, q.state, spec["claim"], budget)
         if v.answer is None:
-            return Outcome(None, UNKNOWN, "could not decide the claim within the budget"), parsed
+            return Outcome(None, Grade.UNKNOWN, "could not decide the claim within the budget"), parsed
         truth, how = v.answer, f"proven by {v.how}"
     m = {"answered": r.value, "expected": truth}
     word = "true" if truth else "false"
     if r.value == truth:
-        return Outcome(1, CORRECT, f"the claim is {word} ({how})", metrics=m), parsed
-    return Outcome(0, INCORRECT, f"the claim is {word} ({how})", metrics=m), parsed
+        return Outcome(1, Grade.CORRECT, f"the claim is {word} ({how})", metrics=m), parsed
+    return Outcome(0, Grade.INCORRECT, f"the claim is {word} ({how})", metrics=m), parsed
 
 
 def _choice(q: Question, record: dict, spec: dict, response, semantics: str, budget):
@@ -101,14 +91,14 @@ def _choice(q: Question, record: dict, spec: dict, response, semantics: str, bud
     m = {"answered": label, "expected": record.get("answer")}
     if semantics == "reference":
         ok = label == str(record.get("answer", "")).strip().upper()
-        return Outcome(int(ok), CORRECT if ok else INCORRECT, f"option {label} is {'' if ok else 'not '}the stored "
+        return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, f"option {label} is {'' if ok else 'not '}the stored "
                        "answer", metrics=m), parsed
     v = decide(q.task, q.state, spec["claims"][r.value], budget)
     if v.answer is None:
-        return Outcome(None, UNKNOWN, f"could not decide option {label} within the budget", metrics=m), parsed
+        return Outcome(None, Grade.UNKNOWN, f"could not decide option {label} within the budget", metrics=m), parsed
     if v.answer:
-        return Outcome(1, CORRECT, f"option {label} ({texts[r.value]}) is true (proven by {v.how})", metrics=m), parsed
-    return Outcome(0, INCORRECT, f"option {label} ({texts[r.value]}) is false (proven by {v.how})", metrics=m), parsed
+        return Outcome(1, Grade.CORRECT, f"option {label} ({texts[r.value]}) is true (proven by {v.how})", metrics=m), parsed
+    return Outcome(0, Grade.INCORRECT, f"option {label} ({texts[r.value]}) is false (proven by {v.how})", metrics=m), parsed
 
 
 # ---- free answers ---------------------------------------------------------------------------------
@@ -154,14 +144,14 @@ def _set(q: Question, record: dict, spec: dict, response, semantics: str, budget
     m.update(_tracking(q, query, answer, truth))
     parsed = {"ok": True, "items": sorted(answer)}
     if bad:
-        return Outcome(0, HALLUCINATED, f"{bad[0]} is not a {'ground action' if kind == 'action' else 'proposition'} "
+        return Outcome(0, Grade.HALLUCINATED, f"{bad[0]} is not a {'ground action' if kind == 'action' else 'proposition'} "
                        "of the task", metrics=m), parsed
     if answer == truth:
-        return Outcome(1, CORRECT, f"exactly the {len(truth)} expected item(s)", metrics=m), parsed
+        return Outcome(1, Grade.CORRECT, f"exactly the {len(truth)} expected item(s)", metrics=m), parsed
     missing, extra = sorted(truth - answer), sorted(answer - truth)
     why = "; ".join(x for x in (f"missing {len(missing)}: {show(missing)}" if missing else "",
                                 f"{len(extra)} wrong: {show(extra)}" if extra else "") if x)
-    return Outcome(0, INCORRECT, why, metrics=m), parsed
+    return Outcome(0, Grade.INCORRECT, why, metrics=m), parsed
 
 
 def _effects(q: Question, record: dict, spec: dict, response, semantics: str, budget):
@@ -178,10 +168,10 @@ def _effects(q: Question, record: dict, spec: dict, response, semantics: str, bu
          **set_metrics(signed(pos, neg), signed(tp, tn), len(set(bp)) + len(set(bn)))}
     parsed = {"ok": True, "pos": sorted(pos), "neg": sorted(neg)}
     if bp or bn:
-        return Outcome(0, HALLUCINATED, f"{(bp + bn)[0]} is not a proposition of the task", metrics=m), parsed
+        return Outcome(0, Grade.HALLUCINATED, f"{(bp + bn)[0]} is not a proposition of the task", metrics=m), parsed
     if (pos, neg) == (tp, tn):
-        return Outcome(1, CORRECT, "both lists equal the action's effects", metrics=m), parsed
-    return Outcome(0, INCORRECT, f"expected + {show(sorted(tp))} / - {show(sorted(tn))}", metrics=m), parsed
+        return Outcome(1, Grade.CORRECT, "both lists equal the action's effects", metrics=m), parsed
+    return Outcome(0, Grade.INCORRECT, f"expected + {show(sorted(tp))} / - {show(sorted(tn))}", metrics=m), parsed
 
 
 def _number(q: Question, record: dict, spec: dict, response, semantics: str, budget):
@@ -199,7 +189,7 @@ def _number(q: Question, record: dict, spec: dict, response, semantics: str, bud
         m["index_error"] = r.value - truth if both else None
     what = "count" if is_count else "first inexecutable step"
     ok = r.value == truth
-    return Outcome(int(ok), CORRECT if ok else INCORRECT, f"the {what} is {truth}", metrics=m), \
+    return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, f"the {what} is {truth}", metrics=m), \
         {"ok": True, "answer": r.value}
 
 
@@ -212,7 +202,7 @@ def _name(q: Question, record: dict, spec: dict, response, semantics: str, budge
     want = None if truth is None else parse_answer("reach", truth, known=vocabulary(q.task)).items[0].text
     ok = got == want
     why = "every name is defined" if want is None else f"{want} is not defined in the task"
-    return Outcome(int(ok), CORRECT if ok else INCORRECT, why, metrics={"answered": got, "expected": want}), \
+    return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, why, metrics={"answered": got, "expected": want}), \
         {"ok": True, "answer": got}
 
 
@@ -237,18 +227,18 @@ def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budge
     m = {"length": len(p.items), "valid": False, "goal_reached": False, "h_star": h.cost if h.known else None,
          **plan_credit(q, record, texts, steps, h, budget)}
     if bad:
-        return Outcome(0, HALLUCINATED, f"{bad[0]} is not a ground action of the task", metrics=m), parsed
+        return Outcome(0, Grade.HALLUCINATED, f"{bad[0]} is not a ground action of the task", metrics=m), parsed
     v = q.truth.validate(tuple(good))
     m.update(valid=v.first_inapplicable is None, goal_reached=v.goal_reached, first_inapplicable=v.first_inapplicable)
     m["length_ratio"] = round(len(good) / h.cost, 6) if h.known and h.cost else None
     m["optimal"] = (len(good) == h.cost) if h.known and v.goal_reached else None
     if v.first_inapplicable is not None:
-        return Outcome(0, NOT_PLAN, f"step {v.first_inapplicable} {good[v.first_inapplicable]} cannot be applied "
+        return Outcome(0, Grade.NOT_PLAN, f"step {v.first_inapplicable} {good[v.first_inapplicable]} cannot be applied "
                        f"(needs {', '.join(v.unsatisfied_preconditions)})", metrics=m), parsed
     if not v.goal_reached:
-        return Outcome(0, NOT_PLAN, f"every action applies, but the goal is not reached (unmet: "
+        return Outcome(0, Grade.NOT_PLAN, f"every action applies, but the goal is not reached (unmet: "
                        f"{show(v.unmet_goals)})", metrics=m), parsed
-    return Outcome(1, CORRECT, f"a plan of {len(good)} actions (h* = {m['h_star']})", metrics=m), parsed
+    return Outcome(1, Grade.CORRECT, f"a plan of {len(good)} actions (h* = {m['h_star']})", metrics=m), parsed
 
 
 GRADERS = {"bool": _bool, "choice": _choice, "set": _set, "effects": _effects, "count": _number, "index": _number,

@@ -22,7 +22,7 @@ from unified_planning.exceptions import UPUnsupportedProblemTypeError, UPUsageEr
 from unified_planning.plans import PlanKind, SequentialPlan
 
 from .. import AcpError, load_task, task_key
-from ..lru import LRUCache
+from ..util.lru import LRUCache
 from ..questions.basic import unmet_goals
 from .bridge import Bridge
 from ..ground.unified import convert, supported_kind

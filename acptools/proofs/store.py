@@ -7,15 +7,15 @@ share one file.
 
 Whoever can write the file must not be able to make a wrong answer be served. So every row carries
 an HMAC-SHA256 of its whole content (engine version, task, state, question, verdict, witness) under
-a key that is not in the file (acptools.store_key: a per-user key file made 0600 beside the user's
+a key that is not in the file (acptools.proofs.signing_key: a per-user key file made 0600 beside the user's
 config, or an operator's key for a shared store). A row that does not authenticate is bypassed and
-counted (`stats()["bypassed"]`), never served; acptools.truth also replays every stored witness
-against the task before serving it. Rows of another engine version are ignored (an upgrade never
+counted (`stats()["bypassed"]`), never served; the truth service (acptools.truth) also replays
+every stored witness against the task before serving it (acptools.proofs.row_checks). Rows of another engine version are ignored (an upgrade never
 reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The same file
-keeps graded answers (acptools.scoring.memo: `get_grades`/`put_grade`), under the same rules. A file (or
+keeps graded answers (acptools.proofs.grade_memo: `get_grades`/`put_grade`), under the same rules. A file (or
 folder) this process may not write is read, and nothing new is stored in it.
 
-    from acptools import store
+    from acptools.proofs import store
     store.use()                  # the default file in the user's cache directory
     store.use("proofs.sqlite")   # or a given file; store.use(None) turns it off
     store.active()               # the ProofStore in use, or None
@@ -35,18 +35,20 @@ import os
 import random
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-from .errors import AcpError
-from .store_key import load_key
+from ..errors import AcpError
+from .signing_key import load_key
 
 ENGINE_VERSION = "acptools-proofs-3"  # bump when an engine may prove something different, or rows change form
 APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
 GRADES_PER_QUERY = 500                 # keys per query of get_grades (SQLite allows 999 parameters)
 GRADE_KIND = "grade-memo"             # the kind a stored grade's MAC names (no fact row has it)
-GROUNDED_KIND = "grounded-task"       # the kind a kept grounded task's MAC names (acptools.task_store)
-log = logging.getLogger("acptools.store")
+GROUNDED_KIND = "grounded-task"       # the kind a kept grounded task's MAC names (acptools.proofs.kept_tasks)
+log = logging.getLogger("acptools.proofs.store")
 
 
 def default_path() -> Path | None:
@@ -56,6 +58,12 @@ def default_path() -> Path | None:
         return None if env.strip().lower() in ("", "off", "0", "none") else Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "acptools" / "proofs.sqlite"
+
+
+def state_key(atom_names: list[str]) -> str:
+    """A state's key in the store: its sorted atom names hashed, so it does not depend on how a run
+    numbered the atoms."""
+    return hashlib.sha256("\n".join(atom_names).encode()).hexdigest()[:32]
 
 
 def row_mac(key: bytes, version: str, task: str, state: str, kind: str, name: str, value: str) -> str:
@@ -83,7 +91,7 @@ def _maintenance(method):
 
 class ProofStore:
     """One SQLite file of proven facts (a connection per thread; writes are small transactions).
-    `key` (bytes) authenticates rows; without it the key comes from `key_file` or acptools.store_key."""
+    `key` (bytes) authenticates rows; without it the key comes from `key_file` or acptools.proofs.signing_key."""
 
     def __init__(self, path: str | os.PathLike, key: bytes | None = None, key_file: "str | os.PathLike | None" = None):
         self.path = Path(path)
@@ -291,7 +299,7 @@ class ProofStore:
         row = self._connection().execute("SELECT domain, problem FROM tasks WHERE task = ?", (task,)).fetchone()
         return None if row is None or not all(isinstance(t, str) for t in row) else (row[0], row[1])
 
-    # ---- graded answers (acptools.scoring.memo): a warm run reads them instead of grading again ------
+    # ---- graded answers (acptools.proofs.grade_memo): a warm run reads them instead of grading again ------
     def get_grades(self, keys: list[str]) -> dict[str, dict]:
         """The stored grades of many keys at once (one query per GRADES_PER_QUERY keys: a warm run
         reads thousands); a row that does not authenticate is bypassed and counted, never served, and
@@ -323,7 +331,7 @@ class ProofStore:
         except sqlite3.Error as e:
             self._fail(str(e))
 
-    # ---- grounded tasks (acptools.task_store): a later run reads a task instead of grounding it ----
+    # ---- grounded tasks (acptools.proofs.kept_tasks): a later run reads a task instead of grounding it ----
     def _grounded_mac(self, task: str, version: str, blob: bytes) -> str:
         return row_mac(self._key, version, task, "", GROUNDED_KIND, "", hashlib.sha256(blob).hexdigest())
 
@@ -499,7 +507,7 @@ def use(path: "str | os.PathLike | None" = "default", key_file: "str | os.PathLi
         key: bytes | None = None) -> ProofStore | None:
     """Open the store every truth computation reads and writes ("default": see default_path();
     None: no store), its rows authenticated with `key`, or the key in `key_file` (see
-    acptools.store_key). Returns it (None when off)."""
+    acptools.proofs.signing_key). Returns it (None when off)."""
     global _active
     with _lock:
         chosen = default_path() if path == "default" else (None if path is None else Path(path))
@@ -510,3 +518,15 @@ def use(path: "str | os.PathLike | None" = "default", key_file: "str | os.PathLi
 def active() -> ProofStore | None:
     """The proof store in use, or None."""
     return _active
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """No store in use inside the block (what is being checked is proven from scratch, never read)."""
+    global _active
+    with _lock:
+        previous, _active = _active, None
+    try:
+        yield
+    finally:
+        _active = previous

@@ -19,7 +19,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import AcpError
+from ..errors import AcpError
 
 SIDECAR = ".run.json"
 
@@ -83,7 +83,7 @@ def check_fresh(path, resume: bool, force: bool, flag: str = "--out", resumable:
 def write_sidecar(path, command: str, settings: dict, progress: dict | None = None) -> None:
     """The sidecar, replaced atomically. `progress`: what a command needs to resume that its rows do
     not say (generate: the ids of each finished task's records)."""
-    from . import __version__
+    from .. import __version__
     side = sidecar_of(path)
     tmp = side.with_name(side.name + ".tmp")
     doc = {"command": command, "settings": settings, "acptools": __version__}

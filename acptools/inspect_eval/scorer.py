@@ -67,7 +67,7 @@ def acptools_scorer(semantics: str = "exact", budget: float = 60.0):
         record = (state.metadata or {}).get("record")
         if not isinstance(record, dict):
             return Score.unscored(reason="scoring_failed", explanation="the sample has no ACPBench Hard record in "
-                                  "its metadata ('record'); build samples with acptools.inspect.record_to_sample")
+                                  "its metadata ('record'); build samples with acptools.inspect_eval.record_to_sample")
         text = state.output.completion if state.output else ""
         try:
             item = await off_loop(lambda b: score_response(record, text, semantics, b), budget)

@@ -1,90 +1,46 @@
 """Per-state truth, computed once and shared by everything that asks about the same task and state:
-the scorer, episodes and rollouts, reward functions and question generation.
+the MCP question tools, the scorer, episodes and rollouts, reward functions and question generation,
+all through the truth service (acptools.truth.service) that holds the task.
 
-`truth_for(task, state)` returns a `StateTruth` from a bounded LRU cache keyed by (task.key, state).
-Each fact is computed lazily, the first time a response needs it: the applicable actions, the
-effects of an action, the reachability verdict of an atom or action, the landmark verdict of an
-atom, the complete lists (only when an answer says 'None'), h*(s) and h*(s[a]) per successor.
+Each fact is computed lazily, the first time a caller needs it: the applicable actions, the effects
+of an action, the reachability verdict of an atom or action, the landmark verdict of an atom, the
+complete lists, h*(s) with the optimal next actions, and h*(s[a]) per successor. What is proven is
+kept, and written to the service's proof store (acptools.proofs.store); what the store holds is read
+instead of proven again, after its checks (acptools.proofs.row_checks), and says so (`from_store`).
 Verdicts that ran out of budget (unknown) are not cached, so a later call with a larger budget can
 still decide them; an h* search that ran out remembers the budget it had, so asking again with no
 more budget answers `unknown` at once instead of paying the same search again. An h* found for a
 successor is handed to that successor's own truth, so a walk through states (an episode) computes
-h* once per state. Tasks are cached the same way, keyed by the content hash of their PDDL text.
+h* once per state. Everything else (simplifying a plan, a satisficing plan, a successor table) is
+passed through to the task's questions.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
+from dataclasses import replace
 
-from . import store, task_store
-from .stored_check import floor_problem, hstar_problem, list_problem, verdict_problem
-from .budget import Budget, Effort
-from .engine.optimal import HStar
-from .ground.grounded import task_key
-from .lru import CacheMiss, LRUCache
-from .questions import DEFAULT_SECONDS, Item, ItemList
-from .task import Task, load_task
-from .verdict import HOLDS, STATIC, WITNESS, Verdict
+from ..budget import Budget, Effort
+from ..engine.optimal import HStar
+from ..proofs import store
+from ..proofs.row_checks import floor_problem, hstar_problem, list_problem, verdict_problem
+from ..questions import DEFAULT_SECONDS, Item, ItemList, NextActionReport, Progression, Removal, Validation
+from ..task import Task
+from ..verdict import Proof, Verdict, chained
 
-MAX_TASKS = 64
-MAX_TRUTHS = 256
 MAX_MEMO = 512
-
-
-# the values are only ever made through get_or_make, so no caller asks why a key is missing
-_tasks: LRUCache[str, Task] = LRUCache(MAX_TASKS, remember_evicted=0, kind="task")
-_truths: LRUCache[tuple, StateTruth] = LRUCache(MAX_TRUTHS, remember_evicted=0, kind="state truth")
-
-
-def task_for(domain_text: str, problem_text: str) -> Task:
-    """A grounded task, loaded once per distinct (domain, problem) text (and, with a proof store,
-    grounded once across runs: acptools.task_store)."""
-    return _tasks.get_or_make(task_key(domain_text, problem_text), lambda: task_store.load(domain_text, problem_text))
-
-
-def truth_for(task: Task, state: int) -> "StateTruth":
-    """The StateTruth of `task` in `state`, shared through a cache."""
-    # keyed by the Task object too: a task evicted from the task cache and loaded again is a new
-    # object (with its own name tables), and its truths must not be mixed with the old one's
-    return _truths.get_or_make((task.key, id(task), state), lambda: StateTruth(task, state))
-
-
-def adopt_task(task: Task) -> None:
-    """Let `task_for` find a task loaded elsewhere (a server grounds tasks under its own budget and
-    limits), so the same PDDL is not grounded twice."""
-    _tasks.put(task.key, task)
-
-
-def forget_task(task: Task) -> None:
-    """Drop a task and every truth about it from the caches, so whoever drops the task frees its memory."""
-    keys = [(_tasks, task.key)] + [(_truths, k) for k in _truths.keys() if k[:2] == (task.key, id(task))]
-    for cache, key in keys:
-        try:
-            cache.pop(key)
-        except CacheMiss:  # another thread dropped it first
-            pass
-
-
-def clear_caches() -> None:
-    """Empty the caches of tasks and of state truths."""
-    _tasks.clear()
-    _truths.clear()
-
-
-def cache_sizes() -> dict:
-    """How many tasks and state truths the caches hold."""
-    return {"tasks": len(_tasks), "truths": len(_truths)}
+LISTS = ("atoms", "actions", "landmarks")  # the complete lists a truth keeps (unreachable atoms, ...)
 
 
 class StateTruth:
-    """Lazily computed facts about one state of one task (see the module docstring)."""
+    """Lazily computed facts about one state of one task (see the module docstring). `service` is the
+    truth service that made it: its proof store, and the truths of the successor states."""
 
-    def __init__(self, task: Task, state: int):
+    def __init__(self, task: Task, state: int, service):
         self.task = task
         self.state = state
-        task.ensure(state)  # every engine this truth asks may then take the state (see grounded.py)
+        self.service = service
+        task.grounded.ensure(state)  # every engine this truth asks may then take the state (see grounded.py)
         self.questions = task.questions
         self.lock = threading.RLock()
         self._applicable: list[str] | None = None
@@ -92,7 +48,8 @@ class StateTruth:
         self._atom_reach: dict[int, Verdict] = {}
         self._action_reach: dict[int, Verdict] = {}
         self._landmark: dict[int, Verdict] = {}
-        self._lists: dict[str, object] = {}
+        self._lists: dict[str, ItemList] = {}
+        self._static: list[str | None] = []       # [a never-applicable action by static facts, or None]
         self._partial: dict[str, ItemList] = {}   # the latest list that ran out of budget, per name
         self._h: HStar | None = None
         self._h_failed_with: float | None = None   # the allowance of the last h* search that ran out
@@ -109,10 +66,15 @@ class StateTruth:
             self._applicable = self.questions.applicable(self.state)
         return self._applicable
 
+    def progress(self, action: int) -> Progression:
+        """prog: `action` applied in the state (memoized): the next state and its effects, or the
+        unsatisfied preconditions."""
+        return self.memo(("progress", action), lambda: self.questions.progress(action, self.state))
+
     def effects(self, action: int) -> tuple[frozenset, frozenset] | None:
         """(positive, negative) effects of an action in the state; None when it is not applicable."""
         if action not in self._effects:
-            p = self.questions.progress(action, self.state)
+            p = self.progress(action)
             self._effects[action] = (frozenset(p.positive_effects), frozenset(p.negative_effects)) \
                 if p.applicable else None
         return self._effects[action]
@@ -136,23 +98,31 @@ class StateTruth:
         return self.memo(("relaxed",), lambda: self.questions.engine.relax.reachable(self.state)[0])
 
     # ---- plans (val, just) ---------------------------------------------------------------------
-    def validate(self, plan: tuple[str, ...]):
-        """The validation of `plan` replayed from the state (memoized)."""
+    def validate(self, plan: tuple) -> Validation:
+        """The validation of `plan` (action names or ids) replayed from the state (memoized)."""
         return self.memo(("validate", plan), lambda: self.questions.validate(list(plan), self.state))
 
-    # ---- reach, areach, land --------------------------------------------------------------------
-    # ---- the persistent store (acptools.store): proven facts only --------------------------------
+    def is_plan(self, plan: tuple) -> bool:
+        """Do the actions (names or ids) apply in turn from the state and reach the goal? (memoized)"""
+        return self.memo(("is_plan", plan), lambda: self.questions.is_plan(list(plan), self.state))
+
+    def simplify(self, plan, budget: "float | Budget | None") -> list[Removal]:
+        """just: every single action and consecutive pair whose removal leaves a plan (not kept: its
+        answer may be long, and a caller asks about one plan once)."""
+        return self.questions.simplify(plan, self.state, budget)
+
+    # ---- the persistent store (acptools.proofs.store): proven facts only --------------------------
     @property
     def state_key(self) -> str:
         """The state by its atom names, so it does not depend on how a run numbered the atoms."""
         if self._state_key is None:
-            self._state_key = hashlib.sha256("\n".join(self.task.names(self.state)).encode()).hexdigest()[:32]
+            self._state_key = store.state_key(self.task.names(self.state))
         return self._state_key
 
     def _stored(self, kind: str, key: str = "", check=None) -> dict | None:
         """A stored row that authenticates and passes `check(row)` ('' when it holds: a witness is
         replayed before it is served); a row that fails is bypassed (counted by the store)."""
-        found = store.active()
+        found = self.service.store
         row = None if found is None else found.get(self.task.key, self.state_key, kind, key)
         if row is not None and check is not None:
             problem = check(row)
@@ -162,7 +132,7 @@ class StateTruth:
         return row
 
     def _store(self, kind: str, key: str, value: dict) -> None:
-        found = store.active()
+        found = self.service.store
         if found is not None:
             if not self._remembered:
                 found.remember_task(self.task.key, self.task.domain_text, self.task.problem_text)
@@ -188,7 +158,8 @@ class StateTruth:
     def _verdict_of(self, row: dict) -> Verdict:
         witness = row.get("witness")
         ids = None if witness is None else [self.task.parse_action(a) for a in witness]
-        return Verdict(row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids)
+        return Verdict(row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids,
+                       from_store=True)
 
     def atom_reach(self, atom: int, budget: float | None) -> Verdict:
         """Whether `atom` is reachable from the state, within `budget` (cached, and read from the proof
@@ -196,6 +167,15 @@ class StateTruth:
         return self._cached(self._atom_reach, "reach-atom", atom, self.task.atom_names[atom],
                             lambda: self._from_list("atoms", self.task.atom_names[atom])
                             or self.questions.is_reachable(atom, self.state, budget))
+
+    def is_reachable(self, atoms, budget: "float | Budget | None") -> Verdict:
+        """reach: can the atom (an id) ever hold, or can the atoms (a list of ids) all hold at once?
+        One atom is `atom_reach`; a set is asked of the questions (and memoized once decided)."""
+        if isinstance(atoms, int):
+            return self.atom_reach(atoms, budget)
+        key = ("reach-atoms", tuple(sorted(set(atoms))))
+        found = self._memo.get(key) or self.questions.is_reachable(list(key[1]), self.state, budget)
+        return self.memo(key, lambda: found) if found.known else found
 
     def action_reach(self, action: int, budget: float | None) -> Verdict:
         """Whether `action` can become applicable from the state, within `budget` (cached, and read from
@@ -211,7 +191,9 @@ class StateTruth:
                             lambda: self._from_list("landmarks", self.task.atom_names[atom])
                             or self.questions.is_landmark(atom, self.state, budget))
 
-    def _list(self, name: str, compute):
+    def _list(self, name: str, compute, limit: int | None = None) -> ItemList:
+        """The complete list `name` when one is known (kept, or read from the store), cut to `limit`
+        items; else compute(), kept (and stored) when it is complete and no limit cut it."""
         res = self._lists.get(name)
         if res is None:
             with self.lock:
@@ -220,18 +202,20 @@ class StateTruth:
                     row = self._stored("list-" + name, check=list_problem)
                     if row is not None:
                         res = ItemList([Item(n, how) for n, how in row["items"]], True, row["total"], [],
-                                       row.get("detail", ""))
+                                       row.get("detail", ""), from_store=True)
                     else:
                         res = compute()
-                        if res.complete:
+                        if res.complete and (limit is None or len(res.items) < limit):
                             self._store("list-" + name, "", {"items": [[i.name, i.how] for i in res.items],
                                                             "total": res.total, "detail": res.detail})
+                        elif res.complete:
+                            return res  # cut by the limit: not the whole list
                     if res.complete:
                         self._lists[name] = res
                         self._partial.pop(name, None)
                     else:
                         self._partial[name] = res
-        return res
+        return res if not limit or len(res.items) <= limit else replace(res, items=res.items[:limit])
 
     def list_so_far(self, name: str) -> ItemList | None:
         """The list 'atoms', 'actions' or 'landmarks' computed so far: complete, else the partial one
@@ -252,45 +236,40 @@ class StateTruth:
                 return Verdict(True, it.how, None, "the goal cannot be reached without it", {"trivial": False})
             if it.witness is None:
                 return None
-            return Verdict(False, WITNESS, list(it.witness), "a plan reaches the goal without it", {"trivial": False},
+            return Verdict(False, Proof.WITNESS, list(it.witness), "a plan reaches the goal without it", {"trivial": False},
                            plan_ids=[self.task.parse_action(a) for a in it.witness])
         if member:
             static = "its static preconditions are false in this problem"
-            return Verdict(False, it.how, detail=static if it.how == STATIC else "")
-        if it.how == HOLDS:
-            return Verdict(True, HOLDS, [], plan_ids=[])
+            return Verdict(False, it.how, detail=static if it.how == Proof.STATIC else "")
+        if it.how == Proof.HOLDS:
+            return Verdict(True, Proof.HOLDS, [], plan_ids=[])
         return None
 
-    def complete_list(self, name: str):
-        """The complete list 'atoms' (unreachable), 'actions' (never applicable) or 'landmarks' if one
-        was computed already, else None (never computes)."""
-        return self._lists.get(name)
-
-    def unreachable_atoms(self, budget: float | None):
+    def unreachable_atoms(self, budget: "float | Budget | None", limit: int | None = None) -> ItemList:
         """The atoms that can never hold from the state, with proofs, within `budget` (cached, and read
-        from the proof store when it holds them)."""
-        return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget))
+        from the proof store when it holds them); at most `limit` of them listed."""
+        return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget, limit), limit)
 
-    def unreachable_actions(self, budget: float | None):
+    def unreachable_actions(self, budget: "float | Budget | None", limit: int | None = None) -> ItemList:
         """The actions that can never become applicable from the state, with proofs, within `budget`
-        (cached, and read from the proof store when it holds them)."""
-        return self._list("actions", lambda: self.questions.unreachable_actions(self.state, budget))
+        (cached, and read from the proof store when it holds them); at most `limit` of them listed."""
+        return self._list("actions", lambda: self.questions.unreachable_actions(self.state, budget, limit), limit)
 
-    def landmarks(self, budget: float | None):
+    def landmarks(self, budget: "float | Budget | None") -> ItemList:
         """The fact landmarks of the state, with proofs, within `budget` (cached, and read from the proof
         store when it holds them)."""
         return self._list("landmarks", lambda: self.questions.landmarks(self.state, budget))
 
     def static_impossible_action(self) -> str | None:
         """A type-correct ground action whose static preconditions are false (never applicable), if any."""
-        if "static" not in self._lists:
+        if not self._static:
             found = None
             task = self.task
             if task.num_actions > task.num_possible_actions:
                 possible = task.possible_set()
                 found = next(name for name in task.all_ground_actions() if name not in possible)
-            self._lists["static"] = found
-        return self._lists["static"]
+            self._static.append(found)
+        return self._static[0]
 
     # ---- nexta ----------------------------------------------------------------------------------
     def h_star(self, budget: "float | Budget | None") -> HStar:
@@ -339,7 +318,44 @@ class StateTruth:
         plan = [self.task.parse_action(a) for a in row["plan"]] if row["plan"] is not None else None
         first = row.get("first")
         first = None if first is None else frozenset(self.task.parse_action(a) for a in first)
-        return HStar(row["cost"], plan, row["how"], first_actions=first)
+        return HStar(row["cost"], plan, row["how"], first_actions=first, from_store=True)
+
+    def optimal_next(self, budget: "float | Budget | None", actions=(), table: bool = False) -> NextActionReport:
+        """nexta: h*, every optimal next action and one optimal plan, the values of `actions` (ids of
+        applicable actions) or, with `table`, of every applicable action (Questions.optimal_next).
+        An h* known here or in the store is its root: with the optimal first actions known too, no
+        search runs. What a search proves is kept as this state's h* (and stored)."""
+        root = None if table else self._known_h_star()
+        report = self.questions.optimal_next(self.state, budget, list(actions), table, root=root)
+        if root is not None:
+            report.from_store = root.from_store
+        elif report.known:
+            self.seed_h_star(self._h_star_of(report))
+        return report
+
+    def _known_h_star(self) -> HStar | None:
+        """h*(s) known already (found by this truth, or read from the store), else None."""
+        with self.lock:
+            if self._h is None or not self._h.known:
+                stored = self._stored_h_star()
+                if stored is not None:
+                    self._h = stored
+            return self._h if self._h is not None and self._h.known else None
+
+    def _h_star_of(self, report: NextActionReport) -> HStar:
+        """The h* a nexta report proves, with its optimal first actions."""
+        task = self.task
+        plan = None if report.plan is None else [task.action_index[a] for a in report.plan]
+        first = frozenset(task.action_index[a] for a in report.optimal_actions)
+        return HStar(report.h_star, plan, report.how, first_actions=first)
+
+    def plan(self, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
+        """A plan from the state: optimal (h*, kept and stored; see Questions.plan) or the first one
+        greedy search finds (passed through)."""
+        if not optimal:
+            return self.questions.plan(self.state, False, budget)
+        h = self.h_star(budget)
+        return replace(self.questions.plan_of(h), from_store=h.from_store)
 
     def at_least(self, bound: int, budget: float | None) -> HStar:
         """h*(s) when it is below `bound`, else the proof that h*(s) >= bound (known=False, `lower`):
@@ -355,7 +371,7 @@ class StateTruth:
                 return h
             row = self._stored("h*-floor", check=floor_problem)
             if row is not None and row["lower"] >= bound:
-                return HStar(None, None, row["how"], known=False, lower=row["lower"])
+                return HStar(None, None, row["how"], known=False, lower=row["lower"], from_store=True)
             h = self.questions.optimizer.h_below(self.state, bound, self.questions.as_budget(budget))
             if h.known:
                 self.seed_h_star(h)
@@ -403,24 +419,24 @@ class StateTruth:
             i = plan.index(action)
             rest = plan[:i] + plan[i + 1:]
             if self._replay(t, rest):
-                hit = HStar(d - 1, rest, "plan-repair")
+                hit = HStar(d - 1, rest, Proof.PLAN_REPAIR)
         first = root.first_actions
         if hit is None and first is not None:
             if action in first:
                 hit = HStar(d - 1, None, root.how)
             elif self._replay(t, plan):
-                hit = HStar(d, plan, "plan-replay+" + root.how)
+                hit = HStar(d, plan, chained(Proof.PLAN_REPLAY, root.how))
             elif not exact:
                 opt = self.questions.optimizer
                 if opt.relax.hmax(t, self.task.goal) == float("inf"):
-                    hit = HStar(None, None, "delete-relaxation")
+                    hit = HStar(None, None, Proof.RELAXED)
                 else:
-                    return HStar(None, None, "not-an-optimal-first-action+" + root.how, known=False, lower=d)
+                    return HStar(None, None, chained(Proof.NOT_OPTIMAL_FIRST, root.how), known=False, lower=d)
         if hit is None:
             return self.h_after(action, budget) if exact else self._below(t, key, d, plan, budget)
         self._after[key] = (t, hit)
         if hit.plan is not None:
-            truth_for(self.task, t).seed_h_star(hit)
+            self.service.truth(self.task, t).seed_h_star(hit)
         return hit
 
     def _below(self, t: int, key, d: int, plan: list[int], budget: float | None) -> HStar:
@@ -430,9 +446,9 @@ class StateTruth:
             hit = self._known_after(key, t) or self._above.get(key)
             if hit is not None:
                 return hit
-            hit = truth_for(self.task, t).at_least(d, budget)
+            hit = self.service.truth(self.task, t).at_least(d, budget)
             if not hit.known and hit.lower >= d and self._replay(t, plan):
-                hit = HStar(d, plan, "plan-replay+" + hit.how)
+                hit = HStar(d, plan, chained(Proof.PLAN_REPLAY, hit.how))
             if hit.known:
                 self._after[key] = (t, hit)
             elif hit.lower >= d:
@@ -461,14 +477,14 @@ class StateTruth:
                 if first is not None:
                     along = HStar(root.cost - 1, root.plan[1:], root.how)
                     self._after.setdefault(canon(first), (first, along))
-                    truth_for(self.task, first).seed_h_star(along)
+                    self.service.truth(self.task, first).seed_h_star(along)
             hit = self._known_after(key, t)
             if hit is None and root is not None and root.known and root.cost and \
                     action in (root.first_actions or ()):
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
                 hit = HStar(root.cost - 1, None, root.how)
             if hit is None:
-                after = truth_for(self.task, t)
+                after = self.service.truth(self.task, t)
                 hit = after.h_star(budget)  # computed once per state, shared with that state's truth
                 if hit.known:
                     self._after[key] = (t, hit)
@@ -506,107 +522,3 @@ def _hstar_row(task: Task, h: HStar) -> dict:
     first = None if h.first_actions is None else sorted(task.action_list(h.first_actions))
     return {"cost": h.cost, "plan": None if h.plan is None else task.action_list(h.plan), "how": h.how,
             "first": first}
-
-
-def verify_store(found: "store.ProofStore", n: int | None = None, seed: int = 0, budget: float = 60.0) -> dict:
-    """Check every current-version row (or `n` random ones) without serving any: it must
-    authenticate, its task and state must be in the store (they are hashed again), its witness
-    must replay, and a fresh proof (without the store) must agree with it. A row that cannot be
-    checked, or not proven again within `budget` seconds, is a failure too."""
-    failures, tasks = [], {}
-    rows = found.rows(n, seed)
-    previous = store.active()
-    store._active = None  # prove from scratch: never read what is being checked
-    try:
-        for task_key_, state_key, kind, key, text, authentic in rows:
-            problem = "not authenticated by this store's key (forged, or written with another key)"
-            if authentic:
-                problem = _check_row(found, tasks, task_key_, state_key, kind, key, text, budget)
-            if problem:
-                failures.append({"task": task_key_[:16], "state": state_key[:16], "kind": kind, "key": key,
-                                 "problem": problem})
-    finally:
-        store._active = previous
-    return {"checked": len(rows), "failures": failures}
-
-
-def _check_row(found, tasks: dict, task_key_: str, state_key: str, kind: str, key: str, text: str,
-               budget: float) -> str:
-    """'' when an authenticated row holds, else why it does not (or why it cannot be checked)."""
-    if task_key_ not in tasks:
-        tasks[task_key_] = _stored_task(found, task_key_)
-    task = tasks[task_key_]
-    if isinstance(task, str):
-        return task
-    atoms = found.state_atoms(task_key_, state_key)
-    if atoms is None:
-        return "the state's atoms are not in the store: the row cannot be checked"
-    try:
-        truth = StateTruth(task, task.parse_state(atoms))
-    except ValueError as e:
-        return f"the stored state does not parse ({e})"
-    if truth.state_key != state_key:
-        return "the stored atoms are not the row's state"
-    try:
-        value = json.loads(text)
-        return _static_problem(truth, kind, key, value) or _recheck(truth, kind, key, value, budget)
-    except (ValueError, TypeError, KeyError, AttributeError) as e:
-        return f"a malformed row ({type(e).__name__}: {e})"
-
-
-def _stored_task(found, task_key_: str) -> "Task | str":
-    """The row's task from the PDDL kept in the store, or why there is none."""
-    texts = found.task_texts(task_key_)
-    if texts is None:
-        return "the task's PDDL is not in the store: the row cannot be checked"
-    try:
-        task = load_task(*texts)
-    except ValueError as e:
-        return f"the stored PDDL does not load ({e})"
-    return task if task.key == task_key_ else "the stored PDDL is not the row's task"
-
-
-def _static_problem(truth: "StateTruth", kind: str, key: str, value: dict) -> str:
-    """What the serving path checks before it serves the row (see acptools.stored_check)."""
-    task = truth.task
-    if kind == "h*":
-        return hstar_problem(task, truth.state, value)
-    if kind == "h*-floor":
-        return floor_problem(value)
-    if kind.startswith("list-") and kind[5:] in ("atoms", "actions", "landmarks"):
-        return list_problem(value)
-    if kind in ("reach-atom", "landmark"):
-        return verdict_problem(task, truth.state, kind, task.parse_atom(key), value)
-    if kind == "reach-action":
-        return verdict_problem(task, truth.state, kind, task.parse_action(key), value)
-    return f"an unknown kind of fact {kind!r}"
-
-
-def _recheck(truth: "StateTruth", kind: str, key: str, value: dict, budget: float) -> str:
-    """'' when a fresh proof agrees with the stored fact, else what differs (or that none was found)."""
-    task, q = truth.task, truth.questions
-    undecided = f"not proven again within {budget:g} s (raise --budget)"
-    if kind == "h*":
-        h = q.optimizer.h_star(truth.state, q.as_budget(budget))
-        if not h.known:
-            return undecided
-        return "" if h.cost == value["cost"] else f"stored h* {value['cost']}, proven {h.cost}"
-    if kind == "h*-floor":
-        h = q.optimizer.h_below(truth.state, value["lower"], q.as_budget(budget))
-        if h.known:
-            return "" if h.cost is None or h.cost >= value["lower"] else \
-                f"stored h* >= {value['lower']}, proven h* = {h.cost}"
-        return "" if h.lower >= value["lower"] else undecided
-    if kind.startswith("list-"):
-        ask = {"atoms": q.unreachable_atoms, "actions": q.unreachable_actions, "landmarks": q.landmarks}[kind[5:]]
-        res = ask(truth.state, budget)
-        if not res.complete:
-            return undecided
-        same = sorted(i.name for i in res.items) == sorted(n for n, _ in value["items"])
-        return "" if same else "a different list"
-    ask, read = {"reach-atom": (q.is_reachable, task.parse_atom), "reach-action": (q.is_action_reachable,
-                 task.parse_action), "landmark": (q.is_landmark, task.parse_atom)}[kind]
-    v = ask(read(key), truth.state, budget)
-    if v.answer is None:
-        return undecided
-    return "" if v.answer == value["answer"] else f"stored {value['answer']}, proven {v.answer}"

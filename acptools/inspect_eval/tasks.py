@@ -13,10 +13,10 @@ from inspect_ai.scorer import accuracy, stderr
 from inspect_ai.solver import generate, system_message, use_tools
 
 from ..dataset import acpbench_hard, load_records, task_of
-from ..export.prompts import FORM_MAX_TOKENS
+from ..export.harness_prompts import FORM_MAX_TOKENS
 from ..prompts import lm_eval_task, max_tokens, stop_strings
 from .agentic import DEFAULT_TOOLS, SYSTEM, acptools_mcp, generate_with_server
-from ..scoring.report import SET_TASKS
+from ..scoring.score_report import SET_TASKS
 from .samples import acpbench_dataset, records_dataset
 from .policy import episode_scorer, play_episode, policy_sample
 from .scorer import acptools_scorer, mean_iou

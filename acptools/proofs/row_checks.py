@@ -1,6 +1,6 @@
 """Checks of a proof-store row against its task, made before the row is served and by `cache verify`.
 
-A stored row is authenticated by the store's key (acptools.store); on top of that, whatever a row
+A stored row is authenticated by the store's key (acptools.proofs.store); on top of that, whatever a row
 carries that can be checked without a search is checked: a witness plan is replayed from the state
 and must show what the verdict claims, an optimal plan must reach the goal in exactly the stored
 number of steps, stored action names must name actions of the task. Each check returns '' when the
@@ -9,7 +9,7 @@ row holds, else what is wrong with it (the row is then treated as absent).
 
 from __future__ import annotations
 
-from .task import Task
+from ..task import Task
 
 REACH_KINDS = ("reach-atom", "reach-action")
 

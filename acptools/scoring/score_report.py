@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..answers import TASKS
-from .items import ERROR, UNPARSED
+from ..verdict import Grade
 
 # set answers are graded with IoU; an unreadable answer to them has IoU 0 (it is no closer to the set)
 SET_TASKS = frozenset({"app", "prog"})
@@ -19,7 +19,7 @@ def item_iou(item: dict) -> float | None:
     metrics = item.get("metrics")
     if isinstance(metrics, dict) and isinstance(metrics.get("iou"), (int, float)):
         return float(metrics["iou"])
-    if item.get("task") in SET_TASKS and item.get("verdict") == UNPARSED:
+    if item.get("task") in SET_TASKS and item.get("verdict") == Grade.UNPARSED:
         return 0.0
     return None
 
@@ -41,7 +41,7 @@ def _stats(items: list[dict]) -> dict:
         "accuracy": round(ones / len(known), 6) if known else None,
         "unknown": sum(1 for it in items if it.get("verdict") == "unknown"),
         "retried": sum(1 for it in items if it.get("retried")),
-        "errors": sum(1 for it in items if it.get("verdict") == ERROR),
+        "errors": sum(1 for it in items if it.get("verdict") == Grade.ERROR),
         "mean_iou": round(statistics.fmean(ious), 6) if ious else None,
         "verdicts": dict(sorted(verdicts.items())),
         "seconds_total": round(sum(secs), 3),
@@ -136,7 +136,7 @@ def json_report(summary: dict, items: list[dict], *, semantics: str, budget, job
     report = {"semantics": semantics, "budget": budget, "jobs": jobs, "data": data, "responses": responses,
               "items": len(items), "records": len({(it["task"], str(it["id"])) for it in items}),
               "seconds": round(seconds, 3), "unknown": sum(1 for it in items if it["verdict"] == "unknown"),
-              "errors": sum(1 for it in items if it["verdict"] == ERROR), "models": summary}
+              "errors": sum(1 for it in items if it["verdict"] == Grade.ERROR), "models": summary}
     if gold_check is not None:
         report["gold_check"] = gold_check
     return report
@@ -194,7 +194,7 @@ def _save(plt, fig, path: Path) -> str:
 def _accuracy_bars(plt, models: list[str], tasks: list[str], grid: list[list], ns: list[list]):
     """Grouped bars: one group per task, one bar per model (grid[model][task] is a percentage or None,
     ns[model][task] the decided items), each bar labelled with its value and n, 0% visible."""
-    from ..barplots import labelled_bars
+    from ..util.barplots import labelled_bars
     fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4.4))
     width = 0.8 / max(1, len(models))
     for k, (m, row, nrow) in enumerate(zip(models, grid, ns)):

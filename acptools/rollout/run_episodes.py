@@ -34,7 +34,7 @@ from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
 from .inflight import in_flight
 from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .observations import Observation, Prompts
-from .sources import RolloutTask, load_tasks, sample_tasks
+from .start_states import RolloutTask, load_tasks, sample_tasks
 from .traces import (
     DEAD_END,
     EPISODE,
@@ -242,7 +242,7 @@ def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutCon
 
 
 def _expect(progress, todo: list[RolloutTask]):
-    """Tell an acptools.progress.Progress the episodes to come (kind: the domain; prior weight: the
+    """Tell an acptools.util.progress.Progress the episodes to come (kind: the domain; prior weight: the
     problem's size) and return end row -> the keyword arguments reporting that episode's cost."""
     if not hasattr(progress, "expect"):
         return lambda end: {}

@@ -5,7 +5,7 @@ graded by the scorer (`acptools.scoring`, exact semantics by default) in a gradi
 time by default (the searches are mostly Python under the GIL), with a CPU budget per proof, so the
 grades do not depend on the load or on --jobs. An item still unknown is graded once more with
 RETRY_FACTOR times the effort, as `acptools score` does. Each item is written to the output as soon
-as it is graded (`acptools.runfile`), so an interrupted run keeps its work and --resume asks only
+as it is graded (`acptools.util.runfile`), so an interrupted run keeps its work and --resume asks only
 the rest. A question whose reply could not be had (an API error after the SDK's retries, a
 timeout) is an item in error with `reply_error` set; --resume asks it again.
 """
@@ -24,10 +24,10 @@ from ..errors import AcpError
 from ..budget import DEFAULT_SECONDS
 from ..rollout.inflight import in_flight
 from ..rollout.policies import FatalPolicyError, Policy, PolicyError, make_policy
-from ..runfile import RunFile
+from ..util.runfile import RunFile
 from ..scoring.group import score_group
-from ..scoring.items import ERROR, UNKNOWN
-from .questions import question_for
+from ..verdict import Grade
+from .chat_prompts import question_for
 
 RETRY_FACTOR = 4.0
 ASKED = ("question", "context")   # the record's fields each item keeps, so a report can show what was asked
@@ -90,7 +90,7 @@ class _Eval:
             question = question_for(record, self.config.pddl)
         except AcpError as e:   # a record that cannot be asked (no question, an unknown group): said, not fatal
             return self.out.write({**row, "task": record_kind(record), "domain": domain_name(record), "score": None,
-                                   "verdict": ERROR, "reason": f"cannot ask this record: {e}"})
+                                   "verdict": Grade.ERROR, "reason": f"cannot ask this record: {e}"})
         row["with_pddl"] = bool(question.pddl)
         t0 = time.perf_counter()
         try:
@@ -107,9 +107,9 @@ class _Eval:
     def grade(self, record: dict, row: dict) -> dict:
         sem = self.config.semantics
         item = score_group(record, [row], sem, self.effort)[0].to_dict()
-        if item["verdict"] == UNKNOWN:
+        if item["verdict"] == Grade.UNKNOWN:
             again = score_group(record, [row], sem, self.effort.scaled(RETRY_FACTOR))[0].to_dict()
-            item = {**again, "retried": True} if again["verdict"] != UNKNOWN else item
+            item = {**again, "retried": True} if again["verdict"] != Grade.UNKNOWN else item
         item["response"] = row["response"]
         return item
 
@@ -123,7 +123,7 @@ def record_kind(record: dict) -> str:
 
 
 def _unanswered(record: dict, row: dict, why: str, seconds: float) -> dict:
-    return {**row, "task": record_kind(record), "domain": domain_name(record), "score": None, "verdict": ERROR,
+    return {**row, "task": record_kind(record), "domain": domain_name(record), "score": None, "verdict": Grade.ERROR,
             "reason": f"no reply: {why}", "reply_error": why, "reply_seconds": round(seconds, 6)}
 
 
