@@ -22,9 +22,20 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 # the exported names and their modules: imported on first use, so `import acptools.x` costs only x's imports
-_EXPORTS = {"Budget": "budget", "Effort": "budget", "AcpError": "errors", "BudgetExceeded": "errors",
-            "PddlError": "errors", "UnknownNameError": "errors", "HStarReport": "questions", "Questions": "questions",
-            "Task": "task", "load_task": "task", "task_key": "task", "Verdict": "verdict"}
+_EXPORTS = {
+    "Budget": "budget",
+    "Effort": "budget",
+    "AcpError": "errors",
+    "BudgetExceeded": "errors",
+    "PddlError": "errors",
+    "UnknownNameError": "errors",
+    "HStarReport": "questions",
+    "Questions": "questions",
+    "Task": "task",
+    "load_task": "task",
+    "task_key": "task",
+    "Verdict": "verdict",
+}
 
 
 def __getattr__(name: str):
@@ -35,14 +46,37 @@ def __getattr__(name: str):
     globals()[name] = value
     return value
 
+
 # what a user imports (besides the names re-exported here): the library's face; the MCP server and the
 # harness adapters import nothing else of acptools but PLUMBING
-PUBLIC_MODULES = ("acptools.answers", "acptools.audit", "acptools.budget", "acptools.dataset", "acptools.describe",
-                  "acptools.environments", "acptools.episode", "acptools.errors", "acptools.evaluation",
-                  "acptools.examples", "acptools.export", "acptools.generate", "acptools.htmlreport",
-                  "acptools.inspect_eval", "acptools.kinds", "acptools.planners", "acptools.prompts", "acptools.proofs",
-                  "acptools.questions", "acptools.rewards", "acptools.rollout", "acptools.scoring", "acptools.task",
-                  "acptools.truth", "acptools.up", "acptools.verdict")
+PUBLIC_MODULES = (
+    "acptools.answers",
+    "acptools.audit",
+    "acptools.budget",
+    "acptools.dataset",
+    "acptools.describe",
+    "acptools.environments",
+    "acptools.episode",
+    "acptools.errors",
+    "acptools.evaluation",
+    "acptools.examples",
+    "acptools.export",
+    "acptools.generate",
+    "acptools.htmlreport",
+    "acptools.inspect_eval",
+    "acptools.kinds",
+    "acptools.planners",
+    "acptools.prompts",
+    "acptools.proofs",
+    "acptools.questions",
+    "acptools.rewards",
+    "acptools.rollout",
+    "acptools.scoring",
+    "acptools.task",
+    "acptools.truth",
+    "acptools.up",
+    "acptools.verdict",
+)
 
 # shared plumbing, no part of the face: bounded caches and bounded text, which the server reuses too
 PLUMBING = ("acptools.util",)
@@ -51,14 +85,46 @@ PLUMBING = ("acptools.util",)
 INTERNAL_MODULES = ("acptools.backends", "acptools.claims", "acptools.cli")
 
 # the engine's rooms: the lifted model, grounding, search, and the planner processes behind `acptools.planners`
-ENGINE_PACKAGES = ("acptools.pddl", "acptools.ground", "acptools.engine", "acptools.planners.fd",
-                   "acptools.planners.symk", "acptools.planners.process")
+ENGINE_PACKAGES = (
+    "acptools.pddl",
+    "acptools.ground",
+    "acptools.engine",
+    "acptools.planners.fd",
+    "acptools.planners.symk",
+    "acptools.planners.process",
+)
 
 # the face modules that wrap the engine: the only modules outside ENGINE_PACKAGES that may import from them
-ENGINE_GATES = ("acptools.task", "acptools.questions", "acptools.truth", "acptools.proofs.kept_tasks",
-                "acptools.proofs.verify", "acptools.claims", "acptools.describe", "acptools.episode",
-                "acptools.planners", "acptools.up")
+ENGINE_GATES = (
+    "acptools.task",
+    "acptools.questions",
+    "acptools.truth",
+    "acptools.proofs.kept_tasks",
+    "acptools.proofs.verify",
+    "acptools.claims",
+    "acptools.describe",
+    "acptools.episode",
+    "acptools.planners",
+    "acptools.up",
+)
 
-__all__ = ["AcpError", "BudgetExceeded", "PddlError", "UnknownNameError", "Budget", "Effort", "HStarReport",
-           "Questions", "Task", "Verdict", "load_task", "task_key", "ENGINE_GATES", "ENGINE_PACKAGES",
-           "INTERNAL_MODULES", "PLUMBING", "PUBLIC_MODULES", "__version__"]
+__all__ = [
+    "AcpError",
+    "BudgetExceeded",
+    "PddlError",
+    "UnknownNameError",
+    "Budget",
+    "Effort",
+    "HStarReport",
+    "Questions",
+    "Task",
+    "Verdict",
+    "load_task",
+    "task_key",
+    "ENGINE_GATES",
+    "ENGINE_PACKAGES",
+    "INTERNAL_MODULES",
+    "PLUMBING",
+    "PUBLIC_MODULES",
+    "__version__",
+]

@@ -50,10 +50,11 @@ from .truth import truth_for
 from .verdict import Proof, Verdict
 
 COUNTED = ("true_atoms", "false_atoms", "executable_actions", "inexecutable_actions")
-H2_SECONDS = 2.0                # CPU seconds for h^2 of a state (cached per state by the engine)
+H2_SECONDS = 2.0  # CPU seconds for h^2 of a state (cached per state by the engine)
 
 
 # ---- states -------------------------------------------------------------------------------------
+
 
 def actions_of(task: Task, names, where: str) -> list[int]:
     """Action ids of the names in a claim; AcpError (saying where) for a name the task does not define."""
@@ -133,8 +134,11 @@ def count(task: Task, state: int, of: str) -> int:
 def atoms_of(task: Task, state: int, sign: str, obj: str | None = None) -> list[str]:
     """Names of the atoms that hold (sign 'true') or do not (sign 'false'), those naming `obj` only."""
     mask = state if sign == "true" else ((1 << len(task.atoms)) - 1) & ~state
-    return [task.atom_names[i] for i in sorted(bits(mask), key=task.atom_names.__getitem__)
-            if obj is None or obj in task.atoms[i][1]]
+    return [
+        task.atom_names[i]
+        for i in sorted(bits(mask), key=task.atom_names.__getitem__)
+        if obj is None or obj in task.atoms[i][1]
+    ]
 
 
 def is_defined(task: Task, name: str, what: str) -> bool:
@@ -149,6 +153,7 @@ def is_defined(task: Task, name: str, what: str) -> bool:
 
 
 # ---- claims -------------------------------------------------------------------------------------
+
 
 def _known(answer: bool, how: str = Proof.SIMULATED, detail: str = "") -> Verdict:
     return Verdict(answer, how, detail=detail)
@@ -250,8 +255,11 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
         a = actions_of(task, [claim["action"]], "action")[0]
         return _known(task.op_for(a, s) is not None)
     if kind == "holds":
-        return _known(all(literal_holds(task, s, a, True) for a in claim.get("atoms", ())) and
-                      not any(literal_holds(task, s, a, False) for a in claim.get("negated", ())), Proof.HOLDS)
+        return _known(
+            all(literal_holds(task, s, a, True) for a in claim.get("atoms", ()))
+            and not any(literal_holds(task, s, a, False) for a in claim.get("negated", ())),
+            Proof.HOLDS,
+        )
     if kind == "count":
         return _known(count(task, s, claim["of"]) == int(claim["value"]))
     if kind == "reachable":
@@ -271,6 +279,7 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
 
 
 # ---- queries ------------------------------------------------------------------------------------
+
 
 def first_failure(task: Task, state: int, plan) -> int | None:
     """The 1-based step of the first action that cannot be applied, or None when all apply."""

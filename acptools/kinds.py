@@ -49,43 +49,120 @@ class Kind:
     stored: tuple[type, str, tuple[str, ...]] | None = None
     cost: float = 1.0
     tools: tuple[str, ...] = ()
-    task: str | None = None          # bool / mcq: the ACPBench task it is about
+    task: str | None = None  # bool / mcq: the ACPBench task it is about
 
 
 ACTION, ATOM = "ground action", "atom"
 _HARD = (
-    Kind("app", "hard", "applicable_actions_gen", "every action applicable in the state", items=ACTION,
-         stored=(list, "a list of actions", ()), tools=("list_applicable", "progress", "validate_plan",
-                                                        "optimal_next_action", "start_episode", "step_episode")),
-    Kind("prog", "hard", "progression_gen", "the positive and negative effects of an action", items=ATOM,
-         stored=(dict, "{'pos': [...], 'neg': [...]}", ("pos", "neg")),
-         tools=("progress", "validate_plan", "step_episode")),
-    Kind("reach", "hard", "reachable_atom_gen", "a proposition that can never hold", items=ATOM, single=True,
-         none_ok=True, stored=(list, "a list of atoms", ()), cost=20.0, tools=("is_reachable", "unreachable_atoms")),
-    Kind("areach", "hard", "reachable_action_gen", "an action that can never become applicable", items=ACTION,
-         single=True, none_ok=True, stored=(list, "a list of actions", ()), cost=20.0,
-         tools=("is_action_reachable", "unreachable_actions")),
-    Kind("val", "hard", "validation_gen", "the first inapplicable action of a sequence",
-         stored=(int, "an integer index", ()), tools=("progress", "validate_plan")),
-    Kind("just", "hard", "action_justification_gen", "a plan with one or two consecutive actions removed",
-         items=ACTION, stored=(list, "a list of removals", ()), cost=2.0, tools=("validate_plan", "simplify_plan")),
-    Kind("land", "hard", "landmarks_gen", "a non-trivial fact landmark", items=ATOM, single=True, none_ok=True,
-         stored=(dict, "{'yes': [...], 'no': [...]}", ("yes",)), cost=10.0, tools=("is_landmark", "landmarks")),
-    Kind("nexta", "hard", "goal_closer_gen", "an action that brings the goal one step closer", items=ACTION,
-         single=True, stored=(dict, "{'yes': [...], 'no': [...], 'maybe': [...], 'opt': '...'}",
-                              ("yes", "no", "maybe")), cost=100.0,
-         tools=("optimal_next_action", "plan", "start_episode", "step_episode", "episode_summary")),
+    Kind(
+        "app",
+        "hard",
+        "applicable_actions_gen",
+        "every action applicable in the state",
+        items=ACTION,
+        stored=(list, "a list of actions", ()),
+        tools=("list_applicable", "progress", "validate_plan", "optimal_next_action", "start_episode", "step_episode"),
+    ),
+    Kind(
+        "prog",
+        "hard",
+        "progression_gen",
+        "the positive and negative effects of an action",
+        items=ATOM,
+        stored=(dict, "{'pos': [...], 'neg': [...]}", ("pos", "neg")),
+        tools=("progress", "validate_plan", "step_episode"),
+    ),
+    Kind(
+        "reach",
+        "hard",
+        "reachable_atom_gen",
+        "a proposition that can never hold",
+        items=ATOM,
+        single=True,
+        none_ok=True,
+        stored=(list, "a list of atoms", ()),
+        cost=20.0,
+        tools=("is_reachable", "unreachable_atoms"),
+    ),
+    Kind(
+        "areach",
+        "hard",
+        "reachable_action_gen",
+        "an action that can never become applicable",
+        items=ACTION,
+        single=True,
+        none_ok=True,
+        stored=(list, "a list of actions", ()),
+        cost=20.0,
+        tools=("is_action_reachable", "unreachable_actions"),
+    ),
+    Kind(
+        "val",
+        "hard",
+        "validation_gen",
+        "the first inapplicable action of a sequence",
+        stored=(int, "an integer index", ()),
+        tools=("progress", "validate_plan"),
+    ),
+    Kind(
+        "just",
+        "hard",
+        "action_justification_gen",
+        "a plan with one or two consecutive actions removed",
+        items=ACTION,
+        stored=(list, "a list of removals", ()),
+        cost=2.0,
+        tools=("validate_plan", "simplify_plan"),
+    ),
+    Kind(
+        "land",
+        "hard",
+        "landmarks_gen",
+        "a non-trivial fact landmark",
+        items=ATOM,
+        single=True,
+        none_ok=True,
+        stored=(dict, "{'yes': [...], 'no': [...]}", ("yes",)),
+        cost=10.0,
+        tools=("is_landmark", "landmarks"),
+    ),
+    Kind(
+        "nexta",
+        "hard",
+        "goal_closer_gen",
+        "an action that brings the goal one step closer",
+        items=ACTION,
+        single=True,
+        stored=(dict, "{'yes': [...], 'no': [...], 'maybe': [...], 'opt': '...'}", ("yes", "no", "maybe")),
+        cost=100.0,
+        tools=("optimal_next_action", "plan", "start_episode", "step_episode", "episode_summary"),
+    ),
 )
-HARD: tuple[str, ...] = tuple(k.name for k in _HARD)   # ACPBench Hard's eight tasks, in the paper's order
+HARD: tuple[str, ...] = tuple(k.name for k in _HARD)  # ACPBench Hard's eight tasks, in the paper's order
 
 # ACPBench (v1): its seven tasks and the stem of their group names
-ACP_STEMS = {"app": "applicable_actions", "prog": "progression", "reach": "reachable_atom",
-             "areach": "reachable_action", "val": "validation", "just": "action_justification", "land": "landmarks"}
+ACP_STEMS = {
+    "app": "applicable_actions",
+    "prog": "progression",
+    "reach": "reachable_atom",
+    "areach": "reachable_action",
+    "val": "validation",
+    "just": "action_justification",
+    "land": "landmarks",
+}
 ACP_TASKS = tuple(ACP_STEMS)
 
 # ActionReasoningBench's question families
-ARB_FAMILIES = ("fluent_tracking", "state_tracking", "action_executability", "effects", "numerical_reasoning",
-                "composite", "hallucination", "object_tracking")
+ARB_FAMILIES = (
+    "fluent_tracking",
+    "state_tracking",
+    "action_executability",
+    "effects",
+    "numerical_reasoning",
+    "composite",
+    "hallucination",
+    "object_tracking",
+)
 
 PLAN_KIND = "plan"
 PLAN_GROUP = "plan_generation"
@@ -93,22 +170,46 @@ PLAN_GROUP = "plan_generation"
 
 def _generated() -> tuple[Kind, ...]:
     hard = {k.name: k for k in _HARD}
-    out = [Kind(PLAN_KIND, "hard", PLAN_GROUP, "a plan that reaches the goal", items=ACTION, cost=100.0,
-                tools=("validate_plan", "plan"))]
+    out = [
+        Kind(
+            PLAN_KIND,
+            "hard",
+            PLAN_GROUP,
+            "a plan that reaches the goal",
+            items=ACTION,
+            cost=100.0,
+            tools=("validate_plan", "plan"),
+        )
+    ]
     for form, what in (("bool", "yes or no: is a claim about"), ("mcq", "which of four options is right about")):
         for task, stem in ACP_STEMS.items():
-            out.append(Kind(f"{task}_{form}", form, f"{stem}_{form}", f"{what} {hard[task].asks}",
-                            cost=hard[task].cost, tools=hard[task].tools, task=task))
+            out.append(
+                Kind(
+                    f"{task}_{form}",
+                    form,
+                    f"{stem}_{form}",
+                    f"{what} {hard[task].asks}",
+                    cost=hard[task].cost,
+                    tools=hard[task].tools,
+                    task=task,
+                )
+            )
     for family in ARB_FAMILIES:
-        out.append(Kind(f"arb_{family}", "arb", f"arb_{family}",
-                        f"ActionReasoningBench {family.replace('_', ' ')} after a sequence of actions"))
+        out.append(
+            Kind(
+                f"arb_{family}",
+                "arb",
+                f"arb_{family}",
+                f"ActionReasoningBench {family.replace('_', ' ')} after a sequence of actions",
+            )
+        )
     return tuple(out)
 
 
 KINDS: dict[str, Kind] = {k.name: k for k in _HARD + _generated()}
 GROUP_TO_KIND: dict[str, str] = {k.group: k.name for k in KINDS.values()}
 KIND_TO_GROUP: dict[str, str] = {k.name: k.group for k in KINDS.values()}
-GENERATED: tuple[str, ...] = tuple(k for k in KINDS if k not in HARD)   # kinds graded from their records
+GENERATED: tuple[str, ...] = tuple(k for k in KINDS if k not in HARD)  # kinds graded from their records
 
 
 def kinds_of_form(form: str) -> tuple[str, ...]:
@@ -164,7 +265,9 @@ def _implementations() -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], str] = {}
     for name, kind in KINDS.items():
         hard = name in HARD
-        out[(GOLD, name)] = "acptools.scoring.api:hard_gold_text" if hard else "acptools.scoring.generated_forms:gold_text"
+        out[(GOLD, name)] = (
+            "acptools.scoring.api:hard_gold_text" if hard else "acptools.scoring.generated_forms:gold_text"
+        )
         if hard:
             out[(GRADER, name)] = f"acptools.scoring.exact:{name}"
             out[(REFERENCE, name)] = f"acptools.scoring.reference:{name}"

@@ -21,15 +21,56 @@ __all__ = ["FACE", "Task", "load_task", "task_key"]
 
 # what a Task shows of its grounded task, read through by name (the rest is the engine's: `task.grounded`)
 FACE = {
-    "identity and model": ("key", "id", "domain_text", "problem_text", "domain", "problem", "types", "fluents",
-                           "static_true", "footprint", "axioms", "derived"),
-    "names": ("atoms", "atom_names", "atom_name_index", "atom_index", "action_names", "action_index", "names",
-              "action_list", "num_actions", "num_possible_actions", "possible_actions", "possible_set",
-              "possible_action_ids", "all_ground_actions", "written_domain_text", "problem_for"),
+    "identity and model": (
+        "key",
+        "id",
+        "domain_text",
+        "problem_text",
+        "domain",
+        "problem",
+        "types",
+        "fluents",
+        "static_true",
+        "footprint",
+        "axioms",
+        "derived",
+    ),
+    "names": (
+        "atoms",
+        "atom_names",
+        "atom_name_index",
+        "atom_index",
+        "action_names",
+        "action_index",
+        "names",
+        "action_list",
+        "num_actions",
+        "num_possible_actions",
+        "possible_actions",
+        "possible_set",
+        "possible_action_ids",
+        "all_ground_actions",
+        "written_domain_text",
+        "problem_for",
+    ),
     "parsing": ("parse_action", "parse_atom", "parse_state", "parse_plan", "action_id"),
-    "semantics": ("init", "goal", "goal_atoms", "operators", "ops_of_action", "is_goal", "applicable",
-                  "applicable_ops", "op_for", "apply_op", "run", "is_plan", "unsatisfied", "false_static_facts",
-                  "close"),
+    "semantics": (
+        "init",
+        "goal",
+        "goal_atoms",
+        "operators",
+        "ops_of_action",
+        "is_goal",
+        "applicable",
+        "applicable_ops",
+        "op_for",
+        "apply_op",
+        "run",
+        "is_plan",
+        "unsatisfied",
+        "false_static_facts",
+        "close",
+    ),
 }
 
 
@@ -69,8 +110,16 @@ for _name in chain(*FACE.values()):
     setattr(Task, _name, _read_through(_name))
 
 
-def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, budget=None, *,
-              ground_all: bool = False, max_bytes: int | None = None, max_actions: int | None = None) -> Task:
+def load_task(
+    domain,
+    problem=None,
+    max_operators: int = MAX_GROUND_OPERATORS,
+    budget=None,
+    *,
+    ground_all: bool = False,
+    max_bytes: int | None = None,
+    max_actions: int | None = None,
+) -> Task:
     """Parse and ground a task once; ask it questions through `.questions`.
 
     `domain` and `problem` are PDDL text, or `pathlib.Path`s of files. A plain string is always
@@ -93,25 +142,34 @@ def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, b
     """
     if problem is None:
         if not _is_unified_planning_problem(domain):
-            raise AcpError("load_task needs a domain and a problem (PDDL text or pathlib.Path), or one "
-                           f"unified-planning Problem; got only a {type(domain).__name__}", "problem",
-                           "pass load_task(domain_text, problem_text)")
+            raise AcpError(
+                "load_task needs a domain and a problem (PDDL text or pathlib.Path), or one "
+                f"unified-planning Problem; got only a {type(domain).__name__}",
+                "problem",
+                "pass load_task(domain_text, problem_text)",
+            )
         from .ground.unified import convert
+
         domain, problem, names = convert(domain)
-        task = load_task(domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes,
-                         max_actions=max_actions)
+        task = load_task(
+            domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes, max_actions=max_actions
+        )
         task.up = names
         return task
     if isinstance(domain, Path):
         domain = domain.read_text()
     if isinstance(problem, Path):
         problem = problem.read_text()
-    return Task(ground_task(domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes,
-                            max_actions=max_actions))
+    return Task(
+        ground_task(
+            domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes, max_actions=max_actions
+        )
+    )
 
 
 def _is_unified_planning_problem(value) -> bool:
     """Whether `value` is a unified-planning Problem, told without importing unified_planning (an
     optional dependency that takes about a second to import)."""
-    return any(cls.__module__.startswith("unified_planning.") and cls.__name__ == "Problem"
-               for cls in type(value).__mro__)
+    return any(
+        cls.__module__.startswith("unified_planning.") and cls.__name__ == "Problem" for cls in type(value).__mro__
+    )

@@ -16,30 +16,30 @@ class Proof(str, Enum):
 
     __str__ = str.__str__  # the text itself in f-strings and str(), as a plain string
 
-    WITNESS = "witness-plan"            # a plan the caller can replay
-    STATIC = "static-facts"             # false static facts (or an atom nothing adds)
-    RELAXED = "delete-relaxation"       # not reachable even ignoring deletes
-    H2 = "h2-mutex"                     # two needed literals (atoms true, or false) can never hold together
-    PERSISTENT = "persistent-fact"      # an atom it needs false holds, and nothing that can ever apply deletes it
+    WITNESS = "witness-plan"  # a plan the caller can replay
+    STATIC = "static-facts"  # false static facts (or an atom nothing adds)
+    RELAXED = "delete-relaxation"  # not reachable even ignoring deletes
+    H2 = "h2-mutex"  # two needed literals (atoms true, or false) can never hold together
+    PERSISTENT = "persistent-fact"  # an atom it needs false holds, and nothing that can ever apply deletes it
     FIRST_ACHIEVERS = "first-achievers"  # every action that can first achieve a landmark needs or adds it
-    EXHAUSTIVE = "exhaustive-search"    # every reachable state was visited
-    MUTUAL = "mutually-reachable"       # this state and one whose complete list proves it reach each other
-    HOLDS = "holds-in-state"            # already true: no search needed
-    TRIVIAL = "trivial"                 # a landmark that holds in the state or goal
-    UNKNOWN = "unknown"                 # the budget ran out before a proof or witness
-    SHOWN = "shown-reachable"           # a visited reachable state shows the atom / the action applicable
-    AVOIDED = "avoided-by-a-plan"       # a plan reaches the goal without ever making the atom true
-    SIMULATED = "simulation"            # replaying the actions in the state shows it
-    NO_PLAN = "no-plan"                 # a satisficing search's proof that no plan exists
-    LMCUT = "lm-cut"                    # a lower bound on h* from LM-cut alone
-    ASTAR = "astar-hmax"                # the in-process A* with h^max
+    EXHAUSTIVE = "exhaustive-search"  # every reachable state was visited
+    MUTUAL = "mutually-reachable"  # this state and one whose complete list proves it reach each other
+    HOLDS = "holds-in-state"  # already true: no search needed
+    TRIVIAL = "trivial"  # a landmark that holds in the state or goal
+    UNKNOWN = "unknown"  # the budget ran out before a proof or witness
+    SHOWN = "shown-reachable"  # a visited reachable state shows the atom / the action applicable
+    AVOIDED = "avoided-by-a-plan"  # a plan reaches the goal without ever making the atom true
+    SIMULATED = "simulation"  # replaying the actions in the state shows it
+    NO_PLAN = "no-plan"  # a satisficing search's proof that no plan exists
+    LMCUT = "lm-cut"  # a lower bound on h* from LM-cut alone
+    ASTAR = "astar-hmax"  # the in-process A* with h^max
     ASTAR_SYMMETRY = "astar-hmax-symmetry"  # the same, over states up to interchangeable objects
-    SYMK = "symk-bidirectional"         # SymK's bidirectional symbolic search
-    PLAN_REPAIR = "plan-repair"         # an optimal plan with the action taken out still reaches the goal
+    SYMK = "symk-bidirectional"  # SymK's bidirectional symbolic search
+    PLAN_REPAIR = "plan-repair"  # an optimal plan with the action taken out still reaches the goal
     # steps of a chained proof, each followed by the proof it builds on
-    PLAN_REPLAY = "plan-replay"         # the optimal plan from the state before replays from this one
+    PLAN_REPLAY = "plan-replay"  # the optimal plan from the state before replays from this one
     NOT_OPTIMAL_FIRST = "not-an-optimal-first-action"  # outside the complete set of optimal first actions
-    OPTIMAL_STEP = "optimal-step"       # after an optimal action h* is one less (ends a chain)
+    OPTIMAL_STEP = "optimal-step"  # after an optimal action h* is one less (ends a chain)
 
 
 def chained(*steps: str) -> str:
@@ -59,20 +59,20 @@ class Grade(str, Enum):
 
     __str__ = str.__str__
 
-    CORRECT = "correct"                  # score 1
-    INCORRECT = "incorrect"              # a wrong set / index / plan, see the metrics
-    UNPARSED = "unparsed"                # no answer of the task's shape could be read from the text
-    HALLUCINATED = "hallucinated"        # an atom/action that is not a proposition/ground action of the task
-    UNKNOWN = "unknown"                  # the budget ran out before a proof (score null)
-    REACHABLE = "reachable"              # reach: the atom can hold; areach: the action can become applicable
-    MISSED = "missed"                    # 'None' answered, but such atoms/actions/landmarks exist
-    TRIVIAL = "trivial"                  # land: the atom holds in the state or is part of the goal
-    NOT_LANDMARK = "not-landmark"        # land: a plan avoids the atom
-    INAPPLICABLE = "inapplicable"        # nexta: the action cannot be applied in the state
-    SUBOPTIMAL = "suboptimal"            # nexta: applicable, but h*(s[a]) >= h*(s)
+    CORRECT = "correct"  # score 1
+    INCORRECT = "incorrect"  # a wrong set / index / plan, see the metrics
+    UNPARSED = "unparsed"  # no answer of the task's shape could be read from the text
+    HALLUCINATED = "hallucinated"  # an atom/action that is not a proposition/ground action of the task
+    UNKNOWN = "unknown"  # the budget ran out before a proof (score null)
+    REACHABLE = "reachable"  # reach: the atom can hold; areach: the action can become applicable
+    MISSED = "missed"  # 'None' answered, but such atoms/actions/landmarks exist
+    TRIVIAL = "trivial"  # land: the atom holds in the state or is part of the goal
+    NOT_LANDMARK = "not-landmark"  # land: a plan avoids the atom
+    INAPPLICABLE = "inapplicable"  # nexta: the action cannot be applied in the state
+    SUBOPTIMAL = "suboptimal"  # nexta: applicable, but h*(s[a]) >= h*(s)
     NOT_SUBSEQUENCE = "not-subsequence"  # just: not a proper subsequence of the question's plan
-    NOT_PLAN = "not-a-plan"              # just: a proper subsequence, but it does not reach the goal
-    ERROR = "error"                      # batch runs only: the item could not be scored (bad record); score null
+    NOT_PLAN = "not-a-plan"  # just: a proper subsequence, but it does not reach the goal
+    ERROR = "error"  # batch runs only: the item could not be scored (bad record); score null
 
 
 @dataclass
@@ -81,8 +81,8 @@ class Verdict:
     question's state. `plan_ids` is the same plan as action ids, for the library's own use.
     `from_store`: read from the proof store (proven by an earlier run), not proven by this call."""
 
-    answer: bool | None                 # None: unknown within the budget
-    how: str                            # a Proof, or a chain of them (`chained`)
+    answer: bool | None  # None: unknown within the budget
+    how: str  # a Proof, or a chain of them (`chained`)
     witness: list[str] | None = None
     detail: str = ""
     extra: dict = field(default_factory=dict)

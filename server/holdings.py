@@ -23,21 +23,13 @@ from acptools_server.files import read_below_root
 from acptools_server.search_runner import SearchRunner, give_memory_back
 from mcp.server.mcpserver.exceptions import ToolError
 
-from acptools import (
-    AcpError,
-    Budget,
-    BudgetExceeded,
-    Task,
-    examples,
-    task_key,
-    truth,
-)
+from acptools import AcpError, Budget, BudgetExceeded, Task, examples, task_key, truth
 from acptools.episode import Episode
 from acptools.util.lru import CacheMiss, LRUCache
 
 EXAMPLE_PREFIX = "example:"
-BIG_LOAD_BYTES = 50_000   # PDDL texts larger than this ground one (or a few) at a time
-MAX_NESTING = 2_000       # parenthesis levels a PDDL text may nest (far beyond any real domain)
+BIG_LOAD_BYTES = 50_000  # PDDL texts larger than this ground one (or a few) at a time
+MAX_NESTING = 2_000  # parenthesis levels a PDDL text may nest (far beyond any real domain)
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -55,8 +47,16 @@ class ToolCache(LRUCache[K, V]):
     templates (``{key}``, ``{max_items}`` and ``{max_bytes}`` are filled in). :meth:`drop` evicts a
     key on another store's behalf (the shared byte budget), and it is reported as evicted too."""
 
-    def __init__(self, max_items: int, *, kind: str = "item", unknown: str = "", evicted: str = "",
-                 max_bytes: int | None = None, sizeof=None) -> None:
+    def __init__(
+        self,
+        max_items: int,
+        *,
+        kind: str = "item",
+        unknown: str = "",
+        evicted: str = "",
+        max_bytes: int | None = None,
+        sizeof=None,
+    ) -> None:
         super().__init__(max_items, kind=kind, max_bytes=max_bytes, sizeof=sizeof)
         self._texts = {False: unknown, True: evicted}
         self._dropped: OrderedDict[K, None] = OrderedDict()
@@ -102,8 +102,10 @@ def check_pddl(text: str, arg: str, limits: Limits) -> None:
     parens = re.sub(r"[^()]", "", text)
     depth = max(accumulate(1 if c == "(" else -1 for c in parens), default=0)
     if depth > MAX_NESTING:
-        raise ToolError(f"{arg}: the PDDL nests {depth} parentheses deep, more than the server reads "
-                        f"({MAX_NESTING}); flatten the nested formulas")
+        raise ToolError(
+            f"{arg}: the PDDL nests {depth} parentheses deep, more than the server reads "
+            f"({MAX_NESTING}); flatten the nested formulas"
+        )
 
 
 @functools.cache
@@ -143,9 +145,11 @@ class Memory:
     def fits(self, task: Task) -> None:
         """Raise a ToolError when a task alone is larger than the memory budget."""
         if task.approx_bytes > self.max_bytes:
-            raise ToolError(f"the task needs about {task.approx_bytes / 1e6:.0f} MB, more than the server holds "
-                            f"for all tasks together ({self.max_bytes / 1e6:.0f} MB); use a smaller problem, or start "
-                            "the server with a larger --max-memory")
+            raise ToolError(
+                f"the task needs about {task.approx_bytes / 1e6:.0f} MB, more than the server holds "
+                f"for all tasks together ({self.max_bytes / 1e6:.0f} MB); use a smaller problem, or start "
+                "the server with a larger --max-memory"
+            )
 
     def put(self, store: str, key: str, value, task: Task) -> list[str]:
         """``value`` (holding ``task``) under ``key`` in ``store``; returns the keys ``store`` lost."""
@@ -216,13 +220,16 @@ class TaskStore:
         self.quick_loads = SearchRunner(None)
         self.big_loads = SearchRunner(self.limits.max_concurrent_loads)
         self._tasks = ToolCache(
-            self.limits.max_tasks, kind="task", max_bytes=self.limits.max_memory, sizeof=lambda t: t.approx_bytes,
+            self.limits.max_tasks,
+            kind="task",
+            max_bytes=self.limits.max_memory,
+            sizeof=lambda t: t.approx_bytes,
             unknown="unknown task_id {key!r}: no task with this id is loaded. Call load_task first (with PDDL "
-                    "text or example=...) and pass the task_id it returns, or pass example:<name> for a bundled "
-                    "example (list_examples)",
+            "text or example=...) and pass the task_id it returns, or pass example:<name> for a bundled "
+            "example (list_examples)",
             evicted="task_id {key!r} is no longer loaded: the server keeps at most {max_items} tasks and "
-                    "{max_bytes} bytes of tasks and episodes, and dropped the least recently used one. Call "
-                    "load_task again with the same PDDL (it gets the same task_id)",
+            "{max_bytes} bytes of tasks and episodes, and dropped the least recently used one. Call "
+            "load_task again with the same PDDL (it gets the same task_id)",
         )
         memory.register("task", self._tasks)
 
@@ -233,7 +240,7 @@ class TaskStore:
         """The task of a task_id (an "example:" id loads a bundled example); a ToolCacheMiss when
         unknown or evicted."""
         if task_id.startswith(EXAMPLE_PREFIX):
-            return self._example(task_id[len(EXAMPLE_PREFIX):].strip())
+            return self._example(task_id[len(EXAMPLE_PREFIX) :].strip())
         try:
             return self._tasks.get(task_id)
         except ToolCacheMiss as miss:
@@ -295,11 +302,19 @@ class TaskStore:
         check_pddl(problem, "problem", self.limits)
         limit = self.limits.max_ground_actions
         try:
-            task = self.truth.task(domain, problem, max_operators=2 * limit, budget=budget,
-                                   max_bytes=self.limits.max_memory, max_actions=limit)
+            task = self.truth.task(
+                domain,
+                problem,
+                max_operators=2 * limit,
+                budget=budget,
+                max_bytes=self.limits.max_memory,
+                max_actions=limit,
+            )
         except BudgetExceeded as exc:
-            raise ToolError(f"loading the task ran out of its budget ({exc}); it is too large to ground within "
-                            f"{self.limits.load_budget:g} s (--load-budget)") from None
+            raise ToolError(
+                f"loading the task ran out of its budget ({exc}); it is too large to ground within "
+                f"{self.limits.load_budget:g} s (--load-budget)"
+            ) from None
         except AcpError as exc:
             raise ToolError(_too_large(exc, limit) or str(exc)) from None
         if len(task.possible_actions(budget)) > limit:  # listed under the load budget
@@ -344,8 +359,10 @@ def _too_large(exc: AcpError, limit: int) -> str | None:
     if exc.where == "ground actions":
         return f"{exc.what}; use a smaller problem, or start the server with a larger --max-ground-actions"
     if exc.where == "grounding":
-        return (f"the task grounds to more than {2 * limit} operators, more ground actions than the server accepts "
-                f"({limit}); use a smaller problem, or start the server with a larger --max-ground-actions")
+        return (
+            f"the task grounds to more than {2 * limit} operators, more ground actions than the server accepts "
+            f"({limit}); use a smaller problem, or start the server with a larger --max-ground-actions"
+        )
     return None
 
 
@@ -367,11 +384,12 @@ class EpisodeStore:
     def __init__(self, limits: Limits, memory: Memory) -> None:
         self.memory = memory
         self._episodes = ToolCache(
-            limits.max_episodes, kind="episode",
+            limits.max_episodes,
+            kind="episode",
             unknown="unknown episode_id {key!r}: call start_episode first and pass the episode_id it returns",
             evicted="episode_id {key!r} is no longer available: the server keeps at most {max_items} episodes (and "
-                    f"{limits.max_memory} bytes of tasks and episodes) and dropped the least recently used one. "
-                    "Call start_episode again",
+            f"{limits.max_memory} bytes of tasks and episodes) and dropped the least recently used one. "
+            "Call start_episode again",
         )
         memory.register("episode", self._episodes)
 

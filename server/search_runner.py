@@ -27,9 +27,9 @@ from acptools import Budget, planners
 
 T = TypeVar("T")
 log = logging.getLogger("acptools.server")
-PLANNER_GRACE = 10.0    # seconds a finished call waits for planners its races are still killing
-SLOW_STOP = 10.0        # a cancelled call still running after this long is logged
-WAKE_TRIES = 100        # attempts to wake the awaiting task when even that fails (out of memory)
+PLANNER_GRACE = 10.0  # seconds a finished call waits for planners its races are still killing
+SLOW_STOP = 10.0  # a cancelled call still running after this long is logged
+WAKE_TRIES = 100  # attempts to wake the awaiting task when even that fails (out of memory)
 
 
 class _Call(Generic[T]):
@@ -60,8 +60,7 @@ class _Call(Generic[T]):
     def _finish(self) -> None:
         """Wind down whatever went wrong before (even a MemoryError): stop what the call started, free
         its slot and wake the awaiting task, so that no failure leaves the server waiting forever."""
-        for step in (self.budget.cancel.set, lambda: planners.wait_stopped(self.budget, PLANNER_GRACE),
-                     self.on_exit):
+        for step in (self.budget.cancel.set, lambda: planners.wait_stopped(self.budget, PLANNER_GRACE), self.on_exit):
             try:
                 step()
             except BaseException as exc:  # noqa: BLE001 - the next steps must run all the same

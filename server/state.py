@@ -18,8 +18,8 @@ from typing import Any
 
 import anyio
 from acptools_server.config import ServerConfig
-from acptools_server.search_runner import SearchRunner
 from acptools_server.holdings import EpisodeStore, Memory, TaskStore
+from acptools_server.search_runner import SearchRunner
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -52,8 +52,14 @@ class ServerState:
         limits = config.limits
         memory = Memory(limits.max_memory)
         service = truth.TruthService(store.active() if config.cache is not None else None, limits.max_tasks)
-        state = cls(config, TaskStore(config, memory, service), EpisodeStore(limits, memory),
-                    SearchRunner(limits.max_concurrent_searches), memory, service)
+        state = cls(
+            config,
+            TaskStore(config, memory, service),
+            EpisodeStore(limits, memory),
+            SearchRunner(limits.max_concurrent_searches),
+            memory,
+            service,
+        )
         _states.add(state)
         return state
 
@@ -66,8 +72,10 @@ class ServerState:
         if budget is None:
             return float(limits.default_budget)
         if budget > limits.max_budget:
-            raise ToolError(f"budget: {budget:g} s is more than the server allows ({limits.max_budget:g} s); "
-                            "pass a smaller budget, or start the server with a larger --max-budget")
+            raise ToolError(
+                f"budget: {budget:g} s is more than the server allows ({limits.max_budget:g} s); "
+                "pass a smaller budget, or start the server with a larger --max-budget"
+            )
         return float(budget)
 
     async def run(self, fn: Callable[[Any], Any], seconds: float) -> Any:

@@ -20,8 +20,13 @@ if TYPE_CHECKING:
 
 # the reader's names and modules, imported on first use (its grammar is compiled then): naming a task
 # (canonical_task, TASKS) costs no parser
-_LAZY = {"parse_answer": ".decisions", "parse_name": ".decisions", "vocabulary": ".decisions",
-         "form_readers": None, "lm_eval_extract": None}
+_LAZY = {
+    "parse_answer": ".decisions",
+    "parse_name": ".decisions",
+    "vocabulary": ".decisions",
+    "form_readers": None,
+    "lm_eval_extract": None,
+}
 
 
 def __getattr__(name: str):
@@ -32,5 +37,16 @@ def __getattr__(name: str):
     globals()[name] = value
     return value
 
-__all__ = ["ParsedName", "ParsedAnswer", "parse_answer", "parse_name", "vocabulary", "canonical_task", "TASKS",
-           "TASK_ALIASES", "lm_eval", "forms"]
+
+__all__ = [
+    "ParsedName",
+    "ParsedAnswer",
+    "parse_answer",
+    "parse_name",
+    "vocabulary",
+    "canonical_task",
+    "TASKS",
+    "TASK_ALIASES",
+    "lm_eval",
+    "forms",
+]

@@ -31,14 +31,17 @@ _LEADING = re.compile(r"[\W_]*(?:(yes|true|false)|" + _NO + r")\b")
 _LETTER_MARKED = re.compile(r"[\s(\[*'\"]*(?:option|choice)?\s*\(?(?:([b-d])|(a)(?!\s+[a-z]))\)?(?:[\s.):,;!]|$)")
 # a letter where it ends a clause: "option b", "the correct option is (c).", "(b)", a line "d."
 _END = r"(?=\s*(?:[.):,;!]|$))"
-_LETTER = re.compile(r"(?:\b(?:option|choice|answer)\s+(?:is\s*:?\s*)?\(?([a-d])\)?" + _END +
-                     r"|\(([a-d])\)|^[\s>*-]*([a-d])[.)]?\s*$)", re.M)
+_LETTER = re.compile(
+    r"(?:\b(?:option|choice|answer)\s+(?:is\s*:?\s*)?\(?([a-d])\)?" + _END + r"|\(([a-d])\)|^[\s>*-]*([a-d])[.)]?\s*$)",
+    re.M,
+)
 _VALUES = {"yes": True, "true": True, "no": False, "false": False}
 
 
 @dataclass(frozen=True)
 class Reading:
     """What a generated form's reader found: the value, or why nothing could be read."""
+
     ok: bool
     value: object = None
     error: str = ""
@@ -93,8 +96,9 @@ def read_choice(text: str, options, labels=("A", "B", "C", "D")) -> Reading:
         k = _option_text(region, options)
         if k is not None:
             return Reading(True, k)
-    return Reading(False, error=f"no option found: answer with one letter ({', '.join(map(str, labels))}) or the "
-                                "option's text")
+    return Reading(
+        False, error=f"no option found: answer with one letter ({', '.join(map(str, labels))}) or the option's text"
+    )
 
 
 def read_count(text: str) -> Reading:

@@ -9,14 +9,23 @@ Nothing from lm-eval is imported; grading lives in :mod:`acptools.scoring.refere
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from lark import Lark
 from lark.lexer import Token
 from lark.visitors import Visitor
 
-__all__ = ["GRAMMAR", "UNTIL", "START", "grammar_parse", "cut_until", "clean", "extract", "fix_action_name",
-           "cleanup_answer"]
+__all__ = [
+    "GRAMMAR",
+    "UNTIL",
+    "START",
+    "grammar_parse",
+    "cut_until",
+    "clean",
+    "extract",
+    "fix_action_name",
+    "cleanup_answer",
+]
 
 # acp_grammar.lark of lm-eval 0.4.13 (tasks/acpbench/gen_2shot), byte for byte
 GRAMMAR = r"""NAME: /[a-zA-Z][a-zA-Z0-9-_]*/
@@ -47,11 +56,19 @@ start: action_list
 UNTIL = ["\n\n\n\n", "\n\n", "**Question**:", "**Question:**", "Q:"]  # _gen_yaml_2shot generation_kwargs
 
 # the grammar rule each task's answer is read with
-START = {"app": "action_list", "prog": "progression_list", "reach": "act", "areach": "act", "val": "index",
-         "just": "action_list", "land": "act", "nexta": "action_name"}
+START = {
+    "app": "action_list",
+    "prog": "progression_list",
+    "reach": "act",
+    "areach": "act",
+    "val": "index",
+    "just": "action_list",
+    "land": "act",
+    "nexta": "action_name",
+}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lark(start: str) -> Lark:
     return Lark(GRAMMAR, start=start, parser="lalr")
 
@@ -151,6 +168,7 @@ def extract(kind: str, response: str, until: bool = True):
 
 
 # ---- the evaluators' helpers ---------------------------------------------------------------------
+
 
 def fix_action_name(a: str) -> str:
     """'(a  b )' -> '(a b)': the evaluators' normalisation of one action read by the grammar."""

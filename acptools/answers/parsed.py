@@ -13,7 +13,7 @@ from ..kinds import HARD, KINDS, form_kind
 __all__ = ["ParsedName", "ParsedAnswer", "TASKS", "TASK_ALIASES", "canonical_task"]
 
 TASKS: tuple[str, ...] = HARD
-TASK_ALIASES: dict[str, str] = {KINDS[t].group: t for t in TASKS}   # record group -> task
+TASK_ALIASES: dict[str, str] = {KINDS[t].group: t for t in TASKS}  # record group -> task
 
 
 # lm-eval's ACPBench Hard task names: acp_<task>_gen (2-shot) and acp_<task>_gen_with_pddl (the PDDL in front)
@@ -29,7 +29,7 @@ class ParsedName:
     text: str
 
     @classmethod
-    def of(cls, name: str, args=()) -> "ParsedName":
+    def of(cls, name: str, args=()) -> ParsedName:
         """A name from its parts, lower-cased, with its canonical text."""
         name = name.lower()
         args = tuple(a.lower() for a in args)

@@ -12,7 +12,7 @@ from ..errors import AcpError
 from ..kinds import FORMS
 from .answerers import ANSWERERS, Answerers, item_of
 
-TOLERANCE = 10.0     # points from chance an answerer may score before it is flagged
+TOLERANCE = 10.0  # points from chance an answerer may score before it is flagged
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Cell:
     records: int
     score: float
     chance: float
-    closed: bool = True     # every record answered has a closed answer (below chance counts too)
+    closed: bool = True  # every record answered has a closed answer (below chance counts too)
 
     @property
     def delta(self) -> float:
@@ -55,18 +55,36 @@ class Audit:
 
     def flagged(self) -> list[tuple[Row, str, Cell]]:
         """(row, answerer, cell) of every answerer more than the tolerance from chance."""
-        return [(row, name, cell) for row in self.rows for name, cell in row.cells.items()
-                if cell.flagged(self.tolerance)]
+        return [
+            (row, name, cell) for row in self.rows for name, cell in row.cells.items() if cell.flagged(self.tolerance)
+        ]
 
     def to_json(self) -> dict:
         """The audit as plain JSON (scores and chance as fractions, rounded to 4 places)."""
-        return {"tolerance_points": self.tolerance, "answerers": ANSWERERS, "unread": self.unread,
-                "rows": [{"form": r.form, "task": r.task, "records": r.records, "chance": round(r.chance, 4),
-                          "answerers": {name: {"records": c.records, "score": round(c.score, 4),
-                                               "chance": round(c.chance, 4),
-                                               "flagged": c.flagged(self.tolerance)}
-                                        for name, c in r.cells.items()}} for r in self.rows],
-                "flagged": len(self.flagged())}
+        return {
+            "tolerance_points": self.tolerance,
+            "answerers": ANSWERERS,
+            "unread": self.unread,
+            "rows": [
+                {
+                    "form": r.form,
+                    "task": r.task,
+                    "records": r.records,
+                    "chance": round(r.chance, 4),
+                    "answerers": {
+                        name: {
+                            "records": c.records,
+                            "score": round(c.score, 4),
+                            "chance": round(c.chance, 4),
+                            "flagged": c.flagged(self.tolerance),
+                        }
+                        for name, c in r.cells.items()
+                    },
+                }
+                for r in self.rows
+            ],
+            "flagged": len(self.flagged()),
+        }
 
     def table(self) -> str:
         """A text table: one row per form and task, the chance and each answerer's score in percent
@@ -82,15 +100,28 @@ class Audit:
                 line.append("-" if c is None else f"{100 * c.score:.0f}" + ("!" if c.flagged(self.tolerance) else ""))
             lines.append(line)
         widths = [max(len(line[k]) for line in lines) for k in range(len(head))]
-        out = ["  ".join(x.ljust(w) if k < 2 else x.rjust(w) for k, (x, w) in enumerate(zip(line, widths)))
-               for line in lines]
+        out = [
+            "  ".join(x.ljust(w) if k < 2 else x.rjust(w) for k, (x, w) in enumerate(zip(line, widths)))
+            for line in lines
+        ]
         flagged = self.flagged()
-        out.append(f"{len(flagged)} answerer score(s) more than {self.tolerance:g} points from chance" +
-                   (": " + ", ".join(f"{r.form} {r.task} {n} {100 * c.score:.0f}% vs {100 * c.chance:.0f}%"
-                                     for r, n, c in flagged) if flagged else ""))
+        out.append(
+            f"{len(flagged)} answerer score(s) more than {self.tolerance:g} points from chance"
+            + (
+                ": "
+                + ", ".join(
+                    f"{r.form} {r.task} {n} {100 * c.score:.0f}% vs {100 * c.chance:.0f}%" for r, n, c in flagged
+                )
+                if flagged
+                else ""
+            )
+        )
         if self.unread:
-            out.append(f"{len(self.unread)} record(s) not audited: " + "; ".join(self.unread[:3]) +
-                       (" ..." if len(self.unread) > 3 else ""))
+            out.append(
+                f"{len(self.unread)} record(s) not audited: "
+                + "; ".join(self.unread[:3])
+                + (" ..." if len(self.unread) > 3 else "")
+            )
         return "\n".join(out)
 
 
@@ -124,7 +155,10 @@ def _row(form: str, task: str, items, answerers: Answerers) -> Row:
         scores = [(answerers.score(name, it), it) for it in items]
         scores = [(s, it) for s, it in scores if s is not None]
         if scores:
-            row.cells[name] = Cell(len(scores), sum(s for s, _ in scores) / len(scores),
-                                   sum(it.chance for _, it in scores) / len(scores),
-                                   all(it.closed for _, it in scores))
+            row.cells[name] = Cell(
+                len(scores),
+                sum(s for s, _ in scores) / len(scores),
+                sum(it.chance for _, it in scores) / len(scores),
+                all(it.closed for _, it in scores),
+            )
     return row

@@ -29,8 +29,19 @@ from .common import EXIT_INPUT, EXIT_OK, Parser
 # subcommand name -> the module (":attribute") that registers and runs it; the order is the order of
 # `acptools --help`. Modules are imported only when their command is run (or all of them are listed),
 # so a quick command does not pay for every other command's imports.
-COMMANDS = {"eval": "eval", "score": "score", "cache": "cache", "rollout": "rollout", "generate": "generate",
-            "audit": "audit", "report": "report", "export": "export", "serve": "serve", "demo": "demo", "examples": "demo:Examples"}
+COMMANDS = {
+    "eval": "eval",
+    "score": "score",
+    "cache": "cache",
+    "rollout": "rollout",
+    "generate": "generate",
+    "audit": "audit",
+    "report": "report",
+    "export": "export",
+    "serve": "serve",
+    "demo": "demo",
+    "examples": "demo:Examples",
+}
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -48,10 +59,15 @@ def parser(only: str | None = None) -> Parser:
     that names a subcommand)."""
     p = Parser(prog="acptools", description="Proven answers about PDDL planning tasks; a scorer for model answers.")
     p.add_argument("--version", action="version", version=f"acptools {__version__}")
-    p.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, default=None,
-                   help="log to stderr from this level on (DEBUG: each grounding step and search, timed)")
+    p.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LOG_LEVELS,
+        default=None,
+        help="log to stderr from this level on (DEBUG: each grounding step and search, timed)",
+    )
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    for name in ([only] if only in COMMANDS else COMMANDS):
+    for name in [only] if only in COMMANDS else COMMANDS:
         command(name).add_parser(sub)
     return p
 

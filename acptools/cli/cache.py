@@ -12,13 +12,20 @@ from .common import EXIT_CHECK, EXIT_OK, fail
 
 def add_parser(sub):
     """Register `acptools cache`."""
-    c = sub.add_parser("cache", help="the proof store: statistics, verification, clearing",
-                       description="Proven truths are kept in an SQLite file and reused by later runs. Rows are "
-                                   "authenticated with a key kept outside the file (see docs/reproducibility.md).")
+    c = sub.add_parser(
+        "cache",
+        help="the proof store: statistics, verification, clearing",
+        description="Proven truths are kept in an SQLite file and reused by later runs. Rows are "
+        "authenticated with a key kept outside the file (see docs/reproducibility.md).",
+    )
     c.add_argument("action", choices=("stats", "verify", "clear"))
     c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
-    c.add_argument("--key-file", metavar="PATH", help="the key that authenticates its rows (default: "
-                   "$ACPTOOLS_STORE_KEY_FILE, or <user config dir>/acptools/store.key)")
+    c.add_argument(
+        "--key-file",
+        metavar="PATH",
+        help="the key that authenticates its rows (default: "
+        "$ACPTOOLS_STORE_KEY_FILE, or <user config dir>/acptools/store.key)",
+    )
     c.add_argument("--sample", type=int, metavar="N", help="verify: check N random rows (default: every row)")
     c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
     return c
@@ -27,6 +34,7 @@ def add_parser(sub):
 def run(args) -> int:
     """stats: counts as JSON; clear: remove every fact; verify: check every row (exit 1 on any failure)."""
     from ..proofs import store
+
     if args.sample is not None and args.sample < 1:
         return fail(AcpError(f"must be at least 1, not {args.sample}", "--sample", "leave it out to check every row"))
     quiet = logging.getLogger("acptools.proofs.store")
@@ -41,8 +49,9 @@ def run(args) -> int:
         if found.broken:
             raise AcpError(found.broken, "--cache")
         if found.readonly:
-            sys.stderr.write(f"acptools: note: the proof store {found.path} is read-only here: it is read, "
-                             "not written\n")
+            sys.stderr.write(
+                f"acptools: note: the proof store {found.path} is read-only here: it is read, not written\n"
+            )
         if args.action == "stats":
             print(json.dumps(found.stats(), indent=1))
         elif args.action == "clear":
@@ -63,6 +72,7 @@ def _verify(found, args) -> int:
     again, from scratch (or --sample N of each)."""
     from ..proofs.verify import verify_facts, verify_grades, verify_kept_tasks
     from ..scoring.batch import regrade
+
     res = verify_facts(found, args.sample, budget=args.budget)
     failures = res["failures"]
     what = f"{res['checked']} random rows" if args.sample is not None else f"all {res['checked']} rows"

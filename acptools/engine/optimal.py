@@ -21,20 +21,11 @@ from functools import cached_property
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
-from ..util.lru import CacheMiss, LRUCache
-from ..verdict import Proof, chained
 from ..ground.grounding import Operator
 from ..planners import fd, symk
-from .hstar_table import (
-    INF,
-    Gated,
-    HStarTable,
-    Row,
-    settle,
-    settle_each,
-    side_by_side,
-    split,
-)
+from ..util.lru import CacheMiss, LRUCache
+from ..verdict import Proof, chained
+from .hstar_table import INF, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
 from .lmcut import LmCut
 from .race import race
 from .relaxed import Relaxation
@@ -43,23 +34,23 @@ from .search import greedy_plan, optimal_first_actions, satisfies
 from .successors import SuccessorGenerator, operators_bytes
 from .symmetry import Symmetry, goal_targets
 
-QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
-QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
-SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
-ASTAR_DELAY = 0.3          # wall seconds before that A* joins a race (Fast Downward settles most states sooner)
-SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
-FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
-LMCUT_BOUND_SHARE = 0.3    # of what is left for the bounds of an unknown h*: LM-cut's lower bound (the rest seeks a plan)
-GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
-REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
-BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
-PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
-NEXT_CACHE = 1024          # states whose optimal next actions are kept
+QUICK_SECONDS = 0.05  # in-process A* alone, before any process start
+QUICK_WORK = 40_000  # ... and at most this many expansions x ground operators
+SYMMETRY_SECONDS = 30.0  # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
+ASTAR_DELAY = 0.3  # wall seconds before that A* joins a race (Fast Downward settles most states sooner)
+SYMK_DELAY = 3.0  # SymK joins the race this late: Fast Downward settles most states sooner
+FD_HEAD_START = 0.02  # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
+LMCUT_BOUND_SHARE = 0.3  # of what is left for the bounds of an unknown h*: LM-cut's lower bound (the rest seeks a plan)
+GATE_WORKERS = 2  # gated searches side by side (planner processes: 2 cores are worth it)
+REACHABLE_CACHE = 16  # states whose relaxed-reachable operator lists are kept
+BOUND_SHARE = 0.15  # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
+PROGRESS_CACHE = 256  # states whose partial search results (floors, plans) are kept for their bounds
+NEXT_CACHE = 1024  # states whose optimal next actions are kept
 # measured with tracemalloc (x1.6 margin): LM-cut, symmetry and the relevance index per operator; a
 # state's kept answer (its optimal next actions, a plan)
 BYTES_PER_OPERATOR = 1300
 BYTES_PER_STATE = 2000
-FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
+FD_BOUND_SHARE = 0.6  # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
 
 
 log = logging.getLogger("acptools.engine")  # each search it starts, at DEBUG
@@ -71,10 +62,10 @@ class HStar:
 
     cost: int | None
     plan: list[int] | None
-    how: str            # which engine proved it
+    how: str  # which engine proved it
     known: bool = True
     first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
-    lower: float = 0        # unknown: a proven lower bound on h* (inf: the goal is unreachable)
+    lower: float = 0  # unknown: a proven lower bound on h* (inf: the goal is unreachable)
     upper_plan: list[int] | None = None  # unknown: the shortest plan found (an upper bound on h*)
     from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
@@ -90,8 +81,8 @@ class HStar:
 class NextActions:
     """h* of a state, its optimal first actions and a plan, with how they were proven."""
 
-    cost: int | None                 # h*(s); None when the goal is unreachable
-    optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
+    cost: int | None  # h*(s); None when the goal is unreachable
+    optimal: frozenset[int]  # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
     how: str
     table: HStarTable | None = None  # h* after each action, as far as the search settled it
@@ -122,7 +113,7 @@ class SharedRoot:
         self.found: HStar | None = None
         self._stops: list[threading.Event] = []
 
-    def solve(self, search, budget: Budget, seat: "Seat") -> HStar | None:
+    def solve(self, search, budget: Budget, seat: Seat) -> HStar | None:
         """`search(budget)` -> HStar or None, unless another planner's root is known first."""
         with self._lock:
             if self.found is not None:
@@ -142,6 +133,7 @@ class SharedRoot:
 @dataclass
 class Seat:
     """One planner's place in a race with a shared root."""
+
     won: bool = False
 
     def workers(self) -> int:
@@ -165,8 +157,11 @@ class Optimizer:
         self.sym = Symmetry(self.task, goal_targets(self.task.goal), engine.static_classes)
         # only goal-relevant operators: same h* and optimal first actions, often far less search
         # (not with axioms: an operator can matter through the derived atoms it changes)
-        self.ops = (list(engine.operators) if self.task.axioms else
-                    [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)])
+        self.ops = (
+            list(engine.operators)
+            if self.task.axioms
+            else [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)]
+        )
         self._relevant = {id(op) for op in self.ops}
         if len(self.ops) == len(engine.operators):  # every operator is relevant: the engine's indexes serve
             self.gen, self.relax = engine.gen, engine.relax
@@ -231,9 +226,14 @@ class Optimizer:
         """A plan by greedy best-first search with h^add; Proof.NO_PLAN: proven none; None: out of budget."""
         goal, relax = self.task.goal, self.engine.relax
         try:
-            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
-                               budget,
-                               canon=self.sym.canonical)
+            plan = greedy_plan(
+                self.engine.gen,
+                state,
+                goal,
+                lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
+                budget,
+                canon=self.sym.canonical,
+            )
         except BudgetExceeded:
             return None
         return Proof.NO_PLAN if plan is None else plan
@@ -242,8 +242,16 @@ class Optimizer:
         """A plan by Fast Downward's lazy greedy search with preferred operators (far sooner than the
         in-process search on large tasks); None when it found none."""
         ops = self.ops_from(state, budget)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
-                       greedy=fd.FAST_SATISFICING, **self.fd_args)
+        res = fd.solve(
+            len(self.task.atoms),
+            ops,
+            state,
+            self.task.goal,
+            budget,
+            optimal=False,
+            greedy=fd.FAST_SATISFICING,
+            **self.fd_args,
+        )
         return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
@@ -270,11 +278,20 @@ class Optimizer:
 
     def rows_of(self, state: int) -> HStarTable:
         """The successor table of `state` before anything is known about h*."""
-        return HStarTable.of_state(self.task, self.sym.canonical, state,
-                                   ((op.action, t) for op, t in self.engine.gen.successors(state)))
+        return HStarTable.of_state(
+            self.task, self.sym.canonical, state, ((op.action, t) for op, t in self.engine.gen.successors(state))
+        )
 
-    def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None,
-                  hmax: bool = True, budget: Budget | None = None) -> HStarTable:
+    def new_table(
+        self,
+        state: int,
+        d: int,
+        plan: list[int],
+        optimal=None,
+        rows: HStarTable | None = None,
+        hmax: bool = True,
+        budget: Budget | None = None,
+    ) -> HStarTable:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
         marked not optimal. `hmax`: each row's h^max as its lower bound (admissible: a row at or
         above d is no optimal start), for as long as `budget` lasts (a row without keeps the bound it
@@ -312,8 +329,9 @@ class Optimizer:
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
         goal = self.task.goal
-        return optimal_first_actions(self.gen, state, goal, lambda s: self.relax.hmax(s, goal), budget,
-                                     canon=self.sym.canonical)
+        return optimal_first_actions(
+            self.gen, state, goal, lambda s: self.relax.hmax(s, goal), budget, canon=self.sym.canonical
+        )
 
     def _astar_h(self, state: int, budget: Budget) -> HStar | None:
         try:
@@ -321,8 +339,12 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        return HStar(r.cost, r.plan, Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR,
-                     first_actions=frozenset(r.first_actions))
+        return HStar(
+            r.cost,
+            r.plan,
+            Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR,
+            first_actions=frozenset(r.first_actions),
+        )
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
         ops = self.ops_from(state)
@@ -351,7 +373,7 @@ class Optimizer:
         reachable from `state` (plus the applicable irrelevant ones, which rows start), only the
         rows' actions allowed first, stopped once no plan shorter than `stop_floor` can exist."""
         ops = self.ops_from(state) + self._irrelevant_first(state)
-        firsts: dict[int, list[int]] = {}   # row key -> operator indices that start it
+        firsts: dict[int, list[int]] = {}  # row key -> operator indices that start it
         for j, op in enumerate(ops):
             if state & op.pre == op.pre and not state & op.neg:
                 firsts.setdefault(self.sym.canonical(self.task.apply_op(op, state)), []).append(j)
@@ -360,18 +382,29 @@ class Optimizer:
             allowed = {j for r in rows for j in firsts.get(r.key, ())}
             not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
             bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
-            r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
-                         bound=bound, stop_floor=bound, **self.fd_args)
+            r = fd.solve(
+                len(self.task.atoms),
+                ops,
+                state,
+                self.task.goal,
+                budget,
+                not_first=not_first,
+                bound=bound,
+                stop_floor=bound,
+                **self.fd_args,
+            )
             if r.plan is not None:
                 return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:
                 return Gated(None, r.floor, complete=not r.timed_out, how=fd_how(r))
             return None
+
         return solve
 
     def symk_gate(self, state: int):
         """The same question for SymK, on the domain compiled with a first-action gate, bounded
         like Fast Downward's (a plan `stop` long or longer would decide nothing)."""
+
         def solve(rows: list[Row], stop: float, budget: Budget) -> Gated | None:
             try:
                 domain = self.task.gated_domain_text
@@ -385,6 +418,7 @@ class Optimizer:
             if res.proven_none:
                 return Gated(None, INF if bound is None else bound)
             return None
+
         return solve
 
     # ---- questions --------------------------------------------------------------------------
@@ -409,8 +443,7 @@ class Optimizer:
             return HStar(None, None, fd_how(res))
         return None
 
-    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True,
-               bound: bool = True) -> HStar:
+    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True, bound: bool = True) -> HStar:
         """Exact h*(state) or, when every engine ran out of budget, known=False with proven bounds
         (`bound`: BOUND_SHARE of the budget is kept for them). `quick` and `astar` False leave out
         the in-process A* (its first slice, and its race entry), for states where it already failed
@@ -425,9 +458,11 @@ class Optimizer:
             h = self._astar_h(state, self._quick(budget))
             if h:
                 return h
-        h = race([lambda b: self._fd_h(state, b),
-                  lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
-                 + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []), budget)
+        h = race(
+            [lambda b: self._fd_h(state, b), lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
+            + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []),
+            budget,
+        )
         return h or HStar(None, None, Proof.UNKNOWN, known=False)
 
     def h_below(self, state: int, bound: int, budget: Budget) -> HStar:
@@ -448,8 +483,9 @@ class Optimizer:
                 return HStar(None, None, Proof.LMCUT, known=False, lower=lower)
         h = self._astar_h(state, self._quick(share))
         if h is None:
-            h = race([lambda b: self._fd_below(state, bound, b)]
-                     + self._astar_job(lambda b: self._astar_h(state, b)), share)
+            h = race(
+                [lambda b: self._fd_below(state, bound, b)] + self._astar_job(lambda b: self._astar_h(state, b)), share
+            )
         if h is None:
             h = self.bounds(state, budget)
         return h
@@ -457,8 +493,9 @@ class Optimizer:
     def _fd_below(self, state: int, bound: int, budget: Budget) -> HStar | None:
         """Fast Downward's A* for plans shorter than `bound`, stopped once none can exist."""
         ops = self.ops_from(state)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound,
-                       **self.fd_args)
+        res = fd.solve(
+            len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound, **self.fd_args
+        )
         if res.plan is not None:
             plan = [ops[i].action for i in res.plan]
             self.note(state, len(plan), plan)
@@ -473,8 +510,9 @@ class Optimizer:
         return None
 
     # ---- whole tables: each strategy settles every row it can; the first to finish wins -------
-    def _settled_by_gate(self, table: HStarTable, gate, budget: Budget, exact: bool,
-                         workers=GATE_WORKERS) -> HStarTable | None:
+    def _settled_by_gate(
+        self, table: HStarTable, gate, budget: Budget, exact: bool, workers=GATE_WORKERS
+    ) -> HStarTable | None:
         settle(table, gate, budget, exact, workers=workers)
         return None if table.open_rows(exact) else table
 
@@ -496,9 +534,18 @@ class Optimizer:
             table.learn_value(row, h.cost, h.plan)
         return table
 
-    def _by_planner(self, state: int, root: HStar | None, gate, budget: Budget, exact: bool,
-                    partial: list | None, rows: HStarTable | None = None, learned=(),
-                    seat: Seat | None = None) -> NextActions | None:
+    def _by_planner(
+        self,
+        state: int,
+        root: HStar | None,
+        gate,
+        budget: Budget,
+        exact: bool,
+        partial: list | None,
+        rows: HStarTable | None = None,
+        learned=(),
+        seat: Seat | None = None,
+    ) -> NextActions | None:
         """The optimal first actions (with `exact`, h* after every action) from a planner's root
         solve and gated re-solves, each finding the best of the rows still open. `learned`: gated
         results (row keys, Gated) found before the root was known. A table that decides the
@@ -525,8 +572,14 @@ class Optimizer:
             return None
         return res
 
-    def by_fd(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
-              shared: SharedRoot | None = None) -> NextActions | None:
+    def by_fd(
+        self,
+        state: int,
+        budget: Budget,
+        exact: bool = False,
+        partial: list | None = None,
+        shared: SharedRoot | None = None,
+    ) -> NextActions | None:
         """Fast Downward's table. With `exact`, the root's solve is itself split: the rows in two
         groups, one gated search each side by side; h*(s) is the shorter of their plans, and the
         longer one already settles a row of the other group. `shared`: the race's root (another
@@ -559,8 +612,14 @@ class Optimizer:
             return None
         return NextActions(r.cost, r.first_actions, r.plan, Proof.ASTAR)
 
-    def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
-                shared: SharedRoot | None = None) -> NextActions | None:
+    def by_symk(
+        self,
+        state: int,
+        budget: Budget,
+        exact: bool = False,
+        partial: list | None = None,
+        shared: SharedRoot | None = None,
+    ) -> NextActions | None:
         """SymK's table: its root solve (or the race's root, once another planner proved it), then
         gated SymK searches on the first-action-gated domain."""
         gate = self.symk_gate(state)
@@ -570,7 +629,9 @@ class Optimizer:
         root = shared.solve(lambda b: self._symk(state, b), budget, seat)
         return self._by_planner(state, root, gate, budget, exact, partial, seat=seat)
 
-    def by_astar(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
+    def by_astar(
+        self, state: int, budget: Budget, exact: bool = False, partial: list | None = None
+    ) -> NextActions | None:
         """NextActions from an A* search (None when the budget runs out); with `exact`, only once h*
         after every action is settled too (else None, the unsettled result appended to `partial`)."""
         try:
@@ -589,8 +650,9 @@ class Optimizer:
             return None
         return res
 
-    def next_actions(self, state: int, budget: Budget, exact: bool = False, known: HStar | None = None,
-                     quick: bool = True) -> NextActions | None:
+    def next_actions(
+        self, state: int, budget: Budget, exact: bool = False, known: HStar | None = None, quick: bool = True
+    ) -> NextActions | None:
         """All optimal next actions of `state`, or None when the budget ran out. With `exact`, the
         race's engines go on to settle h* after every action (`NextActions.table`, complete unless
         the budget ran out; None after the quick in-process A*, which leaves the rows to the caller).
@@ -609,8 +671,9 @@ class Optimizer:
             self._next.put(state, replace(found, table=None))  # the rows' states would cost far more memory
         return found
 
-    def _next_actions(self, state: int, budget: Budget, exact: bool, known: HStar | None = None,
-                      quick: bool = True) -> NextActions | None:
+    def _next_actions(
+        self, state: int, budget: Budget, exact: bool, known: HStar | None = None, quick: bool = True
+    ) -> NextActions | None:
         task = self.task
         if satisfies(state, task.goal):
             return NextActions(0, frozenset(), [], Proof.HOLDS)
@@ -629,11 +692,15 @@ class Optimizer:
         # (with symmetries the A* race entry below does the same search without the slice)
         quick = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
         shared = SharedRoot()
-        result = race(quick +
-                      [lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial,
-                                                                                          shared),
-                       lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial, shared),
-                       ] + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)), budget)
+        result = race(
+            quick
+            + [
+                lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial, shared),
+                lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial, shared),
+            ]
+            + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)),
+            budget,
+        )
         if result is not None:
             return result
         if partial:
@@ -667,13 +734,32 @@ class Optimizer:
             gated = res.cost > 0  # (no search from a goal state can be gated)
             # one in-process A* job: without symmetries in quick slices per row (it gives way to
             # the planners on any hard row), with them for as long as it takes (the planners lack them)
-            won = race([lambda b: self._settled_by_astar(table.copy(), b.child(SYMMETRY_SECONDS)) if self.sym.active
-                        else self._settled_by_quick(table.copy(), b)] +
-                       ([lambda b: None if b.pause(FD_HEAD_START) else
-                         self._settled_by_gate(table.copy(), self.fd_gate(state), b, True),
-                         lambda b: None if b.pause(SYMK_DELAY) else
-                         self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)] if gated else []),
-                       budget)
+            won = race(
+                [
+                    lambda b: (
+                        self._settled_by_astar(table.copy(), b.child(SYMMETRY_SECONDS))
+                        if self.sym.active
+                        else self._settled_by_quick(table.copy(), b)
+                    )
+                ]
+                + (
+                    [
+                        lambda b: (
+                            None
+                            if b.pause(FD_HEAD_START)
+                            else self._settled_by_gate(table.copy(), self.fd_gate(state), b, True)
+                        ),
+                        lambda b: (
+                            None
+                            if b.pause(SYMK_DELAY)
+                            else self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)
+                        ),
+                    ]
+                    if gated
+                    else []
+                ),
+                budget,
+            )
             table = won or table
         if table.open_rows():  # nothing else could run: each row's own search
             settle_each(table, lambda t, b: self.h_star(t, b, quick=False, bound=False), budget)

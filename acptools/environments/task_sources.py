@@ -60,8 +60,11 @@ def pddl_texts(domain, problems=()) -> tuple[str, list[tuple[str, str]]]:
                 raise AcpError("a folder already holds its problems", str(domain), "pass the folder alone")
             return _folder(path)
         if path is None or not path.is_file():
-            raise AcpError(f"{str(domain)[:80]!r} is no bundled example, folder, file or PDDL text", "domain",
-                           f"bundled examples: {', '.join(examples.names())}")
+            raise AcpError(
+                f"{str(domain)[:80]!r} is no bundled example, folder, file or PDDL text",
+                "domain",
+                f"bundled examples: {', '.join(examples.names())}",
+            )
         domain = _read(path, "domain")
     if isinstance(problems, (str, Path)):
         problems = [problems]
@@ -85,19 +88,31 @@ def from_records(records) -> list[Start]:
     out = []
     for k, r in enumerate(records):
         if not isinstance(r, dict) or not r.get("PDDL_domain") or not r.get("PDDL_problem"):
-            raise AcpError("a record needs PDDL_domain and PDDL_problem", f"record {k}",
-                           "pass ACPBench Hard records or acptools.generate output")
+            raise AcpError(
+                "a record needs PDDL_domain and PDDL_problem",
+                f"record {k}",
+                "pass ACPBench Hard records or acptools.generate output",
+            )
         out.append(Start(r["PDDL_domain"], r["PDDL_problem"], f"record:{r.get('id', k)}"))
     return out
 
 
-def family_records(family: str, domain=examples.DEFAULT, problems=(), n: int = 16, seed: int = 0,
-                   budget: float = 10.0, where: str = "family") -> list[dict]:
+def family_records(
+    family: str,
+    domain=examples.DEFAULT,
+    problems=(),
+    n: int = 16,
+    seed: int = 0,
+    budget: float = 10.0,
+    where: str = "family",
+) -> list[dict]:
     """`n` records of the family "FORM:TASK" (a form of acptools.generate and one of its tasks),
     generated from `domain` and `problems` (as pddl_texts reads them) with `seed`, every answer proven."""
     form, _, task = family.partition(":")
     if form not in TASKS or task not in TASKS[form]:
-        raise AcpError(f"no family {family!r}", where, "FORM:TASK, e.g. " + ", ".join(f"{f}:{TASKS[f][0]}" for f in TASKS))
+        raise AcpError(
+            f"no family {family!r}", where, "FORM:TASK, e.g. " + ", ".join(f"{f}:{TASKS[f][0]}" for f in TASKS)
+        )
     dtext, ptexts = pddl_texts(domain, problems)
     options = Options(form=form, tasks=(task,), n=n, seed=seed, budget=budget)
     return generate(dtext, [text for text, _ in ptexts], options).records
@@ -126,8 +141,11 @@ def starts(source) -> list[Start]:
     elif isinstance(source, (list, tuple)):
         out = from_records(source)
     else:
-        raise AcpError(f"cannot read tasks from a {type(source).__name__}", "source",
-                       "pass None, an example name, a folder, records, or (domain, problems)")
+        raise AcpError(
+            f"cannot read tasks from a {type(source).__name__}",
+            "source",
+            "pass None, an example name, a folder, records, or (domain, problems)",
+        )
     if not out:
         raise AcpError("the source holds no task", "source")
     return out

@@ -37,7 +37,9 @@ def messages_for(record: dict, pddl: bool = False) -> list[dict]:
     system = " ".join(x for x in (FORM_SYSTEM, HOW_TO_ANSWER.get(spec.get("answer_type"), "")) if x)
     parts = []
     if pddl:
-        parts.append(f"PDDL domain:\n{record.get('PDDL_domain', '')}\n\nPDDL problem:\n{record.get('PDDL_problem', '')}")
+        parts.append(
+            f"PDDL domain:\n{record.get('PDDL_domain', '')}\n\nPDDL problem:\n{record.get('PDDL_problem', '')}"
+        )
     parts += [str(record.get("context", "")), str(record.get("question", ""))]
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(p for p in parts if p)}]
 
@@ -53,7 +55,7 @@ class Question:
     system: str
     messages: list[dict] = field(default_factory=list)
     record: dict | None = None
-    pddl: bool = False     # whether the PDDL is sent with the question
+    pddl: bool = False  # whether the PDDL is sent with the question
 
     @property
     def prompt(self) -> str:
@@ -62,8 +64,13 @@ class Question:
 
     def to_json(self) -> dict:
         """The question as a JSON object: id, task, system prompt, messages and prompt."""
-        return {"id": self.id, "task": self.task, "system": self.system, "messages": self.messages,
-                "prompt": self.prompt}
+        return {
+            "id": self.id,
+            "task": self.task,
+            "system": self.system,
+            "messages": self.messages,
+            "prompt": self.prompt,
+        }
 
 
 def needs_pddl(record: dict, pddl: bool = False) -> bool:
@@ -72,9 +79,12 @@ def needs_pddl(record: dict, pddl: bool = False) -> bool:
     if not pddl and not promises_pddl(record):
         return False
     if not (record.get("PDDL_domain") and record.get("PDDL_problem")):
-        why = ("its context says its PDDL is given with the question" if not pddl else "--with-pddl")
-        raise AcpError(f"{why}, but the record has no PDDL_domain and PDDL_problem", f"record {record.get('id')!r}",
-                       "give the records as acptools generate writes them (with their PDDL)")
+        why = "its context says its PDDL is given with the question" if not pddl else "--with-pddl"
+        raise AcpError(
+            f"{why}, but the record has no PDDL_domain and PDDL_problem",
+            f"record {record.get('id')!r}",
+            "give the records as acptools generate writes them (with their PDDL)",
+        )
     return True
 
 

@@ -18,30 +18,29 @@ from dataclasses import dataclass
 
 import anyio
 
-from ..budget import Effort
+from ..budget import DEFAULT_SECONDS, Effort
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
-from ..budget import DEFAULT_SECONDS
 from ..rollout.inflight import in_flight
 from ..rollout.policies import FatalPolicyError, Policy, PolicyError, make_policy
-from ..util.runfile import RunFile
 from ..scoring.group import score_group
+from ..util.runfile import RunFile
 from ..verdict import Grade
 from .chat_prompts import question_for
 
 RETRY_FACTOR = 4.0
-ASKED = ("question", "context")   # the record's fields each item keeps, so a report can show what was asked
+ASKED = ("question", "context")  # the record's fields each item keeps, so a report can show what was asked
 
 
 @dataclass
 class EvalConfig:
     """How an eval run asks and grades questions (flags other than the policy and the data)."""
 
-    pddl: bool = False              # lm-eval's `_with_pddl` prompts (the PDDL in front of the question)
-    semantics: str = "exact"        # how replies are graded (acptools.scoring)
-    budget: float | None = None     # CPU seconds per proof (None: the scorer's default)
-    jobs: int = 1                   # questions in flight at once
-    grading_threads: int = 1        # gradings at once
+    pddl: bool = False  # lm-eval's `_with_pddl` prompts (the PDDL in front of the question)
+    semantics: str = "exact"  # how replies are graded (acptools.scoring)
+    budget: float | None = None  # CPU seconds per proof (None: the scorer's default)
+    jobs: int = 1  # questions in flight at once
+    grading_threads: int = 1  # gradings at once
     price: tuple[float, float] | None = None  # what a million input and output tokens cost, for APIs that report none
 
     def cost(self, reply) -> dict:
@@ -54,16 +53,26 @@ class EvalConfig:
         cost = (self.price[0] * reply.input_tokens + self.price[1] * reply.output_tokens) / 1e6
         return {"cost": round(cost, 9), "cost_from": "--price"}
 
-    def settings(self, policy: Policy, data: list[str], limit: int | None, per_domain: bool = False,
-                 seed: int = 0) -> dict:
+    def settings(
+        self, policy: Policy, data: list[str], limit: int | None, per_domain: bool = False, seed: int = 0
+    ) -> dict:
         """What makes two runs comparable (a resumed run must match), by the flag that sets it; the
         sample's split and seed only when there is a sample (--limit)."""
         recipe = policy.recipe or {}
         sampled = limit is not None
-        return {"--data": list(data), "--limit": limit, "--per-domain": per_domain if sampled else None,
-                "--seed": seed if sampled else None, "--policy": policy.name, "--base-url": recipe.get("base_url"),
-                "--max-tokens": recipe.get("max_tokens"), "--temperature": recipe.get("temperature"),
-                "--with-pddl": self.pddl, "--semantics": self.semantics, "--budget": self.budget}
+        return {
+            "--data": list(data),
+            "--limit": limit,
+            "--per-domain": per_domain if sampled else None,
+            "--seed": seed if sampled else None,
+            "--policy": policy.name,
+            "--base-url": recipe.get("base_url"),
+            "--max-tokens": recipe.get("max_tokens"),
+            "--temperature": recipe.get("temperature"),
+            "--with-pddl": self.pddl,
+            "--semantics": self.semantics,
+            "--budget": self.budget,
+        }
 
 
 def item_key(row: dict) -> tuple[str, str]:
@@ -84,13 +93,25 @@ class _Eval:
         self.grading = anyio.CapacityLimiter(config.grading_threads)
 
     async def item(self, record: dict) -> dict:
-        row = {"id": record.get("id"), "group": record.get("group"), "model": self.policy.name,
-               **{k: record.get(k) for k in ASKED}}
+        row = {
+            "id": record.get("id"),
+            "group": record.get("group"),
+            "model": self.policy.name,
+            **{k: record.get(k) for k in ASKED},
+        }
         try:
             question = question_for(record, self.config.pddl)
-        except AcpError as e:   # a record that cannot be asked (no question, an unknown group): said, not fatal
-            return self.out.write({**row, "task": record_kind(record), "domain": domain_name(record), "score": None,
-                                   "verdict": Grade.ERROR, "reason": f"cannot ask this record: {e}"})
+        except AcpError as e:  # a record that cannot be asked (no question, an unknown group): said, not fatal
+            return self.out.write(
+                {
+                    **row,
+                    "task": record_kind(record),
+                    "domain": domain_name(record),
+                    "score": None,
+                    "verdict": Grade.ERROR,
+                    "reason": f"cannot ask this record: {e}",
+                }
+            )
         row["with_pddl"] = bool(question.pddl)
         t0 = time.perf_counter()
         try:
@@ -99,8 +120,13 @@ class _Eval:
             raise
         except PolicyError as e:
             return self.out.write(_unanswered(record, row, str(e), time.perf_counter() - t0))
-        row.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
-                   **self.config.cost(reply), reply_seconds=round(time.perf_counter() - t0, 6), response=reply.text)
+        row.update(
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            **self.config.cost(reply),
+            reply_seconds=round(time.perf_counter() - t0, 6),
+            response=reply.text,
+        )
         item = await anyio.to_thread.run_sync(self.grade, record, row, limiter=self.grading, abandon_on_cancel=True)
         return self.out.write(item)
 
@@ -123,8 +149,16 @@ def record_kind(record: dict) -> str:
 
 
 def _unanswered(record: dict, row: dict, why: str, seconds: float) -> dict:
-    return {**row, "task": record_kind(record), "domain": domain_name(record), "score": None, "verdict": Grade.ERROR,
-            "reason": f"no reply: {why}", "reply_error": why, "reply_seconds": round(seconds, 6)}
+    return {
+        **row,
+        "task": record_kind(record),
+        "domain": domain_name(record),
+        "score": None,
+        "verdict": Grade.ERROR,
+        "reason": f"no reply: {why}",
+        "reply_error": why,
+        "reply_seconds": round(seconds, 6),
+    }
 
 
 async def run_async(records: list[dict], policy: Policy, config: EvalConfig, out: RunFile, progress=None) -> list[dict]:
@@ -137,8 +171,17 @@ async def run_async(records: list[dict], policy: Policy, config: EvalConfig, out
     return out.rows
 
 
-def evaluate(records: list[dict], policy, config: EvalConfig | None = None, *, out=None,
-             settings: dict | None = None, resume: bool = False, force: bool = False, progress=None) -> list[dict]:
+def evaluate(
+    records: list[dict],
+    policy,
+    config: EvalConfig | None = None,
+    *,
+    out=None,
+    settings: dict | None = None,
+    resume: bool = False,
+    force: bool = False,
+    progress=None,
+) -> list[dict]:
     """Ask `policy` (a Policy or a --policy string) every record's question and grade the replies;
     items go to `out` (JSONL, its settings in `<out>.run.json`) as they are graded (an existing `out`
     is continued with `resume`, overwritten with `force`). A model API is probed first (`Policy.probe`).
@@ -147,8 +190,14 @@ def evaluate(records: list[dict], policy, config: EvalConfig | None = None, *, o
     if isinstance(policy, str):
         policy = make_policy(policy)
     policy.probe()  # a dead endpoint or a rejected key is one line now, before any output is written
-    file = RunFile(out, "eval", settings if settings is not None else config.settings(policy, [], None),
-                   resume=resume, force=force, keep=finished)
+    file = RunFile(
+        out,
+        "eval",
+        settings if settings is not None else config.settings(policy, [], None),
+        resume=resume,
+        force=force,
+        keep=finished,
+    )
     try:
         return anyio.run(run_async, records, policy, config, file, progress)
     finally:

@@ -20,7 +20,7 @@ ANSWER_SHAPES = {
     "name": "Answer with the name, or None.",
     "plan": "Answer with the plan: one action per line, for example (a x y).",
 }
-FORM_STOPS: list[str] = []       # the generated forms' answers end where the model stops
+FORM_STOPS: list[str] = []  # the generated forms' answers end where the model stops
 FORM_MAX_TOKENS = 512
 
 

@@ -100,8 +100,11 @@ def export_lm_eval(folder, sources, prefix: str = "acptools", pddl: bool = False
     the task names (lm-eval: --include_path FOLDER --tasks NAME, or --tasks PREFIX for every one)."""
     records = load_records(*sources)
     if not records:
-        raise AcpError("no records found", "--data " + " ".join(map(str, sources)),
-                       "pass record files written by acptools generate, or acpbench-hard:test")
+        raise AcpError(
+            "no records found",
+            "--data " + " ".join(map(str, sources)),
+            "pass record files written by acptools generate, or acpbench-hard:test",
+        )
     by_kind: dict[str, list[dict]] = {}
     for r in records:
         by_kind.setdefault(task_of(r), []).append(r)
@@ -114,12 +117,21 @@ def export_lm_eval(folder, sources, prefix: str = "acptools", pddl: bool = False
         data = folder / f"{name}.jsonl"
         data.write_text("".join(json.dumps({"record": json.dumps(r)}) + "\n" for r in recs), encoding="utf-8")
         until, limit = record_stops(recs[0], pddl)
-        (folder / f"{name}.yaml").write_text(YAML.format(
-            n=len(recs), kind=kind, sources=", ".join(map(str, sources))[:200], name=name,
-            data=json.dumps(str(data.resolve())), until=json.dumps(until), max_tokens=limit or 512),
-            encoding="utf-8")
+        (folder / f"{name}.yaml").write_text(
+            YAML.format(
+                n=len(recs),
+                kind=kind,
+                sources=", ".join(map(str, sources))[:200],
+                name=name,
+                data=json.dumps(str(data.resolve())),
+                until=json.dumps(until),
+                max_tokens=limit or 512,
+            ),
+            encoding="utf-8",
+        )
         names.append(name)
     group = "".join(f"  - {n}\n" for n in names)
-    (folder / f"{prefix}.yaml").write_text(f"group: {prefix}\ntask:\n{group}metadata:\n  version: 1.0\n",
-                                           encoding="utf-8")
+    (folder / f"{prefix}.yaml").write_text(
+        f"group: {prefix}\ntask:\n{group}metadata:\n  version: 1.0\n", encoding="utf-8"
+    )
     return names

@@ -25,20 +25,25 @@ from .spread import Spread
 LIST_CAP = 50
 
 APP = "Generate the list of all ground actions that are applicable in this state."
-PROG = ('Break down the outcomes of performing the action "{action}" into two lists, positive effects and negative '
-        'effects. Positive effects are the propositions that are false in the current state but will become true '
-        'after performing the action. Negative effects are the propositions that are true in the current state and '
-        'will become false after performing the action.')
+PROG = (
+    'Break down the outcomes of performing the action "{action}" into two lists, positive effects and negative '
+    "effects. Positive effects are the propositions that are false in the current state but will become true "
+    "after performing the action. Negative effects are the propositions that are true in the current state and "
+    "will become false after performing the action."
+)
 REACH = "What proposition can never hold in any potentially reachable state?"
 AREACH = "What action can never become applicable, in any state reachable from the current state?"
 VAL = 'What is the first inapplicable action in the next sequence of actions: "{plan}"?'
 # the reference scorer cuts the plan out of this text by position: keep it exactly as published
-JUST = ('Simplify the plan "{plan}" by removing either a single action or a pair of consecutive actions, while still '
-        'maintaining a valid plan. Provide the resulting simplified plan.')
+JUST = (
+    'Simplify the plan "{plan}" by removing either a single action or a pair of consecutive actions, while still '
+    "maintaining a valid plan. Provide the resulting simplified plan."
+)
 LAND = "Generate a non-trivial fact landmark, one that does not hold in the initial state or goal."
 NEXTA = "What is the next action that takes us towards the goal?"
-PLAN = ("Generate a plan that reaches the goal from the current state: a sequence of ground actions, such as "
-        "[(a x) (b y)].")
+PLAN = (
+    "Generate a plan that reaches the goal from the current state: a sequence of ground actions, such as [(a x) (b y)]."
+)
 
 
 def _draft(item: Item, task: str, question: str, answer, **context) -> Draft:
@@ -151,8 +156,9 @@ def nexta(item: Item) -> Draft:
     yes = sorted(rep.optimal_actions)
     no = sorted(set(item.truth.applicable()) - set(yes))
     _spread(item).take(yes, share("nexta", item.task, item.state, len(yes)))
-    return _draft(item, "nexta", NEXTA, {"yes": yes, "no": no, "maybe": [], "opt": str(rep.h_star)},
-                  goal=True, actions=True)
+    return _draft(
+        item, "nexta", NEXTA, {"yes": yes, "no": no, "maybe": [], "opt": str(rep.h_star)}, goal=True, actions=True
+    )
 
 
 def plan(item: Item) -> Draft:
@@ -161,5 +167,11 @@ def plan(item: Item) -> Draft:
         raise Skip(AT_GOAL)
     path = item.names(item.optimal_plan())
     context = item.render.context(item.state, goal=True, actions=True)
-    return Draft(PLAN_GROUP, context, PLAN, {"opt": str(len(path)), "plan": path}, item.state,
-                 {"form": "hard", "spec": {"answer_type": "plan"}})
+    return Draft(
+        PLAN_GROUP,
+        context,
+        PLAN,
+        {"opt": str(len(path)), "plan": path},
+        item.state,
+        {"form": "hard", "spec": {"answer_type": "plan"}},
+    )

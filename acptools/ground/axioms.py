@@ -66,8 +66,11 @@ def ground_axioms(domain: Domain, grounder, limit: int, budget=None) -> Axioms |
     types = grounder.types
     heads = sum(math.prod(len(types.of(t)) for _, t in ax.params) for ax in domain.axioms)
     if heads > limit:
-        raise AcpError(f"the derived predicates have {heads} ground axioms, more than {limit}", "grounding",
-                       "use a smaller problem")
+        raise AcpError(
+            f"the derived predicates have {heads} ground axioms, more than {limit}",
+            "grounding",
+            "use a smaller problem",
+        )
     layers: list[list[Rule]] = [[] for _ in range(max(domain.strata.values()) + 1)]
     derived = 0
     for pred in domain.strata:

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from operator import getitem
 
 from ..errors import AcpError, UnknownNameError
-from ..util.hashing import task_key
 from ..pddl import parse_domain
 from ..pddl.model import Domain, Problem
 from ..pddl.writer import allowed_predicate, write_domain, write_problem
+from ..util.hashing import task_key
 from .bitset import bits
 from .exploration import Exploration
 from .footprint import Footprint
@@ -84,7 +84,7 @@ class Lifted:
     relations: dict
 
     @classmethod
-    def of(cls, domain: Domain, problem: Problem) -> "Lifted":
+    def of(cls, domain: Domain, problem: Problem) -> Lifted:
         """The lifted task of a parsed domain and problem, its joins compiled."""
         types, fluents = TypeTable(domain, problem), fluent_predicates(domain)
         grounder = Grounder(domain, problem, types, fluents)
@@ -109,8 +109,10 @@ def compile_joins(domain: Domain, types: TypeTable, fluents, static_true) -> tup
     for pred, args in sorted(static_true):
         relations[pred].add(args)
     count = lambda p: math.prod(len(types.of(t)) for _, t in domain.predicates[p].params)  # noqa: E731
-    joins = {name: compile_join(schema, [types.of(t) for _, t in schema.params], fluents, relations, count)
-             for name, schema in domain.actions.items()}
+    joins = {
+        name: compile_join(schema, [types.of(t) for _, t in schema.params], fluents, relations, count)
+        for name, schema in domain.actions.items()
+    }
     return joins, relations
 
 
@@ -121,8 +123,17 @@ class GroundedTask:
     grounded axioms and goal (with the atoms numbered); then `ground_everything` or `explore` grounds
     its operators."""
 
-    def __init__(self, domain_text: str, problem_text: str, lifted: Lifted, footprint: Footprint, axioms,
-                 goal: list[tuple[int, int]], max_operators: int = MAX_GROUND_OPERATORS, lazy: bool = True):
+    def __init__(
+        self,
+        domain_text: str,
+        problem_text: str,
+        lifted: Lifted,
+        footprint: Footprint,
+        axioms,
+        goal: list[tuple[int, int]],
+        max_operators: int = MAX_GROUND_OPERATORS,
+        lazy: bool = True,
+    ):
         g = lifted.grounder
         self.domain_text, self.problem_text = domain_text, problem_text
         self.domain, self.problem = lifted.domain, lifted.problem
@@ -132,7 +143,7 @@ class GroundedTask:
         self._joins, self._relations = lifted.joins, lifted.relations
         self.footprint = footprint
         self.axioms = axioms  # None without derived predicates
-        self.goal = goal      # DNF: [(pos, neg)]
+        self.goal = goal  # DNF: [(pos, neg)]
         self.derived = axioms.derived if axioms else 0
         if axioms:
             self.apply_op = self._apply_and_derive
@@ -209,8 +220,12 @@ class GroundedTask:
         exp.take_fired()
         self._exploration = exp
 
-    _REBUILD = {"_schemas": _rebuild_schemas, "_joins": _rebuild_joins, "_relations": _rebuild_joins,
-                "_exploration": _rebuild_exploration}
+    _REBUILD = {
+        "_schemas": _rebuild_schemas,
+        "_joins": _rebuild_joins,
+        "_relations": _rebuild_joins,
+        "_exploration": _rebuild_exploration,
+    }
 
     def ground_everything(self, budget=None) -> None:
         """Every action whose precondition can hold by the static facts (the reference the lazy
@@ -231,8 +246,9 @@ class GroundedTask:
                         raise self._too_many()
 
     def _too_many(self) -> AcpError:
-        return AcpError(f"the task has more than {self.max_operators} ground operators", "grounding",
-                        "use a smaller problem")
+        return AcpError(
+            f"the task has more than {self.max_operators} ground operators", "grounding", "use a smaller problem"
+        )
 
     def static_bindings(self, schema: str, budget=None, ordered: bool = True) -> list[tuple[str, ...]]:
         """Argument tuples of a schema that its top-level static literals allow (see join.py), in
@@ -340,19 +356,29 @@ class GroundedTask:
     def _check_args(self, kind: str, name: str, params, args, text: str, where: str) -> None:
         if len(args) != len(params):
             shape = render(name, [v for v, _ in params])
-            raise UnknownNameError(f"{kind} {name!r} takes {len(params)} arguments, got {len(args)} in {text!r}",
-                                   where, f"write it as {shape}")
+            raise UnknownNameError(
+                f"{kind} {name!r} takes {len(params)} arguments, got {len(args)} in {text!r}",
+                where,
+                f"write it as {shape}",
+            )
         for (var, types), obj in zip(params, args):
             fitting = self.types.of(types)
             if obj not in self.types.objects:
                 # an object of the type this position needs is the likelier intended name
-                raise UnknownNameError(f"unknown object {obj!r} in {text!r}", where,
-                                       did_you_mean(obj, fitting) or did_you_mean(obj, self.types.objects) or
-                                       f"objects of type {'/'.join(types)}: {', '.join(fitting[:8])}")
+                raise UnknownNameError(
+                    f"unknown object {obj!r} in {text!r}",
+                    where,
+                    did_you_mean(obj, fitting)
+                    or did_you_mean(obj, self.types.objects)
+                    or f"objects of type {'/'.join(types)}: {', '.join(fitting[:8])}",
+                )
             if not self.types.fits(obj, types):
                 objtype = "/".join(self.types.objects[obj])
-                raise UnknownNameError(f"{obj!r} is a {objtype}, but {var} of {name!r} must be a {'/'.join(types)}"
-                                       f" in {text!r}", where, f"objects of that type: {', '.join(fitting[:8])}")
+                raise UnknownNameError(
+                    f"{obj!r} is a {objtype}, but {var} of {name!r} must be a {'/'.join(types)} in {text!r}",
+                    where,
+                    f"objects of that type: {', '.join(fitting[:8])}",
+                )
 
     def parse_action(self, text: str, where: str = "") -> int:
         """Id of a ground action (any type-correct instance, even one whose static preconditions
@@ -364,9 +390,11 @@ class GroundedTask:
             return i
         schema = self.domain.actions.get(name)
         if schema is None:
-            raise UnknownNameError(f"unknown action {name!r} in {text!r}", where,
-                                   did_you_mean(name, self.domain.actions) or
-                                   f"actions: {', '.join(sorted(self.domain.actions))}")
+            raise UnknownNameError(
+                f"unknown action {name!r} in {text!r}",
+                where,
+                did_you_mean(name, self.domain.actions) or f"actions: {', '.join(sorted(self.domain.actions))}",
+            )
         self._check_args("action", name, schema.params, args, text, where)
         with self._lock:
             i, _ = self._action_of(name, args)
@@ -385,16 +413,21 @@ class GroundedTask:
             return i
         pred = self.domain.predicates.get(name)
         if pred is None:
-            raise UnknownNameError(f"unknown predicate {name!r} in {text!r}", where,
-                                   did_you_mean(name, self.domain.predicates) or
-                                   f"predicates: {', '.join(sorted(self.domain.predicates))}")
+            raise UnknownNameError(
+                f"unknown predicate {name!r} in {text!r}",
+                where,
+                did_you_mean(name, self.domain.predicates)
+                or f"predicates: {', '.join(sorted(self.domain.predicates))}",
+            )
         self._check_args("predicate", name, pred.params, args, text, where)
         if name not in self.fluents:
             if allow_static:
                 return None
-            raise UnknownNameError(f"{render(name, args)} is a static fact (no action changes {name!r}), "
-                                   "not a proposition of the task", where, "ask about a fluent predicate: " +
-                                   ", ".join(sorted(self.fluents)))
+            raise UnknownNameError(
+                f"{render(name, args)} is a static fact (no action changes {name!r}), not a proposition of the task",
+                where,
+                "ask about a fluent predicate: " + ", ".join(sorted(self.fluents)),
+            )
         raise UnknownNameError(f"{text!r} is not a proposition of the task", where)
 
     def parse_state(self, atoms, where: str = "state") -> int:
@@ -410,8 +443,12 @@ class GroundedTask:
             if i is None:
                 name, args = split_name(text)
                 if (name, args) not in self.static_true:
-                    raise AcpError(f"{render(name, args)} is a static fact that is false in this problem and no "
-                                   "action can make it true", at, "static facts always come from the problem")
+                    raise AcpError(
+                        f"{render(name, args)} is a static fact that is false in this problem and no "
+                        "action can make it true",
+                        at,
+                        "static facts always come from the problem",
+                    )
                 continue
             state |= 1 << i
         return self._derive(state, where) if self.axioms else state
@@ -421,18 +458,24 @@ class GroundedTask:
         repeat some: refused before any atom is read, so a huge list costs nothing."""
         most = len(self.atoms) + len(self.static_true)
         if listed > most:
-            raise AcpError(f"the state lists {listed} atoms, more than this task has ({len(self.atoms)} fluent atoms "
-                           f"and {len(self.static_true)} true static facts)", where, "list each true atom once")
+            raise AcpError(
+                f"the state lists {listed} atoms, more than this task has ({len(self.atoms)} fluent atoms "
+                f"and {len(self.static_true)} true static facts)",
+                where,
+                "list each true atom once",
+            )
 
     def _derive(self, listed: int, where: str) -> int:
         """A listed state with its derived atoms evaluated; a listed derived atom must follow."""
         state = self.axioms.close(listed)
         wrong = listed & self.derived & ~state
         if wrong:
-            raise AcpError(f"{', '.join(self.names(wrong))} does not hold in this state: derived atoms follow from "
-                           "the basic ones by the domain's axioms", where,
-                           "list only the basic atoms (derived atoms are computed), or drop the derived ones that do "
-                           "not follow")
+            raise AcpError(
+                f"{', '.join(self.names(wrong))} does not hold in this state: derived atoms follow from "
+                "the basic ones by the domain's axioms",
+                where,
+                "list only the basic atoms (derived atoms are computed), or drop the derived ones that do not follow",
+            )
         return state
 
     def parse_plan(self, plan, where: str = "plan") -> list[int]:
@@ -459,8 +502,9 @@ class GroundedTask:
         too; and what the layers above keep in `caches` (each part with an ``approx_bytes``)."""
         found = Footprint(len(self.atoms), len(self.operators))
         kept = sum(getattr(part, "approx_bytes", 0) for part in list(self.caches.values()))
-        return int(found.bytes + self._items() * found.bytes_per_item + kept + len(self.domain_text) +
-                   len(self.problem_text))
+        return int(
+            found.bytes + self._items() * found.bytes_per_item + kept + len(self.domain_text) + len(self.problem_text)
+        )
 
     def _items(self) -> int:
         """Conditional effects of the operators and axiom rules (counted once per generation)."""
@@ -537,8 +581,9 @@ class GroundedTask:
         """The smallest reason among the action's precondition disjuncts."""
         ops = self.ops_of_action[action]
         if not ops:
-            return Unsatisfied(self.false_static_facts(action) or ("static preconditions that are false in this problem",),
-                               ())
+            return Unsatisfied(
+                self.false_static_facts(action) or ("static preconditions that are false in this problem",), ()
+            )
         best = min(ops, key=lambda op: bin(op.pre & ~state).count("1") + bin(op.neg & state).count("1"))
         return Unsatisfied(tuple(self.names(best.pre & ~state)), tuple(self.names(best.neg & state)))
 

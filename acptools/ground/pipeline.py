@@ -39,18 +39,28 @@ def step(name: str) -> Iterator[None]:
         log.debug("grounding step %s: %.4f s", name, time.perf_counter() - start)
 
 
-def ground_task(domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS, budget=None,
-                ground_all: bool = False, max_bytes: int | None = None,
-                max_actions: int | None = None) -> GroundedTask:
+def ground_task(
+    domain_text: str,
+    problem_text: str,
+    max_operators: int = MAX_GROUND_OPERATORS,
+    budget=None,
+    ground_all: bool = False,
+    max_bytes: int | None = None,
+    max_actions: int | None = None,
+) -> GroundedTask:
     """The grounded task of two PDDL texts (see acptools.task.load_task for the limits)."""
     with step("parse"):
         domain = parsed_domain(domain_text)
         problem = parse_problem(problem_text, domain, budget)
     with step("footprint"):
         lifted = Lifted.of(domain, problem)
-        size = within_limits(footprint(domain, problem, lifted.types, lifted.fluents), max_bytes, max_actions,
-                             lambda limit: lifted.count_possible(limit, budget),
-                             None if budget is None else budget.left())
+        size = within_limits(
+            footprint(domain, problem, lifted.types, lifted.fluents),
+            max_bytes,
+            max_actions,
+            lambda limit: lifted.count_possible(limit, budget),
+            None if budget is None else budget.left(),
+        )
     with step("axioms"):
         g = lifted.grounder
         for k, atom in enumerate(proposition_atoms(domain, problem.goal, lifted.types, lifted.fluents)):

@@ -9,8 +9,8 @@ from html import escape
 
 from ..scoring.score_report import item_iou
 
-ITEM_ROWS = 5000         # the table keeps the worst this many (the page stays quick to open)
-RESPONSE_CHARS = 6000    # a longer reply is cut here on the page (the items file has all of it)
+ITEM_ROWS = 5000  # the table keeps the worst this many (the page stays quick to open)
+RESPONSE_CHARS = 6000  # a longer reply is cut here on the page (the items file has all of it)
 
 
 def _badness(it: dict) -> tuple:
@@ -23,8 +23,9 @@ def _badness(it: dict) -> tuple:
 
 def select_box(name: str, values) -> str:
     """An HTML select filtering on `name`, offering each distinct value and "all"."""
-    opts = "".join(f'<option value="{escape(str(v), quote=True)}">{escape(str(v))}</option>'
-                   for v in sorted(set(values), key=str))
+    opts = "".join(
+        f'<option value="{escape(str(v), quote=True)}">{escape(str(v))}</option>' for v in sorted(set(values), key=str)
+    )
     return f'<label>{name} <select name="{name}"><option value="">all</option>{opts}</select></label>'
 
 
@@ -34,7 +35,7 @@ def _asked(it: dict) -> str:
     if not question and not context:
         return '<span class="small">(not in the items)</span>'
     pddl = ' <span class="small">(asked with the PDDL)</span>' if it.get("with_pddl") else ""
-    folded = (f'<details><summary>context</summary><pre>{escape(str(context))}</pre></details>' if context else "")
+    folded = f"<details><summary>context</summary><pre>{escape(str(context))}</pre></details>" if context else ""
     return f'<div class="question">{escape(str(question or ""))}{pddl}</div>{folded}'
 
 
@@ -46,8 +47,11 @@ def _response(it: dict) -> str:
     if text is None:
         return '<span class="small">(not in the items)</span>'
     text = str(text)
-    more = (f'<div class="small">… {len(text) - RESPONSE_CHARS} more characters in the items file</div>'
-            if len(text) > RESPONSE_CHARS else "")
+    more = (
+        f'<div class="small">… {len(text) - RESPONSE_CHARS} more characters in the items file</div>'
+        if len(text) > RESPONSE_CHARS
+        else ""
+    )
     return f'<pre class="response">{escape(text[:RESPONSE_CHARS])}</pre>{more}'
 
 
@@ -56,10 +60,13 @@ def _why(it: dict) -> str:
     wrapped text (several actions a line) with its length."""
     parsed = escape(json.dumps(it.get("parsed") or {}, default=str)[:300])
     plan = [str(a) for a in it.get("witness") or []]
-    witness = (f'<div class="plan"><b>witness plan</b> ({len(plan)} step{"s" * (len(plan) != 1)}): '
-               f'{escape(" ".join(plan))}</div>' if plan else "")
+    witness = (
+        f'<div class="plan"><b>witness plan</b> ({len(plan)} step{"s" * (len(plan) != 1)}): '
+        f"{escape(' '.join(plan))}</div>"
+        if plan
+        else ""
+    )
     return f'{escape(str(it.get("reason") or ""))}<div class="small">read: {parsed}</div>{witness}'
-
 
 
 def _usage(it: dict) -> str:
@@ -80,26 +87,35 @@ def _row(it: dict) -> str:
     score = "–" if it.get("score") is None else str(it.get("score"))
     iou = item_iou(it)
     cls = "good" if it.get("score") == 1 else "bad" if it.get("score") == 0 else "unk"
-    return (f'<tr data-row data-model="{escape(model, quote=True)}" data-task="{escape(task, quote=True)}" '
-            f'data-verdict="{escape(verdict, quote=True)}"><td class="model">{escape(model)}</td>'
-            f"<td>{escape(task)}<div class=\"small\">{escape(str(it.get('domain')))}<br>{escape(str(it.get('id')))}"
-            f'</div></td><td class="{cls}">{escape(verdict)}<div class="small">score {score}'
-            f'{"" if iou is None else f"<br>IoU {iou:.2f}"}</div></td>'
-            f'<td class="asked">{_asked(it)}</td><td class="reply">{_response(it)}</td>'
-            f'<td class="reason">{_why(it)}</td><td class="usage small">{_usage(it)}</td></tr>')
+    return (
+        f'<tr data-row data-model="{escape(model, quote=True)}" data-task="{escape(task, quote=True)}" '
+        f'data-verdict="{escape(verdict, quote=True)}"><td class="model">{escape(model)}</td>'
+        f'<td>{escape(task)}<div class="small">{escape(str(it.get("domain")))}<br>{escape(str(it.get("id")))}'
+        f'</div></td><td class="{cls}">{escape(verdict)}<div class="small">score {score}'
+        f"{'' if iou is None else f'<br>IoU {iou:.2f}'}</div></td>"
+        f'<td class="asked">{_asked(it)}</td><td class="reply">{_response(it)}</td>'
+        f'<td class="reason">{_why(it)}</td><td class="usage small">{_usage(it)}</td></tr>'
+    )
 
 
 def item_table(items: list[dict]) -> str:
     """The worst items first, each with its question, the reply, what was read, the grade and why, the
     witness plan and the reply's cost; filterable by any text, model, task and verdict."""
     shown = sorted(items, key=_badness)[:ITEM_ROWS]
-    more = (f'<p class="small">The {ITEM_ROWS} worst of {len(items)} items are listed.</p>'
-            if len(items) > ITEM_ROWS else "")
-    filters = (f'<div class="filters" data-filter="qa-items"><input type="search" id="qa-filter" '
-               f'placeholder="filter: any text in a row (id, domain, question, reply, reason, action...)">'
-               f'{select_box("model", (str(i.get("model")) for i in shown))}'
-               f'{select_box("task", (str(i.get("task")) for i in shown))}'
-               f'{select_box("verdict", (str(i.get("verdict")) for i in shown))}<span class="count"></span></div>')
-    return (f"{filters}{more}<table id=\"qa-items\"><thead><tr><th>model</th><th>task · domain · id</th>"
-            "<th>grade</th><th>question</th><th>response</th><th>why: the reason, what was read, the witness</th>"
-            f"<th>tokens · seconds · cost</th></tr></thead><tbody>{''.join(_row(it) for it in shown)}</tbody></table>")
+    more = (
+        f'<p class="small">The {ITEM_ROWS} worst of {len(items)} items are listed.</p>'
+        if len(items) > ITEM_ROWS
+        else ""
+    )
+    filters = (
+        f'<div class="filters" data-filter="qa-items"><input type="search" id="qa-filter" '
+        f'placeholder="filter: any text in a row (id, domain, question, reply, reason, action...)">'
+        f"{select_box('model', (str(i.get('model')) for i in shown))}"
+        f"{select_box('task', (str(i.get('task')) for i in shown))}"
+        f'{select_box("verdict", (str(i.get("verdict")) for i in shown))}<span class="count"></span></div>'
+    )
+    return (
+        f'{filters}{more}<table id="qa-items"><thead><tr><th>model</th><th>task · domain · id</th>'
+        "<th>grade</th><th>question</th><th>response</th><th>why: the reason, what was read, the witness</th>"
+        f"<th>tokens · seconds · cost</th></tr></thead><tbody>{''.join(_row(it) for it in shown)}</tbody></table>"
+    )

@@ -15,15 +15,16 @@ from .readers import Outputs
 
 def render_page(outputs: Outputs, title: str = "acptools report") -> str:
     """The whole page as one string of HTML (no external resource)."""
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sources = "".join(f"<li>{escape(s)}</li>" for s in outputs.sources if s)
-    body = (qa.section(outputs.items, outputs.score_reports)
-            + episodes.section(outputs.runs, outputs.rollout_reports))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width\"><title>{escape(title)}</title>"
-            f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"
-            f"<p class=\"small\">acptools {escape(__version__)}, {when}. From:</p><ul class=\"small\">{sources}</ul>"
-            f"{body}<script>{JS}</script></body></html>\n")
+    body = qa.section(outputs.items, outputs.score_reports) + episodes.section(outputs.runs, outputs.rollout_reports)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width"><title>{escape(title)}</title>'
+        f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"
+        f'<p class="small">acptools {escape(__version__)}, {when}. From:</p><ul class="small">{sources}</ul>'
+        f"{body}<script>{JS}</script></body></html>\n"
+    )
 
 
 def write_html(path, outputs: Outputs, title: str = "acptools report") -> str:

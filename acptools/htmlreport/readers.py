@@ -1,9 +1,9 @@
 """Reading the files the batch commands write, telling them apart by their content:
 
-  scored items (JSONL, `score --out`, `eval --out`): rows with task, id, verdict, score
-  traces (JSONL, `rollout --out`): a {"kind": "run"} row, then step and episode rows
-  a score report (JSON, `score --report`): has "models"
-  a rollout report (JSON, `rollout --report`): has "settings" and "overall"
+scored items (JSONL, `score --out`, `eval --out`): rows with task, id, verdict, score
+traces (JSONL, `rollout --out`): a {"kind": "run"} row, then step and episode rows
+a score report (JSON, `score --report`): has "models"
+a rollout report (JSON, `rollout --report`): has "settings" and "overall"
 """
 
 from __future__ import annotations
@@ -87,8 +87,11 @@ def _load_one(out: Outputs, path: str) -> None:
     elif rows and all("task" in r and "verdict" in r for r in rows):
         out.add_items(rows, path)
     elif rows:
-        raise AcpError("rows that are neither scored items (task, verdict) nor rollout traces (kind)", path,
-                       "pass the --out file of score, eval or rollout")
+        raise AcpError(
+            "rows that are neither scored items (task, verdict) nor rollout traces (kind)",
+            path,
+            "pass the --out file of score, eval or rollout",
+        )
     else:
         out.sources.append(path)
 
@@ -111,8 +114,11 @@ def _jsonl_rows(text: str, path: str) -> list[dict]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            raise AcpError(f"not JSON: {e.msg} at column {e.colno}", f"{path}:{n}",
-                           "pass a JSONL file one of the batch commands wrote") from None
+            raise AcpError(
+                f"not JSON: {e.msg} at column {e.colno}",
+                f"{path}:{n}",
+                "pass a JSONL file one of the batch commands wrote",
+            ) from None
         if not isinstance(row, dict):
             raise AcpError("a row that is not a JSON object", f"{path}:{n}")
         rows.append(row)

@@ -21,15 +21,51 @@ try:
     import inspect_ai  # noqa: F401
 except ImportError:  # the extra is optional: say how to get it
     from ..errors import AcpError
-    raise AcpError("acptools.inspect_eval needs Inspect AI, which is not installed", "acptools.inspect_eval",
-                   "pip install 'acptools[inspect]'") from None
+
+    raise AcpError(
+        "acptools.inspect_eval needs Inspect AI, which is not installed",
+        "acptools.inspect_eval",
+        "pip install 'acptools[inspect]'",
+    ) from None
 
 from .samples import acpbench_dataset, record_sample, record_to_sample, records_dataset
 from .scorer import acptools_scorer, mean_iou
-from .tasks import (acp_agentic, acp_app_gen, acp_arb, acp_areach_gen, acp_bool, acp_just_gen, acp_land_gen, acp_mcq,
-                    acp_nexta_gen, acp_policy, acp_prog_gen, acp_reach_gen, acp_records, acp_val_gen)
+from .tasks import (
+    acp_agentic,
+    acp_app_gen,
+    acp_arb,
+    acp_areach_gen,
+    acp_bool,
+    acp_just_gen,
+    acp_land_gen,
+    acp_mcq,
+    acp_nexta_gen,
+    acp_policy,
+    acp_prog_gen,
+    acp_reach_gen,
+    acp_records,
+    acp_val_gen,
+)
 
-__all__ = ["acpbench_dataset", "record_to_sample", "acptools_scorer", "mean_iou", "acp_app_gen", "acp_prog_gen",
-           "acp_reach_gen", "acp_areach_gen", "acp_val_gen", "acp_just_gen", "acp_land_gen", "acp_nexta_gen",
-           "acp_agentic", "acp_policy", "acp_bool", "acp_mcq", "acp_arb", "acp_records", "records_dataset",
-           "record_sample"]
+__all__ = [
+    "acpbench_dataset",
+    "record_to_sample",
+    "acptools_scorer",
+    "mean_iou",
+    "acp_app_gen",
+    "acp_prog_gen",
+    "acp_reach_gen",
+    "acp_areach_gen",
+    "acp_val_gen",
+    "acp_just_gen",
+    "acp_land_gen",
+    "acp_nexta_gen",
+    "acp_agentic",
+    "acp_policy",
+    "acp_bool",
+    "acp_mcq",
+    "acp_arb",
+    "acp_records",
+    "records_dataset",
+    "record_sample",
+]

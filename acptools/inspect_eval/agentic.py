@@ -13,18 +13,21 @@ from inspect_ai.tool import mcp_connection, mcp_server_stdio, mcp_tools
 # answering the benchmark's questions for the model
 DEFAULT_TOOLS = ("load_task", "list_applicable", "progress", "validate_plan")
 
-SYSTEM = ("You may call tools that simulate the planning task. Call load_task with the PDDL domain and "
-          "problem texts from the question (copy them exactly) to get a task_id, then pass that task_id to "
-          "the other tools. When you are done, reply with the final answer only, in the format the question "
-          "asks for.")
+SYSTEM = (
+    "You may call tools that simulate the planning task. Call load_task with the PDDL domain and "
+    "problem texts from the question (copy them exactly) to get a task_id, then pass that task_id to "
+    "the other tools. When you are done, reply with the final answer only, in the format the question "
+    "asks for."
+)
 
 
 def acptools_mcp(tools=DEFAULT_TOOLS, server_args: list[str] | None = None):
     """Inspect tools from the acptools MCP server, run over stdio with this Python (`python -m acptools_server`).
     tools: names or globs the model may call ("all" for every tool); server_args: extra command-line
     flags for the server."""
-    server = mcp_server_stdio(name="acptools", command=sys.executable, args=["-m", "acptools_server", *(server_args or [])],
-                              env=_server_env())
+    server = mcp_server_stdio(
+        name="acptools", command=sys.executable, args=["-m", "acptools_server", *(server_args or [])], env=_server_env()
+    )
     return mcp_tools(server, tools="all" if tools == "all" else list(tools))
 
 
@@ -42,7 +45,9 @@ def generate_with_server(source):
     """generate() with the tools of `source` (an MCP tool source already given to use_tools) served by
     one server process for the whole sample: the server keeps the tasks the model loaded between
     calls. Without the connection, Inspect would start a fresh server for every tool call."""
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         async with mcp_connection([source]):
             return await generate(state)
+
     return solve

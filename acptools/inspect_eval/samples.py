@@ -29,9 +29,17 @@ def record_to_sample(record: dict, pddl: bool = False, chat: bool = True) -> Sam
         target = gold_response(record)
     except AcpError:
         target = ""  # a stored answer that cannot be written out: the exact scorer does not need it
-    return Sample(input=prompt, target=target, id=f"{kind}-{record['id']}",
-                  metadata={"record": record, "task": kind, "domain": domain_name(record),
-                            "lm_eval_task": lm_eval_task(kind, pddl)})
+    return Sample(
+        input=prompt,
+        target=target,
+        id=f"{kind}-{record['id']}",
+        metadata={
+            "record": record,
+            "task": kind,
+            "domain": domain_name(record),
+            "lm_eval_task": lm_eval_task(kind, pddl),
+        },
+    )
 
 
 def _records(task: str, split: str, source) -> list[dict]:
@@ -42,8 +50,11 @@ def _records(task: str, split: str, source) -> list[dict]:
     if not picked:
         kinds = sorted({task_of(r) for r in records})
         forms = sorted({FORM_OF.get(k.rsplit("_", 1)[-1], "arb" if k.startswith("arb_") else "hard") for k in kinds})
-        raise AcpError(f"no {task} records (the source holds {', '.join(kinds[:8]) or 'none'})", f"source {source}",
-                       "ask them with " + " or ".join(f"acptools/{FORM_TASKS[f]}" for f in forms))
+        raise AcpError(
+            f"no {task} records (the source holds {', '.join(kinds[:8]) or 'none'})",
+            f"source {source}",
+            "ask them with " + " or ".join(f"acptools/{FORM_TASKS[f]}" for f in forms),
+        )
     return picked
 
 
@@ -66,13 +77,18 @@ def record_sample(record: dict, pddl: bool = False) -> Sample:
     """Any record (ACPBench Hard or a generated form) as a one-message Sample with its own prompt
     (acptools.export.record_prompt), the stored answer as target and the record in the metadata."""
     from ..export import record_prompt
+
     kind = task_of(record)
     try:
         target = gold_response(record)
     except AcpError:
         target = ""
-    return Sample(input=record_prompt(record, pddl), target=target, id=f"{kind}-{record['id']}",
-                  metadata={"record": record, "task": kind, "domain": domain_name(record), "form": form_of(record)})
+    return Sample(
+        input=record_prompt(record, pddl),
+        target=target,
+        id=f"{kind}-{record['id']}",
+        metadata={"record": record, "task": kind, "domain": domain_name(record), "form": form_of(record)},
+    )
 
 
 def records_dataset(source, form: str | None = None, pddl: bool = False) -> MemoryDataset:
@@ -84,13 +100,17 @@ def records_dataset(source, form: str | None = None, pddl: bool = False) -> Memo
     picked = [r for r in records if form is None or form_of(r) == form]
     if not picked:
         found = sorted({form_of(r) for r in records})
-        raise AcpError(f"no {form} records (the source holds {', '.join(found) or 'none'})", f"source {source}",
-                       "ask them with " + " or ".join(f"acptools/{FORM_TASKS[f]}" for f in found))
+        raise AcpError(
+            f"no {form} records (the source holds {', '.join(found) or 'none'})",
+            f"source {source}",
+            "ask them with " + " or ".join(f"acptools/{FORM_TASKS[f]}" for f in found),
+        )
     return MemoryDataset([record_sample(r, pddl) for r in picked], name=f"acptools_{form or 'records'}")
 
 
-def acpbench_dataset(task: str, split: str = "test", source: str | Path | None = None, pddl: bool = False,
-                     chat: bool = True) -> MemoryDataset:
+def acpbench_dataset(
+    task: str, split: str = "test", source: str | Path | None = None, pddl: bool = False, chat: bool = True
+) -> MemoryDataset:
     """The records of one task as a dataset. source: None (the bundled copy, `split`), a named source
     (`acpbench-hard:dev`, `hf:acpbench-hard:test`) or files and folders of records (only `task`'s are
     kept). pddl: lm-eval's `_with_pddl` prompt; chat: the examples as chat turns (else one text)."""

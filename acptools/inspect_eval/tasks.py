@@ -15,28 +15,42 @@ from inspect_ai.solver import generate, system_message, use_tools
 from ..dataset import acpbench_hard, load_records, task_of
 from ..export.harness_prompts import FORM_MAX_TOKENS
 from ..prompts import lm_eval_task, max_tokens, stop_strings
-from .agentic import DEFAULT_TOOLS, SYSTEM, acptools_mcp, generate_with_server
 from ..scoring.score_report import SET_TASKS
-from .samples import acpbench_dataset, records_dataset
+from .agentic import DEFAULT_TOOLS, SYSTEM, acptools_mcp, generate_with_server
 from .policy import episode_scorer, play_episode, policy_sample
+from .samples import acpbench_dataset, records_dataset
 from .scorer import acptools_scorer, mean_iou
 
 
 def _config(kind: str, pddl: bool, stops: bool) -> GenerateConfig:
     """lm-eval's generation settings: greedy, its token limit and (with stops) its stop strings."""
-    return GenerateConfig(temperature=0.0, max_tokens=max_tokens(kind, pddl),
-                          stop_seqs=stop_strings(kind, pddl) if stops else None)
+    return GenerateConfig(
+        temperature=0.0, max_tokens=max_tokens(kind, pddl), stop_seqs=stop_strings(kind, pddl) if stops else None
+    )
 
 
-def gen_task(kind: str, split: str = "test", source: str | None = None, pddl: bool = False, chat: bool = True,
-             stops: bool = True, semantics: str = "exact", budget: float = 60.0) -> Task:
+def gen_task(
+    kind: str,
+    split: str = "test",
+    source: str | None = None,
+    pddl: bool = False,
+    chat: bool = True,
+    stops: bool = True,
+    semantics: str = "exact",
+    budget: float = 60.0,
+) -> Task:
     """One ACPBench Hard generation task as lm-eval runs it, graded by acptools_scorer. split: dev or test
     (the bundled copy); source: records from elsewhere (a path, acpbench-hard:..., hf:acpbench-hard:...);
     pddl: the PDDL in front; chat: the examples as chat turns; stops: lm-eval's stop strings;
     semantics: exact or reference; budget: CPU seconds per answer."""
-    return Task(dataset=acpbench_dataset(kind, split, source, pddl, chat), solver=generate(),
-                scorer=acptools_scorer(semantics, budget), config=_config(kind, pddl, stops),
-                metrics=_metrics(kind in SET_TASKS), name=lm_eval_task(kind, pddl))
+    return Task(
+        dataset=acpbench_dataset(kind, split, source, pddl, chat),
+        solver=generate(),
+        scorer=acptools_scorer(semantics, budget),
+        config=_config(kind, pddl, stops),
+        metrics=_metrics(kind in SET_TASKS),
+        name=lm_eval_task(kind, pddl),
+    )
 
 
 def _metrics(sets: bool) -> list:
@@ -53,14 +67,20 @@ def _has_sets(dataset) -> bool:
     return False
 
 
-def records_task(source, form: str | None = None, pddl: bool = False, semantics: str = "exact",
-                 budget: float = 60.0) -> Task:
+def records_task(
+    source, form: str | None = None, pddl: bool = False, semantics: str = "exact", budget: float = 60.0
+) -> Task:
     """The records of `source` (of one form, or all), each asked with its own prompt
     (acptools.export.record_prompt), greedy, graded by acptools_scorer."""
     dataset = records_dataset(source, form, pddl)
-    return Task(dataset=dataset, solver=generate(), scorer=acptools_scorer(semantics, budget),
-                config=GenerateConfig(temperature=0.0, max_tokens=FORM_MAX_TOKENS), metrics=_metrics(_has_sets(dataset)),
-                name=f"acptools_{form or 'records'}")
+    return Task(
+        dataset=dataset,
+        solver=generate(),
+        scorer=acptools_scorer(semantics, budget),
+        config=GenerateConfig(temperature=0.0, max_tokens=FORM_MAX_TOKENS),
+        metrics=_metrics(_has_sets(dataset)),
+        name=f"acptools_{form or 'records'}",
+    )
 
 
 @task
@@ -89,8 +109,10 @@ def acp_records(source=None, pddl=False, semantics="exact", budget=60.0):
 
 def _gen(kind: str, what: str):
     """The registered task acp_<kind>_gen (Inspect finds tasks by their registered name)."""
+
     def make(split="test", source=None, pddl=False, chat=True, stops=True, semantics="exact", budget=60.0):
         return gen_task(kind, split, source, pddl, chat, stops, semantics, budget)
+
     make.__name__ = make.__qualname__ = f"acp_{kind}_gen"
     make.__doc__ = f"{kind}: {what} Options: split, source, pddl, chat, stops, semantics, budget (see gen_task)."
     return task(name=make.__name__)(make)
@@ -107,24 +129,43 @@ acp_nexta_gen = _gen("nexta", "an action that brings the goal one step closer.")
 
 
 @task
-def acp_agentic(task="nexta", split="test", source=None, tools=DEFAULT_TOOLS, server_args=None, semantics="exact",
-                budget=60.0, message_limit=30):
+def acp_agentic(
+    task="nexta",
+    split="test",
+    source=None,
+    tools=DEFAULT_TOOLS,
+    server_args=None,
+    semantics="exact",
+    budget=60.0,
+    message_limit=30,
+):
     """One ACPBench Hard task with the PDDL in the prompt, where the model may call the acptools MCP
     tools named in `tools` (names or globs; "all" for every tool) before it answers."""
     allowed = [t.strip() for t in tools.split(",")] if isinstance(tools, str) and tools != "all" else tools
     server = acptools_mcp(allowed, server_args)
-    return Task(dataset=acpbench_dataset(task, split, source, pddl=True, chat=True),
-                solver=[system_message(SYSTEM), use_tools(server), generate_with_server(server)],
-                scorer=acptools_scorer(semantics, budget), message_limit=message_limit,
-                config=GenerateConfig(temperature=0.0), name=f"acp_agentic_{task}")
+    return Task(
+        dataset=acpbench_dataset(task, split, source, pddl=True, chat=True),
+        solver=[system_message(SYSTEM), use_tools(server), generate_with_server(server)],
+        scorer=acptools_scorer(semantics, budget),
+        message_limit=message_limit,
+        config=GenerateConfig(temperature=0.0),
+        name=f"acp_agentic_{task}",
+    )
 
 
 @task
 def acp_policy(split="test", source=None, pddl=False, max_steps=None, max_invalid=5, budget=60.0):
     """Play each nexta record's task from its initial state, one action per turn, every step graded
     against h*: solved, solved optimally, the rate of optimal steps and the invalid replies."""
-    records = acpbench_hard(split, "nexta") if source is None else \
-        [r for r in load_records(str(source) if isinstance(source, Path) else source) if task_of(r) == "nexta"]
-    return Task(dataset=MemoryDataset([policy_sample(r, pddl) for r in records], name="acp_policy"),
-                solver=play_episode(max_steps, max_invalid, budget), scorer=episode_scorer(),
-                config=GenerateConfig(temperature=0.0), name="acp_policy")
+    records = (
+        acpbench_hard(split, "nexta")
+        if source is None
+        else [r for r in load_records(str(source) if isinstance(source, Path) else source) if task_of(r) == "nexta"]
+    )
+    return Task(
+        dataset=MemoryDataset([policy_sample(r, pddl) for r in records], name="acp_policy"),
+        solver=play_episode(max_steps, max_invalid, budget),
+        scorer=episode_scorer(),
+        config=GenerateConfig(temperature=0.0),
+        name="acp_policy",
+    )

@@ -19,6 +19,7 @@ Param = tuple[str, tuple[str, ...]]
 @dataclass
 class Predicate:
     """A predicate: name and typed parameters."""
+
     name: str
     params: tuple[Param, ...]
 
@@ -26,6 +27,7 @@ class Predicate:
 @dataclass
 class ActionSchema:
     """An action schema: name, typed parameters, precondition and effect formulas."""
+
     name: str
     params: tuple[Param, ...]
     precondition: tuple
@@ -35,6 +37,7 @@ class ActionSchema:
 @dataclass
 class Axiom:
     """A derived predicate's rule: the head (predicate, typed variables) holds whenever the body does."""
+
     predicate: str
     params: tuple[Param, ...]
     body: tuple
@@ -43,10 +46,11 @@ class Axiom:
 @dataclass
 class Domain:
     """A parsed domain: types, constants, predicates and action schemas."""
+
     name: str
     requirements: tuple[str, ...]
     supertypes: dict[str, tuple[str, ...]]  # type -> its direct parents ('object' is the root)
-    constants: dict[str, tuple[str, ...]]   # name -> types
+    constants: dict[str, tuple[str, ...]]  # name -> types
     predicates: dict[str, Predicate]
     actions: dict[str, ActionSchema]
     axioms: list[Axiom] = field(default_factory=list)
@@ -61,6 +65,7 @@ class Domain:
 @dataclass
 class Problem:
     """A parsed problem: objects, init facts and goal formula."""
+
     name: str
     domain_name: str
     objects: dict[str, tuple[str, ...]]

@@ -8,24 +8,56 @@ from ..errors import PddlError
 from .model import ActionSchema, Axiom, Domain, Param, Predicate, Problem
 from .sexpr import CHECK_EVERY, SList, Token, read_sexpr, where
 
-_UNSUPPORTED_SECTIONS = {":durative-action": "durative actions",
-                         ":process": "processes", ":event": "events", ":constraints": "constraints"}
+_UNSUPPORTED_SECTIONS = {
+    ":durative-action": "durative actions",
+    ":process": "processes",
+    ":event": "events",
+    ":constraints": "constraints",
+}
 _COST_WORDS = {"increase", "decrease", "assign", "scale-up", "scale-down"}
 # the requirement flags of PDDL 1.2 to 3.1 (and PDDL+'s :time): accepted, since a construct acptools does not
 # support is refused where it is written
-REQUIREMENTS = frozenset((
-    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
-    ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions", ":conditional-effects",
-    ":adl", ":derived-predicates", ":domain-axioms", ":action-costs", ":fluents", ":numeric-fluents",
-    ":object-fluents", ":durative-actions", ":duration-inequalities", ":continuous-effects",
-    ":timed-initial-literals", ":preferences", ":constraints", ":safety-constraints", ":expression-evaluation",
-    ":subgoals-through-axioms", ":action-expansions", ":foreach-expansions", ":dag-expansions", ":ucpop",
-    ":time"))
+REQUIREMENTS = frozenset(
+    (
+        ":strips",
+        ":typing",
+        ":negative-preconditions",
+        ":disjunctive-preconditions",
+        ":equality",
+        ":existential-preconditions",
+        ":universal-preconditions",
+        ":quantified-preconditions",
+        ":conditional-effects",
+        ":adl",
+        ":derived-predicates",
+        ":domain-axioms",
+        ":action-costs",
+        ":fluents",
+        ":numeric-fluents",
+        ":object-fluents",
+        ":durative-actions",
+        ":duration-inequalities",
+        ":continuous-effects",
+        ":timed-initial-literals",
+        ":preferences",
+        ":constraints",
+        ":safety-constraints",
+        ":expression-evaluation",
+        ":subgoals-through-axioms",
+        ":action-expansions",
+        ":foreach-expansions",
+        ":dag-expansions",
+        ":ucpop",
+        ":time",
+    )
+)
 # flags that change what every action or state means, even where no construct shows it
-_UNSUPPORTED_REQUIREMENTS = {":open-world": "an open world (states are read under the closed-world assumption)",
-                             ":true-negation": "true negation (states are read under the closed-world assumption)",
-                             ":non-deterministic": "non-deterministic effects",
-                             ":probabilistic-effects": "probabilistic effects"}
+_UNSUPPORTED_REQUIREMENTS = {
+    ":open-world": "an open world (states are read under the closed-world assumption)",
+    ":true-negation": "true negation (states are read under the closed-world assumption)",
+    ":non-deterministic": "non-deterministic effects",
+    ":probabilistic-effects": "probabilistic effects",
+}
 
 
 class _Reader:
@@ -105,8 +137,7 @@ class _Reader:
             return (str(head), params, self.formula(args[1], ctx))
         if head == "=":
             if len(args) != 2 or not all(isinstance(a, Token) for a in args):
-                raise self.fail(lst, f"(= a b) compares two names ({ctx})",
-                                "numeric fluents are unsupported")
+                raise self.fail(lst, f"(= a b) compares two names ({ctx})", "numeric fluents are unsupported")
             return ("=", str(args[0]), str(args[1]))
         if head in ("<", ">", "<=", ">="):
             raise self.fail(lst, f"unsupported: numeric comparison in {ctx}")
@@ -160,7 +191,7 @@ def parse_domain(text: str) -> Domain:
     constants: dict[str, tuple[str, ...]] = {}
     predicates: dict[str, Predicate] = {}
     actions: dict[str, ActionSchema] = {}
-    raw: dict[str, SList] = {}   # action name -> its section as written (to locate errors in it)
+    raw: dict[str, SList] = {}  # action name -> its section as written (to locate errors in it)
     axioms: list[tuple[Axiom, SList]] = []
     seen: dict[str, SList] = {}
     declared: dict[str, Token] = {}  # type -> where it is declared
@@ -170,8 +201,11 @@ def parse_domain(text: str) -> Domain:
             raise r.fail(sec, "empty section")
         head = sec[0]
         if head in (":requirements", ":types", ":constants", ":predicates") and head in seen:
-            raise r.fail(sec, f"a second ({head} ...) section", f"the first is at line {seen[head].line}, column "
-                         f"{seen[head].col}: merge them into one")
+            raise r.fail(
+                sec,
+                f"a second ({head} ...) section",
+                f"the first is at line {seen[head].line}, column {seen[head].col}: merge them into one",
+            )
         seen.setdefault(str(head), sec)
         if head == ":requirements":
             requirements = _requirements(r, sec[1:])
@@ -194,21 +228,32 @@ def parse_domain(text: str) -> Domain:
             act = _action(r, sec)
             if act.name in actions:
                 first = raw[act.name]
-                raise r.fail(sec, f"a second action named {act.name!r}",
-                             f"the first is at line {first.line}, column {first.col}: rename or remove one")
+                raise r.fail(
+                    sec,
+                    f"a second action named {act.name!r}",
+                    f"the first is at line {first.line}, column {first.col}: rename or remove one",
+                )
             actions[act.name] = act
             raw[act.name] = sec
         elif head == ":derived":
             axioms.append((_axiom(r, sec), sec))
         elif head in _UNSUPPORTED_SECTIONS:
-            raise r.fail(sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
-                         "acptools handles STRIPS/ADL actions only")
+            raise r.fail(
+                sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})", "acptools handles STRIPS/ADL actions only"
+            )
         else:
             raise r.fail(sec, f"unknown domain section {head!r}")
     _check_type_cycles(r, supertypes, declared)
     dom = Domain(name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms])
-    _check_domain(r, dom, {**{f"action {a}": sec for a, sec in raw.items()},
-                           **{_axiom_label(dom, k): sec for k, (_, sec) in enumerate(axioms)}, **seen})
+    _check_domain(
+        r,
+        dom,
+        {
+            **{f"action {a}": sec for a, sec in raw.items()},
+            **{_axiom_label(dom, k): sec for k, (_, sec) in enumerate(axioms)},
+            **seen,
+        },
+    )
     return dom
 
 
@@ -217,12 +262,20 @@ def _requirements(r: _Reader, words) -> tuple[str, ...]:
     for word in words:
         word = r.expect_word(word, "a requirement flag such as :strips")
         if word in _UNSUPPORTED_REQUIREMENTS:
-            raise r.fail(word, f"unsupported requirement {word}: {_UNSUPPORTED_REQUIREMENTS[word]}",
-                         "acptools handles classical (STRIPS/ADL) planning")
+            raise r.fail(
+                word,
+                f"unsupported requirement {word}: {_UNSUPPORTED_REQUIREMENTS[word]}",
+                "acptools handles classical (STRIPS/ADL) planning",
+            )
         if word not in REQUIREMENTS:
             close = get_close_matches(word, REQUIREMENTS, 1, 0.6)
-            raise r.fail(word, f"unknown requirement {word!r}", f"did you mean {close[0]}?" if close else
-                         "PDDL requirements include :strips, :typing, :negative-preconditions, :adl")
+            raise r.fail(
+                word,
+                f"unknown requirement {word!r}",
+                f"did you mean {close[0]}?"
+                if close
+                else "PDDL requirements include :strips, :typing, :negative-preconditions, :adl",
+            )
     return tuple(str(w) for w in words)
 
 
@@ -239,10 +292,13 @@ def _check_type_cycles(r: _Reader, supertypes: dict[str, tuple[str, ...]], decla
                 todo.pop()
                 state[path.pop()] = 2
             elif state.get(t) == 1:
-                cycle = path[path.index(t):] + [t]
+                cycle = path[path.index(t) :] + [t]
                 first = min(cycle[:-1], key=lambda c: (declared[c].line, declared[c].col) if c in declared else (0, 0))
-                raise r.fail(declared.get(first), f"the types form a cycle: {' - '.join(cycle)}",
-                             "a type cannot be its own ancestor: remove one of these parents")
+                raise r.fail(
+                    declared.get(first),
+                    f"the types form a cycle: {' - '.join(cycle)}",
+                    "a type cannot be its own ancestor: remove one of these parents",
+                )
             elif t not in state:
                 state[t] = 1
                 path.append(t)
@@ -252,8 +308,11 @@ def _check_type_cycles(r: _Reader, supertypes: dict[str, tuple[str, ...]], decla
 def _axiom(r: _Reader, sec: SList) -> Axiom:
     """(:derived (pred ?x - t ...) body); untyped head variables take the predicate's types later."""
     if len(sec) != 3:
-        raise r.fail(sec, "(:derived (predicate ?vars) formula) expected",
-                     "write one head atom and one formula (wrap several conditions in (and ...))")
+        raise r.fail(
+            sec,
+            "(:derived (predicate ?vars) formula) expected",
+            "write one head atom and one formula (wrap several conditions in (and ...))",
+        )
     head = r.expect_list(sec[1], "the derived atom (predicate ?vars)")
     if not head:
         raise r.fail(head, "the derived atom has no predicate")
@@ -284,8 +343,11 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
             raise r.fail(key, f"{key} has no value in action {name}")
         if isinstance(key, Token) and key in given:
             first = given[key]
-            raise r.fail(key, f"a second {key} in action {name}",
-                         f"the first is at line {first.line}, column {first.col}: keep one")
+            raise r.fail(
+                key,
+                f"a second {key} in action {name}",
+                f"the first is at line {first.line}, column {first.col}: keep one",
+            )
         if isinstance(key, Token):
             given[key] = key
         val = sec[i + 1]
@@ -296,8 +358,9 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
         elif key == ":effect":
             eff = r.effect(val, f"action {name}")
         else:
-            raise r.fail(key, f"unknown action field {key!r} in action {name}",
-                         "expected :parameters, :precondition or :effect")
+            raise r.fail(
+                key, f"unknown action field {key!r} in action {name}", "expected :parameters, :precondition or :effect"
+            )
         i += 2
     return ActionSchema(name, params, pre, eff)
 
@@ -305,8 +368,15 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
 class _Misnamed(PddlError):
     """A semantic error found on the parsed model; `pred` and `word` say which node to point at."""
 
-    def __init__(self, what: str, where: str = "", suggestion: str = "", pred: str | None = None,
-                 word: str | None = None, inside: int | None = None):
+    def __init__(
+        self,
+        what: str,
+        where: str = "",
+        suggestion: str = "",
+        pred: str | None = None,
+        word: str | None = None,
+        inside: int | None = None,
+    ):
         super().__init__(what, where, suggestion)
         self.pred, self.word, self.inside = pred, word, inside  # inside: look only in this part of the section
 
@@ -380,18 +450,28 @@ def _check_axioms(dom: Domain) -> None:
         ctx = f"domain, {_axiom_label(dom, k)}"
         decl = dom.predicates.get(ax.predicate)
         if decl is None:
-            raise _Misnamed(f"undeclared derived predicate {ax.predicate!r}", ctx,
-                            "declare it in (:predicates ...) too", pred=ax.predicate)
+            raise _Misnamed(
+                f"undeclared derived predicate {ax.predicate!r}",
+                ctx,
+                "declare it in (:predicates ...) too",
+                pred=ax.predicate,
+            )
         if len(ax.params) != len(decl.params):
-            raise _Misnamed(f"({ax.predicate} ...) takes {len(decl.params)} arguments, got {len(ax.params)}", ctx,
-                            "write the head as (" + " ".join([ax.predicate] + [v for v, _ in decl.params]) + ")",
-                            pred=ax.predicate)
+            raise _Misnamed(
+                f"({ax.predicate} ...) takes {len(decl.params)} arguments, got {len(ax.params)}",
+                ctx,
+                "write the head as (" + " ".join([ax.predicate] + [v for v, _ in decl.params]) + ")",
+                pred=ax.predicate,
+            )
         names = [v for v, _ in ax.params]
         for v in names:
             if names.count(v) > 1:
-                raise _Misnamed(f"variable {v} appears twice in the head of an axiom", ctx,
-                                "use distinct variables and compare them with (= ...) in the body",
-                                pred=ax.predicate)
+                raise _Misnamed(
+                    f"variable {v} appears twice in the head of an axiom",
+                    ctx,
+                    "use distinct variables and compare them with (= ...) in the body",
+                    pred=ax.predicate,
+                )
         ax.params = tuple((v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params))
         for v, types in ax.params:
             for t in types:
@@ -442,10 +522,15 @@ def _stratify(dom: Domain) -> None:
         uses.setdefault(h, set()).add(q)
     for k, q, h, neg in edges:
         if neg and h in _closure(uses, q):
-            raise _Misnamed(f"derived predicate {h!r} depends on the negation of {q!r}, which depends on {h!r}: "
-                            "the axioms are not stratified", f"domain, {_axiom_label(dom, k)}",
-                            f"negate a derived predicate only where it does not depend back on the one being "
-                            f"defined (e.g. define the complement of {q!r} positively)", pred=q, inside=2)
+            raise _Misnamed(
+                f"derived predicate {h!r} depends on the negation of {q!r}, which depends on {h!r}: "
+                "the axioms are not stratified",
+                f"domain, {_axiom_label(dom, k)}",
+                f"negate a derived predicate only where it does not depend back on the one being "
+                f"defined (e.g. define the complement of {q!r} positively)",
+                pred=q,
+                inside=2,
+            )
 
 
 def _closure(uses: dict[str, set[str]], start: str) -> set[str]:
@@ -463,18 +548,29 @@ def _closure(uses: dict[str, set[str]], start: str) -> set[str]:
 def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
     if pred not in dom.predicates:
         close = get_close_matches(pred, list(dom.predicates), 1)
-        raise _Misnamed(f"undeclared predicate {pred!r}", ctx, f"did you mean {close[0]!r}?" if close else
-                        "declare it in (:predicates ...)", pred=pred)
+        raise _Misnamed(
+            f"undeclared predicate {pred!r}",
+            ctx,
+            f"did you mean {close[0]!r}?" if close else "declare it in (:predicates ...)",
+            pred=pred,
+        )
     if len(args) != len(dom.predicates[pred].params):
-        raise _Misnamed(f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx,
-                        pred=pred)
+        raise _Misnamed(
+            f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx, pred=pred
+        )
     for a in args:
         if a.startswith("?") and a not in bound:
-            raise _Misnamed(f"unbound variable {a} in ({pred} ...)", ctx, "declare it in :parameters or a quantifier",
-                            pred=pred, word=a)
+            raise _Misnamed(
+                f"unbound variable {a} in ({pred} ...)",
+                ctx,
+                "declare it in :parameters or a quantifier",
+                pred=pred,
+                word=a,
+            )
         if not a.startswith("?") and a not in dom.constants:
-            raise _Misnamed(f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)",
-                            pred=pred, word=a)
+            raise _Misnamed(
+                f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)", pred=pred, word=a
+            )
 
 
 def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
@@ -501,8 +597,12 @@ def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
     tag = e[0]
     if tag in ("add", "del"):
         if any(a.predicate == e[1] for a in dom.axioms):
-            raise _Misnamed(f"the derived predicate {e[1]!r} in an action's effect", ctx,
-                            "axioms compute derived predicates: actions may test them, never set them", pred=e[1])
+            raise _Misnamed(
+                f"the derived predicate {e[1]!r} in an action's effect",
+                ctx,
+                "axioms compute derived predicates: actions may test them, never set them",
+                pred=e[1],
+            )
         _check_args(dom, e[1], e[2], bound, ctx)
     elif tag == "and":
         for g in e[1]:
@@ -535,8 +635,11 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
             for o, types in r.typed_list(sec[1:], False):
                 for t in types:
                     if t not in domain.supertypes:
-                        raise r.fail(sec, f"object {o!r} has undeclared type {t!r}",
-                                     "declare the type in the domain's (:types ...)")
+                        raise r.fail(
+                            sec,
+                            f"object {o!r} has undeclared type {t!r}",
+                            "declare the type in the domain's (:types ...)",
+                        )
                 objects[o] = types
         elif head == ":init":
             for fact in sec[1:]:
@@ -545,8 +648,11 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
                     continue  # numeric initial values (total-cost) are ignored; negative facts are the default
                 pred = str(r.expect_word(fact[0], "a predicate name"))
                 if pred in domain.strata:
-                    raise r.fail(fact, f"the derived predicate {pred!r} in :init",
-                                 "axioms compute derived predicates from the other facts: remove it")
+                    raise r.fail(
+                        fact,
+                        f"the derived predicate {pred!r} in :init",
+                        "axioms compute derived predicates from the other facts: remove it",
+                    )
                 args = tuple(str(r.expect_word(a, "an object name")) for a in fact[1:])
                 init.add((pred, args))
                 init_nodes.append(fact)
@@ -559,8 +665,9 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
         else:
             raise r.fail(sec, f"unknown problem section {head!r}")
     if domain_name and domain_name != domain.name:
-        raise PddlError(f"the problem is for domain {domain_name!r}, not {domain.name!r}", "problem",
-                        "pass the matching domain")
+        raise PddlError(
+            f"the problem is for domain {domain_name!r}, not {domain.name!r}", "problem", "pass the matching domain"
+        )
     if goal_node is None:
         raise PddlError("the problem has no (:goal ...)", "problem")
     names = _ObjectNames(domain, objects)
@@ -602,13 +709,20 @@ class _ObjectNames:
         decl = self.domain.predicates.get(pred)
         if decl is None:
             close = get_close_matches(pred, list(self.domain.predicates), 3, 0.5)
-            raise r.fail(node, f"undeclared predicate {pred!r} in {where}",
-                         f"did you mean {' or '.join(map(repr, close))}?" if close else
-                         f"predicates: {', '.join(sorted(self.domain.predicates))}")
+            raise r.fail(
+                node,
+                f"undeclared predicate {pred!r} in {where}",
+                f"did you mean {' or '.join(map(repr, close))}?"
+                if close
+                else f"predicates: {', '.join(sorted(self.domain.predicates))}",
+            )
         args = node[1:]
         if len(args) != len(decl.params):
-            raise r.fail(node, f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
-                         "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")")
+            raise r.fail(
+                node,
+                f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
+                "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")",
+            )
         for arg, (var, types) in zip(args, decl.params):
             a = str(r.expect_word(arg, "an object name"))
             if a.startswith("?"):
@@ -620,12 +734,16 @@ class _ObjectNames:
             fitting = sorted(o for o in self.objects if self.fits(o, types))
             if a not in self.objects:
                 close = get_close_matches(a, fitting, 3, 0.5) or get_close_matches(a, list(self.objects), 3, 0.5)
-                raise r.fail(arg, f"unknown object {a!r} in {where}",
-                             f"did you mean {' or '.join(map(repr, close))}?" if close else
-                             "declare it in (:objects ...)")
-            raise r.fail(arg, f"{a!r} is a {'/'.join(self.objects[a])}, but {var} of {pred!r} must be a "
-                         f"{'/'.join(types)} in {where}",
-                         f"objects of that type: {', '.join(fitting[:8])}" if fitting else "")
+                raise r.fail(
+                    arg,
+                    f"unknown object {a!r} in {where}",
+                    f"did you mean {' or '.join(map(repr, close))}?" if close else "declare it in (:objects ...)",
+                )
+            raise r.fail(
+                arg,
+                f"{a!r} is a {'/'.join(self.objects[a])}, but {var} of {pred!r} must be a {'/'.join(types)} in {where}",
+                f"objects of that type: {', '.join(fitting[:8])}" if fitting else "",
+            )
 
     def check_goal(self, r: _Reader, node, bound: set[str]) -> None:
         """Every atom of the goal formula (walked as written, so errors keep their location)."""
@@ -644,7 +762,10 @@ class _ObjectNames:
                 a = str(arg)
                 if isinstance(arg, Token) and not a.startswith("?") and a not in self.objects:
                     close = get_close_matches(a, list(self.objects), 3, 0.5)
-                    raise r.fail(arg, f"unknown object {a!r} in the goal",
-                                 f"did you mean {' or '.join(map(repr, close))}?" if close else "")
+                    raise r.fail(
+                        arg,
+                        f"unknown object {a!r} in the goal",
+                        f"did you mean {' or '.join(map(repr, close))}?" if close else "",
+                    )
         elif isinstance(head, Token) and head not in ("<", ">", "<=", ">="):
             self.check_atom(r, lst, "the goal", bound)

@@ -32,8 +32,9 @@ def record_digest(record: dict) -> str:
 
 def grade_key(digest: str, response, semantics: str, until: bool, seconds: float) -> str:
     """The key of one grade: the code, the settings that change grades, the record and the response."""
-    text = json.dumps([code_version(), semantics, bool(until), float(seconds), digest, response],
-                      ensure_ascii=False, default=repr)
+    text = json.dumps(
+        [code_version(), semantics, bool(until), float(seconds), digest, response], ensure_ascii=False, default=repr
+    )
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -69,7 +70,15 @@ def keep(found, key: str, record: dict, response, semantics: str, until: bool, s
         return
     task = record_task(record)
     found.remember_task(task, str(record.get("PDDL_domain", "")), str(record.get("PDDL_problem", "")))
-    found.put_grade(key, task, {
-        "graded": {k: item.get(k) for k in GRADED},
-        "record": {k: v for k, v in record.items() if k not in PDDL_FIELDS},
-        "response": response, "semantics": semantics, "until": bool(until), "seconds": float(seconds)})
+    found.put_grade(
+        key,
+        task,
+        {
+            "graded": {k: item.get(k) for k in GRADED},
+            "record": {k: v for k, v in record.items() if k not in PDDL_FIELDS},
+            "response": response,
+            "semantics": semantics,
+            "until": bool(until),
+            "seconds": float(seconds),
+        },
+    )

@@ -24,9 +24,15 @@ from ..util.hashing import code_version, task_key
 from . import store
 
 
-def load(found: "store.ProofStore | None", domain_text: str, problem_text: str,
-         max_operators: int = MAX_GROUND_OPERATORS, budget=None, max_bytes: int | None = None,
-         max_actions: int | None = None) -> Task:
+def load(
+    found: store.ProofStore | None,
+    domain_text: str,
+    problem_text: str,
+    max_operators: int = MAX_GROUND_OPERATORS,
+    budget=None,
+    max_bytes: int | None = None,
+    max_actions: int | None = None,
+) -> Task:
     """The task of this PDDL: read from the store `found` when it keeps it for this code, else loaded
     under the limits (see acptools.task.load_task) and kept there when the store may be written."""
     limits = dict(max_operators=max_operators, budget=budget, max_bytes=max_bytes, max_actions=max_actions)
@@ -57,9 +63,16 @@ def within_limits(grounded, max_operators: int, budget, max_bytes: int | None, m
     if len(grounded.operators) > max_operators:
         raise AcpError(f"the task has more than {max_operators} ground operators", "grounding", "use a smaller problem")
     if max_bytes is not None and grounded.approx_bytes > max_bytes:
-        raise AcpError(f"the task needs about {grounded.approx_bytes / 1e6:,.0f} MB, more than the memory limit of "
-                       f"{max_bytes / 1e6:,.0f} MB", "memory", "use a smaller problem")
+        raise AcpError(
+            f"the task needs about {grounded.approx_bytes / 1e6:,.0f} MB, more than the memory limit of "
+            f"{max_bytes / 1e6:,.0f} MB",
+            "memory",
+            "use a smaller problem",
+        )
     if max_actions is not None and len(grounded.possible_actions(budget)) > max_actions:
-        raise AcpError(f"the task has more than {max_actions:,} ground actions that its static facts do not rule "
-                       "out", "ground actions", "use a smaller problem (fewer objects)")
+        raise AcpError(
+            f"the task has more than {max_actions:,} ground actions that its static facts do not rule out",
+            "ground actions",
+            "use a smaller problem (fewer objects)",
+        )
     return grounded

@@ -56,8 +56,12 @@ def _avoiding_plan_problem(task: Task, state: int, plan: list[int], atom: int) -
 def hstar_problem(task: Task, state: int, row: dict) -> str:
     """A stored h* with its optimal plan and (when known) all optimal first actions."""
     cost, plan, first = row.get("cost"), row.get("plan"), row.get("first")
-    if "cost" not in row or "plan" not in row or not isinstance(row.get("how"), str) or \
-            (cost is not None and (type(cost) is not int or cost < 0)):
+    if (
+        "cost" not in row
+        or "plan" not in row
+        or not isinstance(row.get("how"), str)
+        or (cost is not None and (type(cost) is not int or cost < 0))
+    ):
         return "no h* with its proof"
     if plan is None:
         return "" if cost is None else "an h* without its plan"

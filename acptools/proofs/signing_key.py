@@ -29,7 +29,7 @@ def default_key_path() -> Path:
     return Path(base) / "acptools" / "store.key"
 
 
-def load_key(key_file: "str | os.PathLike | None" = None) -> bytes:
+def load_key(key_file: str | os.PathLike | None = None) -> bytes:
     """The store key (created on first use); AcpError says why there is none."""
     chosen = key_file or os.environ.get("ACPTOOLS_STORE_KEY_FILE") or None
     path = Path(chosen) if chosen else default_key_path()
@@ -39,8 +39,11 @@ def load_key(key_file: "str | os.PathLike | None" = None) -> bytes:
             _create(path)
         return _read(path, shared)
     except OSError as e:
-        raise AcpError(f"cannot read or create the proof store key {path}: {e.strerror or e}", "store key",
-                       "make the folder writable, or give a key file with ACPTOOLS_STORE_KEY_FILE") from None
+        raise AcpError(
+            f"cannot read or create the proof store key {path}: {e.strerror or e}",
+            "store key",
+            "make the folder writable, or give a key file with ACPTOOLS_STORE_KEY_FILE",
+        ) from None
 
 
 def _create(path: Path) -> None:
@@ -66,13 +69,17 @@ def _read(path: Path, shared: bool) -> bytes:
     info = path.stat()
     exposed = stat.S_IRWXO | (0 if shared else stat.S_IRWXG)
     if info.st_mode & exposed or (not shared and info.st_uid != os.getuid()):
-        raise AcpError(f"the proof store key {path} can be read or changed by other users "
-                       f"(mode {stat.S_IMODE(info.st_mode):o})", "store key",
-                       f"chmod 600 {path} (or delete it: a new key is made, and rows written with the old one are "
-                       "proven again)")
+        raise AcpError(
+            f"the proof store key {path} can be read or changed by other users (mode {stat.S_IMODE(info.st_mode):o})",
+            "store key",
+            f"chmod 600 {path} (or delete it: a new key is made, and rows written with the old one are proven again)",
+        )
     text = path.read_text(encoding="utf-8", errors="replace").strip()
     if len(text) < MIN_KEY_CHARS:
-        raise AcpError(f"the proof store key {path} is too short ({len(text)} characters)", "store key",
-                       f"use at least {MIN_KEY_CHARS} random characters, e.g. `python -c 'import secrets; "
-                       f"print(secrets.token_hex(32))' > {path}`")
+        raise AcpError(
+            f"the proof store key {path} is too short ({len(text)} characters)",
+            "store key",
+            f"use at least {MIN_KEY_CHARS} random characters, e.g. `python -c 'import secrets; "
+            f"print(secrets.token_hex(32))' > {path}`",
+        )
     return text.encode("utf-8")

@@ -44,10 +44,10 @@ from ..errors import AcpError
 from .signing_key import load_key
 
 ENGINE_VERSION = "acptools-proofs-3"  # bump when an engine may prove something different, or rows change form
-APPLICATION_ID = 0x41435054           # 'ACPT': marks the file as ours
-GRADES_PER_QUERY = 500                 # keys per query of get_grades (SQLite allows 999 parameters)
-GRADE_KIND = "grade-memo"             # the kind a stored grade's MAC names (no fact row has it)
-GROUNDED_KIND = "grounded-task"       # the kind a kept grounded task's MAC names (acptools.proofs.kept_tasks)
+APPLICATION_ID = 0x41435054  # 'ACPT': marks the file as ours
+GRADES_PER_QUERY = 500  # keys per query of get_grades (SQLite allows 999 parameters)
+GRADE_KIND = "grade-memo"  # the kind a stored grade's MAC names (no fact row has it)
+GROUNDED_KIND = "grounded-task"  # the kind a kept grounded task's MAC names (acptools.proofs.kept_tasks)
 log = logging.getLogger("acptools.proofs.store")
 
 
@@ -79,13 +79,18 @@ def row_mac(key: bytes, version: str, task: str, state: str, kind: str, name: st
 
 def _maintenance(method):
     """A maintenance call on a damaged file says so in one line (an AcpError), never a traceback."""
+
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as e:
-            raise AcpError(f"the proof store {self.path} is damaged or unreadable: {e}", "proof store",
-                           "delete the file (a new one is made on the next run)") from None
+            raise AcpError(
+                f"the proof store {self.path} is damaged or unreadable: {e}",
+                "proof store",
+                "delete the file (a new one is made on the next run)",
+            ) from None
+
     return run
 
 
@@ -93,7 +98,7 @@ class ProofStore:
     """One SQLite file of proven facts (a connection per thread; writes are small transactions).
     `key` (bytes) authenticates rows; without it the key comes from `key_file` or acptools.proofs.signing_key."""
 
-    def __init__(self, path: str | os.PathLike, key: bytes | None = None, key_file: "str | os.PathLike | None" = None):
+    def __init__(self, path: str | os.PathLike, key: bytes | None = None, key_file: str | os.PathLike | None = None):
         self.path = Path(path)
         self._local = threading.local()
         self.broken = ""
@@ -158,23 +163,32 @@ class ProofStore:
                 wal = Path(f"{self.path}-wal")
                 raise sqlite3.DatabaseError(
                     "a read-only file whose tables are still in its write-ahead log (which needs write access to "
-                    "the folder to be read)" if wal.exists() and wal.stat().st_size else
-                    "a read-only file that is not (yet) an acptools proof store")
+                    "the folder to be read)"
+                    if wal.exists() and wal.stat().st_size
+                    else "a read-only file that is not (yet) an acptools proof store"
+                )
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
             app, _ = self._kind(conn)
             if app == 0:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute("CREATE TABLE IF NOT EXISTS facts (version TEXT, task TEXT, state TEXT, kind TEXT, "
-                         "key TEXT, value TEXT, checksum TEXT, PRIMARY KEY (version, task, state, kind, key))")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS facts (version TEXT, task TEXT, state TEXT, kind TEXT, "
+                "key TEXT, value TEXT, checksum TEXT, PRIMARY KEY (version, task, state, kind, key))"
+            )
             conn.execute("CREATE TABLE IF NOT EXISTS tasks (task TEXT PRIMARY KEY, domain TEXT, problem TEXT)")
-            conn.execute("CREATE TABLE IF NOT EXISTS states (task TEXT, state TEXT, atoms TEXT, "
-                         "PRIMARY KEY (task, state))")
-            conn.execute("CREATE TABLE IF NOT EXISTS grades (version TEXT, key TEXT, task TEXT, value TEXT, "
-                         "checksum TEXT, PRIMARY KEY (version, key))")
-            conn.execute("CREATE TABLE IF NOT EXISTS grounded (version TEXT, task TEXT, blob BLOB, checksum TEXT, "
-                         "PRIMARY KEY (version, task))")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS states (task TEXT, state TEXT, atoms TEXT, PRIMARY KEY (task, state))"
+            )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS grades (version TEXT, key TEXT, task TEXT, value TEXT, "
+                "checksum TEXT, PRIMARY KEY (version, key))"
+            )
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS grounded (version TEXT, task TEXT, blob BLOB, checksum TEXT, "
+                "PRIMARY KEY (version, task))"
+            )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -210,8 +224,11 @@ class ProofStore:
     # ---- facts --------------------------------------------------------------------------------
     def get(self, task: str, state: str, kind: str, key: str = "") -> dict | None:
         """A stored fact, or None (also for a row that does not authenticate: never served)."""
-        row = self._read("SELECT ?, value, checksum FROM facts WHERE version = ? AND task = ? AND state = ? "
-                         "AND kind = ? AND key = ?", (task, ENGINE_VERSION, task, state, kind, key))
+        row = self._read(
+            "SELECT ?, value, checksum FROM facts WHERE version = ? AND task = ? AND state = ? "
+            "AND kind = ? AND key = ?",
+            (task, ENGINE_VERSION, task, state, kind, key),
+        )
         return self._served(row, state, kind, key)
 
     def _read(self, sql: str, params: tuple) -> tuple | None:
@@ -239,8 +256,9 @@ class ProofStore:
             self.misses += 1
             return None
         task, value, mac = row
-        if not (isinstance(task, str) and isinstance(value, str) and
-                self.authentic(task, state, kind, key, value, mac)):
+        if not (
+            isinstance(task, str) and isinstance(value, str) and self.authentic(task, state, kind, key, value, mac)
+        ):
             self.bypass(kind, key, "not authenticated by this store's key")
             return None
         try:
@@ -260,8 +278,10 @@ class ProofStore:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"))
         mac = row_mac(self._key, ENGINE_VERSION, task, state, kind, key, text)
         try:
-            self._connection().execute("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                       (ENGINE_VERSION, task, state, kind, key, text, mac))
+            self._connection().execute(
+                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (ENGINE_VERSION, task, state, kind, key, text, mac),
+            )
             self.writes += 1
         except sqlite3.Error as e:
             self._fail(str(e))
@@ -285,8 +305,11 @@ class ProofStore:
     @_maintenance
     def state_atoms(self, task: str, state: str) -> list[str] | None:
         """The atoms of a stored state, or None when it is not stored (or the row is malformed)."""
-        row = self._connection().execute("SELECT atoms FROM states WHERE task = ? AND state = ?",
-                                         (task, state)).fetchone()
+        row = (
+            self._connection()
+            .execute("SELECT atoms FROM states WHERE task = ? AND state = ?", (task, state))
+            .fetchone()
+        )
         try:
             atoms = None if row is None else json.loads(row[0])
         except (TypeError, ValueError):
@@ -307,10 +330,12 @@ class ProofStore:
         found: dict[str, dict] = {}
         rows: list[tuple] = []
         for k in range(0, len(keys), GRADES_PER_QUERY):
-            chunk = keys[k:k + GRADES_PER_QUERY]
+            chunk = keys[k : k + GRADES_PER_QUERY]
             marks = ", ".join("?" * len(chunk))
-            rows += self._read_all(f"SELECT key, task, value, checksum FROM grades WHERE version = ? AND key IN ({marks})",
-                                   (ENGINE_VERSION, *chunk))
+            rows += self._read_all(
+                f"SELECT key, task, value, checksum FROM grades WHERE version = ? AND key IN ({marks})",
+                (ENGINE_VERSION, *chunk),
+            )
         served = {row[0]: row[1:] for row in rows if isinstance(row[0], str)}
         for key in dict.fromkeys(keys):
             value = self._served(served.get(key), "", GRADE_KIND, key)
@@ -325,8 +350,9 @@ class ProofStore:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"))
         mac = row_mac(self._key, ENGINE_VERSION, task, "", GRADE_KIND, key, text)
         try:
-            self._connection().execute("INSERT OR REPLACE INTO grades VALUES (?, ?, ?, ?, ?)",
-                                       (ENGINE_VERSION, key, task, text, mac))
+            self._connection().execute(
+                "INSERT OR REPLACE INTO grades VALUES (?, ?, ?, ?, ?)", (ENGINE_VERSION, key, task, text, mac)
+            )
             self.writes += 1
         except sqlite3.Error as e:
             self._fail(str(e))
@@ -337,8 +363,12 @@ class ProofStore:
 
     def _grounded_authentic(self, task, version: str, blob, mac) -> bool:
         """Was this kept task written by someone holding this store's key?"""
-        return (isinstance(task, str) and isinstance(blob, bytes) and isinstance(mac, str) and
-                hmac.compare_digest(mac, self._grounded_mac(task, version, blob)))
+        return (
+            isinstance(task, str)
+            and isinstance(blob, bytes)
+            and isinstance(mac, str)
+            and hmac.compare_digest(mac, self._grounded_mac(task, version, blob))
+        )
 
     def get_grounded(self, task: str, version: str) -> bytes | None:
         """The kept bytes of a grounded task under a code `version`, or None (also for a row that does
@@ -359,8 +389,10 @@ class ProofStore:
         if self.broken or self.readonly:
             return
         try:
-            self._connection().execute("INSERT OR REPLACE INTO grounded VALUES (?, ?, ?, ?)",
-                                       (version, task, blob, self._grounded_mac(task, version, blob)))
+            self._connection().execute(
+                "INSERT OR REPLACE INTO grounded VALUES (?, ?, ?, ?)",
+                (version, task, blob, self._grounded_mac(task, version, blob)),
+            )
             self.writes += 1
         except sqlite3.Error as e:
             self._fail(str(e))
@@ -370,9 +402,12 @@ class ProofStore:
         """Kept tasks of a code `version`, all or `sample` random ones: (task, authentic)."""
         if not self._has_table("grounded"):
             return []
-        found = [(t, self._grounded_authentic(t, version, b, mac))
-                 for t, b, mac in self._connection().execute(
-                     "SELECT task, blob, checksum FROM grounded WHERE version = ? ORDER BY task", (version,))]
+        found = [
+            (t, self._grounded_authentic(t, version, b, mac))
+            for t, b, mac in self._connection().execute(
+                "SELECT task, blob, checksum FROM grounded WHERE version = ? ORDER BY task", (version,)
+            )
+        ]
         if sample is not None and sample < len(found):
             found = sorted(random.Random(seed).sample(found, sample))
         return found
@@ -382,8 +417,11 @@ class ProofStore:
         """Kept tasks, of every code version but `exclude`."""
         if not self._has_table("grounded"):
             return 0
-        return self._connection().execute("SELECT COUNT(*) FROM grounded WHERE version != ?",
-                                          (exclude or "",)).fetchone()[0]
+        return (
+            self._connection()
+            .execute("SELECT COUNT(*) FROM grounded WHERE version != ?", (exclude or "",))
+            .fetchone()[0]
+        )
 
     @_maintenance
     def grade_rows(self, sample: int | None = None, seed: int = 0) -> list[tuple]:
@@ -391,9 +429,10 @@ class ProofStore:
         if not self._has_grades():
             return []
         query = "SELECT key, task, value, checksum FROM grades WHERE version = ? ORDER BY key"
-        found = [(key, t, v, isinstance(t, str) and isinstance(v, str) and
-                  self.authentic(t, "", GRADE_KIND, key, v, mac))
-                 for key, t, v, mac in self._connection().execute(query, (ENGINE_VERSION,))]
+        found = [
+            (key, t, v, isinstance(t, str) and isinstance(v, str) and self.authentic(t, "", GRADE_KIND, key, v, mac))
+            for key, t, v, mac in self._connection().execute(query, (ENGINE_VERSION,))
+        ]
         if sample is not None and sample < len(found):
             found = sorted(random.Random(seed).sample(found, sample))
         return found
@@ -403,8 +442,12 @@ class ProofStore:
 
     def _has_table(self, name: str) -> bool:
         """Whether the file has this table (a read-only file made by an older acptools may not)."""
-        return self._connection().execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                          (name,)).fetchone() is not None
+        return (
+            self._connection()
+            .execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+            .fetchone()
+            is not None
+        )
 
     # ---- moving facts between stores (workers on other machines) -----------------------------
     @_maintenance
@@ -414,13 +457,17 @@ class ProofStore:
             return {}
         conn = self._connection()
         facts = []
-        for st, k, key, v, mac in conn.execute("SELECT state, kind, key, value, checksum FROM facts "
-                                               "WHERE version = ? AND task = ?", (ENGINE_VERSION, task)):
+        for st, k, key, v, mac in conn.execute(
+            "SELECT state, kind, key, value, checksum FROM facts WHERE version = ? AND task = ?", (ENGINE_VERSION, task)
+        ):
             if isinstance(v, str) and self.authentic(task, st, k, key, v, mac):
                 facts.append((st, k, key, json.loads(v)))
-        return {"task": task, "texts": self.task_texts(task),
-                "states": conn.execute("SELECT state, atoms FROM states WHERE task = ?", (task,)).fetchall(),
-                "facts": facts}
+        return {
+            "task": task,
+            "texts": self.task_texts(task),
+            "states": conn.execute("SELECT state, atoms FROM states WHERE task = ?", (task,)).fetchall(),
+            "facts": facts,
+        }
 
     def merge(self, exported: dict) -> None:
         """Add what `export` gave (from another store): PDDL, states and facts."""
@@ -439,35 +486,56 @@ class ProofStore:
     def stats(self) -> dict:
         """Rows by engine version and kind, current rows that fail authentication (never served),
         tasks kept, the file's size, and this process's hits, misses, writes and bypassed rows."""
-        out = {"path": str(self.path), "broken": self.broken, "readonly": self.readonly,
-               "engine_version": ENGINE_VERSION}
+        out = {
+            "path": str(self.path),
+            "broken": self.broken,
+            "readonly": self.readonly,
+            "engine_version": ENGINE_VERSION,
+        }
         if self.broken:
             return out
         conn = self._connection()
-        out["facts"] = {f"{v} {k}": n for v, k, n in
-                        conn.execute("SELECT version, kind, COUNT(*) FROM facts GROUP BY version, kind")}
+        out["facts"] = {
+            f"{v} {k}": n
+            for v, k, n in conn.execute("SELECT version, kind, COUNT(*) FROM facts GROUP BY version, kind")
+        }
         out["bypassed"] = sum(1 for row in self.rows() if not row[-1])
-        out["old_version"] = conn.execute("SELECT COUNT(*) FROM facts WHERE version != ?",
-                                          (ENGINE_VERSION,)).fetchone()[0]
+        out["old_version"] = conn.execute(
+            "SELECT COUNT(*) FROM facts WHERE version != ?", (ENGINE_VERSION,)
+        ).fetchone()[0]
         out["tasks"] = conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
         grades = self.grade_rows()
-        out["grades"] = {"rows": len(grades), "bypassed": sum(1 for row in grades if not row[-1]),
-                         "old_version": conn.execute("SELECT COUNT(*) FROM grades WHERE version != ?",
-                                                     (ENGINE_VERSION,)).fetchone()[0] if self._has_grades() else 0}
+        out["grades"] = {
+            "rows": len(grades),
+            "bypassed": sum(1 for row in grades if not row[-1]),
+            "old_version": conn.execute("SELECT COUNT(*) FROM grades WHERE version != ?", (ENGINE_VERSION,)).fetchone()[
+                0
+            ]
+            if self._has_grades()
+            else 0,
+        }
         out["grounded_tasks"] = self.grounded_count()
         out["bytes"] = self.path.stat().st_size if self.path.exists() else 0
-        out["this_process"] = {"hits": self.hits, "misses": self.misses, "writes": self.writes,
-                               "bypassed": self.bypassed}
+        out["this_process"] = {
+            "hits": self.hits,
+            "misses": self.misses,
+            "writes": self.writes,
+            "bypassed": self.bypassed,
+        }
         return out
 
     @_maintenance
     def rows(self, sample: int | None = None, seed: int = 0) -> list[tuple]:
         """Current-version rows, all or `sample` random ones: (task, state, kind, key, value text,
         authentic)."""
-        query = ("SELECT task, state, kind, key, value, checksum FROM facts WHERE version = ? "
-                 "ORDER BY task, state, kind, key")
-        found = [(t, s, k, key, v, isinstance(v, str) and self.authentic(t, s, k, key, v, mac))
-                 for t, s, k, key, v, mac in self._connection().execute(query, (ENGINE_VERSION,))]
+        query = (
+            "SELECT task, state, kind, key, value, checksum FROM facts WHERE version = ? "
+            "ORDER BY task, state, kind, key"
+        )
+        found = [
+            (t, s, k, key, v, isinstance(v, str) and self.authentic(t, s, k, key, v, mac))
+            for t, s, k, key, v, mac in self._connection().execute(query, (ENGINE_VERSION,))
+        ]
         if sample is not None and sample < len(found):
             found = sorted(random.Random(seed).sample(found, sample))
         return found
@@ -477,8 +545,11 @@ class ProofStore:
         """Remove every fact, grade and grounded task (of every version) and task; returns how many facts
         there were (`cleared_grades` then says how many grades)."""
         if self.readonly:
-            raise AcpError(f"the proof store {self.path} is read-only here", "cache clear",
-                           "ask its owner, or delete the file if the folder is yours")
+            raise AcpError(
+                f"the proof store {self.path} is read-only here",
+                "cache clear",
+                "ask its owner, or delete the file if the folder is yours",
+            )
         conn = self._connection()
         n = conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
         conn.execute("DELETE FROM facts")
@@ -503,8 +574,9 @@ _active: ProofStore | None = None
 _lock = threading.Lock()
 
 
-def use(path: "str | os.PathLike | None" = "default", key_file: "str | os.PathLike | None" = None,
-        key: bytes | None = None) -> ProofStore | None:
+def use(
+    path: str | os.PathLike | None = "default", key_file: str | os.PathLike | None = None, key: bytes | None = None
+) -> ProofStore | None:
     """Open the store every truth computation reads and writes ("default": see default_path();
     None: no store), its rows authenticated with `key`, or the key in `key_file` (see
     acptools.proofs.signing_key). Returns it (None when off)."""

@@ -29,6 +29,7 @@ FORGED = "not authenticated by this store's key (forged, or written with another
 
 # ---- proven facts ------------------------------------------------------------------------------
 
+
 def verify_facts(found: store.ProofStore, n: int | None = None, seed: int = 0, budget: float = 60.0) -> dict:
     """Check every current-version fact (or `n` random ones) without serving any: it must
     authenticate, its task and state must be in the store (they are hashed again), its witness
@@ -40,13 +41,13 @@ def verify_facts(found: store.ProofStore, n: int | None = None, seed: int = 0, b
         for task_key, state_key, kind, key, text, authentic in rows:
             problem = _check_row(found, tasks, task_key, state_key, kind, key, text, budget) if authentic else FORGED
             if problem:
-                failures.append({"task": task_key[:16], "state": state_key[:16], "kind": kind, "key": key,
-                                 "problem": problem})
+                failures.append(
+                    {"task": task_key[:16], "state": state_key[:16], "kind": kind, "key": key, "problem": problem}
+                )
     return {"checked": len(rows), "failures": failures}
 
 
-def _check_row(found, tasks: dict, task_key: str, state_key: str, kind: str, key: str, text: str,
-               budget: float) -> str:
+def _check_row(found, tasks: dict, task_key: str, state_key: str, kind: str, key: str, text: str, budget: float) -> str:
     """'' when an authenticated row holds, else why it does not (or why it cannot be checked)."""
     if task_key not in tasks:
         tasks[task_key] = _stored_task(found, task_key)
@@ -70,7 +71,7 @@ def _check_row(found, tasks: dict, task_key: str, state_key: str, kind: str, key
         return f"a malformed row ({type(e).__name__}: {e})"
 
 
-def _stored_task(found, task_key: str) -> "Task | str":
+def _stored_task(found, task_key: str) -> Task | str:
     """The row's task from the PDDL kept in the store, or why there is none."""
     texts = found.task_texts(task_key)
     if texts is None:
@@ -109,8 +110,11 @@ def _recheck(task: Task, state: int, kind: str, key: str, value: dict, budget: f
     if kind == "h*-floor":
         h = q.optimizer.h_below(state, value["lower"], q.as_budget(budget))
         if h.known:
-            return "" if h.cost is None or h.cost >= value["lower"] else \
-                f"stored h* >= {value['lower']}, proven h* = {h.cost}"
+            return (
+                ""
+                if h.cost is None or h.cost >= value["lower"]
+                else f"stored h* >= {value['lower']}, proven h* = {h.cost}"
+            )
         return "" if h.lower >= value["lower"] else undecided
     if kind.startswith("list-"):
         ask = {"atoms": q.unreachable_atoms, "actions": q.unreachable_actions, "landmarks": q.landmarks}[kind[5:]]
@@ -119,8 +123,11 @@ def _recheck(task: Task, state: int, kind: str, key: str, value: dict, budget: f
             return undecided
         same = sorted(i.name for i in res.items) == sorted(n for n, _ in value["items"])
         return "" if same else "a different list"
-    ask, read = {"reach-atom": (q.is_reachable, task.parse_atom), "reach-action": (q.is_action_reachable,
-                 task.parse_action), "landmark": (q.is_landmark, task.parse_atom)}[kind]
+    ask, read = {
+        "reach-atom": (q.is_reachable, task.parse_atom),
+        "reach-action": (q.is_action_reachable, task.parse_action),
+        "landmark": (q.is_landmark, task.parse_atom),
+    }[kind]
     v = ask(read(key), state, budget)
     if v.answer is None:
         return undecided
@@ -128,6 +135,7 @@ def _recheck(task: Task, state: int, kind: str, key: str, value: dict, budget: f
 
 
 # ---- kept grounded tasks -------------------------------------------------------------------------
+
 
 def verify_kept_tasks(found: store.ProofStore, sample: int | None = None, seed: int = 0) -> dict:
     """Every kept task of this code (or `sample` random ones) read back and compared with a fresh load
@@ -154,11 +162,15 @@ def _kept_problem(found, key: str, version: str) -> str:
         kept = snapshot.loads(found.get_grounded(key, version), texts[0])
     except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
         return f"unreadable ({type(e).__name__}: {e})"
-    return "" if snapshot.fingerprint(kept) == snapshot.fingerprint(fresh.grounded) else \
-        "differs from a fresh load of its PDDL"
+    return (
+        ""
+        if snapshot.fingerprint(kept) == snapshot.fingerprint(fresh.grounded)
+        else "differs from a fresh load of its PDDL"
+    )
 
 
 # ---- stored grades -----------------------------------------------------------------------------
+
 
 def verify_grades(found: store.ProofStore, regrade, sample: int | None = None, seed: int = 0) -> dict:
     """Grade every stored response (or `sample` random ones) again without the store, by
@@ -177,8 +189,9 @@ def verify_grades(found: store.ProofStore, regrade, sample: int | None = None, s
         try:
             row = json.loads(text)
             record = dict(row["record"], PDDL_domain=texts[0], PDDL_problem=texts[1])
-            current = grade_key(record_digest(record), row["response"], row["semantics"], row["until"],
-                                row["seconds"]) == key
+            current = (
+                grade_key(record_digest(record), row["response"], row["semantics"], row["until"], row["seconds"]) == key
+            )
         except (ValueError, TypeError, KeyError) as e:
             failures.append({"key": key, "problem": f"a malformed row ({type(e).__name__}: {e})"})
             continue
@@ -202,5 +215,8 @@ def _regrade_problem(regrade, record: dict, row: dict) -> str:
         return "not graded again within its budget"
     stored = row["graded"]
     differ = [k for k in ("score", "verdict") if item.get(k) != stored.get(k)]
-    return f"graded again: {', '.join(f'{k} {stored.get(k)!r} stored, {item.get(k)!r} now' for k in differ)}" \
-        if differ else ""
+    return (
+        f"graded again: {', '.join(f'{k} {stored.get(k)!r} stored, {item.get(k)!r} now' for k in differ)}"
+        if differ
+        else ""
+    )

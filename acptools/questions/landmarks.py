@@ -39,14 +39,22 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdic
     except BudgetExceeded as e:
         return Verdict(None, Proof.UNKNOWN, detail=str(e), extra={"trivial": False})
     if cheap is None:
-        return Verdict(True, Proof.RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False})
+        return Verdict(
+            True, Proof.RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False}
+        )
     for mask, how in zip(cheap, (Proof.RELAXED, Proof.FIRST_ACHIEVERS)):
         if mask >> atom & 1:
             return Verdict(True, how, None, "the goal cannot be reached without it", {"trivial": False})
     plan = engine.some_plan(state, budget)
     if plan is not None and not _trajectory_atoms(engine, state, plan) >> atom & 1:
-        return Verdict(False, Proof.WITNESS, engine.task.action_list(plan), "a plan reaches the goal without it",
-                       {"trivial": False}, plan_ids=plan)
+        return Verdict(
+            False,
+            Proof.WITNESS,
+            engine.task.action_list(plan),
+            "a plan reaches the goal without it",
+            {"trivial": False},
+            plan_ids=plan,
+        )
     v = engine.reach(state, engine.task.goal, budget, banned_add=1 << atom)
     if v.answer is None:
         return Verdict(None, Proof.UNKNOWN, detail=v.detail, extra={"trivial": False})
@@ -68,9 +76,9 @@ def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
     return seen
 
 
-CHEAP_SHARE = 0.25       # the cheap landmark proofs may use this share of what is left
-FAST_PLAN_SHARE = 0.3    # the fast witness search for a first plan may use this share of what is left,
-FIRST_PLAN_SHARE = 0.7   # then the engine's complete search this share of the rest
+CHEAP_SHARE = 0.25  # the cheap landmark proofs may use this share of what is left
+FAST_PLAN_SHARE = 0.3  # the fast witness search for a first plan may use this share of what is left,
+FIRST_PLAN_SHARE = 0.7  # then the engine's complete search this share of the rest
 
 
 def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, int] | None:
@@ -94,7 +102,7 @@ def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, in
     return found and found[:2]
 
 
-_CHEAP: "weakref.WeakKeyDictionary[Engine, dict]" = weakref.WeakKeyDictionary()
+_CHEAP: weakref.WeakKeyDictionary[Engine, dict] = weakref.WeakKeyDictionary()
 
 
 def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
@@ -148,8 +156,13 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
 
 def _vacuous(task, candidates: int, how: str) -> ItemList:
     names = task.names(candidates)
-    return ItemList([Item(n, how) for n in names], True, len(names), [],
-                    "the goal is unreachable, so every atom is (vacuously) a landmark")
+    return ItemList(
+        [Item(n, how) for n in names],
+        True,
+        len(names),
+        [],
+        "the goal is unreachable, so every atom is (vacuously) a landmark",
+    )
 
 
 def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
@@ -159,9 +172,17 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     task = engine.task
     left = budget.left()
     # a wall-clock share: a CPU slice would not bound the subprocess
-    res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
-                   Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget), optimal=False,
-                   greedy=fd.FAST_SATISFICING, axioms=task.axioms, cache=fd.sas_cache(task))
+    res = fd.solve(
+        len(task.atoms),
+        engine.operators,
+        state,
+        task.goal,
+        Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget),
+        optimal=False,
+        greedy=fd.FAST_SATISFICING,
+        axioms=task.axioms,
+        cache=fd.sas_cache(task),
+    )
     if res.plan is not None:
         return engine.witness([engine.operators[i].action for i in res.plan])
     if res.proven_none:

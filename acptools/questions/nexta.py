@@ -24,12 +24,13 @@ AFTER_SHARE = 0.5  # of what is left, for the h* after one named action (the res
 class ActionValue:
     """One applicable action: h* after it, its regret, whether it is optimal, whether that is known.
     Unknown values come with proven bounds (None upper: no plan known)."""
+
     action: str
-    h_star_after: int | None   # None: the goal is unreachable after it (or unknown, see known)
-    regret: int | None         # h*(s[a]) + 1 - h*(s)
-    optimal: bool | None       # None: the bounds do not decide it
+    h_star_after: int | None  # None: the goal is unreachable after it (or unknown, see known)
+    regret: int | None  # h*(s[a]) + 1 - h*(s)
+    optimal: bool | None  # None: the bounds do not decide it
     known: bool = True
-    h_star_after_lower: int | None = None   # None: the goal is unreachable after it
+    h_star_after_lower: int | None = None  # None: the goal is unreachable after it
     h_star_after_upper: int | None = None
     regret_lower: int | None = None
     regret_upper: int | None = None
@@ -38,8 +39,12 @@ class ActionValue:
         """The proven intervals of a value that is not known exactly (else {})."""
         if self.known:
             return {}
-        return {"h_star_after_lower": self.h_star_after_lower, "h_star_after_upper": self.h_star_after_upper,
-                "regret_lower": self.regret_lower, "regret_upper": self.regret_upper}
+        return {
+            "h_star_after_lower": self.h_star_after_lower,
+            "h_star_after_upper": self.h_star_after_upper,
+            "regret_lower": self.regret_lower,
+            "regret_upper": self.regret_upper,
+        }
 
 
 @dataclass
@@ -47,6 +52,7 @@ class NextActionReport:
     """h*, the optimal next actions, an optimal plan, how it is known, and the values of the actions
     asked about. Unknown: h* within [h_star_lower, h_star_upper] (upper None: no plan found; a plan
     of that length is `upper_plan`), and `optimal_actions` holds those the bounds prove optimal."""
+
     h_star: int | None
     optimal_actions: list[str]
     plan: list[str] | None
@@ -60,16 +66,25 @@ class NextActionReport:
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
-        return {} if self.known else {"h_star_lower": self.h_star_lower, "h_star_upper": self.h_star_upper,
-                                      "upper_plan": self.upper_plan}
+        return (
+            {}
+            if self.known
+            else {"h_star_lower": self.h_star_lower, "h_star_upper": self.h_star_upper, "upper_plan": self.upper_plan}
+        )
 
 
 def _int(x: float) -> int | None:
     return None if x == INF else int(x)
 
 
-def optimal_next(opt: Optimizer, state: int, budget: Budget, actions: list[int] | None = None,
-                 table: bool = False, root: HStar | None = None) -> NextActionReport:
+def optimal_next(
+    opt: Optimizer,
+    state: int,
+    budget: Budget,
+    actions: list[int] | None = None,
+    table: bool = False,
+    root: HStar | None = None,
+) -> NextActionReport:
     """h* of the state, every optimal next action and a plan; the values (h* after, regret) of
     `actions` (applicable action ids); with `table`, of every applicable action. `root`: h* of the
     state proven already (a table searches anyway): with its plan and all optimal first actions it
@@ -179,8 +194,9 @@ def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> N
     return NextActionReport(None, sorted(optimal), None, Proof.UNKNOWN, False, values, _int(lo_s), _int(hi_s), names)
 
 
-def _after_bounds(opt: Optimizer, state: int, a: int, lo_s: float, plan: list[int] | None,
-                  budget: Budget) -> tuple[float, float]:
+def _after_bounds(
+    opt: Optimizer, state: int, a: int, lo_s: float, plan: list[int] | None, budget: Budget
+) -> tuple[float, float]:
     """Proven bounds on h*(s[a]) while h*(s) is only bounded: at least h*(s) - 1; at most the length
     of the plan from s less one when it starts with `a` (or its length when it replays from s[a]);
     then, while the budget lasts, what a search from s[a] proves. A table has a row per applicable
@@ -212,8 +228,13 @@ def satisficing_plan(opt: Optimizer, state: int, budget: Budget) -> list[int] | 
     task = opt.task
     relax = opt.engine.relax
     try:
-        return greedy_plan(opt.engine.gen, state, task.goal,
-                           lambda s: relax.hmax(s, task.goal, combine=sum, budget=budget), budget,
-                           canon=opt.sym.canonical)
+        return greedy_plan(
+            opt.engine.gen,
+            state,
+            task.goal,
+            lambda s: relax.hmax(s, task.goal, combine=sum, budget=budget),
+            budget,
+            canon=opt.sym.canonical,
+        )
     except BudgetExceeded:
         return False

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 @dataclass
 class Item:
     """One item of a list answer and how it is proven (a witness plan when the proof is one)."""
+
     name: str
-    how: str                   # proof kind
+    how: str  # proof kind
     witness: list[str] | None = field(default=None, compare=False)
 
 
@@ -23,8 +24,8 @@ class ItemList:
 
     items: list[Item]
     complete: bool
-    total: int                 # how many items have the property (len(items) may be cut by a limit)
-    unknown: list[str] = field(default_factory=list)   # candidates left undecided by the budget
+    total: int  # how many items have the property (len(items) may be cut by a limit)
+    unknown: list[str] = field(default_factory=list)  # candidates left undecided by the budget
     detail: str = ""
     refuted: list[Item] = field(default_factory=list)  # candidates proven not to have the property
     from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)

@@ -21,16 +21,37 @@ from __future__ import annotations
 import importlib
 
 _HOME = {
-    "run": "run_episodes", "run_async": "run_episodes", "RolloutConfig": "run_episodes", "RolloutResult": "run_episodes",
-    "default_max_steps": "defaults", "RolloutTask": "start_states", "load_tasks": "start_states",
-    "Policy": "policies", "Reply": "policies", "PolicyError": "policies", "FatalPolicyError": "policies",
-    "make_policy": "policies", "FORMS": "policies", "OptimalPolicy": "policies", "RandomPolicy": "policies",
-    "OpenAIPolicy": "policies", "AnthropicPolicy": "policies", "CommandPolicy": "policies",
-    "PythonPolicy": "policies", "Observation": "observations", "Prompts": "observations", "summarize": "rollout_report",
-    "table": "rollout_report", "json_report": "rollout_report", "write_plots": "rollout_report", "DEFINITIONS": "rollout_report",
-    "TraceFile": "traces", "read_rows": "traces",
+    "run": "run_episodes",
+    "run_async": "run_episodes",
+    "RolloutConfig": "run_episodes",
+    "RolloutResult": "run_episodes",
+    "default_max_steps": "defaults",
+    "RolloutTask": "start_states",
+    "load_tasks": "start_states",
+    "Policy": "policies",
+    "Reply": "policies",
+    "PolicyError": "policies",
+    "FatalPolicyError": "policies",
+    "make_policy": "policies",
+    "FORMS": "policies",
+    "OptimalPolicy": "policies",
+    "RandomPolicy": "policies",
+    "OpenAIPolicy": "policies",
+    "AnthropicPolicy": "policies",
+    "CommandPolicy": "policies",
+    "PythonPolicy": "policies",
+    "Observation": "observations",
+    "Prompts": "observations",
+    "summarize": "rollout_report",
+    "table": "rollout_report",
+    "json_report": "rollout_report",
+    "write_plots": "rollout_report",
+    "DEFINITIONS": "rollout_report",
+    "TraceFile": "traces",
+    "read_rows": "traces",
 }
 __all__ = list(_HOME)
+
 
 def __getattr__(name: str):
     if name not in _HOME:

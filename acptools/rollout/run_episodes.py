@@ -32,49 +32,47 @@ from ..task import task_key
 from ..truth import truth_for
 from .defaults import BUDGET, MAX_INVALID_REPLIES, default_max_steps
 from .inflight import in_flight
-from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .observations import Observation, Prompts
+from .policies import FatalPolicyError, Policy, PolicyError, make_policy
 from .start_states import RolloutTask, load_tasks, sample_tasks
-from .traces import (
-    DEAD_END,
-    EPISODE,
-    ERROR,
-    GOAL,
-    MAX_INVALID,
-    MAX_STEPS,
-    POLICY_ERROR,
-    STEP,
-    TraceFile,
-)
+from .traces import DEAD_END, EPISODE, ERROR, GOAL, MAX_INVALID, MAX_STEPS, POLICY_ERROR, STEP, TraceFile
 
 
 @dataclass
 class RolloutConfig:
     """How a rollout run is set up (everything but the policy and the tasks)."""
 
-    show_applicable: bool = False     # list the applicable actions in each observation
-    max_steps: int | None = None      # per episode; None: default_max_steps(h*)
+    show_applicable: bool = False  # list the applicable actions in each observation
+    max_steps: int | None = None  # per episode; None: default_max_steps(h*)
     max_invalid: int = MAX_INVALID_REPLIES  # invalid replies in a row that end an episode; 0: no limit
-    budget: float = BUDGET            # CPU seconds for grading one step (h* searches)
-    jobs: int = 1                     # episodes in flight
-    seed: int = 0                     # the random policy's seed
+    budget: float = BUDGET  # CPU seconds for grading one step (h* searches)
+    jobs: int = 1  # episodes in flight
+    seed: int = 0  # the random policy's seed
     prompts: Prompts = field(default_factory=Prompts.load)
-    grading_threads: int = 1          # gradings at once (see the module docstring)
-    backend: str = "local"            # where episodes run: here (anyio tasks) or "ray" (acptools.backends)
-    address: str | None = None        # backend "ray": a running cluster (default: a local Ray instance)
-    limit: int | None = None          # a sample: this many tasks per task kind (acptools.dataset.sample), seeded
-    per_domain: bool = False          # the sample: `limit` per task kind and domain
+    grading_threads: int = 1  # gradings at once (see the module docstring)
+    backend: str = "local"  # where episodes run: here (anyio tasks) or "ray" (acptools.backends)
+    address: str | None = None  # backend "ray": a running cluster (default: a local Ray instance)
+    limit: int | None = None  # a sample: this many tasks per task kind (acptools.dataset.sample), seeded
+    per_domain: bool = False  # the sample: `limit` per task kind and domain
 
     def settings(self, policy) -> dict:
         """What makes two runs comparable (a resumed run must match). `policy`: a Policy (its model
         API's endpoint and sampling options count too) or its name."""
         recipe = getattr(policy, "recipe", None) or {}
         sample = {"limit": self.limit, "per_domain": self.per_domain} if self.limit is not None else {}
-        return {"policy": getattr(policy, "name", policy), "base_url": recipe.get("base_url"),
-                "max_tokens": recipe.get("max_tokens"), "temperature": recipe.get("temperature"),
-                "show_applicable": self.show_applicable, "max_steps": self.max_steps,
-                "max_invalid": self.max_invalid, "budget": self.budget, "seed": self.seed,
-                "prompts": self.prompts.digest, **sample}
+        return {
+            "policy": getattr(policy, "name", policy),
+            "base_url": recipe.get("base_url"),
+            "max_tokens": recipe.get("max_tokens"),
+            "temperature": recipe.get("temperature"),
+            "show_applicable": self.show_applicable,
+            "max_steps": self.max_steps,
+            "max_invalid": self.max_invalid,
+            "budget": self.budget,
+            "seed": self.seed,
+            "prompts": self.prompts.digest,
+            **sample,
+        }
 
     def select(self, tasks: list[RolloutTask]) -> list[RolloutTask]:
         """The tasks a run rolls out: all, or with `limit` the seeded sample (the same for the same tasks)."""
@@ -85,7 +83,7 @@ class RolloutConfig:
 class RolloutResult:
     """The trace rows of a rollout run."""
 
-    rows: list[dict]          # every trace row (run, step and episode rows), resumed ones included
+    rows: list[dict]  # every trace row (run, step and episode rows), resumed ones included
 
     @property
     def episodes(self) -> list[dict]:
@@ -108,15 +106,22 @@ class _Run:
 
     async def graded(self, fn, *args):
         """fn(*args) in a grading thread: (its result, the seconds it ran, not counting the wait)."""
+
         def timed():
             t0 = time.perf_counter()
             return fn(*args), time.perf_counter() - t0
+
         return await anyio.to_thread.run_sync(timed, limiter=self.grading, abandon_on_cancel=True)
 
     async def episode(self, task: RolloutTask) -> dict:
         t0 = time.perf_counter()
-        end = {**task.info, "kind": EPISODE, "episode": task.id,
-               "domain": domain_name({"PDDL_domain": task.domain_text}), "source": task.source}
+        end = {
+            **task.info,
+            "kind": EPISODE,
+            "episode": task.id,
+            "domain": domain_name({"PDDL_domain": task.domain_text}),
+            "source": task.source,
+        }
         ep, stats = None, {"input_tokens": None, "output_tokens": None, "policy_seconds": 0.0, "start_seconds": 0.0}
         try:
             ep, stats["start_seconds"] = await self.graded(self._start, task)
@@ -157,23 +162,54 @@ class _Run:
             t2 = time.perf_counter()
             step, grading = await self.graded(ep.step, reply.text, Budget(None, cpu=cfg.budget, cancel=self.cancel))
             action = step.action if step.verdict in (APPLIED, INAPPLICABLE) else None
-            history.append({"step": step.step, "reply": reply.text, "action": action, "verdict": step.verdict,
-                            "reason": step.reason})
+            history.append(
+                {
+                    "step": step.step,
+                    "reply": reply.text,
+                    "action": action,
+                    "verdict": step.verdict,
+                    "reason": step.reason,
+                }
+            )
             invalid_in_a_row = 0 if step.applied else invalid_in_a_row + 1
             _add_usage(stats, reply, t2 - t1)
-            self.traces.write({
-                "kind": STEP, "episode": task.id, "domain": domain, "step": step.step, "reply": reply.text,
-                "action": action, "verdict": step.verdict, "optimal": step.optimal, "regret": step.regret,
-                "known": step.known, "reason": step.reason, "h_star_before": step.h_star_before,
-                "h_star_after": step.h_star_after, **step.bounds(), "input_tokens": reply.input_tokens,
-                "output_tokens": reply.output_tokens, "seconds": round(t2 - t1, 6),
-                "grading_seconds": round(grading, 6),
-                "harness_seconds": round(time.perf_counter() - t2 + t1 - t0, 6)})
+            self.traces.write(
+                {
+                    "kind": STEP,
+                    "episode": task.id,
+                    "domain": domain,
+                    "step": step.step,
+                    "reply": reply.text,
+                    "action": action,
+                    "verdict": step.verdict,
+                    "optimal": step.optimal,
+                    "regret": step.regret,
+                    "known": step.known,
+                    "reason": step.reason,
+                    "h_star_before": step.h_star_before,
+                    "h_star_after": step.h_star_after,
+                    **step.bounds(),
+                    "input_tokens": reply.input_tokens,
+                    "output_tokens": reply.output_tokens,
+                    "seconds": round(t2 - t1, 6),
+                    "grading_seconds": round(grading, 6),
+                    "harness_seconds": round(time.perf_counter() - t2 + t1 - t0, 6),
+                }
+            )
 
     def observe(self, task: RolloutTask, ep: Episode, limit: int, history: list[dict]) -> Observation:
         applicable = truth_for(ep.task, ep.state).applicable() if self.config.show_applicable else None
-        return Observation(task.id, len(ep.history) + 1, limit, ep.task, ep.state, ep.task.names(ep.state),
-                           applicable, history, self.config.prompts)
+        return Observation(
+            task.id,
+            len(ep.history) + 1,
+            limit,
+            ep.task,
+            ep.state,
+            ep.task.names(ep.state),
+            applicable,
+            history,
+            self.config.prompts,
+        )
 
 
 def _add_usage(stats: dict, reply, seconds: float) -> None:
@@ -183,18 +219,36 @@ def _add_usage(stats: dict, reply, seconds: float) -> None:
             stats[k] = (stats[k] or 0) + getattr(reply, k)
 
 
-async def run_async(tasks: list[RolloutTask], policy: Policy, config: RolloutConfig, traces: TraceFile,
-                    progress=None) -> RolloutResult:
+async def run_async(
+    tasks: list[RolloutTask], policy: Policy, config: RolloutConfig, traces: TraceFile, progress=None
+) -> RolloutResult:
     """Run every task not finished in `traces` yet, `config.jobs` at a time; closes the policy."""
     todo = [t for t in tasks if t.id not in traces.done]
     run = _Run(policy, config, traces)
-    await in_flight(policy, todo, config.jobs, run.episode, run.cancel, progress, len(tasks) - len(todo), len(tasks),
-                    _expect(progress, todo))
+    await in_flight(
+        policy,
+        todo,
+        config.jobs,
+        run.episode,
+        run.cancel,
+        progress,
+        len(tasks) - len(todo),
+        len(tasks),
+        _expect(progress, todo),
+    )
     return RolloutResult(traces.rows)
 
 
-def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume: bool = False,
-        force: bool = False, progress=None) -> RolloutResult:
+def run(
+    tasks,
+    policy,
+    config: RolloutConfig | None = None,
+    *,
+    out=None,
+    resume: bool = False,
+    force: bool = False,
+    progress=None,
+) -> RolloutResult:
     """Roll out `policy` (a Policy or a --policy string) on `tasks` (RolloutTasks or --tasks
     strings; with `config.limit`, a sample of them); traces go to `out` (JSONL) when given, and
     `resume` skips episodes finished there (an existing `out` is overwritten only with `force`). A
@@ -214,14 +268,18 @@ def run(tasks, policy, config: RolloutConfig | None = None, *, out=None, resume:
         traces.close()
 
 
-def run_distributed(tasks: list[RolloutTask], policy: Policy, config: RolloutConfig, traces: TraceFile,
-                    progress=None) -> RolloutResult:
+def run_distributed(
+    tasks: list[RolloutTask], policy: Policy, config: RolloutConfig, traces: TraceFile, progress=None
+) -> RolloutResult:
     """Every episode not finished in `traces` as a unit of work on `config.backend` (acptools.backends),
     largest task first, `config.jobs` at a time, the proof store shared. Each worker makes the policy
     again from its recipe; an episode's rows are written when it comes back."""
     if policy.recipe is None:
-        raise AcpError("another backend makes the policy again in each worker, from its --policy string",
-                       f"--backend {config.backend}", "make the policy with make_policy, or pass its --policy string")
+        raise AcpError(
+            "another backend makes the policy again in each worker, from its --policy string",
+            f"--backend {config.backend}",
+            "make the policy with make_policy, or pass its --policy string",
+        )
     todo = sorted((t for t in tasks if t.id not in traces.done), key=lambda t: -len(t.problem_text))
     total, done = len(tasks), len(tasks) - len(todo)
     cost = _expect(progress, todo)
@@ -252,6 +310,7 @@ def _expect(progress, todo: list[RolloutTask]):
     def cost(end: dict) -> dict:
         kind, weight = units.get(end.get("episode"), ("?", 1.0))
         return {"cost": (kind, weight, end.get("seconds") or 0.0)}
+
     return cost
 
 
@@ -263,9 +322,9 @@ def _episode_unit(args) -> tuple[list[dict], tuple | None]:
     async def one():
         async with policy:
             await _Run(policy, config, traces).episode(task)
+
     try:
         anyio.run(one)
     except FatalPolicyError as e:
         return [], (e.what, e.where, e.suggestion)
     return traces.rows[1:], None  # the first row holds the settings: the driver's file has its own
-

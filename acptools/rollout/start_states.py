@@ -38,9 +38,9 @@ class RolloutTask:
     id: str
     domain_text: str
     problem_text: str
-    source: str                                   # the --tasks argument it came from
-    state: list[str] | None = None                # atoms of the start state; None: the problem's init
-    info: dict = field(default_factory=dict)      # where it came from (record id and kind, file)
+    source: str  # the --tasks argument it came from
+    state: list[str] | None = None  # atoms of the start state; None: the problem's init
+    info: dict = field(default_factory=dict)  # where it came from (record id and kind, file)
 
     def load(self) -> Task:
         """The grounded task (loaded once per distinct PDDL text, shared through acptools.truth)."""
@@ -64,8 +64,14 @@ def load_tasks(*sources) -> list[RolloutTask]:
 def sample_tasks(tasks: list[RolloutTask], n: int, seed: int = 0, per_domain: bool = False) -> list[RolloutTask]:
     """`n` tasks per record task kind (tasks from PDDL files and examples count as one kind), spread
     over the domains, seeded (acptools.dataset.sample); `per_domain`: `n` per kind and domain."""
-    return sample(tasks, n, seed=seed, per_domain=per_domain, task=lambda t: t.info.get("record_task", "pddl"),
-                  domain=lambda t: domain_name({"PDDL_domain": t.domain_text}))
+    return sample(
+        tasks,
+        n,
+        seed=seed,
+        per_domain=per_domain,
+        task=lambda t: t.info.get("record_task", "pddl"),
+        domain=lambda t: domain_name({"PDDL_domain": t.domain_text}),
+    )
 
 
 def _unique(tasks: list[RolloutTask]) -> list[RolloutTask]:
@@ -75,7 +81,7 @@ def _unique(tasks: list[RolloutTask]) -> list[RolloutTask]:
             continue
         seen_keys.add(t.key)
         base, n = t.id, 2
-        while t.id in seen_ids:             # two folders with the same name: keep both, told apart
+        while t.id in seen_ids:  # two folders with the same name: keep both, told apart
             t.id, n = f"{base}#{n}", n + 1
         seen_ids.add(t.id)
         out.append(t)
@@ -85,7 +91,7 @@ def _unique(tasks: list[RolloutTask]) -> list[RolloutTask]:
 def _from_source(src: str) -> list[RolloutTask]:
     path = Path(src)
     if src.startswith("example:"):
-        return [_example(src[len("example:"):], src)]
+        return [_example(src[len("example:") :], src)]
     if not path.exists() and src in examples.names():
         return [_example(src, src)]
     if path.is_dir():
@@ -118,15 +124,22 @@ def _problem_file(path: Path, src: str) -> RolloutTask:
     if path.name == DOMAIN_FILE:
         raise AcpError("this is a domain file", src, "pass its folder, or a problem file beside it")
     if _kind_of_file(path) == "domain":
-        raise AcpError(f"{path.name} is a domain file (define (domain ...)), not a problem", src,
-                       f"a task folder holds one domain, named {DOMAIN_FILE}, and problem files: move {path.name} "
-                       f"to a folder of its own (as {DOMAIN_FILE}) with its problems")
+        raise AcpError(
+            f"{path.name} is a domain file (define (domain ...)), not a problem",
+            src,
+            f"a task folder holds one domain, named {DOMAIN_FILE}, and problem files: move {path.name} "
+            f"to a folder of its own (as {DOMAIN_FILE}) with its problems",
+        )
     domain = path.parent / DOMAIN_FILE
     if not domain.is_file():
-        raise AcpError(f"no {DOMAIN_FILE} beside the problem file", src,
-                       f"put the domain in {domain}, or pass a folder holding both")
-    return RolloutTask(f"{path.parent.name}/{path.stem}", domain.read_text(), path.read_text(), src,
-                       info={"problem_file": str(path)})
+        raise AcpError(
+            f"no {DOMAIN_FILE} beside the problem file",
+            src,
+            f"put the domain in {domain}, or pass a folder holding both",
+        )
+    return RolloutTask(
+        f"{path.parent.name}/{path.stem}", domain.read_text(), path.read_text(), src, info={"problem_file": str(path)}
+    )
 
 
 def _from_folder(folder: Path, src: str) -> list[RolloutTask]:
@@ -137,12 +150,16 @@ def _from_folder(folder: Path, src: str) -> list[RolloutTask]:
             raise AcpError(f"{DOMAIN_FILE} but no problem files", src, "add problem .pddl files beside the domain")
         return [_problem_file(p, src) for p in problems]
     task_folders = sorted(d.parent for d in folder.rglob(DOMAIN_FILE))
-    record_files = sorted(f for f in folder.rglob("*") if f.is_file() and f.name.endswith(RECORD_SUFFIXES)
-                          and not any(d in f.parents for d in task_folders))
+    record_files = sorted(
+        f
+        for f in folder.rglob("*")
+        if f.is_file() and f.name.endswith(RECORD_SUFFIXES) and not any(d in f.parents for d in task_folders)
+    )
     if not task_folders and not record_files:
         raise AcpError(f"no {DOMAIN_FILE} and no record files in the folder", src, TASKS_HELP)
-    return [t for d in task_folders for t in _from_folder(d, src)] + \
-        [t for f in record_files for t in _from_records(str(f))]
+    return [t for d in task_folders for t in _from_folder(d, src)] + [
+        t for f in record_files for t in _from_records(str(f))
+    ]
 
 
 def _from_records(src: str) -> list[RolloutTask]:
@@ -156,6 +173,13 @@ def _from_records(src: str) -> list[RolloutTask]:
     for r in records:
         check_record(r)
         kind = task_of(r)
-        out.append(RolloutTask(f"{kind}/{r['id']}", r["PDDL_domain"], r["PDDL_problem"], src,
-                               info={"record_id": r["id"], "record_task": kind}))
+        out.append(
+            RolloutTask(
+                f"{kind}/{r['id']}",
+                r["PDDL_domain"],
+                r["PDDL_problem"],
+                src,
+                info={"record_id": r["id"], "record_task": kind},
+            )
+        )
     return out

@@ -25,7 +25,7 @@ RUN, STEP, EPISODE = "run", "step", "episode"
 GOAL, DEAD_END, MAX_STEPS, MAX_INVALID = "goal", "dead-end", "max-steps", "max-invalid"
 POLICY_ERROR, ERROR = "policy-error", "error"
 ENDINGS = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR)
-FINISHED = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID)   # the others are tried again by --resume
+FINISHED = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID)  # the others are tried again by --resume
 
 
 class TraceFile(RowWriter):
@@ -59,8 +59,11 @@ class TraceFile(RowWriter):
     def _resume(self) -> None:
         rows = read_rows(self.path)
         if not rows or rows[0].get("kind") != RUN:
-            raise AcpError("not a rollout trace file (no 'run' row first)", f"--out {self.path}",
-                           "resume from a file `acptools rollout --out` wrote, or drop --resume")
+            raise AcpError(
+                "not a rollout trace file (no 'run' row first)",
+                f"--out {self.path}",
+                "resume from a file `acptools rollout --out` wrote, or drop --resume",
+            )
         check_settings(self.path, "rollout", flag_settings(self.settings))
         finished = _finished(rows)
         kept = [rows[0]] + [r for r in rows[1:] if r.get("episode") in finished]

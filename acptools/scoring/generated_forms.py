@@ -46,8 +46,11 @@ def handles(record) -> bool:
 def _spec(record: dict) -> dict:
     spec = record.get("spec")
     if not isinstance(spec, dict) or "answer_type" not in spec:
-        raise AcpError("the record has no 'spec' saying what it asks", record_where(record),
-                       "records of the generated forms carry spec.answer_type (see docs/generating.md)")
+        raise AcpError(
+            "the record has no 'spec' saying what it asks",
+            record_where(record),
+            "records of the generated forms carry spec.answer_type (see docs/generating.md)",
+        )
     return spec
 
 
@@ -60,6 +63,7 @@ def _unparsed(error: str) -> Outcome:
 
 
 # ---- yes/no and choices --------------------------------------------------------------------------
+
 
 def _bool(q: Question, record: dict, spec: dict, response, semantics: str, budget):
     r = read_bool(response)
@@ -91,17 +95,26 @@ def _choice(q: Question, record: dict, spec: dict, response, semantics: str, bud
     m = {"answered": label, "expected": record.get("answer")}
     if semantics == "reference":
         ok = label == str(record.get("answer", "")).strip().upper()
-        return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, f"option {label} is {'' if ok else 'not '}the stored "
-                       "answer", metrics=m), parsed
+        return Outcome(
+            int(ok),
+            Grade.CORRECT if ok else Grade.INCORRECT,
+            f"option {label} is {'' if ok else 'not '}the stored answer",
+            metrics=m,
+        ), parsed
     v = decide(q.task, q.state, spec["claims"][r.value], budget)
     if v.answer is None:
         return Outcome(None, Grade.UNKNOWN, f"could not decide option {label} within the budget", metrics=m), parsed
     if v.answer:
-        return Outcome(1, Grade.CORRECT, f"option {label} ({texts[r.value]}) is true (proven by {v.how})", metrics=m), parsed
-    return Outcome(0, Grade.INCORRECT, f"option {label} ({texts[r.value]}) is false (proven by {v.how})", metrics=m), parsed
+        return Outcome(
+            1, Grade.CORRECT, f"option {label} ({texts[r.value]}) is true (proven by {v.how})", metrics=m
+        ), parsed
+    return Outcome(
+        0, Grade.INCORRECT, f"option {label} ({texts[r.value]}) is false (proven by {v.how})", metrics=m
+    ), parsed
 
 
 # ---- free answers ---------------------------------------------------------------------------------
+
 
 def _names(task, items, kind: str):
     """(canonical names, hallucinated texts) of parsed items, as atoms or actions."""
@@ -144,13 +157,23 @@ def _set(q: Question, record: dict, spec: dict, response, semantics: str, budget
     m.update(_tracking(q, query, answer, truth))
     parsed = {"ok": True, "items": sorted(answer)}
     if bad:
-        return Outcome(0, Grade.HALLUCINATED, f"{bad[0]} is not a {'ground action' if kind == 'action' else 'proposition'} "
-                       "of the task", metrics=m), parsed
+        return Outcome(
+            0,
+            Grade.HALLUCINATED,
+            f"{bad[0]} is not a {'ground action' if kind == 'action' else 'proposition'} of the task",
+            metrics=m,
+        ), parsed
     if answer == truth:
         return Outcome(1, Grade.CORRECT, f"exactly the {len(truth)} expected item(s)", metrics=m), parsed
     missing, extra = sorted(truth - answer), sorted(answer - truth)
-    why = "; ".join(x for x in (f"missing {len(missing)}: {show(missing)}" if missing else "",
-                                f"{len(extra)} wrong: {show(extra)}" if extra else "") if x)
+    why = "; ".join(
+        x
+        for x in (
+            f"missing {len(missing)}: {show(missing)}" if missing else "",
+            f"{len(extra)} wrong: {show(extra)}" if extra else "",
+        )
+        if x
+    )
     return Outcome(0, Grade.INCORRECT, why, metrics=m), parsed
 
 
@@ -164,8 +187,11 @@ def _effects(q: Question, record: dict, spec: dict, response, semantics: str, bu
     pos, neg = set(gp) | set(bp), set(gn) | set(bn)
     tp, tn = set(truth.get("pos", [])), set(truth.get("neg", []))
     signed = lambda p, n: {("+", x) for x in p} | {("-", x) for x in n}  # noqa: E731
-    m = {**set_metrics(pos, tp, len(set(bp)), "pos_"), **set_metrics(neg, tn, len(set(bn)), "neg_"),
-         **set_metrics(signed(pos, neg), signed(tp, tn), len(set(bp)) + len(set(bn)))}
+    m = {
+        **set_metrics(pos, tp, len(set(bp)), "pos_"),
+        **set_metrics(neg, tn, len(set(bn)), "neg_"),
+        **set_metrics(signed(pos, neg), signed(tp, tn), len(set(bp)) + len(set(bn))),
+    }
     parsed = {"ok": True, "pos": sorted(pos), "neg": sorted(neg)}
     if bp or bn:
         return Outcome(0, Grade.HALLUCINATED, f"{(bp + bn)[0]} is not a proposition of the task", metrics=m), parsed
@@ -189,8 +215,10 @@ def _number(q: Question, record: dict, spec: dict, response, semantics: str, bud
         m["index_error"] = r.value - truth if both else None
     what = "count" if is_count else "first inexecutable step"
     ok = r.value == truth
-    return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, f"the {what} is {truth}", metrics=m), \
-        {"ok": True, "answer": r.value}
+    return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, f"the {what} is {truth}", metrics=m), {
+        "ok": True,
+        "answer": r.value,
+    }
 
 
 def _name(q: Question, record: dict, spec: dict, response, semantics: str, budget):
@@ -202,8 +230,9 @@ def _name(q: Question, record: dict, spec: dict, response, semantics: str, budge
     want = None if truth is None else parse_answer("reach", truth, known=vocabulary(q.task)).items[0].text
     ok = got == want
     why = "every name is defined" if want is None else f"{want} is not defined in the task"
-    return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, why, metrics={"answered": got, "expected": want}), \
-        {"ok": True, "answer": got}
+    return Outcome(
+        int(ok), Grade.CORRECT if ok else Grade.INCORRECT, why, metrics={"answered": got, "expected": want}
+    ), {"ok": True, "answer": got}
 
 
 def _action_id(task, text: str) -> int | None:
@@ -224,8 +253,13 @@ def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budge
     bad = [t for t, a in zip(texts, steps) if a is None]
     parsed = {"ok": True, "items": good + bad}
     h = q.truth.h_star(budget)
-    m = {"length": len(p.items), "valid": False, "goal_reached": False, "h_star": h.cost if h.known else None,
-         **plan_credit(q, record, texts, steps, h, budget)}
+    m = {
+        "length": len(p.items),
+        "valid": False,
+        "goal_reached": False,
+        "h_star": h.cost if h.known else None,
+        **plan_credit(q, record, texts, steps, h, budget),
+    }
     if bad:
         return Outcome(0, Grade.HALLUCINATED, f"{bad[0]} is not a ground action of the task", metrics=m), parsed
     v = q.truth.validate(tuple(good))
@@ -233,19 +267,37 @@ def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budge
     m["length_ratio"] = round(len(good) / h.cost, 6) if h.known and h.cost else None
     m["optimal"] = (len(good) == h.cost) if h.known and v.goal_reached else None
     if v.first_inapplicable is not None:
-        return Outcome(0, Grade.NOT_PLAN, f"step {v.first_inapplicable} {good[v.first_inapplicable]} cannot be applied "
-                       f"(needs {', '.join(v.unsatisfied_preconditions)})", metrics=m), parsed
+        return Outcome(
+            0,
+            Grade.NOT_PLAN,
+            f"step {v.first_inapplicable} {good[v.first_inapplicable]} cannot be applied "
+            f"(needs {', '.join(v.unsatisfied_preconditions)})",
+            metrics=m,
+        ), parsed
     if not v.goal_reached:
-        return Outcome(0, Grade.NOT_PLAN, f"every action applies, but the goal is not reached (unmet: "
-                       f"{show(v.unmet_goals)})", metrics=m), parsed
+        return Outcome(
+            0,
+            Grade.NOT_PLAN,
+            f"every action applies, but the goal is not reached (unmet: {show(v.unmet_goals)})",
+            metrics=m,
+        ), parsed
     return Outcome(1, Grade.CORRECT, f"a plan of {len(good)} actions (h* = {m['h_star']})", metrics=m), parsed
 
 
-GRADERS = {"bool": _bool, "choice": _choice, "set": _set, "effects": _effects, "count": _number, "index": _number,
-           "name": _name, "plan": _plan}
+GRADERS = {
+    "bool": _bool,
+    "choice": _choice,
+    "set": _set,
+    "effects": _effects,
+    "count": _number,
+    "index": _number,
+    "name": _name,
+    "plan": _plan,
+}
 
 
 # ---- records -------------------------------------------------------------------------------------
+
 
 def grade(q: Question, record: dict, response, semantics: str = "exact", budget=None) -> tuple[Outcome, dict]:
     """Grade a response to the record's question with the grader of its answer type: the Outcome
@@ -253,8 +305,9 @@ def grade(q: Question, record: dict, response, semantics: str = "exact", budget=
     spec = _spec(record)
     grader = GRADERS.get(spec["answer_type"])
     if grader is None:
-        raise AcpError(f"unknown answer type {spec['answer_type']!r}", record_where(record),
-                       f"answer types: {', '.join(GRADERS)}")
+        raise AcpError(
+            f"unknown answer type {spec['answer_type']!r}", record_where(record), f"answer types: {', '.join(GRADERS)}"
+        )
     return grader(q, record, spec, "" if response is None else response, semantics, budget)
 
 
@@ -263,10 +316,21 @@ def score_record(record: dict, response, semantics: str = "exact", budget=None, 
     t0 = time.perf_counter()
     q = question_of_record(record, lazy=semantics == "reference")
     out, parsed = grade(q, record, response, semantics, budget)
-    return ItemScore(id=record.get("id"), group=record.get("group"), task=q.kind, domain=domain_name(record),
-                     model=model, score=out.score, verdict=out.verdict, reason=out.reason, witness=out.witness,
-                     metrics=out.metrics, parsed=parsed, seconds=round(time.perf_counter() - t0, 6),
-                     semantics=semantics)
+    return ItemScore(
+        id=record.get("id"),
+        group=record.get("group"),
+        task=q.kind,
+        domain=domain_name(record),
+        model=model,
+        score=out.score,
+        verdict=out.verdict,
+        reason=out.reason,
+        witness=out.witness,
+        metrics=out.metrics,
+        parsed=parsed,
+        seconds=round(time.perf_counter() - t0, 6),
+        semantics=semantics,
+    )
 
 
 def gold_text(record: dict) -> str:

@@ -8,9 +8,9 @@ import time
 import traceback
 
 from ..errors import AcpError
+from ..verdict import Grade
 from . import generated_forms
 from .api import check_stored, grade
-from ..verdict import Grade
 from .items import ItemScore, item_for
 from .question import question_of_record, record_where
 
@@ -35,8 +35,11 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
             item.score, item.verdict, item.reason = None, Grade.ERROR, setup_error
         else:
             try:
-                res, parsed = generated_forms.grade(q, record, row["response"], semantics, budget) if generated else \
-                    grade(q, row["response"], semantics, budget, until)
+                res, parsed = (
+                    generated_forms.grade(q, record, row["response"], semantics, budget)
+                    if generated
+                    else grade(q, row["response"], semantics, budget, until)
+                )
                 item.score, item.verdict, item.reason = res.score, res.verdict, res.reason
                 item.witness, item.metrics, item.parsed = res.witness, res.metrics, parsed
             except AcpError as e:
@@ -44,8 +47,10 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
             except Exception as e:  # noqa: BLE001
                 tb = traceback.extract_tb(e.__traceback__)[-1]
                 item.score, item.verdict = None, Grade.ERROR
-                item.reason = (f"internal error (please report): {type(e).__name__}: {e} at "
-                               f"{os.path.basename(tb.filename)}:{tb.lineno}")
+                item.reason = (
+                    f"internal error (please report): {type(e).__name__}: {e} at "
+                    f"{os.path.basename(tb.filename)}:{tb.lineno}"
+                )
         item.seconds = round(time.perf_counter() - t0, 6)
         out.append(item)
     return out

@@ -85,6 +85,7 @@ def parsed_dict(p) -> dict:
 
 # ---- partial credit ----------------------------------------------------------------------------
 
+
 def set_metrics(answer: set, truth: set, hallucinated: int = 0, prefix: str = "") -> dict:
     """IoU, precision, recall and counts. `answer` holds every distinct answered item (hallucinated
     ones too, as written); `hallucinated` says how many of them name nothing in the task.
@@ -141,5 +142,12 @@ def item_for(record: dict, row: dict, semantics: str) -> ItemScore:
         kind = task_of(record)
     except AcpError:
         kind = "?"
-    return ItemScore(id=record.get("id"), group=record.get("group"), task=kind, domain=domain_name(record),
-                     model=row.get("model"), semantics=semantics, extra=extra)
+    return ItemScore(
+        id=record.get("id"),
+        group=record.get("group"),
+        task=kind,
+        domain=domain_name(record),
+        model=row.get("model"),
+        semantics=semantics,
+        extra=extra,
+    )

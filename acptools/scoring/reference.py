@@ -17,11 +17,12 @@ from ..verdict import Grade
 from .items import Outcome, set_metrics
 from .question import Question
 
-REACH_SECONDS = 3.0   # is_unsolvable: K* timeout=3
-NEXTA_SECONDS = 5.0   # is_on_optimal_plan: K* timeout=5
+REACH_SECONDS = 3.0  # is_unsolvable: K* timeout=3
+NEXTA_SECONDS = 5.0  # is_on_optimal_plan: K* timeout=5
 
 
 # ---- the evaluators' helpers ---------------------------------------------------------------------
+
 
 def _name_and_args(text: str) -> tuple[str, tuple[str, ...]]:
     """'(at t1 l2)' -> ('at', ('t1', 'l2'))."""
@@ -86,8 +87,10 @@ def _planner_unsolvable_atom(q: Question, atom: str, budget) -> tuple[bool, str]
         return False, f"the planner reports a wrong arity for {name}: 0"
     unknown = [o for o in args if o not in task.types.objects]
     if unknown:
-        return True, (f"{atom} names objects that do not exist ({', '.join(unknown)}); the planner's translator "
-                      "accepts them and finds the goal unsolvable: 1")
+        return True, (
+            f"{atom} names objects that do not exist ({', '.join(unknown)}); the planner's translator "
+            "accepts them and finds the goal unsolvable: 1"
+        )
     if name not in task.fluents:
         if (name, args) in task.static_true:
             return False, f"{atom} is a static fact that holds: solvable: 0"
@@ -106,6 +109,7 @@ def _planner_unsolvable_atom(q: Question, atom: str, budget) -> tuple[bool, str]
 
 # ---- per task --------------------------------------------------------------------------------------
 
+
 def _nothing_read(what: str) -> Outcome:
     """The score of an answer the reference grammar could not read."""
     return Outcome(0, Grade.UNPARSED, f"the reference grammar read no {what} from the response: 0")
@@ -120,8 +124,12 @@ def app(q: Question, parsed, budget) -> Outcome:
     m = set_metrics(set(ans), set(real))
     if set(real) == set(ans):
         return Outcome(1, Grade.CORRECT, "the set of actions equals the stored list: 1", metrics=m)
-    return Outcome(0, Grade.INCORRECT, f"the set differs from the stored list (missing {m['missing']}, extra "
-                   f"{m['extra']}): 0", metrics=m)
+    return Outcome(
+        0,
+        Grade.INCORRECT,
+        f"the set differs from the stored list (missing {m['missing']}, extra {m['extra']}): 0",
+        metrics=m,
+    )
 
 
 def prog(q: Question, parsed, budget) -> Outcome:
@@ -135,8 +143,11 @@ def prog(q: Question, parsed, budget) -> Outcome:
     m = {}
     m.update(set_metrics(set(p), set(real_pos), prefix="pos_"))
     m.update(set_metrics(set(n), set(real_neg), prefix="neg_"))
-    m.update(set_metrics({("+", a) for a in p} | {("-", a) for a in n},
-                         {("+", a) for a in real_pos} | {("-", a) for a in real_neg}))
+    m.update(
+        set_metrics(
+            {("+", a) for a in p} | {("-", a) for a in n}, {("+", a) for a in real_pos} | {("-", a) for a in real_neg}
+        )
+    )
     if set(real_pos) == set(p) and set(real_neg) == set(n):
         return Outcome(1, Grade.CORRECT, "both lists equal the stored effects: 1", metrics=m)
     return Outcome(0, Grade.INCORRECT, "the lists differ from the stored positive/negative effects: 0", metrics=m)
@@ -179,15 +190,23 @@ def areach(q: Question, parsed, budget) -> Outcome:
         return Outcome(1, Grade.CORRECT, f"{action} is in the stored list: 1")
     op = _grounded_op(q, action)
     if op is None:
-        return Outcome(0, Grade.INCORRECT, f"{action} is not stored and not a relaxed-reachable grounding (the "
-                       "reference cannot find its preconditions): 0")
+        return Outcome(
+            0,
+            Grade.INCORRECT,
+            f"{action} is not stored and not a relaxed-reachable grounding (the "
+            "reference cannot find its preconditions): 0",
+        )
     if not op.pre:
-        return Outcome(0, Grade.INCORRECT, f"{action} has no fluent precondition: the goal '(and )' is never "
-                       "unsolvable: 0")
+        return Outcome(
+            0, Grade.INCORRECT, f"{action} has no fluent precondition: the goal '(and )' is never unsolvable: 0"
+        )
     v = q.truth.action_reach(op.action, _budget(budget, REACH_SECONDS))
     if v.answer is False:
-        return Outcome(1, Grade.CORRECT, f"{action} is not stored; planner: its preconditions are unreachable "
-                       f"(proven by {v.how}): 1")
+        return Outcome(
+            1,
+            Grade.CORRECT,
+            f"{action} is not stored; planner: its preconditions are unreachable (proven by {v.how}): 1",
+        )
     if v.answer is None:
         return Outcome(0, Grade.INCORRECT, f"{action} is not stored; planner: undecided within {REACH_SECONDS:g} s: 0")
     return Outcome(0, Grade.INCORRECT, f"{action} is not stored; planner: its preconditions are reachable: 0")
@@ -228,8 +247,12 @@ def just(q: Question, parsed, budget) -> Outcome:
                 sub = True
                 break
     if not sub:
-        return Outcome(0, Grade.NOT_SUBSEQUENCE, "not a subsequence of the question's plan (compared case-sensitively): "
-                       "0", metrics=m)
+        return Outcome(
+            0,
+            Grade.NOT_SUBSEQUENCE,
+            "not a subsequence of the question's plan (compared case-sensitively): 0",
+            metrics=m,
+        )
     state = q.state
     task = q.task
     for k, a in enumerate(x):
@@ -290,6 +313,9 @@ def nexta(q: Question, parsed, budget) -> Outcome:
     if after.cost is None:
         return Outcome(0, Grade.SUBOPTIMAL, f"{action} ('maybe'): no plan after it: 0")
     ok = after.cost + 1 == int(opt)
-    return Outcome(int(ok), Grade.CORRECT if ok else Grade.SUBOPTIMAL,
-                   f"{action} ('maybe'): h* after it is {after.cost}, stored opt {opt}: {int(ok)}",
-                   metrics={"h_star_after": after.cost, "opt": int(opt)})
+    return Outcome(
+        int(ok),
+        Grade.CORRECT if ok else Grade.SUBOPTIMAL,
+        f"{action} ('maybe'): h* after it is {after.cost}, stored opt {opt}: {int(ok)}",
+        metrics={"h_star_after": after.cost, "opt": int(opt)},
+    )

@@ -26,6 +26,7 @@ def item_iou(item: dict) -> float | None:
 
 # ---- summaries -----------------------------------------------------------------------------------
 
+
 def _stats(items: list[dict]) -> dict:
     """Counts, accuracy over decided items, mean IoU (unparsed set answers count 0), verdict counts
     and timing of `items`."""
@@ -37,7 +38,9 @@ def _stats(items: list[dict]) -> dict:
         verdicts[it.get("verdict", "?")] += 1
     secs = [it.get("seconds") or 0.0 for it in items]
     return {
-        "n": len(items), "scored": len(known), "correct": ones,
+        "n": len(items),
+        "scored": len(known),
+        "correct": ones,
         "accuracy": round(ones / len(known), 6) if known else None,
         "unknown": sum(1 for it in items if it.get("verdict") == "unknown"),
         "retried": sum(1 for it in items if it.get("retried")),
@@ -73,6 +76,7 @@ def summarize(items: list[dict]) -> dict:
 
 # ---- the text table ------------------------------------------------------------------------------
 
+
 def _cell(st: dict | None) -> str:
     """One table cell: accuracy, mean IoU, unknown (+ errors) count, '!' when there are errors."""
     if not st:
@@ -87,15 +91,16 @@ def table(summary: dict, per_table: int = 4) -> str:
     """Accuracy, mean IoU and unknown count per task x domain, models side by side (`per_table`
     models per table; more models give more tables, one after the other)."""
     models = sorted(summary, key=lambda m: (m != "gold", m))
-    chunks = [models[i:i + per_table] for i in range(0, len(models), per_table)] or [[]]
+    chunks = [models[i : i + per_table] for i in range(0, len(models), per_table)] or [[]]
     out = []
     for k, chunk in enumerate(chunks):
         if len(chunks) > 1:
             out.append(f"models {k * per_table + 1}-{k * per_table + len(chunk)} of {len(models)}")
         out.append(_table(summary, chunk))
         out.append("")
-    out.append("acc: accuracy over decided items; IoU: mean IoU (set answers: app, prog); unk: unknown "
-               "(+ errors, marked !)")
+    out.append(
+        "acc: accuracy over decided items; IoU: mean IoU (set answers: app, prog); unk: unknown (+ errors, marked !)"
+    )
     return "\n".join(out)
 
 
@@ -130,19 +135,40 @@ def _domains(n: int) -> str:
 
 # ---- the JSON report ------------------------------------------------------------------------------
 
-def json_report(summary: dict, items: list[dict], *, semantics: str, budget, jobs: int, data, responses,
-                seconds: float, gold_check: dict | None = None) -> dict:
+
+def json_report(
+    summary: dict,
+    items: list[dict],
+    *,
+    semantics: str,
+    budget,
+    jobs: int,
+    data,
+    responses,
+    seconds: float,
+    gold_check: dict | None = None,
+) -> dict:
     """What --report writes: the run's settings and counts, and `summary` per model (see `summarize`)."""
-    report = {"semantics": semantics, "budget": budget, "jobs": jobs, "data": data, "responses": responses,
-              "items": len(items), "records": len({(it["task"], str(it["id"])) for it in items}),
-              "seconds": round(seconds, 3), "unknown": sum(1 for it in items if it["verdict"] == "unknown"),
-              "errors": sum(1 for it in items if it["verdict"] == Grade.ERROR), "models": summary}
+    report = {
+        "semantics": semantics,
+        "budget": budget,
+        "jobs": jobs,
+        "data": data,
+        "responses": responses,
+        "items": len(items),
+        "records": len({(it["task"], str(it["id"])) for it in items}),
+        "seconds": round(seconds, 3),
+        "unknown": sum(1 for it in items if it["verdict"] == "unknown"),
+        "errors": sum(1 for it in items if it["verdict"] == Grade.ERROR),
+        "models": summary,
+    }
     if gold_check is not None:
         report["gold_check"] = gold_check
     return report
 
 
 # ---- plots ---------------------------------------------------------------------------------------
+
 
 def have_matplotlib() -> bool:
     """Whether matplotlib can be imported (the plots need it)."""
@@ -157,6 +183,7 @@ def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
     """accuracy.png (accuracy per task: grouped bars, or a heat map when there are many models) and
     iou_<task>.png (IoU histograms of the set tasks, one outline per model); returns the paths."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -174,8 +201,11 @@ def write_plots(summary: dict, items: list[dict], folder) -> list[str]:
 
     grid = [[accuracy(m, t) for t in tasks] for m in models]
     ns = [[scored(m, t) for t in tasks] for m in models]
-    fig = (_accuracy_bars(plt, models, tasks, grid, ns) if len(models) <= 8
-           else _accuracy_heat_map(plt, models, tasks, grid))
+    fig = (
+        _accuracy_bars(plt, models, tasks, grid, ns)
+        if len(models) <= 8
+        else _accuracy_heat_map(plt, models, tasks, grid)
+    )
     written = [_save(plt, fig, folder / "accuracy.png")]
     for t in tasks:
         fig = _iou_histogram(plt, t, models, items)
@@ -195,12 +225,14 @@ def _accuracy_bars(plt, models: list[str], tasks: list[str], grid: list[list], n
     """Grouped bars: one group per task, one bar per model (grid[model][task] is a percentage or None,
     ns[model][task] the decided items), each bar labelled with its value and n, 0% visible."""
     from ..util.barplots import labelled_bars
+
     fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4.4))
     width = 0.8 / max(1, len(models))
     for k, (m, row, nrow) in enumerate(zip(models, grid, ns)):
         shown = [i for i, acc in enumerate(row) if acc is not None]
-        labelled_bars(ax, [i + k * width for i in shown], [row[i] for i in shown], width,
-                      ns=[nrow[i] for i in shown], label=m)
+        labelled_bars(
+            ax, [i + k * width for i in shown], [row[i] for i in shown], width, ns=[nrow[i] for i in shown], label=m
+        )
     ax.set_xticks([i + width * (len(models) - 1) / 2 for i in range(len(tasks))])
     ax.set_xticklabels(tasks)
     ax.set_ylabel("accuracy (%)")
@@ -214,6 +246,7 @@ def _accuracy_bars(plt, models: list[str], tasks: list[str], grid: list[list], n
 def _accuracy_heat_map(plt, models: list[str], tasks: list[str], grid: list[list]):
     """A models x tasks heat map with the percentage in each cell (for more models than bars can show)."""
     import numpy as np
+
     values = np.array([[np.nan if acc is None else acc for acc in row] for row in grid])
     fig, ax = plt.subplots(figsize=(min(16, 2 + 1.1 * len(tasks)), min(40, 1 + 0.32 * len(models))))
     im = ax.imshow(values, vmin=0, vmax=100, cmap="viridis", aspect="auto")
@@ -224,8 +257,15 @@ def _accuracy_heat_map(plt, models: list[str], tasks: list[str], grid: list[list
     for i in range(len(models)):
         for j in range(len(tasks)):
             if not np.isnan(values[i, j]):
-                ax.text(j, i, f"{values[i, j]:.0f}", ha="center", va="center", fontsize="x-small",
-                        color="white" if values[i, j] < 60 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{values[i, j]:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize="x-small",
+                    color="white" if values[i, j] < 60 else "black",
+                )
     fig.colorbar(im, ax=ax, label="accuracy (%)")
     ax.set_title("Accuracy per task")
     return fig
@@ -235,8 +275,13 @@ def _iou_histogram(plt, task: str, models: list[str], items: list[dict]):
     """IoU histograms of one task, one outline per model (the 8 with most items); None without IoUs."""
     series = {}
     for m in models:
-        vals = [v for it in items if it.get("task") == task and str(it.get("model")) == m
-                for v in [item_iou(it)] if v is not None]
+        vals = [
+            v
+            for it in items
+            if it.get("task") == task and str(it.get("model")) == m
+            for v in [item_iou(it)]
+            if v is not None
+        ]
         if vals:
             series[m] = vals
     if not series:

@@ -17,8 +17,21 @@ from ..task import Task
 from .service import ACTIVE, MAX_TASKS, MAX_TRUTHS, TruthService, owner
 from .state_truth import StateTruth, allowance
 
-__all__ = ["ACTIVE", "MAX_TASKS", "MAX_TRUTHS", "StateTruth", "TruthService", "allowance", "cache_sizes",
-           "clear_caches", "forget_task", "service", "task_for", "truth_for", "use_service"]
+__all__ = [
+    "ACTIVE",
+    "MAX_TASKS",
+    "MAX_TRUTHS",
+    "StateTruth",
+    "TruthService",
+    "allowance",
+    "cache_sizes",
+    "clear_caches",
+    "forget_task",
+    "service",
+    "task_for",
+    "truth_for",
+    "use_service",
+]
 
 _default = TruthService()
 _current = _default

@@ -30,27 +30,39 @@ ACTIVE = "active"  # a service's store: whatever acptools.proofs.store.active() 
 class TruthService:
     """Tasks by content key, their states' truths in a bounded cache, and the proof store they use."""
 
-    def __init__(self, proof_store: "store.ProofStore | None | str" = ACTIVE, max_tasks: int = MAX_TASKS,
-                 max_truths: int = MAX_TRUTHS):
+    def __init__(
+        self,
+        proof_store: store.ProofStore | None | str = ACTIVE,
+        max_tasks: int = MAX_TASKS,
+        max_truths: int = MAX_TRUTHS,
+    ):
         self._store = proof_store
         # the values are only ever made through get_or_make, so no caller asks why a key is missing
         self._tasks: LRUCache[str, Task] = LRUCache(max_tasks, remember_evicted=0, kind="task")
         self._truths: LRUCache[tuple, StateTruth] = LRUCache(max_truths, remember_evicted=0, kind="state truth")
 
     @property
-    def store(self) -> "store.ProofStore | None":
+    def store(self) -> store.ProofStore | None:
         """The proof store this service reads and writes now (None: none, or one that is broken)."""
         found = store.active() if self._store == ACTIVE else self._store
         return None if found is None or found.broken else found
 
     # ---- tasks -----------------------------------------------------------------------------------
-    def task(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS, budget=None,
-             max_bytes: int | None = None, max_actions: int | None = None) -> Task:
+    def task(
+        self,
+        domain_text: str,
+        problem_text: str,
+        max_operators: int = MAX_GROUND_OPERATORS,
+        budget=None,
+        max_bytes: int | None = None,
+        max_actions: int | None = None,
+    ) -> Task:
         """The task of two PDDL texts, loaded once (read from the proof store when it keeps it) under
         the limits of acptools.task.load_task; a task held already is returned as it is."""
+
         def load() -> Task:
-            return kept_tasks.load(self.store, domain_text, problem_text, max_operators, budget, max_bytes,
-                                   max_actions)
+            return kept_tasks.load(self.store, domain_text, problem_text, max_operators, budget, max_bytes, max_actions)
+
         return self._own(self._tasks.get_or_make(task_key(domain_text, problem_text), load))
 
     def adopt(self, task: Task) -> Task:
@@ -77,8 +89,7 @@ class TruthService:
         _owners.setdefault(task, self)
         # keyed by the Task object too: a task evicted and loaded again is a new object (with its own
         # name tables), and its truths must not be mixed with the old one's
-        return self._truths.get_or_make((task.key, id(task), state),
-                                        lambda: StateTruth(task, state, self))
+        return self._truths.get_or_make((task.key, id(task), state), lambda: StateTruth(task, state, self))
 
     def clear(self) -> None:
         """Empty the caches of tasks and of state truths."""
@@ -95,7 +106,7 @@ class TruthService:
 
 
 # the service that loaded, adopted or answered about each task: `acptools.truth.truth_for` asks it
-_owners: "weakref.WeakKeyDictionary[Task, TruthService]" = weakref.WeakKeyDictionary()
+_owners: weakref.WeakKeyDictionary[Task, TruthService] = weakref.WeakKeyDictionary()
 
 
 def owner(task: Task) -> TruthService | None:

@@ -49,12 +49,12 @@ class StateTruth:
         self._action_reach: dict[int, Verdict] = {}
         self._landmark: dict[int, Verdict] = {}
         self._lists: dict[str, ItemList] = {}
-        self._static: list[str | None] = []       # [a never-applicable action by static facts, or None]
-        self._partial: dict[str, ItemList] = {}   # the latest list that ran out of budget, per name
+        self._static: list[str | None] = []  # [a never-applicable action by static facts, or None]
+        self._partial: dict[str, ItemList] = {}  # the latest list that ran out of budget, per name
         self._h: HStar | None = None
-        self._h_failed_with: float | None = None   # the allowance of the last h* search that ran out
+        self._h_failed_with: float | None = None  # the allowance of the last h* search that ran out
         self._after: dict[object, tuple[int, HStar]] = {}  # successor key -> (the successor, its h*)
-        self._above: dict[object, HStar] = {}   # successors proven no closer to the goal (h* >= h*(s))
+        self._above: dict[object, HStar] = {}  # successors proven no closer to the goal (h* >= h*(s))
         self._memo: dict[tuple, object] = {}
         self._state_key: str | None = None
         self._remembered = False  # the task and this state are in the store (so verify can rebuild them)
@@ -75,8 +75,9 @@ class StateTruth:
         """(positive, negative) effects of an action in the state; None when it is not applicable."""
         if action not in self._effects:
             p = self.progress(action)
-            self._effects[action] = (frozenset(p.positive_effects), frozenset(p.negative_effects)) \
-                if p.applicable else None
+            self._effects[action] = (
+                (frozenset(p.positive_effects), frozenset(p.negative_effects)) if p.applicable else None
+            )
         return self._effects[action]
 
     def memo(self, key: tuple, compute):
@@ -90,8 +91,10 @@ class StateTruth:
 
     def actions_with_effects(self, pos: frozenset, neg: frozenset) -> list[str]:
         """Applicable actions whose effects are exactly (pos, neg)."""
-        return self.memo(("effects", pos, neg), lambda: [
-            name for name in self.applicable() if self.effects(self.task.action_index[name]) == (pos, neg)])
+        return self.memo(
+            ("effects", pos, neg),
+            lambda: [name for name in self.applicable() if self.effects(self.task.action_index[name]) == (pos, neg)],
+        )
 
     def relaxed_reachable(self) -> int:
         """Atoms reachable from the state in the delete relaxation (a mask)."""
@@ -106,7 +109,7 @@ class StateTruth:
         """Do the actions (names or ids) apply in turn from the state and reach the goal? (memoized)"""
         return self.memo(("is_plan", plan), lambda: self.questions.is_plan(list(plan), self.state))
 
-    def simplify(self, plan, budget: "float | Budget | None") -> list[Removal]:
+    def simplify(self, plan, budget: float | Budget | None) -> list[Removal]:
         """just: every single action and consecutive pair whose removal leaves a plan (not kept: its
         answer may be long, and a caller asks about one plan once)."""
         return self.questions.simplify(plan, self.state, budget)
@@ -146,8 +149,7 @@ class StateTruth:
             with self.lock:
                 v = table.get(key)
                 if v is None:
-                    row = self._stored(kind, name,
-                                       lambda r: verdict_problem(self.task, self.state, kind, key, r))
+                    row = self._stored(kind, name, lambda r: verdict_problem(self.task, self.state, kind, key, r))
                     v = self._verdict_of(row) if row is not None else compute()
                     if v.answer is not None:
                         table[key] = v
@@ -158,17 +160,25 @@ class StateTruth:
     def _verdict_of(self, row: dict) -> Verdict:
         witness = row.get("witness")
         ids = None if witness is None else [self.task.parse_action(a) for a in witness]
-        return Verdict(row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids,
-                       from_store=True)
+        return Verdict(
+            row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids, from_store=True
+        )
 
     def atom_reach(self, atom: int, budget: float | None) -> Verdict:
         """Whether `atom` is reachable from the state, within `budget` (cached, and read from the proof
         store when it holds it)."""
-        return self._cached(self._atom_reach, "reach-atom", atom, self.task.atom_names[atom],
-                            lambda: self._from_list("atoms", self.task.atom_names[atom])
-                            or self.questions.is_reachable(atom, self.state, budget))
+        return self._cached(
+            self._atom_reach,
+            "reach-atom",
+            atom,
+            self.task.atom_names[atom],
+            lambda: (
+                self._from_list("atoms", self.task.atom_names[atom])
+                or self.questions.is_reachable(atom, self.state, budget)
+            ),
+        )
 
-    def is_reachable(self, atoms, budget: "float | Budget | None") -> Verdict:
+    def is_reachable(self, atoms, budget: float | Budget | None) -> Verdict:
         """reach: can the atom (an id) ever hold, or can the atoms (a list of ids) all hold at once?
         One atom is `atom_reach`; a set is asked of the questions (and memoized once decided)."""
         if isinstance(atoms, int):
@@ -180,16 +190,30 @@ class StateTruth:
     def action_reach(self, action: int, budget: float | None) -> Verdict:
         """Whether `action` can become applicable from the state, within `budget` (cached, and read from
         the proof store when it holds it)."""
-        return self._cached(self._action_reach, "reach-action", action, self.task.action_names[action],
-                            lambda: self._from_list("actions", self.task.action_names[action])
-                            or self.questions.is_action_reachable(action, self.state, budget))
+        return self._cached(
+            self._action_reach,
+            "reach-action",
+            action,
+            self.task.action_names[action],
+            lambda: (
+                self._from_list("actions", self.task.action_names[action])
+                or self.questions.is_action_reachable(action, self.state, budget)
+            ),
+        )
 
     def landmark(self, atom: int, budget: float | None) -> Verdict:
         """Whether `atom` is a landmark from the state, within `budget` (cached, and read from the proof
         store when it holds it)."""
-        return self._cached(self._landmark, "landmark", atom, self.task.atom_names[atom],
-                            lambda: self._from_list("landmarks", self.task.atom_names[atom])
-                            or self.questions.is_landmark(atom, self.state, budget))
+        return self._cached(
+            self._landmark,
+            "landmark",
+            atom,
+            self.task.atom_names[atom],
+            lambda: (
+                self._from_list("landmarks", self.task.atom_names[atom])
+                or self.questions.is_landmark(atom, self.state, budget)
+            ),
+        )
 
     def _list(self, name: str, compute, limit: int | None = None) -> ItemList:
         """The complete list `name` when one is known (kept, or read from the store), cut to `limit`
@@ -201,13 +225,26 @@ class StateTruth:
                 if res is None:
                     row = self._stored("list-" + name, check=list_problem)
                     if row is not None:
-                        res = ItemList([Item(n, how) for n, how in row["items"]], True, row["total"], [],
-                                       row.get("detail", ""), from_store=True)
+                        res = ItemList(
+                            [Item(n, how) for n, how in row["items"]],
+                            True,
+                            row["total"],
+                            [],
+                            row.get("detail", ""),
+                            from_store=True,
+                        )
                     else:
                         res = compute()
                         if res.complete and (limit is None or len(res.items) < limit):
-                            self._store("list-" + name, "", {"items": [[i.name, i.how] for i in res.items],
-                                                            "total": res.total, "detail": res.detail})
+                            self._store(
+                                "list-" + name,
+                                "",
+                                {
+                                    "items": [[i.name, i.how] for i in res.items],
+                                    "total": res.total,
+                                    "detail": res.detail,
+                                },
+                            )
                         elif res.complete:
                             return res  # cut by the limit: not the whole list
                     if res.complete:
@@ -236,8 +273,14 @@ class StateTruth:
                 return Verdict(True, it.how, None, "the goal cannot be reached without it", {"trivial": False})
             if it.witness is None:
                 return None
-            return Verdict(False, Proof.WITNESS, list(it.witness), "a plan reaches the goal without it", {"trivial": False},
-                           plan_ids=[self.task.parse_action(a) for a in it.witness])
+            return Verdict(
+                False,
+                Proof.WITNESS,
+                list(it.witness),
+                "a plan reaches the goal without it",
+                {"trivial": False},
+                plan_ids=[self.task.parse_action(a) for a in it.witness],
+            )
         if member:
             static = "its static preconditions are false in this problem"
             return Verdict(False, it.how, detail=static if it.how == Proof.STATIC else "")
@@ -245,17 +288,17 @@ class StateTruth:
             return Verdict(True, Proof.HOLDS, [], plan_ids=[])
         return None
 
-    def unreachable_atoms(self, budget: "float | Budget | None", limit: int | None = None) -> ItemList:
+    def unreachable_atoms(self, budget: float | Budget | None, limit: int | None = None) -> ItemList:
         """The atoms that can never hold from the state, with proofs, within `budget` (cached, and read
         from the proof store when it holds them); at most `limit` of them listed."""
         return self._list("atoms", lambda: self.questions.unreachable_atoms(self.state, budget, limit), limit)
 
-    def unreachable_actions(self, budget: "float | Budget | None", limit: int | None = None) -> ItemList:
+    def unreachable_actions(self, budget: float | Budget | None, limit: int | None = None) -> ItemList:
         """The actions that can never become applicable from the state, with proofs, within `budget`
         (cached, and read from the proof store when it holds them); at most `limit` of them listed."""
         return self._list("actions", lambda: self.questions.unreachable_actions(self.state, budget, limit), limit)
 
-    def landmarks(self, budget: "float | Budget | None") -> ItemList:
+    def landmarks(self, budget: float | Budget | None) -> ItemList:
         """The fact landmarks of the state, with proofs, within `budget` (cached, and read from the proof
         store when it holds them)."""
         return self._list("landmarks", lambda: self.questions.landmarks(self.state, budget))
@@ -272,7 +315,7 @@ class StateTruth:
         return self._static[0]
 
     # ---- nexta ----------------------------------------------------------------------------------
-    def h_star(self, budget: "float | Budget | None") -> HStar:
+    def h_star(self, budget: float | Budget | None) -> HStar:
         """h*(s) with an optimal plan (known=False when the budget ran out; asked again with no more
         budget than that, it answers at once)."""
         if self._h is None or not self._h.known:
@@ -320,7 +363,7 @@ class StateTruth:
         first = None if first is None else frozenset(self.task.parse_action(a) for a in first)
         return HStar(row["cost"], plan, row["how"], first_actions=first, from_store=True)
 
-    def optimal_next(self, budget: "float | Budget | None", actions=(), table: bool = False) -> NextActionReport:
+    def optimal_next(self, budget: float | Budget | None, actions=(), table: bool = False) -> NextActionReport:
         """nexta: h*, every optimal next action and one optimal plan, the values of `actions` (ids of
         applicable actions) or, with `table`, of every applicable action (Questions.optimal_next).
         An h* known here or in the store is its root: with the optimal first actions known too, no
@@ -349,7 +392,7 @@ class StateTruth:
         first = frozenset(task.action_index[a] for a in report.optimal_actions)
         return HStar(report.h_star, plan, report.how, first_actions=first)
 
-    def plan(self, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
+    def plan(self, optimal: bool = True, budget: float | Budget | None = None) -> Verdict:
         """A plan from the state: optimal (h*, kept and stored; see Questions.plan) or the first one
         greedy search finds (passed through)."""
         if not optimal:
@@ -417,7 +460,7 @@ class StateTruth:
         d, plan = root.cost, list(root.plan)
         if action in plan:
             i = plan.index(action)
-            rest = plan[:i] + plan[i + 1:]
+            rest = plan[:i] + plan[i + 1 :]
             if self._replay(t, rest):
                 hit = HStar(d - 1, rest, Proof.PLAN_REPAIR)
         first = root.first_actions
@@ -479,8 +522,7 @@ class StateTruth:
                     self._after.setdefault(canon(first), (first, along))
                     self.service.truth(self.task, first).seed_h_star(along)
             hit = self._known_after(key, t)
-            if hit is None and root is not None and root.known and root.cost and \
-                    action in (root.first_actions or ()):
+            if hit is None and root is not None and root.known and root.cost and action in (root.first_actions or ()):
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
                 hit = HStar(root.cost - 1, None, root.how)
             if hit is None:
@@ -504,7 +546,7 @@ class StateTruth:
         return HStar(hit.cost, plan if plan is not None and self._replay(t, plan) else None, hit.how)
 
 
-def allowance(budget: "float | Budget | Effort | None") -> float:
+def allowance(budget: float | Budget | Effort | None) -> float:
     """How much a budget allows, to compare with a search that ran out (unlimited is infinite)."""
     if isinstance(budget, Budget):
         left = budget.left()
@@ -520,5 +562,4 @@ def _verdict_row(v: Verdict) -> dict:
 
 def _hstar_row(task: Task, h: HStar) -> dict:
     first = None if h.first_actions is None else sorted(task.action_list(h.first_actions))
-    return {"cost": h.cost, "plan": None if h.plan is None else task.action_list(h.plan), "how": h.how,
-            "first": first}
+    return {"cost": h.cost, "plan": None if h.plan is None else task.action_list(h.plan), "how": h.how, "first": first}

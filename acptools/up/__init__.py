@@ -16,12 +16,21 @@ from __future__ import annotations
 
 from unified_planning.environment import get_environment
 
-from .bridge import AcpState, Bridge
 from ..ground.unified import UPNames, convert, supported_kind, unsupported_features
+from .bridge import AcpState, Bridge
 from .up_engine import NAME, AcptoolsEngine
 
-__all__ = ["AcptoolsEngine", "AcpState", "Bridge", "UPNames", "convert", "register", "supported_kind",
-           "unsupported_features", "NAME"]
+__all__ = [
+    "AcptoolsEngine",
+    "AcpState",
+    "Bridge",
+    "UPNames",
+    "convert",
+    "register",
+    "supported_kind",
+    "unsupported_features",
+    "NAME",
+]
 
 
 def register(environment=None) -> None:

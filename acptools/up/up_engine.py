@@ -22,23 +22,28 @@ from unified_planning.exceptions import UPUnsupportedProblemTypeError, UPUsageEr
 from unified_planning.plans import PlanKind, SequentialPlan
 
 from .. import AcpError, load_task, task_key
-from ..util.lru import LRUCache
-from ..questions.basic import unmet_goals
-from .bridge import Bridge
 from ..ground.unified import convert, supported_kind
+from ..questions.basic import unmet_goals
+from ..util.lru import LRUCache
+from .bridge import Bridge
 from .planning import plan_result
 from .validation import validation_result
 
 NAME = "acptools"
-TASKS_KEPT = 8   # parsed tasks an engine keeps, by the text of their PDDL
+TASKS_KEPT = 8  # parsed tasks an engine keeps, by the text of their PDDL
 
 CREDITS = Credits(
-    "acptools", "the acptools authors", "the acptools issue tracker", "see the acptools README", "Apache-2.0",
+    "acptools",
+    "the acptools authors",
+    "the acptools issue tracker",
+    "see the acptools README",
+    "Apache-2.0",
     "Proven answers about classical planning tasks: validation with reasons, fast simulation, optimal plans.",
     "acptools parses and grounds a task in milliseconds (states are bitsets) and answers with proofs: plan "
     "validation naming the failing step and its unsatisfied preconditions, a sequential simulator, and plans "
     "that are proven optimal (A*, Fast Downward, SymK) or a witness. Classical planning: STRIPS with types, "
-    "negative, disjunctive and quantified conditions, equality, conditional and universal effects.")
+    "negative, disjunctive and quantified conditions, equality, conditional and universal effects.",
+)
 
 
 class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, SequentialSimulatorMixin):
@@ -103,8 +108,10 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
     # ---- SequentialSimulator --------------------------------------------------------------------
     def _simulated(self) -> Bridge:
         if self._bridge is None:
-            raise UPUsageError("this acptools engine was made without a problem; a simulator is made with "
-                               "SequentialSimulator(problem, name='acptools')")
+            raise UPUsageError(
+                "this acptools engine was made without a problem; a simulator is made with "
+                "SequentialSimulator(problem, name='acptools')"
+            )
         return self._bridge
 
     def _get_initial_state(self):
@@ -163,7 +170,11 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
         try:
             b = self.bridge(problem)
         except UPUnsupportedProblemTypeError as e:
-            return PlanGenerationResult(PlanGenerationResultStatus.UNSUPPORTED_PROBLEM, None, NAME,
-                                        log_messages=[LogMessage(LogLevel.ERROR, str(e))])
+            return PlanGenerationResult(
+                PlanGenerationResultStatus.UNSUPPORTED_PROBLEM,
+                None,
+                NAME,
+                log_messages=[LogMessage(LogLevel.ERROR, str(e))],
+            )
         optimal = self._optimal or self.optimality_metric_required
         return plan_result(self.name, b, problem, optimal, timeout, started)

@@ -11,9 +11,15 @@ def labelled_bars(ax, xs, values, width, ns=None, fmt="{:.0f}%", top=100.0, **kw
     color = bars.patches[0].get_facecolor() if bars.patches else None
     for k, (x, v) in enumerate(zip(xs, values)):
         if v == 0:  # a thin marker of the bar's colour, 1.5% of the axis high
-            ax.bar([x], [top * 0.015], width, color=color, hatch="///", edgecolor="black", linewidth=0.4,
-                   label="_zero")
+            ax.bar([x], [top * 0.015], width, color=color, hatch="///", edgecolor="black", linewidth=0.4, label="_zero")
         text = fmt.format(v) + (f"\nn={ns[k]}" if ns is not None else "")
-        ax.annotate(text, (x, max(v, top * 0.015)), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                    fontsize="x-small")
+        ax.annotate(
+            text,
+            (x, max(v, top * 0.015)),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize="x-small",
+        )
     return bars

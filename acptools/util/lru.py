@@ -61,8 +61,15 @@ class LRUCache(Generic[K, V]):
     evicted, so one value larger than ``max_bytes`` is still kept (alone).
     """
 
-    def __init__(self, max_items: int, *, max_bytes: int | None = None, sizeof: Callable[[V], int] | None = None,
-                 remember_evicted: int = 1024, kind: str = "item") -> None:
+    def __init__(
+        self,
+        max_items: int,
+        *,
+        max_bytes: int | None = None,
+        sizeof: Callable[[V], int] | None = None,
+        remember_evicted: int = 1024,
+        kind: str = "item",
+    ) -> None:
         if max_items < 1:
             raise ValueError(f"max_items must be >= 1, got {max_items}")
         if max_bytes is not None and (max_bytes < 0 or sizeof is None):
@@ -169,8 +176,11 @@ class LRUCache(Generic[K, V]):
             budget = f"{self._max_items} {self._kind}s"
             if self._max_bytes is not None:
                 budget += f" and {self._max_bytes} bytes"
-            return EvictedKey(f"{self._kind} {short(key)} is no longer available: it was evicted because the cache "
-                              f"keeps at most {budget}; create it again", key=key)
+            return EvictedKey(
+                f"{self._kind} {short(key)} is no longer available: it was evicted because the cache "
+                f"keeps at most {budget}; create it again",
+                key=key,
+            )
         return MissingKey(f"unknown {self._kind} {short(key)}", key=key)
 
     def __contains__(self, key: object) -> bool:

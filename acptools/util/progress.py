@@ -9,7 +9,7 @@ import sys
 import time
 from collections import defaultdict
 
-SMOOTHING = 0.5   # weight of a fresh estimate of the time left against the previous one counted down
+SMOOTHING = 0.5  # weight of a fresh estimate of the time left against the previous one counted down
 
 
 class CostModel:
@@ -19,14 +19,14 @@ class CostModel:
     kind is done (see `work_left` for kinds not seen yet)."""
 
     def __init__(self, units):
-        self.pending: dict[str, float] = defaultdict(float)   # kind -> prior weight still to do
-        self.left: dict[str, int] = defaultdict(int)          # kind -> units still to do
+        self.pending: dict[str, float] = defaultdict(float)  # kind -> prior weight still to do
+        self.left: dict[str, int] = defaultdict(int)  # kind -> units still to do
         for kind, weight in units:
             self.pending[kind] += weight
             self.left[kind] += 1
-        self.spent: dict[str, float] = defaultdict(float)     # kind -> measured seconds
-        self.weighed: dict[str, float] = defaultdict(float)   # kind -> prior weight of those units
-        self.count: dict[str, int] = defaultdict(int)         # kind -> units measured
+        self.spent: dict[str, float] = defaultdict(float)  # kind -> measured seconds
+        self.weighed: dict[str, float] = defaultdict(float)  # kind -> prior weight of those units
+        self.count: dict[str, int] = defaultdict(int)  # kind -> units measured
 
     def finished(self, kind: str, weight: float, seconds: float) -> None:
         """Record a finished unit of `kind`: its weight leaves the pending work and its seconds are measured."""
@@ -78,8 +78,8 @@ class Progress:
         self.last = -math.inf
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.costs: CostModel | None = None
-        self._eta: tuple[float, float] | None = None   # (estimate, when)
-        self._drawn = 0   # characters of an unfinished bar on the terminal's current line
+        self._eta: tuple[float, float] | None = None  # (estimate, when)
+        self._drawn = 0  # characters of an unfinished bar on the terminal's current line
 
     def note(self, text: str) -> None:
         """A line of text on the progress stream (when enabled); on a terminal it takes the place of an
@@ -106,7 +106,7 @@ class Progress:
             left = self.costs.work_left()
             if left is None or elapsed <= 0 or self.costs.measured <= 0:
                 return None
-            fresh = left * elapsed / self.costs.measured   # measured work per wall second counts the workers
+            fresh = left * elapsed / self.costs.measured  # measured work per wall second counts the workers
         else:
             share = done / total if work is None and total else work
             if not share or elapsed <= 0:

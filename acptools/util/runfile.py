@@ -52,19 +52,29 @@ def check_settings(path, command: str, settings: dict) -> None:
     try:
         theirs = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise AcpError(f"cannot resume: no record of the settings it was made with ({side.name} is missing)",
-                       f"--out {path}", "pass --force to start it over, or write to another --out") from None
+        raise AcpError(
+            f"cannot resume: no record of the settings it was made with ({side.name} is missing)",
+            f"--out {path}",
+            "pass --force to start it over, or write to another --out",
+        ) from None
     except (OSError, ValueError) as e:
-        raise AcpError(f"cannot resume: {side.name} is unreadable ({e})", f"--out {path}",
-                       "pass --force to start it over") from None
+        raise AcpError(
+            f"cannot resume: {side.name} is unreadable ({e})", f"--out {path}", "pass --force to start it over"
+        ) from None
     if theirs.get("command") != command:
-        raise AcpError(f"cannot resume: it was written by `acptools {theirs.get('command')}`, not `acptools {command}`",
-                       f"--out {path}", "write to another --out")
+        raise AcpError(
+            f"cannot resume: it was written by `acptools {theirs.get('command')}`, not `acptools {command}`",
+            f"--out {path}",
+            "write to another --out",
+        )
     old = theirs.get("settings", {})
     for key in list(settings) + [k for k in old if k not in settings]:
         if old.get(key) != settings.get(key):
-            raise AcpError(f"cannot resume: it was made with {key} {_show(old.get(key))}, now {_show(settings.get(key))}",
-                           f"--out {path}", f"resume with the same {key}, or write to another --out")
+            raise AcpError(
+                f"cannot resume: it was made with {key} {_show(old.get(key))}, now {_show(settings.get(key))}",
+                f"--out {path}",
+                f"resume with the same {key}, or write to another --out",
+            )
 
 
 def _show(value) -> str:
@@ -76,7 +86,11 @@ def check_fresh(path, resume: bool, force: bool, flag: str = "--out", resumable:
     same holds for the files a run writes at its end (--report, --html: `flag` names which).
     `resumable`: whether the command has a --resume to suggest."""
     if path is not None and not resume and not force and Path(path).is_file():
-        again = "pass --resume to continue that run, --force to overwrite it" if resumable else "pass --force to overwrite it"
+        again = (
+            "pass --resume to continue that run, --force to overwrite it"
+            if resumable
+            else "pass --force to overwrite it"
+        )
         raise AcpError("exists", f"{flag} {path}", f"{again}, or give another {flag}")
 
 
@@ -84,6 +98,7 @@ def write_sidecar(path, command: str, settings: dict, progress: dict | None = No
     """The sidecar, replaced atomically. `progress`: what a command needs to resume that its rows do
     not say (generate: the ids of each finished task's records)."""
     from .. import __version__
+
     side = sidecar_of(path)
     tmp = side.with_name(side.name + ".tmp")
     doc = {"command": command, "settings": settings, "acptools": __version__}
@@ -126,8 +141,7 @@ class RunFile(RowWriter):
     """JSONL rows in memory and, when `path` is given, in the file (each row flushed as written).
     `keep(row)`: which rows of the existing file a resume keeps (default all)."""
 
-    def __init__(self, path, command: str, settings: dict, *, resume: bool = False, force: bool = False,
-                 keep=None):
+    def __init__(self, path, command: str, settings: dict, *, resume: bool = False, force: bool = False, keep=None):
         self.path = Path(path) if path is not None else None
         self.rows: list[dict] = []
         self._fh = None

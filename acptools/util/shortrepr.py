@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
-SMALL_BITS = 64       # ints of at most this many bits (ids, counts, sizes) are written in full
-MAX_ITEMS = 8         # items of a container written before the count of the rest
-MAX_CHARS = 200       # characters of a string's repr kept before the count of the rest
+SMALL_BITS = 64  # ints of at most this many bits (ids, counts, sizes) are written in full
+MAX_ITEMS = 8  # items of a container written before the count of the rest
+MAX_CHARS = 200  # characters of a string's repr kept before the count of the rest
 
 __all__ = ["short", "int_text", "digest", "bounded_repr"]
 

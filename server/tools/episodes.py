@@ -10,12 +10,7 @@ moves without its caller being told.
 
 from __future__ import annotations
 
-from acptools_server.models import (
-    EpisodeStep,
-    EpisodeSummaryResult,
-    StartEpisodeResult,
-    StepEpisodeResult,
-)
+from acptools_server.models import EpisodeStep, EpisodeSummaryResult, StartEpisodeResult, StepEpisodeResult
 from acptools_server.state import ServerState, state_of
 from acptools_server.tools.common import (
     DEFAULT_LIST_LIMIT,
@@ -44,7 +39,7 @@ UNSENT_ID = "ep-" + "0" * 16  # as long as an episode id: a start's result is si
 def _applicable(task: Task, state: int, limit: int | None) -> tuple[list[str], int]:
     """The first `limit` (default 200) actions applicable in the state, and how many there are."""
     actions = task.questions.applicable(state)
-    return actions[:limit or DEFAULT_LIST_LIMIT], len(actions)
+    return actions[: limit or DEFAULT_LIST_LIMIT], len(actions)
 
 
 def _unsendable(app: ServerState, result: BaseModel, undone: str) -> ToolError | None:
@@ -53,13 +48,16 @@ def _unsendable(app: ServerState, result: BaseModel, undone: str) -> ToolError |
     size, max_bytes = sent_bytes(result), app.config.limits.max_response_bytes
     if size <= max_bytes:
         return None
-    return ToolError(f"the result would be {size} bytes, more than the server sends ({max_bytes} bytes, "
-                     f"--max-response-bytes), so {undone}; {TOO_BIG}")
+    return ToolError(
+        f"the result would be {size} bytes, more than the server sends ({max_bytes} bytes, "
+        f"--max-response-bytes), so {undone}; {TOO_BIG}"
+    )
 
 
 @tool("Start an episode", MUTATES, too_big=TOO_BIG)
-async def start_episode(ctx: Context, task_id: TaskId, state: StateArg = None, budget: BudgetArg = None,
-                        limit: LimitArg = None) -> StartEpisodeResult:
+async def start_episode(
+    ctx: Context, task_id: TaskId, state: StateArg = None, budget: BudgetArg = None, limit: LimitArg = None
+) -> StartEpisodeResult:
     """Start an episode in which step_episode grades each action against h*: its episode_id, h*, the
     applicable actions (the first limit) and done. Inputs: task_id, state, budget, limit."""
     app = state_of(ctx)
@@ -73,9 +71,18 @@ async def start_episode(ctx: Context, task_id: TaskId, state: StateArg = None, b
     episode, over = await app.run(work, app.seconds(budget))
     actions, total = _applicable(task, start, limit)
     result = StartEpisodeResult(
-        episode_id=UNSENT_ID, task_id=task.id, state=task.names(start), goal_reached=episode.solved,
-        h_star=episode.h_star_start, h_star_known=episode.h_star_known, how=episode.how, applicable_actions=actions,
-        applicable_total=total, done=over is not None, done_reason=over, bounds=episode.start_bounds,
+        episode_id=UNSENT_ID,
+        task_id=task.id,
+        state=task.names(start),
+        goal_reached=episode.solved,
+        h_star=episode.h_star_start,
+        h_star_known=episode.h_star_known,
+        how=episode.how,
+        applicable_actions=actions,
+        applicable_total=total,
+        done=over is not None,
+        done_reason=over,
+        bounds=episode.start_bounds,
     )
     error = _unsendable(app, result, "no episode was started")
     if error is not None:
@@ -85,13 +92,21 @@ async def start_episode(ctx: Context, task_id: TaskId, state: StateArg = None, b
 
 
 def _history_entry(step: Step) -> EpisodeStep:
-    return EpisodeStep(step=step.step, action=step.action, verdict=step.verdict, applied=step.applied,
-                       optimal=step.optimal, regret=step.regret, reason=step.reason)
+    return EpisodeStep(
+        step=step.step,
+        action=step.action,
+        verdict=step.verdict,
+        applied=step.applied,
+        optimal=step.optimal,
+        regret=step.regret,
+        reason=step.reason,
+    )
 
 
 @tool("Step an episode", MUTATES, too_big=TOO_BIG)
-async def step_episode(ctx: Context, episode_id: EpisodeId, action: ActionArg, budget: BudgetArg = None,
-                       limit: LimitArg = None) -> StepEpisodeResult:
+async def step_episode(
+    ctx: Context, episode_id: EpisodeId, action: ActionArg, budget: BudgetArg = None, limit: LimitArg = None
+) -> StepEpisodeResult:
     """Take one action in an episode: the new state, whether it was optimal and its regret, or applied=false and
     why; done once the goal holds or is out of reach. Inputs: episode_id, action, budget, limit."""
     app = state_of(ctx)
@@ -99,8 +114,10 @@ async def step_episode(ctx: Context, episode_id: EpisodeId, action: ActionArg, b
     async with live.lock:
         episode = live.episode
         if episode.over == DEAD_END:
-            raise ToolError(f"the episode is over: the goal is out of reach after its {len(episode.plan)} actions "
-                            "(a dead end); start a new episode")
+            raise ToolError(
+                f"the episode is over: the goal is out of reach after its {len(episode.plan)} actions "
+                "(a dead end); start a new episode"
+            )
 
         def work(b):
             step = episode.step(action, budget=b)
@@ -113,12 +130,26 @@ async def step_episode(ctx: Context, episode_id: EpisodeId, action: ActionArg, b
         task = episode.task
         actions, total = _applicable(task, episode.state, limit)
         result = StepEpisodeResult(
-            episode_id=episode_id, step=step.step, action=step.action, verdict=step.verdict, applied=step.applied,
-            reason=step.reason, state=task.names(episode.state), positive_effects=step.positive_effects,
-            negative_effects=step.negative_effects, optimal=step.optimal, regret=step.regret,
-            h_star_before=before, h_star_after=after, h_star_known=known, bounds=step.bounds(),
-            goal_reached=episode.solved, applicable_actions=actions, applicable_total=total,
-            done=over is not None, done_reason=over,
+            episode_id=episode_id,
+            step=step.step,
+            action=step.action,
+            verdict=step.verdict,
+            applied=step.applied,
+            reason=step.reason,
+            state=task.names(episode.state),
+            positive_effects=step.positive_effects,
+            negative_effects=step.negative_effects,
+            optimal=step.optimal,
+            regret=step.regret,
+            h_star_before=before,
+            h_star_after=after,
+            h_star_known=known,
+            bounds=step.bounds(),
+            goal_reached=episode.solved,
+            applicable_actions=actions,
+            applicable_total=total,
+            done=over is not None,
+            done_reason=over,
         )
         error = _unsendable(app, result, "the step was taken back")
         if error is not None:
@@ -137,12 +168,25 @@ async def episode_summary(ctx: Context, episode_id: EpisodeId) -> EpisodeSummary
         s = episode.summary()
         task = episode.task
         return EpisodeSummaryResult(
-            episode_id=episode_id, task_id=task.id, steps=s.steps, applied_steps=s.applied_steps,
-            invalid_actions=s.invalid_steps, invalid=s.invalid, optimal_steps=s.optimal_steps,
-            unknown_optimality_steps=s.unknown_steps, optimal_step_rate=s.optimal_step_rate,
-            mean_regret=s.mean_regret, plan=s.plan, plan_length=s.plan_length, h_star_start=s.h_star_start,
-            excess_length=s.excess_length, length_ratio=s.length_ratio, solved=s.solved,
-            dead_end=episode.over == DEAD_END, start_state=task.names(episode.start), state=task.names(episode.state),
+            episode_id=episode_id,
+            task_id=task.id,
+            steps=s.steps,
+            applied_steps=s.applied_steps,
+            invalid_actions=s.invalid_steps,
+            invalid=s.invalid,
+            optimal_steps=s.optimal_steps,
+            unknown_optimality_steps=s.unknown_steps,
+            optimal_step_rate=s.optimal_step_rate,
+            mean_regret=s.mean_regret,
+            plan=s.plan,
+            plan_length=s.plan_length,
+            h_star_start=s.h_star_start,
+            excess_length=s.excess_length,
+            length_ratio=s.length_ratio,
+            solved=s.solved,
+            dead_end=episode.over == DEAD_END,
+            start_state=task.names(episode.start),
+            state=task.names(episode.state),
             history=[_history_entry(step) for step in episode.history],
         )
 

@@ -14,20 +14,45 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import AcpError, Budget, Task, Verdict, planners
-from acptools.truth import StateTruth
-from acptools.util.shortrepr import bounded_repr
+from acptools_server.models import (
+    ActionValue,
+    Item,
+    ItemListResult,
+    LandmarkResult,
+    ListApplicableResult,
+    OptimalNextResult,
+    PlanResult,
+    ProgressResult,
+    Removal,
+    SimplifyPlanResult,
+    ValidatePlanResult,
+    VerdictResult,
+)
+from acptools_server.state import ServerState, state_of
+from acptools_server.tools.common import (
+    DEFAULT_LIST_LIMIT,
+    MAX_LIST_LIMIT,
+    ActionArg,
+    AtomArg,
+    BudgetArg,
+    LimitArg,
+    PlanArg,
+    StateArg,
+    TaskId,
+    located,
+    read_action,
+    read_atom,
+    read_plan,
+    read_state,
+    tool,
+)
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from acptools_server.models import (ActionValue, Item, ItemListResult, LandmarkResult, ListApplicableResult,
-                                    OptimalNextResult, PlanResult, ProgressResult, Removal, SimplifyPlanResult,
-                                    ValidatePlanResult, VerdictResult)
-from acptools_server.state import ServerState, state_of
-from acptools_server.tools.common import (DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, ActionArg, AtomArg, BudgetArg, LimitArg,
-                                          PlanArg, StateArg, TaskId, located, read_action, read_atom, read_plan,
-                                          read_state, tool)
+from acptools import AcpError, Budget, Task, Verdict, planners
+from acptools.truth import StateTruth
+from acptools.util.shortrepr import bounded_repr
 
 MAX_UNKNOWN_SHOWN = 500
 
@@ -69,14 +94,21 @@ class Asked:
             return own
         return "; ".join(filter(None, (own, f"planners that failed: {self.failed}")))
 
-    async def decide(self, budget: float | None, query: int, names: list[str],
-                     question: Callable[..., Verdict]) -> tuple[dict[str, Any], Verdict]:
+    async def decide(
+        self, budget: float | None, query: int, names: list[str], question: Callable[..., Verdict]
+    ) -> tuple[dict[str, Any], Verdict]:
         """A yes/no ``question(truth, id, budget)`` about one atom or action id: the verdict fields of
         its result, and the verdict."""
         v, seconds = await self.search(budget, lambda truth, b: question(truth, query, b))
-        return dict(query=names[query], answer=v.answer, how=v.how, witness=v.witness,
-                    detail=self.detail(v.detail, v.answer is not None), budget_seconds=seconds,
-                    from_store=v.from_store), v
+        return dict(
+            query=names[query],
+            answer=v.answer,
+            how=v.how,
+            witness=v.witness,
+            detail=self.detail(v.detail, v.answer is not None),
+            budget_seconds=seconds,
+            from_store=v.from_store,
+        ), v
 
 
 def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
@@ -92,10 +124,17 @@ def _items(a: Asked, result, limit: int | None, seconds: float) -> ItemListResul
     own = result.detail or (f"{len(unknown)} candidates undecided" if unknown else "")
     refuted = [] if result.complete else result.refuted  # a complete list refutes every other candidate
     return ItemListResult(
-        items=items, complete=result.complete, total=result.total, truncated=result.total > len(items),
-        unknown=unknown[:MAX_UNKNOWN_SHOWN], detail=a.detail(own, result.complete), budget_seconds=seconds,
-        unknown_total=len(unknown), refuted=[Item(name=i.name, how=i.how) for i in refuted[:MAX_UNKNOWN_SHOWN]],
-        refuted_total=len(refuted), from_store=result.from_store,
+        items=items,
+        complete=result.complete,
+        total=result.total,
+        truncated=result.total > len(items),
+        unknown=unknown[:MAX_UNKNOWN_SHOWN],
+        detail=a.detail(own, result.complete),
+        budget_seconds=seconds,
+        unknown_total=len(unknown),
+        refuted=[Item(name=i.name, how=i.how) for i in refuted[:MAX_UNKNOWN_SHOWN]],
+        refuted_total=len(refuted),
+        from_store=result.from_store,
     )
 
 
@@ -115,8 +154,9 @@ def list_applicable(
     a = asked(ctx, task_id, state)
     actions = a.truth().applicable()
     end = len(actions) if limit is None else offset + limit
-    return ListApplicableResult(actions=actions[offset:end], total=len(actions), offset=offset, limit=limit,
-                                has_more=end < len(actions))
+    return ListApplicableResult(
+        actions=actions[offset:end], total=len(actions), offset=offset, limit=limit, has_more=end < len(actions)
+    )
 
 
 @tool("Apply one action (prog)")
@@ -125,9 +165,15 @@ def progress(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg =
     task_id, action, state."""
     a = asked(ctx, task_id, state)
     p = a.truth().progress(read_action(a.task, action))
-    return ProgressResult(action=p.action, applicable=p.applicable, state=p.state,
-                          positive_effects=p.positive_effects, negative_effects=p.negative_effects,
-                          unsatisfied_preconditions=p.unsatisfied_preconditions, goal_reached=p.goal_reached)
+    return ProgressResult(
+        action=p.action,
+        applicable=p.applicable,
+        state=p.state,
+        positive_effects=p.positive_effects,
+        negative_effects=p.negative_effects,
+        unsatisfied_preconditions=p.unsatisfied_preconditions,
+        goal_reached=p.goal_reached,
+    )
 
 
 @tool("Validate a plan (val)")
@@ -138,9 +184,14 @@ def validate_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg 
     actions = read_plan(a.task, plan, a.app.config.limits)
     v = a.truth().validate(tuple(actions))
     return ValidatePlanResult(
-        first_inapplicable=v.first_inapplicable, unsatisfied_preconditions=v.unsatisfied_preconditions,
-        goal_reached=v.goal_reached, valid=v.first_inapplicable is None and v.goal_reached,
-        unmet_goals=v.unmet_goals, final_state=v.final_state, steps=v.steps, plan_length=len(actions),
+        first_inapplicable=v.first_inapplicable,
+        unsatisfied_preconditions=v.unsatisfied_preconditions,
+        goal_reached=v.goal_reached,
+        valid=v.first_inapplicable is None and v.goal_reached,
+        unmet_goals=v.unmet_goals,
+        final_state=v.final_state,
+        steps=v.steps,
+        plan_length=len(actions),
     )
 
 
@@ -148,15 +199,26 @@ SIMPLIFY_TOO_BIG = "call it without with_plans (the indices say what to remove)"
 
 
 @tool("Redundant actions (just)", too_big=SIMPLIFY_TOO_BIG)
-async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None, with_plans: bool = False,
-                        budget: BudgetArg = None) -> SimplifyPlanResult:
+async def simplify_plan(
+    ctx: Context,
+    task_id: TaskId,
+    plan: PlanArg,
+    state: StateArg = None,
+    with_plans: bool = False,
+    budget: BudgetArg = None,
+) -> SimplifyPlanResult:
     """Single actions and consecutive pairs whose removal leaves a valid plan (just), as index lists;
     with_plans=true adds the plans. Inputs: task_id, plan, state, with_plans, budget."""
     a = asked(ctx, task_id, state)
     actions = read_plan(a.task, plan, a.app.config.limits)
     max_bytes = a.app.config.limits.max_response_bytes
-    (removable, is_plan), _ = await a.search(budget, lambda truth, b: (
-        removals_within(truth.simplify(actions, b), with_plans, max_bytes, b), truth.is_plan(tuple(actions))))
+    (removable, is_plan), _ = await a.search(
+        budget,
+        lambda truth, b: (
+            removals_within(truth.simplify(actions, b), with_plans, max_bytes, b),
+            truth.is_plan(tuple(actions)),
+        ),
+    )
     return SimplifyPlanResult(removable=removable, plan_is_valid=is_plan, plan_length=len(actions))
 
 
@@ -175,8 +237,9 @@ def removals_within(removals: list, with_plans: bool, max_bytes: int, budget: Bu
             continue
         size += 2 * (whole - sum(sizes[i] for i in r.indices) + 40)
         if size > max_bytes:
-            raise ToolError(f"the result would be more than {max_bytes} bytes "
-                            f"(--max-response-bytes); {SIMPLIFY_TOO_BIG}")
+            raise ToolError(
+                f"the result would be more than {max_bytes} bytes (--max-response-bytes); {SIMPLIFY_TOO_BIG}"
+            )
         budget.check()
         out.append(Removal(indices=list(r.indices), plan=r.plan))
     return out
@@ -186,8 +249,9 @@ def removals_within(removals: list, with_plans: bool, max_bytes: int, budget: Bu
 
 
 @tool("Can an atom ever hold? (reach)")
-async def is_reachable(ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None,
-                       budget: BudgetArg = None) -> VerdictResult:
+async def is_reachable(
+    ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None, budget: BudgetArg = None
+) -> VerdictResult:
     """Can the fluent atom ever become true from the state (reach)? true with a witness plan, false with a
     proof. Inputs: task_id, atom, state, budget."""
     a = asked(ctx, task_id, state)
@@ -196,8 +260,9 @@ async def is_reachable(ctx: Context, task_id: TaskId, atom: AtomArg, state: Stat
 
 
 @tool("Atoms that can never hold (reach)", too_big="pass a smaller limit")
-async def unreachable_atoms(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
-                            budget: BudgetArg = None) -> ItemListResult:
+async def unreachable_atoms(
+    ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
+) -> ItemListResult:
     """Fluent atoms that can never become true from the state (reach), with proofs. Inputs: task_id, state,
     limit (default 200), budget."""
     a = asked(ctx, task_id, state)
@@ -206,8 +271,9 @@ async def unreachable_atoms(ctx: Context, task_id: TaskId, state: StateArg = Non
 
 
 @tool("Can an action ever apply? (areach)")
-async def is_action_reachable(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg = None,
-                              budget: BudgetArg = None) -> VerdictResult:
+async def is_action_reachable(
+    ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg = None, budget: BudgetArg = None
+) -> VerdictResult:
     """Can the ground action ever become applicable from the state (areach)? true with a witness plan, false
     with a proof. Inputs: task_id, action, state, budget."""
     a = asked(ctx, task_id, state)
@@ -217,8 +283,9 @@ async def is_action_reachable(ctx: Context, task_id: TaskId, action: ActionArg, 
 
 
 @tool("Actions that never apply (areach)", too_big="pass a smaller limit")
-async def unreachable_actions(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
-                              budget: BudgetArg = None) -> ItemListResult:
+async def unreachable_actions(
+    ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
+) -> ItemListResult:
     """Ground actions that can never become applicable from the state (areach), with proofs. Inputs: task_id,
     state, limit (default 200), budget."""
     a = asked(ctx, task_id, state)
@@ -228,8 +295,9 @@ async def unreachable_actions(ctx: Context, task_id: TaskId, state: StateArg = N
 
 
 @tool("Is an atom a landmark? (land)")
-async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None,
-                      budget: BudgetArg = None) -> LandmarkResult:
+async def is_landmark(
+    ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None, budget: BudgetArg = None
+) -> LandmarkResult:
     """Is the atom true on every plan from the state (land)? false with a witness plan that avoids it. Inputs:
     task_id, atom, state, budget."""
     a = asked(ctx, task_id, state)
@@ -238,8 +306,9 @@ async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: State
 
 
 @tool("All landmarks (land)", too_big="pass a smaller limit")
-async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
-                    budget: BudgetArg = None) -> ItemListResult:
+async def landmarks(
+    ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
+) -> ItemListResult:
     """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, limit (default
     200), budget."""
     a = asked(ctx, task_id, state)
@@ -266,11 +335,27 @@ async def optimal_next_action(
     r, seconds = await a.search(budget, lambda truth, b: truth.optimal_next(b, actions=picked, table=table))
     bounds = r.bounds()
     return OptimalNextResult(
-        h_star=r.h_star, optimal_actions=r.optimal_actions,
-        actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
-                             known=v.known, bounds=v.bounds()) for v in r.actions],
-        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state), bounds=bounds,
-        detail=a.detail(_bounds_detail(bounds), r.known), budget_seconds=seconds, from_store=r.from_store,
+        h_star=r.h_star,
+        optimal_actions=r.optimal_actions,
+        actions=[
+            ActionValue(
+                action=v.action,
+                h_star_after=v.h_star_after,
+                regret=v.regret,
+                optimal=v.optimal,
+                known=v.known,
+                bounds=v.bounds(),
+            )
+            for v in r.actions
+        ],
+        plan=r.plan,
+        how=r.how,
+        known=r.known,
+        goal_reached=a.task.is_goal(a.state),
+        bounds=bounds,
+        detail=a.detail(_bounds_detail(bounds), r.known),
+        budget_seconds=seconds,
+        from_store=r.from_store,
     )
 
 
@@ -292,11 +377,7 @@ def _bounds_detail(bounds: dict) -> str:
 
 @tool("Find a plan")
 async def plan(
-    ctx: Context,
-    task_id: TaskId,
-    state: StateArg = None,
-    optimal: bool = True,
-    budget: BudgetArg = None,
+    ctx: Context, task_id: TaskId, state: StateArg = None, optimal: bool = True, budget: BudgetArg = None
 ) -> PlanResult:
     """A plan from the state to the goal: a shortest one (default) or, with optimal=false, the first greedy
     search finds. Inputs: task_id, state, optimal, budget."""
@@ -304,10 +385,31 @@ async def plan(
     v, seconds = await a.search(budget, lambda truth, b: truth.plan(optimal, b))
     bounds = v.extra if optimal and v.answer is None else {}  # Questions.plan: the proven bounds
     detail = v.detail or _bounds_detail(bounds)
-    return PlanResult(answer=v.answer, how=v.how, plan=v.witness, length=None if v.witness is None else len(v.witness),
-                      optimal=optimal, h_star=v.extra.get("h_star"), bounds=bounds,
-                      detail=a.detail(detail, v.answer is not None), budget_seconds=seconds, from_store=v.from_store)
+    return PlanResult(
+        answer=v.answer,
+        how=v.how,
+        plan=v.witness,
+        length=None if v.witness is None else len(v.witness),
+        optimal=optimal,
+        h_star=v.extra.get("h_star"),
+        bounds=bounds,
+        detail=a.detail(detail, v.answer is not None),
+        budget_seconds=seconds,
+        from_store=v.from_store,
+    )
 
 
-TOOLS = (list_applicable, progress, validate_plan, simplify_plan, is_reachable, unreachable_atoms,
-         is_action_reachable, unreachable_actions, is_landmark, landmarks, optimal_next_action, plan)
+TOOLS = (
+    list_applicable,
+    progress,
+    validate_plan,
+    simplify_plan,
+    is_reachable,
+    unreachable_atoms,
+    is_action_reachable,
+    unreachable_actions,
+    is_landmark,
+    landmarks,
+    optimal_next_action,
+    plan,
+)

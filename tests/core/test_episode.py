@@ -110,8 +110,17 @@ def _dead_end_moves(oracle: Oracle):
     """(state, action, next state) for every move from a state with a plan into one without."""
     init = oracle.init_atoms()
     graph, dist = oracle.graph(init), oracle.distances(init)
-    return [(s, a, t) for s, out in sorted(graph.items(), key=lambda kv: sorted(kv[0])) if s in dist
-            for a, t in out if t not in dist], graph, dist
+    return (
+        [
+            (s, a, t)
+            for s, out in sorted(graph.items(), key=lambda kv: sorted(kv[0]))
+            if s in dist
+            for a, t in out
+            if t not in dist
+        ],
+        graph,
+        dist,
+    )
 
 
 @pytest.mark.parametrize("name", ["doors", "briefcase"])

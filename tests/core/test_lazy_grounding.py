@@ -18,12 +18,12 @@ from functools import lru_cache
 import pytest
 
 from acptools import examples, load_task
-from acptools.verdict import Proof
 from acptools.budget import Budget
 from acptools.dataset import acpbench_hard, domain_name
 from acptools.engine.relaxed import Relaxation
 from acptools.errors import BudgetExceeded
 from acptools.ground.names import render
+from acptools.verdict import Proof
 from tests.support.data import PDDL, ROOT
 
 SUITE = ROOT / "benchmarks" / "suite"
@@ -36,8 +36,10 @@ BIG_TASK_BUDGET = 5.0
 def _record_tasks() -> dict[str, list[tuple[str, str]]]:
     by_domain: dict[str, dict] = {}
     for r in acpbench_hard():
-        by_domain.setdefault(domain_name(r), {})[r["PDDL_domain"] + "\0" + r["PDDL_problem"]] = \
-            (r["PDDL_domain"], r["PDDL_problem"])
+        by_domain.setdefault(domain_name(r), {})[r["PDDL_domain"] + "\0" + r["PDDL_problem"]] = (
+            r["PDDL_domain"],
+            r["PDDL_problem"],
+        )
     return {name: list(tasks.values()) for name, tasks in sorted(by_domain.items())}
 
 
@@ -48,8 +50,10 @@ def _other_tasks() -> dict[str, tuple[str, str]]:
     for folder in sorted(p for p in SUITE.iterdir() if (p / "domain.pddl").exists()):
         for size in ("small", "medium", "large"):
             if (folder / f"{size}.pddl").exists():
-                found[f"suite:{folder.name}/{size}"] = ((folder / "domain.pddl").read_text(),
-                                                        (folder / f"{size}.pddl").read_text())
+                found[f"suite:{folder.name}/{size}"] = (
+                    (folder / "domain.pddl").read_text(),
+                    (folder / f"{size}.pddl").read_text(),
+                )
     return found
 
 
@@ -64,7 +68,7 @@ def _sample_actions(task, rng: random.Random, k: int) -> list[str]:
     sizes = [math.prod(len(task.types.of(t)) for _, t in schema.params) for _, schema in schemas]
     picked: dict[str, None] = {}
     while len(picked) < k:
-        (name, schema), = rng.choices(schemas, weights=sizes)
+        ((name, schema),) = rng.choices(schemas, weights=sizes)
         picked[render(name, [rng.choice(task.types.of(t)) for _, t in schema.params])] = None
     return list(picked)
 
@@ -129,8 +133,10 @@ def test_record_tasks_ground_lazily_exactly(domain):
 
 def _marked(names):
     """Suite tasks larger than small take minutes to ground in full: run with the slow tests."""
-    return [pytest.param(n, marks=pytest.mark.slow) if n.startswith("suite:") and not n.endswith("/small") else n
-            for n in names]
+    return [
+        pytest.param(n, marks=pytest.mark.slow) if n.startswith("suite:") and not n.endswith("/small") else n
+        for n in names
+    ]
 
 
 @pytest.mark.parametrize("name", _marked(sorted(_other_tasks())))
@@ -142,8 +148,9 @@ def test_other_tasks_ground_lazily_exactly(name):
 
 def _one_per_domain() -> dict[str, tuple[str, str]]:
     picked = {f"record:{n}": tasks[0] for n, tasks in _record_tasks().items()}
-    picked.update({n: t for n, t in _other_tasks().items()
-                   if n.startswith(("example:", "test:")) or n.endswith("/small")})
+    picked.update(
+        {n: t for n, t in _other_tasks().items() if n.startswith(("example:", "test:")) or n.endswith("/small")}
+    )
     return picked
 
 
@@ -160,12 +167,15 @@ def _same_verdict(a, b, task, state) -> None:
 def _same_list(a, b) -> None:
     if a.complete and b.complete:
         assert a.names == b.names and a.total == b.total
-        assert sorted(i.name for i in a.items if i.how == Proof.STATIC) == \
-            sorted(i.name for i in b.items if i.how == Proof.STATIC)
+        assert sorted(i.name for i in a.items if i.how == Proof.STATIC) == sorted(
+            i.name for i in b.items if i.how == Proof.STATIC
+        )
 
 
-@pytest.mark.parametrize("name", [n if n.startswith("example:") else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in sorted(_one_per_domain())])
+@pytest.mark.parametrize(
+    "name",
+    [n if n.startswith("example:") else pytest.param(n, marks=pytest.mark.slow) for n in sorted(_one_per_domain())],
+)
 def test_every_answer_is_the_same_as_with_every_action_grounded(name):
     """Every question kind (minutes per task: the bundled examples by default, the rest with -m slow).
     Three states per task; on a big task (over BIG_TASK_OPERATORS operators with everything grounded,
@@ -189,8 +199,7 @@ def test_every_answer_is_the_same_as_with_every_action_grounded(name):
             _same_verdict(ql.is_reachable(atom, state, budget), qf.is_reachable(atom, state, budget), full, s)
             _same_verdict(ql.is_landmark(atom, state, budget), qf.is_landmark(atom, state, budget), full, s)
         for a in actions:
-            _same_verdict(ql.is_action_reachable(a, state, budget), qf.is_action_reachable(a, state, budget),
-                          full, s)
+            _same_verdict(ql.is_action_reachable(a, state, budget), qf.is_action_reachable(a, state, budget), full, s)
         _same_list(ql.unreachable_atoms(state, budget), qf.unreachable_atoms(state, budget))
         _same_list(ql.unreachable_actions(state, budget), qf.unreachable_actions(state, budget))
         _same_list(ql.landmarks(state, budget), qf.landmarks(state, budget))
@@ -271,8 +280,10 @@ def test_threads_extending_one_task_see_consistent_operators():
     def ask(s):
         try:
             assert lazy.questions.applicable(s) == full.questions.applicable(s)
-            _same_list(lazy.questions.unreachable_atoms(s, BIG_TASK_BUDGET),
-                       full.questions.unreachable_atoms(s, BIG_TASK_BUDGET))
+            _same_list(
+                lazy.questions.unreachable_atoms(s, BIG_TASK_BUDGET),
+                full.questions.unreachable_atoms(s, BIG_TASK_BUDGET),
+            )
         except Exception as e:  # reported below, with the state
             errors.append((s, e))
 

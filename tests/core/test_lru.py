@@ -31,6 +31,7 @@ def test_get_or_make_counts_as_use_and_makes_once():
         def f():
             calls.append(v)
             return v
+
         return f
 
     assert cache.get_or_make("a", make(1)) == 1

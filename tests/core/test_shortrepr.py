@@ -10,7 +10,7 @@ import pytest
 
 from acptools.util.shortrepr import MAX_CHARS, MAX_ITEMS, bounded_repr, digest, int_text, short
 
-BIG = (1 << 30_000) | 0b1011   # more digits than Python writes (4,300 by default)
+BIG = (1 << 30_000) | 0b1011  # more digits than Python writes (4,300 by default)
 
 
 def test_small_ints_are_written_and_big_ones_named_by_size_and_digest():

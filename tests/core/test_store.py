@@ -9,10 +9,10 @@ import subprocess
 import sys
 
 from acptools import Effort, examples, load_task
-from acptools.proofs import store
 from acptools.dataset import acpbench_hard
-from acptools.scoring import clear_caches, gold_response
+from acptools.proofs import store
 from acptools.proofs.verify import verify_facts
+from acptools.scoring import clear_caches, gold_response
 from acptools.truth import truth_for
 
 
@@ -20,14 +20,28 @@ def _score_gold(tmp_path, records, cache):
     data = tmp_path / "records.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     out = tmp_path / "items.jsonl"
-    cmd = [sys.executable, "-m", "acptools.cli", "score", "--data", str(data), "--gold", "--quiet", "--force",
-           "--out", str(out), "--cache", str(cache)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "acptools.cli",
+        "score",
+        "--data",
+        str(data),
+        "--gold",
+        "--quiet",
+        "--force",
+        "--out",
+        str(out),
+        "--cache",
+        str(cache),
+    ]
     subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=_env())
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
 def _env():
     import os
+
     return {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
 
 
@@ -99,8 +113,12 @@ def test_verify_reports_a_wrong_stored_fact(tmp_path):
     finally:
         store.use(None)
         clear_caches()
-    out = subprocess.run([sys.executable, "-m", "acptools.cli", "cache", "verify", "--cache", str(path)],
-                         capture_output=True, text=True, env=_env())
+    out = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "cache", "verify", "--cache", str(path)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
     assert out.returncode == 1 and "FAILED h*" in out.stdout
     assert gold_response(rec)
 
@@ -111,6 +129,7 @@ def test_a_proven_floor_is_stored_served_and_verified(tmp_path, monkeypatch):
     instead of searching, `verify` proves it again, and a floor raised past the truth is caught."""
     from acptools.engine.optimal import Optimizer
     from acptools.scoring import score_answer
+
     monkeypatch.setattr(Optimizer, "_astar_h", lambda self, state, budget: None)
     texts = examples.texts("ferry")
     try:
@@ -130,8 +149,9 @@ def test_a_proven_floor_is_stored_served_and_verified(tmp_path, monkeypatch):
         truth = truth_for(task, t)
         true_h = task.questions.optimizer.h_star(t, task.questions.as_budget(60)).cost
         found.put(task.key, truth.state_key, "h*-floor", "", {"lower": true_h + 1, "how": "forged"})
-        assert [f["problem"] for f in verify_facts(found)["failures"]] == \
-            [f"stored h* >= {true_h + 1}, proven h* = {true_h}"]
+        assert [f["problem"] for f in verify_facts(found)["failures"]] == [
+            f"stored h* >= {true_h + 1}, proven h* = {true_h}"
+        ]
     finally:
         store.use(None)
         clear_caches()

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from acptools import examples, load_task, truth
-from acptools.proofs import kept_tasks, store
 from acptools.dataset import acpbench_hard
 from acptools.ground import snapshot
+from acptools.proofs import kept_tasks, store
 from acptools.util.hashing import code_version, task_key
 from tests.core.test_lazy_grounding import _assert_same_grounding, _other_tasks, _states
 from tests.core.test_store_security import _read_only_prefix
@@ -35,8 +35,16 @@ from tests.support.data import ROOT
 BUDGET = 20.0
 # STRIPS, ADL (quantifiers, conditional effects, negative preconditions), derived predicates, a
 # suite task whose lazy grounding leaves most operators out
-NAMES = ["example:ferry", "example:rover", "test:briefcase", "test:doors", "test:blocks-derived",
-         "test:rooms-derived", "suite:logistics/small", "suite:schedule/small"]
+NAMES = [
+    "example:ferry",
+    "example:rover",
+    "test:briefcase",
+    "test:doors",
+    "test:blocks-derived",
+    "test:rooms-derived",
+    "suite:logistics/small",
+    "suite:schedule/small",
+]
 
 
 @pytest.fixture
@@ -48,6 +56,7 @@ def kept(tmp_path, monkeypatch):
     def counting(d, p, **limits):
         loads.append(task_key(d, p))
         return real(d, p, **limits)
+
     monkeypatch.setattr(kept_tasks, "load_task", counting)
     found = store.use(tmp_path / "proofs.sqlite")
     truth.clear_caches()
@@ -77,7 +86,10 @@ def _answers(task) -> dict:
             "reach": sorted(q.unreachable_atoms(names, BUDGET).names),
             "areach": sorted(q.unreachable_actions(names, BUDGET).names),
             "land": sorted(q.landmarks(names, BUDGET).names),
-            "nexta": (q.optimal_next(names, budget=BUDGET).h_star, q.optimal_next(names, budget=BUDGET).optimal_actions),
+            "nexta": (
+                q.optimal_next(names, budget=BUDGET).h_star,
+                q.optimal_next(names, budget=BUDGET).optimal_actions,
+            ),
             "val": q.validate(plan.witness or [], names).first_inapplicable if plan.answer else None,
         }
         if not app:
@@ -94,7 +106,9 @@ def test_a_kept_task_is_read_not_grounded_and_answers_as_a_fresh_load(name, kept
     assert loads == [task_key(d, p)] and found.grounded_count() == 1
     restored = _again(d, p)
     assert loads == [task_key(d, p)], "the second run grounded the task again"
-    assert restored is not first and snapshot.fingerprint(restored.grounded) == snapshot.fingerprint(load_task(d, p).grounded)
+    assert restored is not first and snapshot.fingerprint(restored.grounded) == snapshot.fingerprint(
+        load_task(d, p).grounded
+    )
     assert _answers(restored) == _answers(load_task(d, p))
 
 
@@ -155,6 +169,7 @@ class _Truncating:
 
     def __reduce__(self):
         from acptools.rollout.traces import TraceFile
+
         return TraceFile, (self.path, None, False, True)
 
 
@@ -259,9 +274,27 @@ def test_score_and_cache_verify_run_no_code_from_signed_rows(tmp_path):
     assert not marker.exists() and victim.read_text() == "kept\n"
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    scored = subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(tmp_path / "data.jsonl"),
-                             "--gold", "--quiet", "--cache", str(cache), "--out", str(tmp_path / "items.jsonl")],
-                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    scored = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "score",
+            "--data",
+            str(tmp_path / "data.jsonl"),
+            "--gold",
+            "--quiet",
+            "--cache",
+            str(cache),
+            "--out",
+            str(tmp_path / "items.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert scored.returncode == 0 and "bypassed" in scored.stderr, scored.stderr
     items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
     assert len(items) == len(records) and all(i["score"] == 1 for i in items), items
@@ -307,8 +340,14 @@ def test_a_read_only_store_is_read_and_not_written(kept, tmp_path):
     prefix = _read_only_prefix(folder)
     try:
         env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-        out = subprocess.run(prefix + [sys.executable, "-c", READ_ONLY_RUN, str(folder / "proofs.sqlite")],
-                             capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        out = subprocess.run(
+            prefix + [sys.executable, "-c", READ_ONLY_RUN, str(folder / "proofs.sqlite")],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=600,
+        )
     finally:
         folder.chmod(0o755)
     assert out.returncode == 0, out.stderr
@@ -319,8 +358,14 @@ def test_a_read_only_store_is_read_and_not_written(kept, tmp_path):
 
 def _cache_cli(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "cache", *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "cache", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def test_cache_verify_loads_every_kept_task_again_and_names_a_wrong_one(kept):
@@ -342,7 +387,6 @@ def test_cache_verify_loads_every_kept_task_again_and_names_a_wrong_one(kept):
     assert task.key == rover and found.bypassed == 1
 
 
-
 def _wide_task(n: int = 125) -> tuple[str, str]:
     """n*n fluent atoms (over 15,000 for n=125: bit sets of more than 4,300 decimal digits), few actions."""
     domain = """(define (domain wide) (:requirements :strips :typing) (:types node)
@@ -351,8 +395,10 @@ def _wide_task(n: int = 125) -> tuple[str, str]:
        :effect (and (visited ?y ?y) (visited ?x ?y) (not (visited ?x ?x)))))"""
     nodes = [f"n{k:03d}" for k in range(n)]  # numbered in this order: the last nodes hold the highest bits
     roads = " ".join(f"(road {a} {b})" for a, b in zip(nodes[-4:], nodes[-3:]))
-    problem = (f"(define (problem wide) (:domain wide) (:objects {' '.join(nodes)} - node) "
-               f"(:init {roads} (visited {nodes[-4]} {nodes[-4]})) (:goal (visited {nodes[-1]} {nodes[-1]})))")
+    problem = (
+        f"(define (problem wide) (:domain wide) (:objects {' '.join(nodes)} - node) "
+        f"(:init {roads} (visited {nodes[-4]} {nodes[-4]})) (:goal (visited {nodes[-1]} {nodes[-1]})))"
+    )
     return domain, problem
 
 
@@ -366,5 +412,6 @@ def test_bit_sets_past_python_decimal_limit_are_kept_and_read(kept):
     restored = _again(d, p)
     assert loads == [task_key(d, p)] and found.bypassed == 0
     assert snapshot.fingerprint(restored.grounded) == snapshot.fingerprint(load_task(d, p).grounded)
-    assert restored.questions.plan(restored.names(restored.init), budget=BUDGET).witness == \
-        [f"(go n{k:03d} n{k + 1:03d})" for k in range(121, 124)]
+    assert restored.questions.plan(restored.names(restored.init), budget=BUDGET).witness == [
+        f"(go n{k:03d} n{k + 1:03d})" for k in range(121, 124)
+    ]

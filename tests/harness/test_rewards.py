@@ -19,13 +19,7 @@ import warnings
 import pytest
 
 from acptools import AcpError, examples
-from acptools.rewards import (
-    AcpReward,
-    acp_reward,
-    compute_score,
-    compute_score_batch,
-    partial_reward,
-)
+from acptools.rewards import AcpReward, acp_reward, compute_score, compute_score_batch, partial_reward
 from acptools.scoring import gold_response
 from acptools.truth import task_for
 from tests.support.data import ROOT, pddl_texts, records
@@ -42,16 +36,26 @@ def trl_call(reward_func, rows: list[dict], completions: list, chat: bool = Fals
         completions = [[{"role": "assistant", "content": c}] for c in completions]
     keys = [k for k in inputs[0] if k not in ("prompt", "completion")]
     reward_kwargs = {k: [x[k] for x in inputs] for k in keys}
-    out = reward_func(prompts=prompts, completions=completions, completion_ids=[[1, 2]] * len(prompts),
-                      trainer_state=None, **reward_kwargs)
+    out = reward_func(
+        prompts=prompts,
+        completions=completions,
+        completion_ids=[[1, 2]] * len(prompts),
+        trainer_state=None,
+        **reward_kwargs,
+    )
     assert len(out) == len(prompts)
     return [r if r is not None else math.nan for r in out]
 
 
 def verl_call(ground_truth, response: str, extra_info=None, **reward_kwargs):
     """What verl's NaiveRewardManager does with one item."""
-    score = compute_score(data_source="acpbench-hard", solution_str=response, ground_truth=ground_truth,
-                          extra_info=extra_info, **reward_kwargs)
+    score = compute_score(
+        data_source="acpbench-hard",
+        solution_str=response,
+        ground_truth=ground_truth,
+        extra_info=extra_info,
+        **reward_kwargs,
+    )
     return score["score"] if isinstance(score, dict) else score
 
 
@@ -78,7 +82,7 @@ def test_nexta_rewards_match_the_oracle(ferry):
         regret = None if after is None else after + 1 - dist[init]
         assert e == (1.0 if regret == 0 else 0.0)
         assert p == (0.0 if regret is None else 1 / (1 + regret))
-    assert exact[len(actions[:G]):] == partial[len(actions[:G]):] == [0.0] * (G * 2 - len(actions[:G]))
+    assert exact[len(actions[:G]) :] == partial[len(actions[:G]) :] == [0.0] * (G * 2 - len(actions[:G]))
 
 
 def test_a_next_action_into_a_dead_end_earns_nothing():
@@ -178,15 +182,24 @@ def test_a_proof_store_carries_truths_to_another_process(tmp_path):
     grades the same question even with a budget too small to prove anything itself."""
     from acptools.proofs import store
     from acptools.truth import clear_caches
+
     ranked = sorted(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     rec = ranked[len(ranked) // 2]  # needs a real search: a starved budget cannot prove it
     cache = tmp_path / "proofs.sqlite"
-    code = ("import json, sys\nfrom acptools.rewards import AcpReward\n"
-            "rec = json.loads(sys.stdin.read())\n"
-            "r = AcpReward(cache=sys.argv[1])\n"
-            "print(r(prompts=['q'], completions=[rec['answer']['yes'][0]], record=[json.dumps(rec)]))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(cache)], input=json.dumps(rec), capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    code = (
+        "import json, sys\nfrom acptools.rewards import AcpReward\n"
+        "rec = json.loads(sys.stdin.read())\n"
+        "r = AcpReward(cache=sys.argv[1])\n"
+        "print(r(prompts=['q'], completions=[rec['answer']['yes'][0]], record=[json.dumps(rec)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(cache)],
+        input=json.dumps(rec),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert done.returncode == 0 and done.stdout.split() == ["[1.0]"], done.stderr[-2000:]
     row = {"prompt": "q", "record": json.dumps(rec)}
     clear_caches()
@@ -213,8 +226,13 @@ def test_bad_columns_say_what_is_missing():
 
 
 def test_the_grpo_example_dry_run():
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "grpo_reward.py"), "--task", "app"],
-                         capture_output=True, text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "grpo_reward.py"), "--task", "app"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     rewards = [float(line.split()[0]) for line in out.stdout.splitlines()[:8]]
     assert rewards[0] == rewards[4] == 1.0 and rewards[2] < 1.0 and rewards[3] == 0.0

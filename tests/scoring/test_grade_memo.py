@@ -75,8 +75,14 @@ def _copy(cache: Path, to: Path) -> Path:
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    return subprocess.run([sys.executable, "-m", "acptools.cli", *map(str, args)], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def test_a_warm_run_reads_every_grade_and_grounds_nothing(filled, tmp_path):
@@ -128,8 +134,9 @@ def test_a_run_with_some_grades_stored_reads_those_and_grades_the_rest(filled, t
     """Grades are read many at a time: every other response changed, those are graded (and kept),
     the others read, each item in its place."""
     pairs, cache, fresh = filled
-    mixed = [(rec, dict(row, response=row["response"] + " ")) if k % 2 else (rec, row)
-             for k, (rec, row) in enumerate(pairs)]
+    mixed = [
+        (rec, dict(row, response=row["response"] + " ")) if k % 2 else (rec, row) for k, (rec, row) in enumerate(pairs)
+    ]
     items, seen = _run(mixed, _copy(cache, tmp_path / "mixed.sqlite"))
     assert [it["score"] for it in items] == [it["score"] for it in fresh]
     assert [it["id"] for it in items] == [it["id"] for it in fresh]

@@ -16,18 +16,18 @@ import sys
 from pathlib import Path
 
 import anyio
+from acptools_server import ServerConfig
+from acptools_server.state import ServerState, local_context
+from acptools_server.tools import episodes, questions, scoring
 
 from acptools import load_task
 from acptools.dataset import acpbench_hard, domain_name
 from acptools.ground.pipeline import STEPS
 from acptools.proofs import store
-from acptools_server import ServerConfig
-from acptools_server.state import ServerState, local_context
-from acptools_server.tools import episodes, questions, scoring
 from tests.support.load import slack
 from tests.support.server_procs import REPO, StdioServer
 
-SEARCH = "search:"                  # acptools.engine's DEBUG line for each search it starts
+SEARCH = "search:"  # acptools.engine's DEBUG line for each search it starts
 GROUNDING = "grounding step parse"  # acptools.ground's DEBUG line for the first step of grounding a task
 
 
@@ -42,9 +42,30 @@ def _score(tmp: Path, record: dict, cache: Path) -> subprocess.CompletedProcess:
     data = tmp / "data.jsonl"
     data.write_text(json.dumps(record) + "\n")
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    proc = subprocess.run([sys.executable, "-m", "acptools.cli", "--log-level", "DEBUG", "score", "--data", str(data),
-                           "--gold", "--quiet", "--cache", str(cache), "--out", str(tmp / "items.jsonl"), "--force"],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=slack(600))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "--log-level",
+            "DEBUG",
+            "score",
+            "--data",
+            str(data),
+            "--gold",
+            "--quiet",
+            "--cache",
+            str(cache),
+            "--out",
+            str(tmp / "items.jsonl"),
+            "--force",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=slack(600),
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     items = [json.loads(line) for line in (tmp / "items.jsonl").read_text().splitlines()]
     assert [i["score"] for i in items] == [1], items
@@ -97,13 +118,14 @@ def test_acptools_score_reads_what_the_server_proved(tmp_path: Path) -> None:
     found.close()
     assert facts.get(f"{store.ENGINE_VERSION} h*", 0) >= 1 and found.grounded_count() == 1, facts
     scored = _score(tmp_path, record, cache)
-    assert SEARCH not in scored.stderr, scored.stderr[-3000:]    # h* and the optimal actions were read
-    assert GROUNDING not in scored.stderr                       # and the task the server kept
+    assert SEARCH not in scored.stderr, scored.stderr[-3000:]  # h* and the optimal actions were read
+    assert GROUNDING not in scored.stderr  # and the task the server kept
 
 
 def test_every_door_of_the_server_asks_its_truth_service() -> None:
     """The question tools, score_answer and the episode tools fill and read one cache: the state's
     truth in the server's service, which a tool call made and the next one finds."""
+
     async def run() -> None:
         state = ServerState.create(ServerConfig())
         ctx = local_context(state)

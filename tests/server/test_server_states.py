@@ -17,7 +17,7 @@ from tests.support.oracle import Oracle
 
 # doors: the robot starts in r1; after these steps it holds k1 in r2 (h* 3, from the init 5)
 ON_THE_WAY = ["(walk r1 r2)", "(pick k1 r2)"]
-SLAMMED = ["(slam r1 r2)"]   # shut in r1 for good: the goal is out of reach
+SLAMMED = ["(slam r1 r2)"]  # shut in r1 for good: the goal is out of reach
 
 
 @pytest.fixture
@@ -43,8 +43,9 @@ class Doors:
     def landmarks(self, state, graph, dist) -> set[str]:
         goals = {s for s, d in dist.items() if d == 0}
         goal_atoms = set.intersection(*map(set, goals)) & self.fluent
-        return {p for p in self.fluent - state - goal_atoms
-                if not Oracle.goal_reachable_avoiding(graph, goals, state, p)}
+        return {
+            p for p in self.fluent - state - goal_atoms if not Oracle.goal_reachable_avoiding(graph, goals, state, p)
+        }
 
 
 def _names(items: list[dict]) -> set[str]:
@@ -83,11 +84,12 @@ async def test_every_tool_that_takes_a_state_answers_for_that_state() -> None:
             assert shorter["plan_is_valid"] and [0, 1] in [r["indices"] for r in shorter["removable"]]
             nxt = await ask("optimal_next_action", table=True)
             assert nxt["h_star"] == 3 and set(nxt["optimal_actions"]) == {"(unlock k1 r2 r3)"}
-            assert {v["action"]: v["h_star_after"] for v in nxt["actions"]} == \
-                {a: dist.get(o.successor(state, a)) for a in o.applicable(state)}
+            assert {v["action"]: v["h_star_after"] for v in nxt["actions"]} == {
+                a: dist.get(o.successor(state, a)) for a in o.applicable(state)
+            }
             # picked up, never dropped: true in the init, never true again from here
             assert (await ask("is_reachable", atom="(key-at k1 r2)"))["answer"] is False
-            assert (await ask("is_reachable", atom="(robot-at r3)"))["answer"] is True   # witness replayed
+            assert (await ask("is_reachable", atom="(robot-at r3)"))["answer"] is True  # witness replayed
             assert (await ask("is_action_reachable", action="(pick k1 r2)"))["answer"] is False
             assert (await ask("is_action_reachable", action="(pick k2 r3)"))["answer"] is True
             never = await ask("unreachable_atoms")
@@ -99,14 +101,16 @@ async def test_every_tool_that_takes_a_state_answers_for_that_state() -> None:
             assert found["complete"] and _names(found["items"]) == expected
             assert "(door-open r2 r3)" in expected and "(robot-at r1)" not in expected
             assert (await ask("is_landmark", atom="(door-open r2 r3)"))["answer"] is True
-            assert (await ask("is_landmark", atom="(robot-at r1)"))["answer"] is False   # in the init
+            assert (await ask("is_landmark", atom="(robot-at r1)"))["answer"] is False  # in the init
             right = await ask("score_answer", task="nexta", response="(unlock k1 r2 r3)")
             wrong = await ask("score_answer", task="nexta", response="(walk r2 r1)")
             assert (right["score"], wrong["score"]) == (1, 0)
             episode = await ask("start_episode")
             assert episode["state"] == s and episode["h_star"] == 3
             assert episode["applicable_actions"] == o.applicable(state)
-            taking = {tool.name for tool in (await client.list_tools()).tools if "state" in tool.input_schema["properties"]}
+            taking = {
+                tool.name for tool in (await client.list_tools()).tools if "state" in tool.input_schema["properties"]
+            }
     assert asked == taking, taking ^ asked
     assert t.witnesses_checked >= 6
 

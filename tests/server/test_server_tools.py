@@ -26,15 +26,20 @@ from tests.support.mcp_client import CALL_TIMEOUT, EXPECTED_TOOLS, Tools
 from tests.support.oracle import Oracle
 
 WRITE_TOOLS = {"load_task", "start_episode", "step_episode"}
-PROOF_KINDS = {"static-facts", "delete-relaxation", "first-achievers", "persistent-fact", "h2-mutex",
-               "exhaustive-search", "mutually-reachable"}
+PROOF_KINDS = {
+    "static-facts",
+    "delete-relaxation",
+    "first-achievers",
+    "persistent-fact",
+    "h2-mutex",
+    "exhaustive-search",
+    "mutually-reachable",
+}
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
 
 
 def connect(config: ServerConfig | None = None) -> Client:
@@ -193,9 +198,10 @@ async def test_load_task_errors() -> None:
             missing = await t.err("load_task", domain=domain)
             both = await t.err("load_task", example="ferry", domain=domain)
             path = await t.err("load_task", domain="domain.pddl", problem="problem.pddl")
-            junk = [await t.err("load_task", domain=d, problem=p) for d, p in [
-                ("(" * 50_000, problem), (domain, ")" * 10), ("()", "()"), ("\x00(", "\udcff("), ("", ""),
-            ]]
+            junk = [
+                await t.err("load_task", domain=d, problem=p)
+                for d, p in [("(" * 50_000, problem), (domain, ")" * 10), ("()", "()"), ("\x00(", "\udcff("), ("", "")]
+            ]
             still_serving = await t.ok("load_task", example="ferry")
     assert re.search(r"domain line \d+, column \d+: unknown domain section ':acton'", bad_section)
     assert re.search(r"domain line \d+, column \d+: .*unclosed", unclosed)
@@ -295,12 +301,13 @@ async def test_val_and_just_match_records() -> None:
                 for entry in r["answer"]:
                     if entry[-1] == "-1":  # a consecutive pair
                         a, b = entry[0].lower(), entry[1].lower()
-                        expected = [plan[:i] + plan[i + 2:] for i in range(len(plan) - 1)
-                                    if plan[i] == a and plan[i + 1] == b]
+                        expected = [
+                            plan[:i] + plan[i + 2 :] for i in range(len(plan) - 1) if plan[i] == a and plan[i + 1] == b
+                        ]
                     else:  # the k-th occurrence (1-based) of one action
                         a, k = entry[0].lower(), int(entry[1])
                         where = [i for i, x in enumerate(plan) if x == a][k - 1]
-                        expected = [plan[:where] + plan[where + 1:]]
+                        expected = [plan[:where] + plan[where + 1 :]]
                     assert any(tuple(e) in got for e in expected), (r["id"], entry)
 
 
@@ -435,8 +442,9 @@ async def test_states_are_closed_world_and_checked() -> None:
             init = (await t.ok("load_task", example="ferry"))["init"]
             assert set(init) == {"(at c0 l0)", "(at c1 l1)", "(at-ferry l0)", "(empty-ferry)"}
             # same state, written loosely
-            loose = await t.ok("list_applicable", task_id=tid, state=["(AT c0, l0)", "at c1 l1", "(at-ferry l0)",
-                                                                      "( empty-ferry )"])
+            loose = await t.ok(
+                "list_applicable", task_id=tid, state=["(AT c0, l0)", "at c1 l1", "(at-ferry l0)", "( empty-ferry )"]
+            )
             assert loose == await t.ok("list_applicable", task_id=tid)
             # closed world: drop (empty-ferry) and nothing can be boarded
             no_room = await t.ok("list_applicable", task_id=tid, state=["(at c0 l0)", "(at c1 l1)", "(at-ferry l0)"])
@@ -445,8 +453,9 @@ async def test_states_are_closed_world_and_checked() -> None:
             assert not p["applicable"] and p["unsatisfied_preconditions"] == ["(empty-ferry)"]
             assert p["state"] == ["(at c0 l0)", "(at-ferry l0)"] and not p["positive_effects"]
             # an empty state is a state too; the goal check follows the state
-            done = await t.ok("progress", task_id=tid, action="(debark c1 l2)",
-                              state=["(on c1)", "(at-ferry l2)", "(at c0 l0)"])
+            done = await t.ok(
+                "progress", task_id=tid, action="(debark c1 l2)", state=["(on c1)", "(at-ferry l2)", "(at c0 l0)"]
+            )
             assert done["applicable"] and done["goal_reached"]
             empty = await t.ok("list_applicable", task_id=tid, state=[])
             assert empty == {"actions": [], "total": 0, "offset": 0, "limit": None, "has_more": False}
@@ -623,10 +632,14 @@ async def test_an_episode_reports_a_dead_end_and_takes_no_more_steps() -> None:
 def _touch_task(n: int = 250) -> tuple[str, str]:
     """n objects, each touched by an action that always applies: n applicable actions in every state;
     the goal is two of them touched."""
-    domain = ("(define (domain touch) (:requirements :strips) (:predicates (touched ?x))"
-              " (:action touch :parameters (?x) :precondition () :effect (touched ?x)))")
+    domain = (
+        "(define (domain touch) (:requirements :strips) (:predicates (touched ?x))"
+        " (:action touch :parameters (?x) :precondition () :effect (touched ?x)))"
+    )
     objects = " ".join(f"o{k:03d}" for k in range(n))
-    problem = f"(define (problem p) (:domain touch) (:objects {objects}) (:init) (:goal (and (touched o001) (touched o002))))"
+    problem = (
+        f"(define (problem p) (:domain touch) (:objects {objects}) (:init) (:goal (and (touched o001) (touched o002))))"
+    )
     return domain, problem
 
 
@@ -757,8 +770,9 @@ async def test_score_answer_on_records() -> None:
                 assert gold["score"] == 1 and gold["verdict"] == "correct", (kind, gold)
                 assert gold["task"] == kind and gold["semantics"] == "exact" and isinstance(gold["metrics"], dict)
                 await _replay_score_witness(t, tid, gold)
-                ref = await t.ok("score_answer", task=r["group"], response=gold_response(r), record=r,
-                                 semantics="reference")
+                ref = await t.ok(
+                    "score_answer", task=r["group"], response=gold_response(r), record=r, semantics="reference"
+                )
                 assert ref["score"] == 1 and ref["semantics"] == "reference", (kind, ref)
                 wrong = await t.ok("score_answer", task=kind, response="(nonsense x y)", record=r, budget=60)
                 assert wrong["score"] in (0, None) and wrong["verdict"] != "correct", (kind, wrong)
@@ -775,8 +789,9 @@ async def test_score_answer_on_records() -> None:
             assert claim["score"] == 0 and claim["witness"], claim
             assert atom in await _replay_score_witness(t, tid, claim)
             bad_record = await t.err("score_answer", task="app", response="x", record={"group": "app"})
-            bad_semantics = await t.err("score_answer", task="app", response="x", record=records("app")[0],
-                                        semantics="fuzzy")
+            bad_semantics = await t.err(
+                "score_answer", task="app", response="x", record=records("app")[0], semantics="fuzzy"
+            )
     assert "record.PDDL_domain" in bad_record
     assert "unknown semantics 'fuzzy'" in bad_semantics
     assert t.witnesses_checked >= 1
@@ -790,14 +805,21 @@ async def test_score_answer_on_a_loaded_task() -> None:
             tid = await t.load_example("ferry")
             nxt = await t.ok("optimal_next_action", task_id=tid, table=True)
             bad = next(a["action"] for a in nxt["actions"] if not a["optimal"])
-            good = await t.ok("score_answer", task="nexta", response=f"Answer: {nxt['optimal_actions'][0]}",
-                              task_id=tid)
+            good = await t.ok(
+                "score_answer", task="nexta", response=f"Answer: {nxt['optimal_actions'][0]}", task_id=tid
+            )
             wrong = await t.ok("score_answer", task="nexta", response=f"Answer: {bad}", task_id=tid)
             app = await t.ok("score_answer", task="app", response=" ".join(nxt["optimal_actions"]), task_id=tid)
-            val = await t.ok("score_answer", task="val", response="1", task_id=tid,
-                             plan=["(sail l0 l1)", "(sail l0 l1)"])
-            prog = await t.ok("score_answer", task="prog", task_id=tid, action="(board c0 l0)",
-                              response="Positive effects: (on c0)\nNegative effects: (at c0 l0) (empty-ferry)")
+            val = await t.ok(
+                "score_answer", task="val", response="1", task_id=tid, plan=["(sail l0 l1)", "(sail l0 l1)"]
+            )
+            prog = await t.ok(
+                "score_answer",
+                task="prog",
+                task_id=tid,
+                action="(board c0 l0)",
+                response="Positive effects: (on c0)\nNegative effects: (at c0 l0) (empty-ferry)",
+            )
             bad_action = await t.err("score_answer", task="prog", task_id=tid, action="(bord c0 l0)", response="x")
             neither = await t.err("score_answer", task="app", response="x")
             reference = await t.err("score_answer", task="app", response="x", task_id=tid, semantics="reference")

@@ -8,10 +8,10 @@ import subprocess
 import sys
 
 import pytest
+from acptools_server.config import ANSWERS, TOOL_NAMES
 
 from acptools import answers, dataset, kinds
 from acptools.generate import TASKS as GENERATE_TASKS
-from acptools_server.config import ANSWERS, TOOL_NAMES
 
 
 @pytest.mark.parametrize("name", sorted(kinds.KINDS))
@@ -55,7 +55,9 @@ def test_every_named_implementation_resolves_in_a_fresh_interpreter_order(role: 
 
 def test_the_registry_needs_no_import_order() -> None:
     """A fresh interpreter asks for a grader and a builder before importing scoring or generate."""
-    code = ("from acptools import kinds; g = kinds.implementation(kinds.GRADER, 'nexta'); "
-            "b = kinds.implementation(kinds.GENERATOR, 'land_mcq'); print(g.__module__, b.func.__module__)")
+    code = (
+        "from acptools import kinds; g = kinds.implementation(kinds.GRADER, 'nexta'); "
+        "b = kinds.implementation(kinds.GENERATOR, 'land_mcq'); print(g.__module__, b.func.__module__)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["acptools.scoring.exact", "acptools.generate.acp"]

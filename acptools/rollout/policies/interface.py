@@ -39,8 +39,12 @@ def as_reply(value) -> Reply:
     if isinstance(value, str):
         return Reply(value)
     if isinstance(value, dict) and isinstance(value.get("reply", value.get("text")), str):
-        return Reply(value.get("reply", value.get("text")), value.get("input_tokens"), value.get("output_tokens"),
-                     value.get("cost"))
+        return Reply(
+            value.get("reply", value.get("text")),
+            value.get("input_tokens"),
+            value.get("output_tokens"),
+            value.get("cost"),
+        )
     raise PolicyError(f"the policy returned {type(value).__name__}, not a string, a Reply or a dict with 'reply'")
 
 
@@ -51,7 +55,7 @@ class Policy:
     name = "policy"
     recipe: dict | None = None  # make_policy's arguments, when it made this policy (Ray workers make it again)
 
-    async def __aenter__(self) -> "Policy":
+    async def __aenter__(self) -> Policy:
         return self
 
     async def __aexit__(self, *exc) -> None:
