@@ -187,7 +187,7 @@ class SasCache:
 
 
 def sas_cache(task) -> SasCache:
-    """The SasCache of a task, kept in the task's own caches."""
+    """The SasCache of a grounded task, kept in its own caches."""
     cache = task.caches.get("sas")
     return cache if cache is not None else task.caches.setdefault("sas", SasCache())
 

@@ -30,8 +30,8 @@ def test_a_forgotten_task_frees_what_it_and_its_engines_held() -> None:
         for seed in range(4):
             task = load_task(FERRY_DOMAIN, ferry(60, 20, seed=seed)[0])
             _asked(task)
-            assert fd.sas_cache(task).texts, "Fast Downward was asked: the task's own cache holds its texts"
-            gone = weakref.ref(task)
+            assert fd.sas_cache(task.grounded).texts, "Fast Downward was asked: the task's own cache holds its texts"
+            gone = weakref.ref(task.grounded)
             truth.forget_task(task)
             del task
             # a race's losing searches may still be stopping in their threads, holding the task a moment
