@@ -37,13 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, os.environ.get("ACPTOOLS_SRC", str(ROOT)))
 HOUSEHOLD = ROOT / "tests" / "pddl" / "household"
 
-from acptools import examples, load_task  # noqa: E402
-from acptools.budget import Budget  # noqa: E402
-from acptools.dataset import task_of  # noqa: E402
-from acptools.generate import TASKS, Options, generate  # noqa: E402
-from acptools.generate.run import states_per_problem  # noqa: E402
-from acptools.generate.states import Difficulty, sample_states  # noqa: E402
-from acptools.truth import clear_caches  # noqa: E402
+from acptools import examples, load_task
+from acptools.budget import Budget
+from acptools.dataset import task_of
+from acptools.generate import TASKS, Options, generate
+from acptools.generate.run import states_per_problem
+from acptools.generate.states import Difficulty, sample_states
+from acptools.truth import clear_caches
 
 
 def cpu() -> float:

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.plugin.test_plugin_clients import install_plugin, timed_mcp_list  # noqa: E402
+from tests.plugin.test_plugin_clients import install_plugin, timed_mcp_list
 
 
 def status(line: str) -> str:

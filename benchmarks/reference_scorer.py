@@ -338,7 +338,6 @@ def main(argv=None):
     ctx = mp.get_context("spawn")
     workers = [Worker(ctx, a.variant, a.mode, not a.no_until) for _ in range(max(1, min(a.jobs, len(todo) or 1)))]
     queue = list(reversed(todo))
-    pending = {}
     done_n = 0
     try:
         while queue or any(w.busy for w in workers):

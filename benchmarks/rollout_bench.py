@@ -35,11 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from scripted_api import ScriptedModel, request_text  # noqa: E402
+from scripted_api import ScriptedModel, request_text
 
-from acptools import rollout  # noqa: E402
+from acptools import rollout
 from acptools.budget import Budget
-from acptools.truth import truth_for  # noqa: E402
+from acptools.truth import truth_for
 
 
 def pct(values, q: float) -> float:

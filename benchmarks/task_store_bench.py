@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools import load_task  # noqa: E402
-from acptools.dataset import load_records  # noqa: E402
-from acptools.ground import snapshot  # noqa: E402
-from acptools.proofs import store  # noqa: E402
-from acptools.util.hashing import code_version, task_key  # noqa: E402
+from acptools import load_task
+from acptools.dataset import load_records
+from acptools.ground import snapshot
+from acptools.proofs import store
+from acptools.util.hashing import code_version, task_key
 
 SUITE = ROOT / "benchmarks" / "suite"
 HEAVY = ("folding", "slitherlink")

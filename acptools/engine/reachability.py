@@ -212,7 +212,10 @@ class Engine:
         reached, _ = relax.reachable(state, budget)
         if not any(p & reached == p for p, _ in goal):
             return Verdict(False, Proof.RELAXED)
-        hadd = lambda s: relax.hmax(s, goal, combine=sum)
+
+        def hadd(s):
+            return relax.hmax(s, goal, combine=sum)
+
         canon = Symmetry(self.task, goal_targets(goal, banned_add), self.static_classes).canonical
         try:
             plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
@@ -316,5 +319,8 @@ class Engine:
         """h*, all optimal first actions and one optimal plan (A* with h^max); raises BudgetExceeded."""
         self.check_covers(state)
         goal = self.task.goal if goal is None else goal
-        hmax = lambda s: self.relax.hmax(s, goal)
+
+        def hmax(s):
+            return self.relax.hmax(s, goal)
+
         return optimal_first_actions(self.gen, state, goal, hmax, budget)

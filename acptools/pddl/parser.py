@@ -425,7 +425,7 @@ def _check_names(dom: Domain) -> None:
             if p not in dom.supertypes:
                 raise PddlError(f"type {t!r} has undeclared parent {p!r}", "domain")
     for p in dom.predicates.values():
-        for v, types in p.params:
+        for _, types in p.params:
             for t in types:
                 if t not in dom.supertypes:
                     raise _Misnamed(f"predicate {p.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
@@ -511,7 +511,7 @@ def _stratify(dom: Domain) -> None:
     strata = dom.strata
     for _ in range(len(derived) + 1):
         changed = False
-        for k, q, h, neg in edges:
+        for _, q, h, neg in edges:
             if strata[h] < strata[q] + neg:
                 strata[h] = strata[q] + neg
                 changed = True

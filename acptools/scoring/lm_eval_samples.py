@@ -251,8 +251,11 @@ def side_by_side_table(rows: list[dict], semantics: str) -> str:
         f"{'1->0':>4} {'0->1':>4}"
     )
     lines = [head, "-" * len(head)]
+
+    def pct(v):
+        return "   -" if v is None else f"{100 * v:.1f}%"
+
     for r in rows:
-        pct = lambda v: "   -" if v is None else f"{100 * v:.1f}%"
         m = SAMPLES_FILE.fullmatch(Path(r["file"]).name) if r.get("file") else None
         run = m.group("date")[:19] if m else ""
         lines.append(

@@ -242,7 +242,7 @@ def test_outside_planners_never_see_a_type_with_two_parents():
       (:init (at duck p1) (road p1 p2)) (:goal (at duck p2)))"""
     t = load_task(dom, prob)
     with pytest.raises(ValueError):
-        t.written_domain_text
+        _ = t.written_domain_text
     assert t.questions.optimizer._symk(t.init, Budget(5, None)) is None
     rep = t.questions.optimal_next()
     assert rep.h_star == 1 and rep.optimal_actions == ["(drive duck p1 p2)"]

@@ -25,9 +25,9 @@ up = pytest.importorskip("unified_planning")
 
 from unified_planning import shortcuts as S  # noqa: E402
 from unified_planning.engines.results import PlanGenerationResultStatus, ValidationResultStatus  # noqa: E402
-from unified_planning.exceptions import (
+from unified_planning.exceptions import (  # noqa: E402
     UPNoSuitableEngineAvailableException,
-    UPUnsupportedProblemTypeError,  # noqa: E402
+    UPUnsupportedProblemTypeError,
     UPUsageError,
 )
 from unified_planning.model.walkers import StateEvaluator  # noqa: E402
