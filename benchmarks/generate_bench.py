@@ -14,10 +14,10 @@ reports it as over the limit. ACPTOOLS_SRC runs another checkout's acptools on t
 Each (domain, form, task) is generated alone with cold caches (acptools.truth.clear_caches), so proofs
 are not shared between measurements. Drawing the states (random walks and optimal-plan prefixes, the
 same for every task) is timed once per domain, cold, and reported apart: "questions" is the rest.
-Times are wall seconds and CPU seconds (this process and the planner processes it waited for). For nexta and land the core's proof is timed again, cold, on the states of
-the generated records (`optimal_next` without per-action values; `landmarks`): generation should
-cost about that proof plus a small constant, since it asks the core nothing more per record (nexta
-also lists the other applicable actions; land also needs a plan to rule out dead ends).
+Times are wall seconds and CPU seconds (this process and the planner processes it waited for). For nexta and land the
+core's proof is timed again, cold, on the states of the generated records (`optimal_next` without per-action values;
+`landmarks`): generation should cost about that proof plus a small constant, since it asks the core nothing more per
+record (nexta also lists the other applicable actions; land also needs a plan to rule out dead ends).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ the public suite's tasks (folding and slitherlink when --heavy).
 
     python benchmarks/task_store_bench.py [--heavy] [--repeat 3]
 
-Per set: tasks, load (parse + ground) in all, restore (read the row, check its HMAC, unzip, decode the data and rebuild the task)
-in all, the ratio, and the bytes kept. Restoring is timed through the store the way a run reads a
-task (a fresh store file and key in a temporary folder; the domain's parse is shared per process in
-both, as `load_task` shares it).
+Per set: tasks, load (parse + ground) in all, restore (read the row, check its HMAC, unzip, decode the data and rebuild
+the task) in all, the ratio, and the bytes kept. Restoring is timed through the store the way a run reads a task (a
+fresh store file and key in a temporary folder; the domain's parse is shared per process in both, as `load_task` shares
+it).
 """
 
 from __future__ import annotations

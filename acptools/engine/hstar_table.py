@@ -237,7 +237,7 @@ def settle(table: HStarTable, solve, budget: Budget, exact: bool = True, workers
         groups = split(rows, workers() if callable(workers) else workers)
         results = side_by_side([lambda b, g=g: solve(g, table.stop_floor(g, exact), b) for g in groups], budget)
         progressed = False
-        for group, res in zip(groups, results):
+        for group, res in zip(groups, results, strict=True):
             if res is not None and table.learn_gated(group, res):
                 progressed = True
         spent = budget.cancelled() or budget.wall() <= 0

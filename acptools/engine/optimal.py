@@ -594,7 +594,7 @@ class Optimizer:
             if any(res is None or not res.complete for res in found):
                 return None
             best = min(found, key=lambda res: res.floor)
-            learned.extend(([r.key for r in g], res) for g, res in zip(groups, found))
+            learned.extend(([r.key for r in g], res) for g, res in zip(groups, found, strict=True))
             return HStar(None if best.plan is None else len(best.plan), best.plan, best.how)
 
         search = split_root if len(groups) >= 2 else (lambda b: self._fd_h(state, b))

@@ -35,7 +35,7 @@ class SuccessorGenerator:
         count = Counter(chain.from_iterable(pres))
         self.groups: dict[int, list[Operator]] = {}
         self.always: list[Operator] = []
-        for op, pre in zip(operators, pres):
+        for op, pre in zip(operators, pres, strict=True):
             if not pre:
                 self.always.append(op)
             else:

@@ -361,7 +361,7 @@ class GroundedTask:
                 where,
                 f"write it as {shape}",
             )
-        for (var, types), obj in zip(params, args):
+        for (var, types), obj in zip(params, args, strict=True):
             fitting = self.types.of(types)
             if obj not in self.types.objects:
                 # an object of the type this position needs is the likelier intended name
@@ -595,7 +595,7 @@ class GroundedTask:
         schema = self.domain.actions.get(name[0])
         if schema is None:
             return ()
-        binding = {v: a for (v, _), a in zip(schema.params, name[1:])}
+        binding = {v: a for (v, _), a in zip(schema.params, name[1:], strict=True)}
         out: list[str] = []
         self._false_static(schema.precondition, binding, out)
         return tuple(out)

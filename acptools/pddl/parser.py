@@ -472,7 +472,9 @@ def _check_axioms(dom: Domain) -> None:
                     "use distinct variables and compare them with (= ...) in the body",
                     pred=ax.predicate,
                 )
-        ax.params = tuple((v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params))
+        ax.params = tuple(
+            (v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params, strict=True)
+        )
         for v, types in ax.params:
             for t in types:
                 if t not in dom.supertypes:
@@ -723,7 +725,7 @@ class _ObjectNames:
                 f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
                 "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")",
             )
-        for arg, (var, types) in zip(args, decl.params):
+        for arg, (var, types) in zip(args, decl.params, strict=True):
             a = str(r.expect_word(arg, "an object name"))
             if a.startswith("?"):
                 if a not in bound:

@@ -10,9 +10,9 @@ an HMAC-SHA256 of its whole content (engine version, task, state, question, verd
 a key that is not in the file (acptools.proofs.signing_key: a per-user key file made 0600 beside the user's
 config, or an operator's key for a shared store). A row that does not authenticate is bypassed and
 counted (`stats()["bypassed"]`), never served; the truth service (acptools.truth) also replays
-every stored witness against the task before serving it (acptools.proofs.row_checks). Rows of another engine version are ignored (an upgrade never
-reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The same file
-keeps graded answers (acptools.proofs.grade_memo: `get_grades`/`put_grade`), under the same rules. A file (or
+every stored witness against the task before serving it (acptools.proofs.row_checks). Rows of another engine version are
+ignored (an upgrade never reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The
+same file keeps graded answers (acptools.proofs.grade_memo: `get_grades`/`put_grade`), under the same rules. A file (or
 folder) this process may not write is read, and nothing new is stored in it.
 
     from acptools.proofs import store

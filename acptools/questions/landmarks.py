@@ -42,7 +42,7 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdic
         return Verdict(
             True, Proof.RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False}
         )
-    for mask, how in zip(cheap, (Proof.RELAXED, Proof.FIRST_ACHIEVERS)):
+    for mask, how in zip(cheap, (Proof.RELAXED, Proof.FIRST_ACHIEVERS), strict=True):
         if mask >> atom & 1:
             return Verdict(True, how, None, "the goal cannot be reached without it", {"trivial": False})
     plan = engine.some_plan(state, budget)

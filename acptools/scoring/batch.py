@@ -279,10 +279,10 @@ def score_pairs(
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
     kinds = [task_of(pairs[ids[0]][0]) for ids in units]
-    tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)), len(skip))
+    tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights, strict=True)), len(skip))
     retry = []
     for k, items, seconds in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
-        for i, it in zip(units[k], items):
+        for i, it in zip(units[k], items, strict=True):
             results[i] = it
             stored.keep(i, it)
         tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
@@ -295,7 +295,7 @@ def score_pairs(
         for k, items, _ in _run_units(
             pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1, until
         ):  # here, one at a time: nothing else competes for the CPU
-            for i, it in zip(units[retry[k]], items):
+            for i, it in zip(units[retry[k]], items, strict=True):
                 if results[i]["verdict"] == Grade.UNKNOWN:
                     it["retried"] = True
                     results[i] = it

@@ -99,7 +99,8 @@ def _prog_target(q: Question):
 
 
 def prog(q: Question, parsed, budget) -> Outcome:
-    """prog (the positive and negative effects of an action), exact semantics: the answer against what the PDDL proves."""
+    """prog (the positive and negative effects of an action), exact semantics: the answer against what
+    the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     pos_t, neg_t, how, err = _prog_target(q)
@@ -430,7 +431,8 @@ def _is_subsequence(plan: list[str], sub: list[str]) -> bool:
 
 
 def just(q: Question, parsed, budget) -> Outcome:
-    """just (a plan with one or two consecutive actions removed), exact semantics: the answer against what the PDDL proves."""
+    """just (a plan with one or two consecutive actions removed), exact semantics: the answer against
+    what the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     good, bad = _resolve(q.task, parsed.items, "action")

@@ -248,9 +248,9 @@ def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budge
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
     steps = [_action_id(q.task, pn.text) for pn in p.items]
-    texts = [pn.text if a is None else q.task.action_names[a] for pn, a in zip(p.items, steps)]
-    good = [t for t, a in zip(texts, steps) if a is not None]
-    bad = [t for t, a in zip(texts, steps) if a is None]
+    texts = [pn.text if a is None else q.task.action_names[a] for pn, a in zip(p.items, steps, strict=True)]
+    good = [t for t, a in zip(texts, steps, strict=True) if a is not None]
+    bad = [t for t, a in zip(texts, steps, strict=True) if a is None]
     parsed = {"ok": True, "items": good + bad}
     h = q.truth.h_star(budget)
     m = {

@@ -212,7 +212,9 @@ def side_by_side(items: list[dict]) -> list[dict]:
     for (model, lm_task, file), its in sorted(groups.items()):
         metric = next((m for it in its for m in it.get("lm_eval_metrics") or {}), None)
         theirs = [_number(it["lm_eval_metrics"].get(metric)) for it in its] if metric else []
-        pairs = [(t, it["score"]) for t, it in zip(theirs, its) if t is not None and it["score"] is not None]
+        pairs = [
+            (t, it["score"]) for t, it in zip(theirs, its, strict=False) if t is not None and it["score"] is not None
+        ]
         known = [it["score"] for it in its if it["score"] is not None]
         out.append(
             {

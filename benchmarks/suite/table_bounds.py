@@ -66,5 +66,6 @@ n = max(totals[0], 1)
 print(
     f"{args.domain}/{args.size}: non-optimal table rows {totals[0]}; settled by replaying the optimal plan "
     f"{totals[1]} ({100 * totals[1] / n:.0f}%); with an action back to s {totals[2]}, of which settled by "
-    f"h^max = d+1: {totals[3]}; left for a bounded search (h* in {{d, d+1}} when reversible): {totals[4]}, whose true values are {left_values}"
+    f"h^max = d+1: {totals[3]}; left for a bounded search (h* in {{d, d+1}} when reversible): {totals[4]}, whose "
+    f"true values are {left_values}"
 )
