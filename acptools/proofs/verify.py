@@ -35,7 +35,8 @@ def verify_facts(found: store.ProofStore, n: int | None = None, seed: int = 0, b
     authenticate, its task and state must be in the store (they are hashed again), its witness
     must replay, and a fresh proof (without the store) must agree with it. A row that cannot be
     checked, or not proven again within `budget` seconds, is a failure too."""
-    failures, tasks = [], {}
+    failures: list = []
+    tasks: dict[str, Task | str] = {}
     rows = found.rows(n, seed)
     with store.paused():  # prove from scratch: never read what is being checked
         for task_key, state_key, kind, key, text, authentic in rows:
@@ -123,12 +124,12 @@ def _recheck(task: Task, state: int, kind: str, key: str, value: dict, budget: f
             return undecided
         same = sorted(i.name for i in res.items) == sorted(n for n, _ in value["items"])
         return "" if same else "a different list"
-    ask, read = {
+    ask_one, read = {
         "reach-atom": (q.is_reachable, task.parse_atom),
         "reach-action": (q.is_action_reachable, task.parse_action),
         "landmark": (q.is_landmark, task.parse_atom),
     }[kind]
-    v = ask(read(key), state, budget)
+    v = ask_one(read(key), state, budget)
     if v.answer is None:
         return undecided
     return "" if v.answer == value["answer"] else f"stored {value['answer']}, proven {v.answer}"

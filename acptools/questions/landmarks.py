@@ -124,7 +124,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     if first.answer is False:
         return _vacuous(task, candidates, first.how)
     refuted: list[Item] = []
-    todo = candidates if first.answer is None else _refute(task, candidates, state, first.plan_ids, refuted)
+    todo = candidates if first.answer is None else _refute(task, candidates, state, _ids(first), refuted)
     try:
         cheap = cheap_landmarks(engine, state, budget) if todo else (0, 0)
     except BudgetExceeded:
@@ -144,7 +144,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
         if v.answer is None:
             return False
         if v.answer:
-            open_atoms[0] = _refute(task, open_atoms[0], state, v.plan_ids, refuted)
+            open_atoms[0] = _refute(task, open_atoms[0], state, _ids(v), refuted)
         else:
             open_atoms[0] &= ~(1 << atom)
             found.append(Item(task.atom_names[atom], v.how))
@@ -189,6 +189,12 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
         return Verdict(False, Proof.EXHAUSTIVE)
     left = budget.left()
     return engine.reach(state, task.goal, budget.child(None if left is None else FIRST_PLAN_SHARE * left))
+
+
+def _ids(witness: Verdict) -> list[int]:
+    """The action ids of a 'yes' verdict's witness plan (a witness always carries them)."""
+    assert witness.plan_ids is not None, "a witness without its action ids"
+    return witness.plan_ids
 
 
 def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:

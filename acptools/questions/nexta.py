@@ -143,6 +143,7 @@ def _after(opt: Optimizer, state: int, a: int, res: NextActions, budget: Budget)
     """h*(s[a]) given h*(s) = d and the complete set of optimal first actions: a optimal means
     d - 1; otherwise h*(s[a]) >= d, and the optimal plan replayed from s[a] proves <= d."""
     task, d = opt.task, res.cost
+    assert d is not None, "h*(s) is known here"
     t = task.apply_op(task.op_for(a, state), state)
     if a in res.optimal:
         return HStar(d - 1, None, res.how)

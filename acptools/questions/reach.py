@@ -6,6 +6,7 @@ import itertools
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 
 from ..budget import Budget
 from ..engine.h2 import pair_reachable
@@ -129,6 +130,7 @@ def _within(budget: Budget, states: int) -> bool:
         budget.spend(states)
         return True
     except BudgetExceeded:
+        assert budget.parent is not None, "a slice of a budget"
         budget.parent.check()
         return False
 
@@ -329,7 +331,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 engine, state, atoms, actions, budget.child(LONG_WALK_SECONDS, LONG_WALK_STEPS), seed=1
             )
             continue
-        if conjunctive:
+        if pairs is not None:  # conjunctive
             goal = [_compatible_batch(engine, pairs, atoms, actions)]
         else:
             goal = [(1 << a, 0) for a in bits(atoms)]
@@ -432,7 +434,7 @@ def _settle(
         engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept, kind)
         proven = [Item(task.atom_names[i], Proof.EXHAUSTIVE) for i in bits(atoms)]
         return proven + [Item(task.action_names[a], Proof.EXHAUSTIVE) for a in sorted(actions)], []
-    leftovers = [
+    leftovers: list[tuple[str, int, int | None, Callable[..., Verdict]]] = [
         (task.atom_names[i], 1 << i, None, lambda b, i=i: is_reachable(engine, 1 << i, state, b)) for i in bits(atoms)
     ]
     leftovers += [
@@ -570,9 +572,9 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
         possible = task.possible_actions(budget)
     except BudgetExceeded as e:  # nothing is decided: every ground action is undecided (listed this far)
         undecided = sorted(itertools.islice(task.all_ground_actions(), STATIC_LISTED))
-        shown = "" if task.num_actions <= STATIC_LISTED else f"; the first {STATIC_LISTED} are listed as undecided"
+        listed = "" if task.num_actions <= STATIC_LISTED else f"; the first {STATIC_LISTED} are listed as undecided"
         return ItemList(
-            [], False, 0, undecided, f"{e} (before the {task.num_actions} ground actions were sorted out{shown})"
+            [], False, 0, undecided, f"{e} (before the {task.num_actions} ground actions were sorted out{listed})"
         )
     static_count = task.num_actions - len(possible)
     found: list[Item] = []
@@ -598,7 +600,7 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     for name in possible:
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
-        if not any(op.pre & relaxed == op.pre for op in ops):
+        if a is None or not any(op.pre & relaxed == op.pre for op in ops):
             proven.append(Item(name, Proof.RELAXED))
         elif same is not None:
             (shown if same.actions >> a & 1 else proven).append(

@@ -14,6 +14,7 @@ import json
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import cast
 
 from ..answers.parsed import canonical_task
 from ..backends import run_sharing_proofs
@@ -302,7 +303,7 @@ def score_pairs(
                     stored.keep(i, it, retried=True)
             if on_items:
                 on_items([results[i] for i in units[retry[k]]])
-    return results
+    return cast("list[dict]", results)  # every pair's slot is filled by now
 
 
 def regrade(record: dict, response, semantics: str, seconds: float, until: bool) -> dict:
@@ -315,7 +316,7 @@ class _StoredGrades:
     """The grades of this run's pairs in the proof store (acptools.proofs.grade_memo): read before any
     work is scheduled (a retried grade under the retry's effort), kept as items come back."""
 
-    def __init__(self, pairs, semantics: str, effort: Effort, until: bool):
+    def __init__(self, pairs: list[tuple[dict, dict]], semantics: str, effort: Effort, until: bool):
         self.found = store.active()
         self.pairs, self.semantics, self.until = pairs, semantics, until
         self.seconds = (effort.seconds, effort.scaled(RETRY_FACTOR).seconds)

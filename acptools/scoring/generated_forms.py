@@ -23,6 +23,7 @@ type (the record's `spec.answer_type`):
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from ..answers import parse_answer, vocabulary
 from ..answers.form_readers import read_bool, read_choice, read_count, read_step
@@ -335,7 +336,8 @@ def score_record(record: dict, response, semantics: str = "exact", budget=None, 
 
 def gold_text(record: dict) -> str:
     """The record's stored answer written as a model would write it (what --gold scores)."""
-    a, kind = record.get("answer"), _spec(record)["answer_type"]
+    a: Any = record.get("answer")
+    kind = _spec(record)["answer_type"]
     if kind == "set":
         return "[" + " ".join(a) + "]" if a else "None"
     if kind == "effects":
