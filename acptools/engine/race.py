@@ -11,6 +11,9 @@ from ..budget import Budget
 LOSER_GRACE = 5.0  # a race waits this long (at most) for its cancelled engines to stop
 
 
+_race_pool: ThreadPoolExecutor
+
+
 def _new_pool() -> None:
     """The thread pool races run in. A forked child (a local --jobs worker) inherits the pool
     object but not its threads, and would wait forever on it: it gets a new one."""

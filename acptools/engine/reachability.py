@@ -11,6 +11,7 @@ import random
 import threading
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
@@ -148,7 +149,13 @@ class Engine:
     def literal_h2(self, state: int, budget: Budget | None = None) -> list[int]:
         """h^2 pairs over literals of a state (cached; `literals` must not be None); raises BudgetExceeded."""
         self.check_covers(state)
-        return self._cached(self._literal_h2, state, lambda: self.literals.pairs(state, budget))
+
+        def compute() -> list[int]:
+            literals = self.literals  # built on the first miss only
+            assert literals is not None, "literal_h2 without literals"
+            return literals.pairs(state, budget)
+
+        return self._cached(self._literal_h2, state, compute)
 
     def refuted_by_literals(self, state: int, goal, budget: Budget | None = None) -> bool:
         """Does h^2 over literals prove that no disjunct of `goal` (needing atoms false) can hold?"""
@@ -306,7 +313,7 @@ class Engine:
         never makes true. None when no plan was found (or none exists)."""
         hit = self._plans.get(state, False)
         if hit is not False:
-            return hit
+            return cast("list[int] | None", hit)
         v = self.reach(state, self.task.goal, budget)
         plan = v.plan_ids if v.answer else None
         if v.known:

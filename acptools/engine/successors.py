@@ -30,7 +30,7 @@ class SuccessorGenerator:
         self.operators = operators
         if axioms is not None:  # derived atoms are re-evaluated in every successor
             self.close, self.banned = axioms.close, banned
-            self.successors = self._derived_successors
+            self.successors = self._derived_successors  # type: ignore[method-assign]  # axioms after each step
         pres = [list(bits(op.pre)) for op in operators]
         count = Counter(chain.from_iterable(pres))
         self.groups: dict[int, list[Operator]] = {}

@@ -370,7 +370,7 @@ class SchemaGrounder:
         if not pre:
             return []
         plain_add = plain_del = 0
-        conds = []
+        conds: list[tuple[int, int, int, int]] = []
         for cond, add, dele in g.effects(self.schema.effect, b):
             if cond == ((0, 0),):
                 plain_add |= add

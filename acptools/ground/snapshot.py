@@ -113,8 +113,9 @@ def dumps(task: GroundedTask) -> bytes:
         if axioms is None
         else [index(axioms.derived), [[[r.head, index(r.pos), index(r.neg)] for r in layer] for layer in axioms.layers]]
     )
-    data["mask_sizes"] = [(m.bit_length() + 7) // 8 for m in masks]
-    raw = b"".join(m.to_bytes(n, "little") for m, n in zip(masks, data["mask_sizes"], strict=True))
+    sizes = [(m.bit_length() + 7) // 8 for m in masks]
+    data["mask_sizes"] = sizes
+    raw = b"".join(m.to_bytes(n, "little") for m, n in zip(masks, sizes, strict=True))
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\0" + raw, 1)
 
 
@@ -243,7 +244,7 @@ def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
     counts, flat = data["op_counts"], list(map(masks.__getitem__, data["op_masks"]))
     if len(flat) != 4 * sum(counts):
         raise ValueError("the operators' masks do not match their count")
-    conds = [()] * (len(flat) // 4)
+    conds: list[tuple] = [()] * (len(flat) // 4)
     for k, found in data["op_conds"]:
         four = map(masks.__getitem__, found)
         conds[k] = tuple(zip(four, four, four, four, strict=True))  # (pre, neg, add, dele) of each conditional effect

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from difflib import get_close_matches
+from typing import cast
 
 from ..errors import PddlError
 from .model import ActionSchema, Axiom, Domain, Param, Predicate, Problem
@@ -211,17 +212,17 @@ def parse_domain(text: str) -> Domain:
             requirements = _requirements(r, sec[1:])
         elif head == ":types":
             for t, parents in r.typed_list(sec[1:], False):
-                declared.setdefault(t, t)
+                declared.setdefault(t, cast(Token, t))  # typed_list keeps the names' Tokens
                 supertypes[t] = tuple(p for p in parents if p != t)
                 for p in parents:
                     supertypes.setdefault(p, ("object",) if p != "object" else ())
         elif head == ":constants":
             constants.update(r.typed_list(sec[1:], False))
         elif head == ":predicates":
-            for p in sec[1:]:
-                p = r.expect_list(p, "a predicate declaration")
-                pname = str(r.expect_word(p[0], "a predicate name"))
-                predicates[pname] = Predicate(pname, tuple(r.typed_list(p[1:], True)))
+            for item in sec[1:]:
+                decl = r.expect_list(item, "a predicate declaration")
+                pname = str(r.expect_word(decl[0], "a predicate name"))
+                predicates[pname] = Predicate(pname, tuple(r.typed_list(decl[1:], True)))
         elif head == ":functions":
             continue  # only total-cost style functions are used, and costs are ignored
         elif head == ":action":
@@ -424,11 +425,11 @@ def _check_names(dom: Domain) -> None:
         for p in parents:
             if p not in dom.supertypes:
                 raise PddlError(f"type {t!r} has undeclared parent {p!r}", "domain")
-    for p in dom.predicates.values():
-        for _, types in p.params:
+    for pred in dom.predicates.values():
+        for _, types in pred.params:
             for t in types:
                 if t not in dom.supertypes:
-                    raise _Misnamed(f"predicate {p.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
+                    raise _Misnamed(f"predicate {pred.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
     for a in dom.actions.values():
         ctx = f"domain, action {a.name}"
         for v, types in a.params:
