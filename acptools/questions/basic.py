@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..budget import Budget
 from ..ground.grounded import GroundedTask
 
 
@@ -89,7 +90,7 @@ def validate(task: GroundedTask, actions: list[int], state: int) -> Validation:
     )
 
 
-def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) -> list[Removal]:
+def simplify(task: GroundedTask, actions: list[int], state: int, budget: Budget | None = None) -> list[Removal]:
     """Every single action and every pair of consecutive actions whose removal leaves a plan.
 
     The states along the given actions are computed once. A removal replays the rest of the plan
