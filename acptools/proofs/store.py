@@ -361,7 +361,7 @@ class ProofStore:
     def _grounded_mac(self, task: str, version: str, blob: bytes) -> str:
         return row_mac(self._key, version, task, "", GROUNDED_KIND, "", hashlib.sha256(blob).hexdigest())
 
-    def _grounded_authentic(self, task, version: str, blob, mac) -> bool:
+    def _grounded_authentic(self, task: object, version: str, blob: object, mac: object) -> bool:
         """Was this kept task written by someone holding this store's key?"""
         return (
             isinstance(task, str)
