@@ -13,7 +13,7 @@ from ..budget import Budget
 from ..engine.landmark_graph import fact_landmarks
 from ..engine.reachability import Engine
 from ..errors import BudgetExceeded
-from ..ground.grounded import bits
+from ..ground.grounded import GroundedTask, bits
 from ..planners import fd
 from ..verdict import Proof, Verdict
 from .results import Item, ItemList
@@ -67,11 +67,13 @@ def _trajectory_atoms(engine: Engine, state: int, plan: list[int]) -> int:
     return _trajectory_atoms_of(engine.task, state, plan)
 
 
-def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
+def _trajectory_atoms_of(task: GroundedTask, state: int, plan: list[int]) -> int:
     """Every atom true at some point while `plan` runs from `state`."""
     seen = state
     for a in plan:
-        state = task.apply_op(task.op_for(a, state), state)
+        op = task.op_for(a, state)
+        assert op is not None, "a witness plan's step applies"
+        state = task.apply_op(op, state)
         seen |= state
     return seen
 
@@ -154,7 +156,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     return _partial(task, found, refuted, sum(1 << a for a in unknown), "")
 
 
-def _vacuous(task, candidates: int, how: str) -> ItemList:
+def _vacuous(task: GroundedTask, candidates: int, how: str) -> ItemList:
     names = task.names(candidates)
     return ItemList(
         [Item(n, how) for n in names],
@@ -197,7 +199,7 @@ def _ids(witness: Verdict) -> list[int]:
     return witness.plan_ids
 
 
-def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:
+def _refute(task: GroundedTask, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:
     """Mark the candidates of `todo` that `plan` never makes true as refuted (with the plan as
     witness); returns the candidates still open."""
     avoided = todo & ~_trajectory_atoms_of(task, state, plan)
@@ -207,7 +209,7 @@ def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -
     return todo & ~avoided
 
 
-def _partial(task, found: list[Item], refuted: list[Item], undecided: int, detail: str) -> ItemList:
+def _partial(task: GroundedTask, found: list[Item], refuted: list[Item], undecided: int, detail: str) -> ItemList:
     found.sort(key=lambda it: it.name)
     refuted.sort(key=lambda it: it.name)
     unknown = task.names(undecided)
