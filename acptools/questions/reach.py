@@ -12,7 +12,7 @@ from ..budget import Budget
 from ..engine.h2 import pair_reachable
 from ..engine.reachability import H2_SHARE, Engine, Shown
 from ..errors import BudgetExceeded
-from ..ground.grounded import bits
+from ..ground.grounded import GroundedTask, bits
 from ..ground.grounding import Operator
 from ..planners import fd
 from ..util.lru import CacheMiss
@@ -85,7 +85,9 @@ def cheaply_never(pre: int, neg: int, relaxed: int, persistent: int) -> bool:
     return pre & relaxed != pre or bool(neg & persistent)
 
 
-def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget):
+def _sweep(
+    engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget
+) -> tuple[int, set[int], bool]:
     """Cover wanted atoms/actions cheaply: a breadth-first sweep.
 
     Every state visited is reachable, so whatever shows up is proven reachable (applicable). Returns
@@ -315,7 +317,9 @@ def _compatible_batch(engine: Engine, pairs: list[int], atoms: int, actions: set
     return pos, neg
 
 
-def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None):
+def _cover(
+    engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None
+) -> tuple[int, set[int], bool]:
     """Ask Fast Downward for plans that show the wanted atoms/actions, marking everything a plan's
     trajectory shows: first for a large compatible conjunction of them, then for whichever one is
     nearest. Its greedy search is complete, so 'no plan' for the disjunction of all wanted items
@@ -404,7 +408,7 @@ def _around(
 
 def _settle(
     engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None, kind: str
-):
+) -> tuple[list[Item], list[str]]:
     """Decide the atoms/actions no cheap proof settled: a sweep and batched plans show most of
     them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names).
     What was shown is remembered for later lists; with nothing undecided, the `kind` ("atoms" or
@@ -441,7 +445,7 @@ def _settle(
         (task.action_names[a], 0, a, lambda b, a=a: is_action_reachable(engine, a, state, b)) for a in sorted(actions)
     ]
 
-    def decide(item, share: Budget) -> bool:
+    def decide(item: tuple[str, int, int | None, Callable[..., Verdict]], share: Budget) -> bool:
         nonlocal atoms
         v = item[3](share)
         if v.answer is False:
@@ -524,7 +528,9 @@ def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: 
 STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
 
 
-def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit: int | None) -> list[Item]:
+def _statically_impossible(
+    task: GroundedTask, possible: frozenset[str], budget: Budget, limit: int | None
+) -> list[Item]:
     """Type-correct ground actions whose static preconditions are false: at most `limit` (or
     STATIC_LISTED) of them, since a task may have millions; their number is arithmetic."""
     limit = min(limit or STATIC_LISTED, STATIC_LISTED)
