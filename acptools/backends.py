@@ -92,7 +92,7 @@ def run_sharing_proofs(
         yield from run_units(fn, payloads, jobs, backend, address)
         return
     run = uuid.uuid4().hex
-    work = [(fn, p, keys, [shared.export(k) for k in keys], run) for p, keys in zip(payloads, tasks)]
+    work = [(fn, p, keys, [shared.export(k) for k in keys], run) for p, keys in zip(payloads, tasks, strict=True)]
     for result, back in run_units(_with_proofs, work, jobs, backend, address):
         for exported in back:
             shared.merge(exported)

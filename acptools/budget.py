@@ -71,7 +71,7 @@ class Budget:
     # ---- accounting ---------------------------------------------------------------------------
     def charge(self, cpu_seconds: float) -> None:
         """Add CPU seconds spent for this budget (and so for its parents)."""
-        b = self
+        b: Budget | None = self
         while b is not None:
             with b._lock:
                 b.cpu_used += cpu_seconds
@@ -97,7 +97,7 @@ class Budget:
     # ---- limits -------------------------------------------------------------------------------
     def cancelled(self) -> bool:
         """Is this budget or any of its parents cancelled?"""
-        b = self
+        b: Budget | None = self
         while b is not None:
             if b.cancel is not None and b.cancel.is_set():
                 return True
@@ -114,7 +114,7 @@ class Budget:
         if self.cancelled():
             return 0.0
         best = None
-        b = self
+        b: Budget | None = self
         while b is not None:
             for limit, used in ((b.seconds, b.elapsed()), (b.cpu, b.cpu_used)):
                 if limit is not None:
@@ -140,7 +140,7 @@ class Budget:
             return
         self._next_check = now + CHECK_EVERY
         self.charge_thread()
-        b = self
+        b: Budget | None = self
         while b is not None:
             if b.seconds is not None and b.elapsed() > b.seconds:
                 raise BudgetExceeded(f"time budget of {b.seconds:g} s spent")
@@ -179,7 +179,7 @@ class Budget:
         an unlimited budget's share is unlimited. Leaves the rest for a later step (e.g. a bound
         when an exact search runs out)."""
         wall = cpu = None
-        b = self
+        b: Budget | None = self
         while b is not None:
             if b.seconds is not None:
                 rest = max(0.0, b.seconds - b.elapsed())

@@ -29,3 +29,5 @@ class UnknownNameError(AcpError):
 
 class BudgetExceeded(Exception):
     """Internal signal: a search ran out of its budget (turned into an `unknown` verdict)."""
+
+    floor: float  # set by an optimal search that ran out: the lower bound on h* it proved

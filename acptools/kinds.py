@@ -223,7 +223,7 @@ def kind_of(form: str, task: str) -> str:
     return {"hard": task, "bool": f"{task}_bool", "mcq": f"{task}_mcq", "arb": f"arb_{task}"}[form]
 
 
-def form_kind(name) -> str | None:
+def form_kind(name: object) -> str | None:
     """The kind a group, kind or lm-eval task name of a generated form names ('landmarks_mc',
     'acp_land_mcq', 'land_mcq' -> 'land_mcq'); None when it names none of them (the hard tasks'
     names are read by acptools.answers.canonical_task)."""

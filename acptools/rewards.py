@@ -350,5 +350,5 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos,
     extra_infos = extra_infos if extra_infos is not None else [None] * len(solution_strs)
     return [
         compute_score(d, s, g, e, **kwargs)
-        for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)
+        for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True)
     ]

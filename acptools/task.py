@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import AcpError
 from .ground.grounded import GroundedTask, task_key
@@ -78,6 +79,10 @@ class Task:
     """A PDDL task parsed and grounded once; `task.questions` answers the eight ACP questions.
 
     The names in `FACE` read through to `grounded`, the GroundedTask it holds."""
+
+    if TYPE_CHECKING:  # the FACE names are set on the class below, read through to `grounded`
+
+        def __getattr__(self, name: str) -> Any: ...
 
     def __init__(self, grounded: GroundedTask, up=None):
         self.grounded = grounded

@@ -35,11 +35,11 @@ from tests.support.big_tasks import (
     LOW_DIGITS,
     acpbench_records,
     big_ferry,
-    low_digit_env,  # noqa: E402
+    low_digit_env,
     near_goal,
     write_big_files,
 )
-from tests.support.server_procs import StdioServer, peak_rss_mb  # noqa: E402
+from tests.support.server_procs import StdioServer, peak_rss_mb
 
 
 def timed(rows: list, name: str, call):

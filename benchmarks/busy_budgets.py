@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools.dataset import acpbench_hard  # noqa: E402
-from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry  # noqa: E402
+from acptools.dataset import acpbench_hard
+from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry
 
 
 def busy_loops(count: int) -> list[subprocess.Popen]:

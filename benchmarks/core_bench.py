@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acptools import load_task  # noqa: E402
-from acptools.dataset import domain_name, load_records, task_of  # noqa: E402
+from acptools import load_task
+from acptools.dataset import domain_name, load_records, task_of
 
 DEFAULT_DATA = ["acpbench-hard"]  # the bundled copy, dev then test (acptools.dataset)
 

@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ["ACPTOOLS_CACHE"] = "off"
 
-from acptools.dataset import load_records  # noqa: E402
-from acptools.scoring import batch, gold_response  # noqa: E402
-from acptools.util.progress import Progress  # noqa: E402
+from acptools.dataset import load_records
+from acptools.scoring import batch, gold_response
+from acptools.util.progress import Progress
 
 
 class Recording(Progress):

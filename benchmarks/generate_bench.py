@@ -14,10 +14,10 @@ reports it as over the limit. ACPTOOLS_SRC runs another checkout's acptools on t
 Each (domain, form, task) is generated alone with cold caches (acptools.truth.clear_caches), so proofs
 are not shared between measurements. Drawing the states (random walks and optimal-plan prefixes, the
 same for every task) is timed once per domain, cold, and reported apart: "questions" is the rest.
-Times are wall seconds and CPU seconds (this process and the planner processes it waited for). For nexta and land the core's proof is timed again, cold, on the states of
-the generated records (`optimal_next` without per-action values; `landmarks`): generation should
-cost about that proof plus a small constant, since it asks the core nothing more per record (nexta
-also lists the other applicable actions; land also needs a plan to rule out dead ends).
+Times are wall seconds and CPU seconds (this process and the planner processes it waited for). For nexta and land the
+core's proof is timed again, cold, on the states of the generated records (`optimal_next` without per-action values;
+`landmarks`): generation should cost about that proof plus a small constant, since it asks the core nothing more per
+record (nexta also lists the other applicable actions; land also needs a plan to rule out dead ends).
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, os.environ.get("ACPTOOLS_SRC", str(ROOT)))
 HOUSEHOLD = ROOT / "tests" / "pddl" / "household"
 
-from acptools import examples, load_task  # noqa: E402
-from acptools.budget import Budget  # noqa: E402
-from acptools.dataset import task_of  # noqa: E402
-from acptools.generate import TASKS, Options, generate  # noqa: E402
-from acptools.generate.run import states_per_problem  # noqa: E402
-from acptools.generate.states import Difficulty, sample_states  # noqa: E402
-from acptools.truth import clear_caches  # noqa: E402
+from acptools import examples, load_task
+from acptools.budget import Budget
+from acptools.dataset import task_of
+from acptools.generate import TASKS, Options, generate
+from acptools.generate.run import states_per_problem
+from acptools.generate.states import Difficulty, sample_states
+from acptools.truth import clear_caches
 
 
 def cpu() -> float:

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools.dataset import TASKS, acpbench_hard  # noqa: E402
-from acptools.scoring import gold_response  # noqa: E402
+from acptools.dataset import TASKS, acpbench_hard
+from acptools.scoring import gold_response
 
 
 def run_lm_eval(venv: Path, work: Path) -> Path:

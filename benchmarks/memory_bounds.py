@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.quantified import CASES, problem  # noqa: E402
-from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry, peak_rss_mb, rss_mb  # noqa: E402
+from tests.support.quantified import CASES, problem
+from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry, peak_rss_mb, rss_mb
 
 
 def planners_cpu(pid: int) -> float:

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from acptools import load_task  # noqa: E402
+from acptools import load_task
 from acptools.budget import Budget
-from acptools.dataset import load_records, task_of  # noqa: E402
+from acptools.dataset import load_records, task_of
 
 split = sys.argv[1] if len(sys.argv) > 1 else "acpbench-hard:test"
 recs = [r for r in load_records(split) if task_of(r) == "nexta"]

@@ -99,7 +99,8 @@ def main() -> None:
         differ = [i for i in ours if any(ours[i][f] != base[i][f] for f in fields)]
         ratios = [ours[i]["cpu"] / base[i]["cpu"] for i in ours if base[i]["cpu"] > 0]
         print(
-            f"CPU this/baseline: total {sum(x['cpu'] for x in ours.values()) / sum(x['cpu'] for x in base.values()):.2f}, "
+            "CPU this/baseline: total "
+            f"{sum(x['cpu'] for x in ours.values()) / sum(x['cpu'] for x in base.values()):.2f}, "
             f"per state p50 {statistics.median(ratios):.2f}"
         )
         print(

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from rl_bench import gym_rate, optimal_plan, replay, timed  # noqa: E402
+from rl_bench import gym_rate, optimal_plan, replay, timed
 
 
 def cpu_seconds(pid: int) -> float:

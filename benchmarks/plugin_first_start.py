@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.plugin.test_plugin_clients import install_plugin, timed_mcp_list  # noqa: E402
+from tests.plugin.test_plugin_clients import install_plugin, timed_mcp_list
 
 
 def status(line: str) -> str:
@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", choices=["early", "waiting"], default=["early", "waiting"])
     args = parser.parse_args(argv)
     print(
-        f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; no uv on PATH: {not any(Path(p, 'uv').exists() for p in os.environ['PATH'].split(os.pathsep))}"
+        f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; no uv on PATH: "
+        f"{not any(Path(p, 'uv').exists() for p in os.environ['PATH'].split(os.pathsep))}"
     )
     print(f"{'variant':<9} {'first claude mcp list':<28} {'venv built after':>16} {'second claude mcp list':<28}")
     for variant in args.variants:

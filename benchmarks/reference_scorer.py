@@ -338,7 +338,6 @@ def main(argv=None):
     ctx = mp.get_context("spawn")
     workers = [Worker(ctx, a.variant, a.mode, not a.no_until) for _ in range(max(1, min(a.jobs, len(todo) or 1)))]
     queue = list(reversed(todo))
-    pending = {}
     done_n = 0
     try:
         while queue or any(w.busy for w in workers):
@@ -412,7 +411,8 @@ def main(argv=None):
         agg[(r.get("task"), r.get("model"))].append(r)
     print(f"[reference_scorer] wall {wall:.1f}s for {len(todo)} scored items -> {a.out}", file=sys.stderr)
     print(
-        f"{'task':7} {'model':28} {'n':>4} {'score1':>6} {'null':>4} {'mean':>6} {'p50 ms':>8} {'max ms':>9} {'sum s':>7}",
+        f"{'task':7} {'model':28} {'n':>4} {'score1':>6} {'null':>4} {'mean':>6} {'p50 ms':>8} {'max ms':>9} "
+        f"{'sum s':>7}",
         file=sys.stderr,
     )
     for (task, model), rs in sorted(agg.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):

@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools.dataset import acpbench_hard  # noqa: E402
-from acptools.rewards import AcpReward  # noqa: E402
+from acptools.dataset import acpbench_hard
+from acptools.rewards import AcpReward
 
 FRAMES = (
     "{a}",

@@ -48,7 +48,7 @@ def reward_rate(data, entries, rounds: int = 5):
 
     def grade():
         for _ in range(rounds):
-            for e, w in zip(entries, wrong):
+            for e, w in zip(entries, wrong, strict=True):
                 data.score_answer(e["answer"], e)
                 data.score_answer(w, e)
 

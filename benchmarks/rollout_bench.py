@@ -35,11 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from scripted_api import ScriptedModel, request_text  # noqa: E402
+from scripted_api import ScriptedModel, request_text
 
-from acptools import rollout  # noqa: E402
+from acptools import rollout
 from acptools.budget import Budget
-from acptools.truth import truth_for  # noqa: E402
+from acptools.truth import truth_for
 
 
 def pct(values, q: float) -> float:
@@ -87,7 +87,7 @@ def overhead(split: str, show_applicable: bool, chunk: int = 8) -> None:
         steps += result.steps
         episodes += result.episodes
     harness = [s["harness_seconds"] for s in steps]
-    total = [h + r for h, r in zip(harness, renders)]
+    total = [h + r for h, r in zip(harness, renders, strict=True)]
     grading = [s["grading_seconds"] for s in steps]
     starts = [e["start_seconds"] for e in episodes]
     solved = sum(e["solved"] for e in episodes)
@@ -101,7 +101,7 @@ def overhead(split: str, show_applicable: bool, chunk: int = 8) -> None:
     )
     print(
         f"    of which grading p50 {ms(pct(grading, 0.5))}, prompt p50 {ms(pct(renders, 0.5))}, "
-        f"the rest p50 {ms(pct([h - g for h, g in zip(harness, grading)], 0.5))}"
+        f"the rest p50 {ms(pct([h - g for h, g in zip(harness, grading, strict=True)], 0.5))}"
     )
     print(f"  episode start (load + h* of the start, cached) p50 {ms(pct(starts, 0.5))}  max {ms(max(starts))}")
 

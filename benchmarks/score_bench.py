@@ -87,7 +87,7 @@ def agreement(ours: list[dict], ref: list[dict]) -> tuple[dict, list]:
     per = defaultdict(lambda: [0, 0])
     kinds: Counter = Counter()
     examples: dict = {}
-    for o, r in zip(ours, ref):
+    for o, r in zip(ours, ref, strict=True):
         assert str(o["id"]) == str(r["id"]) and o.get("model") == r.get("model"), (o["id"], r["id"])
         t = task_of(o)
         rs = None if r.get("score") is None else int(r["score"])
@@ -105,7 +105,7 @@ def agreement(ours: list[dict], ref: list[dict]) -> tuple[dict, list]:
 def exact_vs_reference(exact: list[dict], ref: list[dict]) -> list:
     kinds: Counter = Counter()
     ex: dict = {}
-    for o, r in zip(exact, ref):
+    for o, r in zip(exact, ref, strict=True):
         rs = None if r.get("score") is None else int(r["score"])
         if o["score"] != rs:
             k = (task_of(o), o.get("model"), o["score"], rs, o["verdict"])
@@ -179,7 +179,7 @@ def fuzz(responses: list[dict], n: int, work: Path, seed: int = 0) -> dict:
 
     bad = []
     per = defaultdict(lambda: [0, 0])
-    for c, r in zip(cases, ref):
+    for c, r in zip(cases, ref, strict=True):
         o = extract(c["task"], c["text"])
         per[c["task"]][1] += 1
         if o == r:
@@ -270,7 +270,7 @@ def main() -> int:
     exact = read(work / "exact-j1.jsonl")
     exact2 = read(work / "exact-j2.jsonl")
     refmode = read(work / "refmode-j1.jsonl")
-    same_j2 = sum(1 for x, y in zip(exact, exact2) if x["score"] == y["score"])
+    same_j2 = sum(1 for x, y in zip(exact, exact2, strict=False) if x["score"] == y["score"])
     unknown = sum(1 for it in exact if it["verdict"] == "unknown")
     errors = sum(1 for it in exact + refmode if it["verdict"] == "error")
     ref_null = sum(1 for it in ref if it.get("score") is None)
@@ -287,7 +287,9 @@ def main() -> int:
     ):
         print(f"{label:34} {walls[name]:8.1f} {walls['reference'] / walls[name]:21.1f}x")
     warm = read(work / "warm-j2.jsonl")
-    same_warm = sum(1 for x, y in zip(exact, warm) if (x["score"], x["verdict"]) == (y["score"], y["verdict"]))
+    same_warm = sum(
+        1 for x, y in zip(exact, warm, strict=False) if (x["score"], x["verdict"]) == (y["score"], y["verdict"])
+    )
     print(f"\nwarm store: the same (score, verdict) as the cold run on {same_warm}/{len(exact)} items")
     print(
         f"exact: unknown {unknown}, errors {errors}; --jobs 2 gives the same score on {same_j2}/{len(exact)} items;"

@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 from acptools_server import ServerConfig, build_server
 from acptools_server.config import Limits
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client, StdioServerParameters
 
-from acptools import load_task  # noqa: E402
-from acptools.dataset import domain_name, load_records  # noqa: E402
+from acptools import load_task
+from acptools.dataset import domain_name, load_records
 
 DEFAULT_DATA = "acpbench-hard"  # the bundled copy (acptools.dataset)
 TARGETS_MS = {

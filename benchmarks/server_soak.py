@@ -44,9 +44,9 @@ import httpx2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools.dataset import acpbench_hard  # noqa: E402
-from tests.support.forge import forge  # noqa: E402
-from tests.support.server_procs import (  # noqa: E402
+from acptools.dataset import acpbench_hard
+from tests.support.forge import forge
+from tests.support.server_procs import (
     FERRY_DOMAIN,
     PROTOCOL,
     StdioServer,

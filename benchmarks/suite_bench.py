@@ -625,7 +625,8 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
     add("## parse + ground: acptools.load_task vs Fast Downward's translator (seconds)")
     add("")
     add(
-        "| task | objects | atoms | ours ops (actions) | FD ops (actions) | ours | ours: listing the actions (areach) | FD parse+norm+inst | FD translate (Done!) | FD wall | ours/FD ground |"
+        "| task | objects | atoms | ours ops (actions) | FD ops (actions) | ours | ours: listing the actions "
+        "(areach) | FD parse+norm+inst | FD translate (Done!) | FD wall | ours/FD ground |"
     )
     add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ratios = []
@@ -634,7 +635,8 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
         t = r.get("fd_translate", {})
         if ld is None:
             add(
-                f"| {r['domain']}/{r['size']} | - | - | load failed | {t.get('operators')} ({t.get('actions')}) | - | - | "
+                f"| {r['domain']}/{r['size']} | - | - | load failed | {t.get('operators')} ({t.get('actions')}) | - "
+                "| - | "
                 f"{fmt(t.get('ground'))} | {fmt(t.get('done'))} | {fmt(t.get('wall'))} | - |"
             )
             continue
@@ -644,7 +646,8 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
         add(
             f"| {r['domain']}/{r['size']} | {ld['objects']} | {ld['atoms']} | {ld['operators']} ({ld['actions']}) | "
             f"{t.get('operators')} ({t.get('actions')}) | "
-            f"{fmt(ld['seconds'])} | {fmt(ld.get('possible_seconds'))} | {fmt(t.get('ground'))} | {fmt(t.get('done'))} | {fmt(t.get('wall'))} | "
+            f"{fmt(ld['seconds'])} | {fmt(ld.get('possible_seconds'))} | {fmt(t.get('ground'))} | "
+            f"{fmt(t.get('done'))} | {fmt(t.get('wall'))} | "
             f"{fmt(ratio)} |"
         )
     if ratios:

@@ -5,10 +5,10 @@ the public suite's tasks (folding and slitherlink when --heavy).
 
     python benchmarks/task_store_bench.py [--heavy] [--repeat 3]
 
-Per set: tasks, load (parse + ground) in all, restore (read the row, check its HMAC, unzip, decode the data and rebuild the task)
-in all, the ratio, and the bytes kept. Restoring is timed through the store the way a run reads a
-task (a fresh store file and key in a temporary folder; the domain's parse is shared per process in
-both, as `load_task` shares it).
+Per set: tasks, load (parse + ground) in all, restore (read the row, check its HMAC, unzip, decode the data and rebuild
+the task) in all, the ratio, and the bytes kept. Restoring is timed through the store the way a run reads a task (a
+fresh store file and key in a temporary folder; the domain's parse is shared per process in both, as `load_task` shares
+it).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools import load_task  # noqa: E402
-from acptools.dataset import load_records  # noqa: E402
-from acptools.ground import snapshot  # noqa: E402
-from acptools.proofs import store  # noqa: E402
-from acptools.util.hashing import code_version, task_key  # noqa: E402
+from acptools import load_task
+from acptools.dataset import load_records
+from acptools.ground import snapshot
+from acptools.proofs import store
+from acptools.util.hashing import code_version, task_key
 
 SUITE = ROOT / "benchmarks" / "suite"
 HEAVY = ("folding", "slitherlink")

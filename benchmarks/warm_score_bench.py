@@ -80,7 +80,7 @@ def same(a: list[dict], b: list[dict], fields=None) -> int:
         if fields is None
         else (lambda d: tuple(d.get(k) for k in fields))
     )
-    return sum(1 for x, y in zip(a, b) if strip(x) == strip(y))
+    return sum(1 for x, y in zip(a, b, strict=False) if strip(x) == strip(y))
 
 
 def main() -> int:

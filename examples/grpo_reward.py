@@ -36,7 +36,7 @@ def dry_run(task: str, reward: AcpReward, generations: int = 4) -> None:
         completions += [[{"role": "assistant", "content": t}] for t in texts[:generations]]
     columns = {k: [x[k] for x in inputs] for k in inputs[0] if k not in ("prompt", "completion")}
     rewards = reward(prompts=[x["prompt"] for x in inputs], completions=completions, **columns)
-    for c, r in zip(completions, rewards):
+    for c, r in zip(completions, rewards, strict=True):
         print(f"{r!s:>6}  {c[0]['content']}")
     print(f"stats: {dict(reward.stats)}")
 

@@ -107,7 +107,7 @@ def run(cmd: list[str]) -> None:
 
 def build(venv: Path, version: str) -> None:
     """A fresh venv with the plugin's package installed into it, marked ready once the install finished."""
-    if sys.version_info < (3, 10):
+    if sys.version_info < (3, 10):  # noqa: UP036 - the launcher runs under any python3 and refuses old ones
         raise SystemExit(
             f"acptools launcher: acptools needs Python >= 3.10; this is {sys.version.split()[0]} "
             f"({sys.executable}). Start the launcher with a newer python3."

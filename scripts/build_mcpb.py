@@ -1,7 +1,7 @@
 """Build the Claude Desktop bundle `dist/acptools-<version>.mcpb` with the MCPB CLI (`mcpb validate`, `mcpb pack`).
 
-The bundle holds mcpb/manifest.json, the icon, the launcher (plugin/: launch.py and its modules) and the package's own source (acptools/,
-server/, pyproject.toml, README.md): Claude Desktop starts `python3 plugin/launch.py`, which builds a
+The bundle holds mcpb/manifest.json, the icon, the launcher (plugin/: launch.py and its modules) and the package's own
+source (acptools/, server/, pyproject.toml, README.md): Claude Desktop starts `python3 plugin/launch.py`, which builds a
 private virtualenv from those files on the first start, as the Claude Code plugin does.
 
     python scripts/build_mcpb.py                # -> dist/acptools-0.1.0.mcpb

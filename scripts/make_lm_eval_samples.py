@@ -1,7 +1,8 @@
 """Re-create tests/data/lm_eval/: lm-eval `--log_samples` files written by lm-eval itself.
 
     python -m venv /tmp/lmeval-venv
-    /tmp/lmeval-venv/bin/pip install lm-eval==0.4.13 "tarski[clingo]==0.8.2" pddl==0.4.2 kstar-planner==1.4.2 lark==1.1.9
+    /tmp/lmeval-venv/bin/pip install lm-eval==0.4.13 "tarski[clingo]==0.8.2" pddl==0.4.2 kstar-planner==1.4.2 \\
+        lark==1.1.9
     python scripts/make_lm_eval_samples.py --venv /tmp/lmeval-venv
 
 Picks the records with the smallest PDDL from the bundled test split (PER_TASK per task, stored

@@ -5,9 +5,8 @@ the client waits forever. Here such a line gets a JSON-RPC error with the reques
 still shows a valid one and a null id otherwise (JSON-RPC 2.0, section 5); a notification (a method and
 no id) gets no reply, as the spec says, only a log line. Nothing a line holds stops the reader (the HTTP
 transport answers 400 to the same body). A line longer than the HTTP body limit is answered with an
-error without being read as JSON, as HTTP refuses such a body. When stdin ends, the requests already read are still answered
-before the server exits (the SDK alone would cancel them), so ``... | acptools serve`` gets every
-answer."""
+error without being read as JSON, as HTTP refuses such a body. When stdin ends, the requests already read are still
+answered before the server exits (the SDK alone would cancel them), so ``... | acptools serve`` gets every answer."""
 
 from __future__ import annotations
 
@@ -112,7 +111,8 @@ def unreadable(exc: Exception) -> JSONRPCError | None:
                 code=INVALID_REQUEST,
                 message=(
                     f"the request is {size['chars']} characters, more than the server reads ({size['limit']}); send "
-                    "less (a state lists only its true fluent atoms), or start the server with a larger --max-pddl-bytes"
+                    "less (a state lists only its true fluent atoms), or start the server with a larger "
+                    "--max-pddl-bytes"
                 ),
             ),
         )

@@ -240,7 +240,8 @@ def unlisted_top_level(root: Path) -> list[str]:
         []
         if len(files) <= MAX_TOP_LEVEL_MODULES
         else [
-            f"too many top-level modules: acptools/ holds {len(files)} modules, more than {MAX_TOP_LEVEL_MODULES}; move "
+            f"too many top-level modules: acptools/ holds {len(files)} modules, more than {MAX_TOP_LEVEL_MODULES}; "
+            "move "
             "the ones that are no part of the library's face into the package they serve"
         ]
     )

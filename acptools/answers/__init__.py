@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from .parsed import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, canonical_task
 
 if TYPE_CHECKING:
-    from . import form_readers, lm_eval_extract
+    from . import form_readers as form_readers
+    from . import lm_eval_extract as lm_eval_extract
     from .decisions import parse_answer, parse_name, vocabulary
 
 # the reader's names and modules, imported on first use (its grammar is compiled then): naming a task

@@ -101,7 +101,7 @@ class Audit:
             lines.append(line)
         widths = [max(len(line[k]) for line in lines) for k in range(len(head))]
         out = [
-            "  ".join(x.ljust(w) if k < 2 else x.rjust(w) for k, (x, w) in enumerate(zip(line, widths)))
+            "  ".join(x.ljust(w) if k < 2 else x.rjust(w) for k, (x, w) in enumerate(zip(line, widths, strict=True)))
             for line in lines
         ]
         flagged = self.flagged()

@@ -2,8 +2,9 @@
 
     acptools eval --data SOURCE... --policy POLICY [--base-url URL] [--with-pddl] [--limit N [--per-domain] [--seed S]]
                   [--jobs N] [--max-errors K]
-                  [--out items.jsonl] [--report report.json] [--html report.html] [--resume | --force] [--semantics exact|reference]
-                  [--budget CPU_SECONDS] [--max-tokens N] [--temperature T] [--timeout S] [--price IN,OUT] [--quiet]
+                  [--out items.jsonl] [--report report.json] [--html report.html] [--resume | --force]
+                  [--semantics exact|reference] [--budget CPU_SECONDS] [--max-tokens N] [--temperature T]
+                  [--timeout S] [--price IN,OUT] [--quiet]
     (SOURCE as for `acptools score`: acpbench-hard[:dev|test][:TASK], hf:acpbench-hard[...], or files and
      folders of records, those of `acptools generate` in every form included)
 

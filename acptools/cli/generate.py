@@ -1,7 +1,7 @@
 """`acptools generate`: questions with proven answers from PDDL (acptools.generate).
 
-    acptools generate (--domain D --problem P [P ...] | --example NAME) [--form hard|bool|mcq|arb] [--tasks T,T,...] [-n N]
-                      [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
+    acptools generate (--domain D --problem P [P ...] | --example NAME) [--form hard|bool|mcq|arb] [--tasks T,T,...]
+                      [-n N] [--seed S] --out records.jsonl [--nl TEMPLATES.json] [--budget CPU_SECONDS]
                       [--walk MIN:MAX] [--plan-share F] [--steps 1,5,10] [--jobs N] [--backend local|ray]
                       [--address ADDR] [--obfuscate] [--fluents KINDS] [--ramifications] [--paraphrase]
                       [--trivial-landmarks] [--quiet] [--resume | --force]

@@ -1,9 +1,9 @@
 """`acptools rollout`: evaluate a policy over a set of tasks, every step graded against h*.
 
     acptools rollout --tasks PATH... --policy POLICY [--base-url URL] [--limit N [--per-domain]] [--show-applicable]
-                     [--max-steps N] [--max-invalid K] [--max-errors K] [--out traces.jsonl] [--report report.json] [--plots DIR] [--html FILE] [--jobs N]
-                     [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR] [--max-tokens N]
-                     [--temperature T] [--timeout S] [--backend local|ray] [--address ADDR] [--quiet]
+                     [--max-steps N] [--max-invalid K] [--max-errors K] [--out traces.jsonl] [--report report.json]
+                     [--plots DIR] [--html FILE] [--jobs N] [--resume] [--seed S] [--budget CPU_SECONDS] [--prompts DIR]
+                     [--max-tokens N] [--temperature T] [--timeout S] [--backend local|ray] [--address ADDR] [--quiet]
 
 Exit codes: 0 every episode ran (to the goal, a dead end or a limit); 1 some episode ended by a policy error
 or a task that did not load (--resume tries them again); 2 bad input, or a policy that cannot work at all

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..budget import Budget
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 
 BLOCK = 2048  # rows per slice of the symmetric completion (bounds its memory: BLOCK x atoms bytes)
 
 
-def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None) -> list[int]:
+def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget: Budget | None = None) -> list[int]:
     """R[p] = mask of atoms q such that {p, q} may hold together (p itself iff p is reachable).
     With a `budget`, checked per operator: raises BudgetExceeded when it is spent."""
     reach = [0] * num_atoms

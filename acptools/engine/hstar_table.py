@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from ..budget import Budget
+from ..ground.grounded import GroundedTask
 from ..util.shortrepr import bounded_repr
 
 INF = float("inf")
@@ -57,7 +58,7 @@ class Gated:
 class HStarTable:
     """The successors of one state (up to symmetry) with bounds on their h*; `d` is h* of the state."""
 
-    task: object
+    task: GroundedTask
     canon: object  # state -> symmetry key (symmetric states share h*)
     state: int
     d: int
@@ -87,7 +88,7 @@ class HStarTable:
                 table.plans[a] = [a]
         return table
 
-    def set_root(self, d: int, plan: list[int], optimal=None, not_optimal=frozenset()) -> HStarTable:
+    def set_root(self, d: int, plan: list[int] | None, optimal=None, not_optimal=frozenset()) -> HStarTable:
         """d = h*(s) with an optimal plan. `optimal`: the complete set of optimal first actions,
         when known; `not_optimal`: actions known not to start an optimal plan."""
         self.d = d
@@ -205,7 +206,9 @@ class HStarTable:
         for plan in plans:
             state = self.state
             for i, a in enumerate(plan or ()):  # (a known h* may come without its plan)
-                state = self.task.apply_op(self.task.op_for(a, state), state)
+                op = self.task.op_for(a, state)
+                assert op is not None, "a plan's step applies"
+                state = self.task.apply_op(op, state)
                 note(state, len(plan) - i - 1, plan[i + 1 :])
         note(self.state, self.d, None)
         for row in self.rows.values():
@@ -237,7 +240,7 @@ def settle(table: HStarTable, solve, budget: Budget, exact: bool = True, workers
         groups = split(rows, workers() if callable(workers) else workers)
         results = side_by_side([lambda b, g=g: solve(g, table.stop_floor(g, exact), b) for g in groups], budget)
         progressed = False
-        for group, res in zip(groups, results):
+        for group, res in zip(groups, results, strict=True):
             if res is not None and table.learn_gated(group, res):
                 progressed = True
         spent = budget.cancelled() or budget.wall() <= 0

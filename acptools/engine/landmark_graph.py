@@ -13,6 +13,7 @@ feed the same rule until nothing new appears.
 
 from __future__ import annotations
 
+from ..budget import Budget
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
 from .relaxed import Relaxation
@@ -31,7 +32,7 @@ def _entry_guarantees(relax: Relaxation) -> list[int]:
 
 
 def fact_landmarks(
-    relax: Relaxation, state: int, goal: list[tuple[int, int]], budget=None, closure: bool = True
+    relax: Relaxation, state: int, goal: list[tuple[int, int]], budget: Budget | None = None, closure: bool = True
 ) -> tuple[int, int, bool] | None:
     """Atoms every plan from `state` to `goal` makes true at some point, as two masks (including
     atoms of the state and the goal): the relaxed landmarks, those only the first-achiever closure

@@ -13,6 +13,7 @@ conditional deletes), so the compiled task reaches every pair of literals the or
 
 from __future__ import annotations
 
+from ..budget import Budget
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 from .h2 import h2_pairs, pair_reachable
@@ -46,7 +47,7 @@ class LiteralH2:
             op.action, op.pre | comp(op.neg), 0, op.add | comp(op.dele & ~op.add), op.dele | comp(op.add), conds
         )
 
-    def pairs(self, state: int, budget=None) -> list[int]:
+    def pairs(self, state: int, budget: Budget | None = None) -> list[int]:
         """h^2 pairs over atoms and complements from `state` (raises BudgetExceeded)."""
         return h2_pairs(
             self.num_atoms + len(self.index), self.operators, state | self.complement(self.negated & ~state), budget

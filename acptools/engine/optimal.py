@@ -98,6 +98,7 @@ class NextActions:
         one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
         rest = plan[1:] if plan and len(plan) == self.cost else None
+        assert self.cost is not None, "only an optimal action of a solvable state has a state after it"
         return HStar(self.cost - 1, rest, chained(self.how, Proof.OPTIMAL_STEP))
 
 
@@ -212,7 +213,7 @@ class Optimizer:
                 found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
                 if found is Proof.NO_PLAN:
                     return HStar(None, None, Proof.EXHAUSTIVE)
-                if found is not None and (plan is None or len(found) < len(plan)):
+                if isinstance(found, list) and (plan is None or len(found) < len(plan)):
                     plan = found
         except BudgetExceeded:
             pass
@@ -286,7 +287,7 @@ class Optimizer:
         self,
         state: int,
         d: int,
-        plan: list[int],
+        plan: list[int] | None,
         optimal=None,
         rows: HStarTable | None = None,
         hmax: bool = True,
@@ -455,9 +456,9 @@ class Optimizer:
             h = self.h_star(state, budget.share(1 - BOUND_SHARE), quick, astar, bound=False)
             return h if h.known else self.bounds(state, budget)
         if quick:
-            h = self._astar_h(state, self._quick(budget))
-            if h:
-                return h
+            quick_h = self._astar_h(state, self._quick(budget))
+            if quick_h:
+                return quick_h
         h = race(
             [lambda b: self._fd_h(state, b), lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
             + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []),
@@ -594,7 +595,7 @@ class Optimizer:
             if any(res is None or not res.complete for res in found):
                 return None
             best = min(found, key=lambda res: res.floor)
-            learned.extend(([r.key for r in g], res) for g, res in zip(groups, found))
+            learned.extend(([r.key for r in g], res) for g, res in zip(groups, found, strict=True))
             return HStar(None if best.plan is None else len(best.plan), best.plan, best.how)
 
         search = split_root if len(groups) >= 2 else (lambda b: self._fd_h(state, b))
@@ -690,10 +691,10 @@ class Optimizer:
         # for a table the quick A* races Fast Downward, which starts after a head start: a failed
         # quick slice then costs no wall time, and a state the A* settles at once starts no process
         # (with symmetries the A* race entry below does the same search without the slice)
-        quick = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
+        quick_jobs = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
         shared = SharedRoot()
         result = race(
-            quick
+            quick_jobs
             + [
                 lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial, shared),
                 lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial, shared),
@@ -704,7 +705,7 @@ class Optimizer:
         if result is not None:
             return result
         if partial:
-            return max(partial, key=lambda res: len(res.table.rows) - len(res.table.open_rows()))
+            return max(partial, key=lambda res: len(res.table.rows) - len(res.table.open_rows()) if res.table else 0)
         # last resort: exact h* of the state and of one successor per symmetry class
         root = self.h_star(state, budget, bound=False)
         if not root.known:
@@ -726,8 +727,9 @@ class Optimizer:
         res = self.next_actions(state, budget, exact=True)
         if res is None or res.cost is None:
             return res, None
-        table = res.table
-        if table is None:
+        if res.table is not None:
+            table = res.table
+        else:
             table = self.new_table(state, res.cost, res.plan, optimal=res.optimal, budget=budget)
             table.learn_lookahead(self.engine.gen, [res.plan])
         if table.open_rows():

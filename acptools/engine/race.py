@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from typing import Any
 
 from ..budget import Budget
 
 LOSER_GRACE = 5.0  # a race waits this long (at most) for its cancelled engines to stop
+
+
+_race_pool: ThreadPoolExecutor
 
 
 def _new_pool() -> None:
@@ -24,7 +29,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_pool)
 
 
-def race(jobs, budget: Budget):
+def race(jobs: Sequence[Callable[[Budget], Any]], budget: Budget) -> Any:
     """Run `jobs` (callables taking a Budget, returning a result or None) side by side; the first
     non-None result wins and the others are cancelled through their shared cancel event. A job's
     exception is raised only when no other job answers."""

@@ -11,6 +11,7 @@ import random
 import threading
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
@@ -148,7 +149,13 @@ class Engine:
     def literal_h2(self, state: int, budget: Budget | None = None) -> list[int]:
         """h^2 pairs over literals of a state (cached; `literals` must not be None); raises BudgetExceeded."""
         self.check_covers(state)
-        return self._cached(self._literal_h2, state, lambda: self.literals.pairs(state, budget))
+
+        def compute() -> list[int]:
+            literals = self.literals  # built on the first miss only
+            assert literals is not None, "literal_h2 without literals"
+            return literals.pairs(state, budget)
+
+        return self._cached(self._literal_h2, state, compute)
 
     def refuted_by_literals(self, state: int, goal, budget: Budget | None = None) -> bool:
         """Does h^2 over literals prove that no disjunct of `goal` (needing atoms false) can hold?"""
@@ -212,7 +219,10 @@ class Engine:
         reached, _ = relax.reachable(state, budget)
         if not any(p & reached == p for p, _ in goal):
             return Verdict(False, Proof.RELAXED)
-        hadd = lambda s: relax.hmax(s, goal, combine=sum)
+
+        def hadd(s):
+            return relax.hmax(s, goal, combine=sum)
+
         canon = Symmetry(self.task, goal_targets(goal, banned_add), self.static_classes).canonical
         try:
             plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
@@ -303,7 +313,7 @@ class Engine:
         never makes true. None when no plan was found (or none exists)."""
         hit = self._plans.get(state, False)
         if hit is not False:
-            return hit
+            return cast("list[int] | None", hit)
         v = self.reach(state, self.task.goal, budget)
         plan = v.plan_ids if v.answer else None
         if v.known:
@@ -316,5 +326,8 @@ class Engine:
         """h*, all optimal first actions and one optimal plan (A* with h^max); raises BudgetExceeded."""
         self.check_covers(state)
         goal = self.task.goal if goal is None else goal
-        hmax = lambda s: self.relax.hmax(s, goal)
+
+        def hmax(s):
+            return self.relax.hmax(s, goal)
+
         return optimal_first_actions(self.gen, state, goal, hmax, budget)

@@ -9,6 +9,7 @@ relaxed actions of cost 0 with their negated body atoms dropped, so all this sta
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
@@ -19,8 +20,9 @@ HMAX_CHECK_EVERY = 1024  # atoms settled between budget checks of a budgeted h^m
 class Relaxation:
     """Relaxed operators (conditional effects become extra operators), indexed by precondition."""
 
-    def __init__(self, num_atoms: int, operators: list[Operator], axioms: list[tuple[int, int]] = ()):
-        pres, adds = [], []
+    def __init__(self, num_atoms: int, operators: list[Operator], axioms: Sequence[tuple[int, int]] = ()):
+        pres: list[list[int]] = []
+        adds: list[int] = []
         self.entry_of_op: list[int] = []  # each operator's own relaxed operator (its conditional effects follow)
         for op in operators:
             self.entry_of_op.append(len(pres))

@@ -23,7 +23,7 @@ def satisfies(state: int, dnf: list[tuple[int, int]]) -> bool:
 
 def _path(parents: dict, key: int) -> list[int]:
     """Actions from the root to `key`; parents map a state key to (parent key, action id)."""
-    plan = []
+    plan: list[int] = []
     while True:
         prev = parents[key]
         if prev is None:
@@ -155,7 +155,7 @@ def _first_actions_search(gen, start, goal, heuristic, budget: Budget, canon, fl
             first[kt] = set(fa)
             parents[kt] = (ks, op.action)
             heapq.heappush(open_, (gt + h, gt, next(tie), t, kt))
-    if best is None:
+    if best is None or best_key is None:
         return OptimalResult(None, frozenset(), None)
     return OptimalResult(best, frozenset(optimal), _path(parents, best_key))
 

@@ -30,12 +30,12 @@ class SuccessorGenerator:
         self.operators = operators
         if axioms is not None:  # derived atoms are re-evaluated in every successor
             self.close, self.banned = axioms.close, banned
-            self.successors = self._derived_successors
+            self.successors = self._derived_successors  # type: ignore[method-assign]  # axioms after each step
         pres = [list(bits(op.pre)) for op in operators]
         count = Counter(chain.from_iterable(pres))
         self.groups: dict[int, list[Operator]] = {}
         self.always: list[Operator] = []
-        for op, pre in zip(operators, pres):
+        for op, pre in zip(operators, pres, strict=True):
             if not pre:
                 self.always.append(op)
             else:

@@ -98,7 +98,7 @@ class Symmetry:
         sigs, objects = self._signatures(state), self.objects
         perm: dict[str, str] = {}
         for numbers in self.class_numbers:
-            for src, dst in zip(sorted(numbers, key=sigs.__getitem__), numbers):
+            for src, dst in zip(sorted(numbers, key=sigs.__getitem__), numbers, strict=True):
                 if src != dst:
                     perm[objects[src]] = objects[dst]
         return perm

@@ -2,7 +2,8 @@
 against h* (acptools.episode). Importing this module registers it as `acptools/Planning-v0`.
 
     import gymnasium, acptools.environments.gymnasium_env
-    env = gymnasium.make("acptools/Planning-v0", source=None, reward="progress", max_steps=50)  # None: the bundled examples
+    # source=None: the bundled examples
+    env = gymnasium.make("acptools/Planning-v0", source=None, reward="progress", max_steps=50)
     obs, info = env.reset(seed=0)           # obs: the state, the goal (and the applicable actions)
     obs, r, terminated, truncated, info = env.step("(action obj1 obj2)")
     info["verdict"], info["regret"], info["h_star"]

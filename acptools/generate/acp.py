@@ -320,7 +320,7 @@ def choices(item: Item, task: str, stem: str, query: str, right, wrong) -> Draft
     item's slot."""
     options, at = placed(item, right, wrong)
     answer = LABELS[at]
-    question = stem + " " + " ".join(f"{label}. {text}." for label, (_, text) in zip(LABELS, options))
+    question = stem + " " + " ".join(f"{label}. {text}." for label, (_, text) in zip(LABELS, options, strict=False))
     return Draft(
         f"{ACP_STEMS[task]}_mcq",
         context(item, task),

@@ -410,7 +410,7 @@ def hallucination(item: Item) -> Draft:
 
 def _about(task, obj: str) -> list[str]:
     """Every atom of the task that names `obj`."""
-    return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
+    return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms, strict=True) if obj in args)
 
 
 def object_tracking(item: Item) -> Draft:

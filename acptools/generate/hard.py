@@ -122,7 +122,8 @@ def just_answer(item: Item, plan: list[str]) -> list[list[str]]:
 
 
 def just(item: Item) -> Draft:
-    """A just question (a plan with one or two consecutive actions removed) about the item's state, its answer proven."""
+    """A just question (a plan with one or two consecutive actions removed) about the item's state, its
+    answer proven."""
     names = item.names(redundant_plan(item))
     codes = just_answer(item, names)
     if not codes:

@@ -4,9 +4,9 @@ variables) is replaced by a seeded random word, so a model cannot lean on what t
 
 The renaming is done on the PDDL itself, before anything is generated: the domain and each problem are
 parsed, written back as acptools read them (comments, costs and functions dropped: acptools reads plan
-length as the cost anyway) and renamed token by token. Questions are then generated from the obfuscated PDDL with generic
-phrases (`pred(o1, o2)`), so every answer is proven on the obfuscated task itself. The mapping
-(original name -> obfuscated name, by kind) goes into each record, so answers can be mapped back.
+length as the cost anyway) and renamed token by token. Questions are then generated from the obfuscated PDDL with
+generic phrases (`pred(o1, o2)`), so every answer is proven on the obfuscated task itself. The mapping (original name ->
+obfuscated name, by kind) goes into each record, so answers can be mapped back.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def obfuscated_texts(tasks, seed: int) -> tuple[str, list[str], list[dict]]:
     (`obfuscation`: the seed and the mapping by kind)."""
     maps = mappings(tasks, seed)
     domain_text = rename(_domain_text(tasks[0]), maps[0])
-    problems = [rename(t.problem_for(t.init), m) for t, m in zip(tasks, maps)]
+    problems = [rename(t.problem_for(t.init), m) for t, m in zip(tasks, maps, strict=True)]
     return domain_text, problems, [{"seed": seed, **m} for m in maps]
 
 

@@ -116,6 +116,6 @@ def proven_definitions(tasks, derived=()) -> list[Definition]:
     for d in candidates(task.domain, fluents):
         if d.predicate in chosen or d.other in chosen or any(c.other == d.predicate for c in chosen.values()):
             continue
-        if all(holds_everywhere(t, d, s) for t, s in zip(tasks, spaces)):
+        if all(holds_everywhere(t, d, s) for t, s in zip(tasks, spaces, strict=True)):
             chosen[d.predicate] = d
     return sorted(chosen.values(), key=lambda d: d.predicate)

@@ -31,7 +31,7 @@ class Renderer:
     # ---- single names -------------------------------------------------------------------------
     @staticmethod
     def _fill(phrase: str, params, args) -> str:
-        values = {v.lstrip("?"): a for (v, _), a in zip(params, args)}
+        values = {v.lstrip("?"): a for (v, _), a in zip(params, args, strict=True)}
         return PLACEHOLDER.sub(lambda m: values[m.group(1)], phrase)
 
     @staticmethod

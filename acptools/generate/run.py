@@ -181,7 +181,7 @@ def generate(
         tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
     if opt.obfuscate:
         dtext, obfuscated, marks = obfuscated_texts(tasks, opt.seed)
-        ptexts = [(ptext, where) for ptext, (_, where) in zip(obfuscated, ptexts)]
+        ptexts = [(ptext, where) for ptext, (_, where) in zip(obfuscated, ptexts, strict=True)]
         tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
         templates = [Templates(t.domain.name) for t in tasks]  # phrases would give the names away
         if ramified is not None:
@@ -255,7 +255,7 @@ def _records_unit(args) -> tuple[str, list[dict], Counter, float, str]:
     name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick = args
     t0 = time.perf_counter()
     tasks = [_load(dtext, ptext) for ptext in problem_texts]
-    renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates)]
+    renders = [Renderer(t, tpl) for t, tpl in zip(tasks, templates, strict=True)]
     made, dropped, short = _one_task(opt, name, tasks, renders, pools, marks, ramified, tick)
     return name, made, dropped, round(time.perf_counter() - t0, 3), short
 
@@ -269,8 +269,8 @@ def ask_kind(item: Item, kinds, wanted, index: int, misses: int, family: str) ->
     """Set the fluent kind record `index` asks about: the wanted kinds the task has, in turn, two
     records each (one true, one false), asked positively and negatively in turn so that every 2K
     pairs ask each of the K kinds both ways (each family starts a pair further on, so a few records of
-    every family together cover them; object tracking asks only about kinds with arguments); after every MISSES_PER_KIND failed attempts the next
-    kind is tried (a state may offer nothing of a kind)."""
+    every family together cover them; object tracking asks only about kinds with arguments); after every MISSES_PER_KIND
+    failed attempts the next kind is tried (a state may offer nothing of a kind)."""
     hidden = item.render.templates.hidden
     available = tuple(
         k
@@ -297,7 +297,9 @@ def _ramify(tasks, ptexts) -> tuple[str, list[tuple[str, str]], dict]:
     if not defs:  # nothing to compile: the PDDL as it was given
         return tasks[0].domain_text, ptexts, {"ramified": [], "definitions": []}
     dtext = compile_domain(tasks[0].written_domain_text, defs)
-    ptexts = [(compile_problem(t.problem_for(t.init), defs), where) for t, (_, where) in zip(tasks, ptexts)]
+    ptexts = [
+        (compile_problem(t.problem_for(t.init), defs), where) for t, (_, where) in zip(tasks, ptexts, strict=True)
+    ]
     return dtext, ptexts, {"ramified": [d.predicate for d in defs], "definitions": [d.text() for d in defs]}
 
 

@@ -86,6 +86,6 @@ def ground_axioms(domain: Domain, grounder, limit: int, budget=None) -> Axioms |
                 budget.check()
             head = 1 << grounder.atom_id((ax.predicate, args))
             derived |= head
-            for pos, neg in grounder.dnf(ax.body, dict(zip(names, args))):
+            for pos, neg in grounder.dnf(ax.body, dict(zip(names, args, strict=True))):
                 layer.append(Rule(head, pos, neg))
     return Axioms(layers, derived)

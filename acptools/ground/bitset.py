@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 
-def bits(mask: int):
+
+def bits(mask: int) -> Iterator[int]:
     """Indices of the set bits of `mask`, lowest first."""
     while mask:
         low = mask & -mask

@@ -133,7 +133,7 @@ def within_limits(
     counts those actions per schema (None: more than ``limit``), so a loose bound refuses nothing."""
     over_bytes = max_bytes is not None and found.bytes > max_bytes
     if over_bytes or (max_actions is not None and found.actions > max_actions):
-        if over_bytes and found.fixed_bytes > max_bytes:
+        if max_bytes is not None and over_bytes and found.fixed_bytes > max_bytes:
             raise _too_big(found, max_bytes)
         room = min(
             math.inf if max_bytes is None else found.room(max_bytes), math.inf if max_actions is None else max_actions
@@ -141,6 +141,7 @@ def within_limits(
         counts = count(int(room))
         if counts is None:
             if max_actions is None or room < max_actions:
+                assert max_bytes is not None, "only the memory limit makes the room smaller than max_actions"
                 raise _too_big(found, max_bytes, more_than=int(room))
             raise AcpError(
                 f"the task has more than {max_actions:,} ground actions that its static facts do not "

@@ -31,6 +31,7 @@ import re
 import threading
 from dataclasses import dataclass
 from operator import getitem
+from typing import Literal, overload
 
 from ..errors import AcpError, UnknownNameError
 from ..pddl import parse_domain
@@ -78,7 +79,7 @@ class Lifted:
     domain: Domain
     problem: Problem
     types: TypeTable
-    fluents: frozenset[str]
+    fluents: set[str]
     grounder: Grounder
     joins: dict
     relations: dict
@@ -146,7 +147,7 @@ class GroundedTask:
         self.goal = goal  # DNF: [(pos, neg)]
         self.derived = axioms.derived if axioms else 0
         if axioms:
-            self.apply_op = self._apply_and_derive
+            self.apply_op = self._apply_and_derive  # type: ignore[method-assign]  # derived atoms after each step
         self.atoms = g.atoms
         self.atom_index = g.atom_ids
         self.atom_names = [render(p, a) for p, a in self.atoms]
@@ -191,7 +192,7 @@ class GroundedTask:
         self._lock = threading.RLock()
         self.caches = {}
         if self.axioms:
-            self.apply_op = self._apply_and_derive
+            self.apply_op = self._apply_and_derive  # type: ignore[method-assign]  # as in __init__
 
     def __getattr__(self, name: str):
         """Only for a restored task: one of the parts it rebuilds, built under the lock when first read."""
@@ -274,6 +275,7 @@ class GroundedTask:
 
     def _extend(self, atoms: int, budget) -> None:
         exp = self._exploration
+        assert exp is not None, "only a lazily grounded task extends its grounding"
         try:
             with self._grounder.spending(budget):
                 exp.extend(atoms, budget)
@@ -361,7 +363,7 @@ class GroundedTask:
                 where,
                 f"write it as {shape}",
             )
-        for (var, types), obj in zip(params, args):
+        for (var, types), obj in zip(params, args, strict=True):
             fitting = self.types.of(types)
             if obj not in self.types.objects:
                 # an object of the type this position needs is the likelier intended name
@@ -403,6 +405,11 @@ class GroundedTask:
                 if i is None:
                     i = self._new_action(canonical)
         return i
+
+    @overload
+    def parse_atom(self, text: str, allow_static: Literal[False] = False, where: str = "") -> int: ...
+    @overload
+    def parse_atom(self, text: str, allow_static: bool, where: str = "") -> int | None: ...
 
     def parse_atom(self, text: str, allow_static: bool = False, where: str = "") -> int | None:
         """Id of a proposition (a type-correct fluent atom). A static atom gives None when allowed,
@@ -486,7 +493,7 @@ class GroundedTask:
     def action_id(self, action, where: str = "action") -> int:
         """Id of an action given by name (parsed) or by id (checked)."""
         if not isinstance(action, int) or isinstance(action, bool):
-            return self.parse_action(action, where)
+            return self.parse_action(action, where)  # type: ignore[arg-type]  # a bool: refused as a name
         if not 0 <= action < len(self.action_names):
             raise AcpError(f"no action has id {action}", where, "pass action names")
         return action
@@ -595,7 +602,7 @@ class GroundedTask:
         schema = self.domain.actions.get(name[0])
         if schema is None:
             return ()
-        binding = {v: a for (v, _), a in zip(schema.params, name[1:])}
+        binding = {v: a for (v, _), a in zip(schema.params, name[1:], strict=True)}
         out: list[str] = []
         self._false_static(schema.precondition, binding, out)
         return tuple(out)

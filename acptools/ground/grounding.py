@@ -131,7 +131,7 @@ class Grounder:
             if budget is not None and not k % CHECK_EVERY:
                 budget.check()
             b = dict(binding)
-            b.update(zip((v for v, _ in params), values))
+            b.update(zip((v for v, _ in params), values, strict=True))
             yield b
 
     def dnf(self, f: tuple, binding: dict, positive: bool = True) -> list[tuple[int, int]]:
@@ -281,7 +281,7 @@ def _arguments(positions: list[int], written: tuple):
             k = positions[0]
             return lambda args: (args[k],)
         return itemgetter(*positions)
-    return lambda args: tuple(args[k] if k >= 0 else c for k, c in zip(positions, written))
+    return lambda args: tuple(args[k] if k >= 0 else c for k, c in zip(positions, written, strict=True))
 
 
 class _Template:
@@ -356,7 +356,7 @@ class SchemaGrounder:
         """Can the precondition hold for this binding by the static facts?"""
         if self.template.ok:
             return self.template.possible(args)
-        return bool(self.grounder.dnf(self.schema.precondition, dict(zip(self.order, args))))
+        return bool(self.grounder.dnf(self.schema.precondition, dict(zip(self.order, args, strict=True))))
 
     def ground(self, args: tuple) -> list[tuple]:
         """[(pre, neg, add, del, conds)], one per precondition disjunct; [] when the static
@@ -365,12 +365,12 @@ class SchemaGrounder:
             masks = self.template.ground(args)
             return [] if masks is None else [masks + ((),)]
         g = self.grounder
-        b = dict(zip(self.order, args))
+        b = dict(zip(self.order, args, strict=True))
         pre = g.dnf(self.schema.precondition, b)
         if not pre:
             return []
         plain_add = plain_del = 0
-        conds = []
+        conds: list[tuple[int, int, int, int]] = []
         for cond, add, dele in g.effects(self.schema.effect, b):
             if cond == ((0, 0),):
                 plain_add |= add
@@ -397,7 +397,7 @@ def proposition_atoms(
             return
         declared = [set(types.of(t)) for _, t in domain.predicates[pred].params]
         choices = [types.of(scope[a]) if a in scope else [a] for a in args]
-        if all(set(c) <= d for c, d in zip(choices, declared)):
+        if all(set(c) <= d for c, d in zip(choices, declared, strict=True)):
             return
         for combo in itertools.product(*choices):
             atoms.setdefault((pred, combo), None)

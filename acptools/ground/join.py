@@ -12,6 +12,8 @@ whole precondition, and it never drops a binding whose precondition can hold.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 CHECK_EVERY = 4096  # partial bindings between budget checks
 OR_LIMIT = 20_000  # a static `or` with more solutions than this is left to the grounding, not joined
 
@@ -102,7 +104,8 @@ class _Step:
     __slots__ = ("lit", "positions", "key", "new", "repeat", "var", "checks", "binds", "alias")
 
     def __init__(self, lit: Literal | None, bound: set[int], var: int = -1, alias=None):
-        self.lit, self.var, self.checks, self.alias = lit, var, [], alias
+        self.lit, self.var, self.alias = lit, var, alias
+        self.checks: list = []
         self.binds = frozenset([var]) if lit is None else lit.vars - bound
         if lit is None:
             return
@@ -201,7 +204,7 @@ class SchemaJoin:
         vals: list = [None] * len(self.domains)
         if not _passes(upfront, vals):
             return []
-        out: list[tuple] = []
+        out: list = []  # argument tuples, or None per binding when keep=False
         relations, domains, domain_sets = self.relations, self.domains, self.domain_sets
         count = [0]
         last = len(steps)
@@ -219,6 +222,7 @@ class SchemaJoin:
             checks = st.checks
             if st.lit is None:
                 v, a = st.var, st.alias
+                objs: Sequence
                 if a is None:
                     objs = domains[v]
                 else:

@@ -113,8 +113,9 @@ def dumps(task: GroundedTask) -> bytes:
         if axioms is None
         else [index(axioms.derived), [[[r.head, index(r.pos), index(r.neg)] for r in layer] for layer in axioms.layers]]
     )
-    data["mask_sizes"] = [(m.bit_length() + 7) // 8 for m in masks]
-    raw = b"".join(m.to_bytes(n, "little") for m, n in zip(masks, data["mask_sizes"]))
+    sizes = [(m.bit_length() + 7) // 8 for m in masks]
+    data["mask_sizes"] = sizes
+    raw = b"".join(m.to_bytes(n, "little") for m, n in zip(masks, sizes, strict=True))
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\0" + raw, 1)
 
 
@@ -137,7 +138,7 @@ def _operator_actions(task: GroundedTask) -> list[int]:
     actions, k, ops = [], 0, task.operators
     while k < len(ops):
         whole = task.ops_of_action[ops[k].action]
-        if k + len(whole) > len(ops) or any(a is not b for a, b in zip(whole, ops[k : k + len(whole)])):
+        if k + len(whole) > len(ops) or any(a is not b for a, b in zip(whole, ops[k : k + len(whole)], strict=True)):
             raise ValueError("the task's operators are not whole actions' operators")
         actions.append(ops[k].action)
         k += len(whole)
@@ -210,7 +211,7 @@ def _masks(raw: memoryview, sizes: list[int]) -> list[int]:
     if sum(sizes) != len(raw):
         raise ValueError("the masks' bytes do not match their sizes")
     ends = list(itertools.accumulate(sizes))
-    return [int.from_bytes(raw[end - n : end], "little") for n, end in zip(sizes, ends)]
+    return [int.from_bytes(raw[end - n : end], "little") for n, end in zip(sizes, ends, strict=True)]
 
 
 def _union(masks) -> int:
@@ -243,10 +244,10 @@ def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
     counts, flat = data["op_counts"], list(map(masks.__getitem__, data["op_masks"]))
     if len(flat) != 4 * sum(counts):
         raise ValueError("the operators' masks do not match their count")
-    conds = [()] * (len(flat) // 4)
+    conds: list[tuple] = [()] * (len(flat) // 4)
     for k, found in data["op_conds"]:
         four = map(masks.__getitem__, found)
-        conds[k] = tuple(zip(four, four, four, four))  # (pre, neg, add, dele) of each conditional effect
+        conds[k] = tuple(zip(four, four, four, four, strict=True))  # (pre, neg, add, dele) of each conditional effect
     actions = [aid for aid, n in enumerate(counts) for _ in range(n)]
     ops = list(map(Operator, actions, flat[0::4], flat[1::4], flat[2::4], flat[3::4], conds))
     ends = list(itertools.accumulate(counts))

@@ -3,6 +3,8 @@ against h* (acptools.episode); the score says whether it solved the task and how
 
 from __future__ import annotations
 
+import functools
+
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.scorer import Score, Target, accuracy, mean, scorer
@@ -68,7 +70,7 @@ def play_episode(max_steps: int | None = None, max_invalid: int = 5, budget: flo
         while len(episode.history) < limit and not episode.solved and invalid < max_invalid:
             state = await generate(state)
             text = state.output.completion
-            step = await off_loop(lambda b: episode.step(text, b), budget)
+            step = await off_loop(functools.partial(episode.step, text), budget)
             invalid = 0 if step.verdict == APPLIED else invalid + 1
             if not episode.solved:
                 state.messages.append(ChatMessageUser(content=_feedback(step, episode)))

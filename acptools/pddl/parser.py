@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from difflib import get_close_matches
+from typing import cast
 
 from ..errors import PddlError
 from .model import ActionSchema, Axiom, Domain, Param, Predicate, Problem
@@ -211,17 +212,17 @@ def parse_domain(text: str) -> Domain:
             requirements = _requirements(r, sec[1:])
         elif head == ":types":
             for t, parents in r.typed_list(sec[1:], False):
-                declared.setdefault(t, t)
+                declared.setdefault(t, cast(Token, t))  # typed_list keeps the names' Tokens
                 supertypes[t] = tuple(p for p in parents if p != t)
                 for p in parents:
                     supertypes.setdefault(p, ("object",) if p != "object" else ())
         elif head == ":constants":
             constants.update(r.typed_list(sec[1:], False))
         elif head == ":predicates":
-            for p in sec[1:]:
-                p = r.expect_list(p, "a predicate declaration")
-                pname = str(r.expect_word(p[0], "a predicate name"))
-                predicates[pname] = Predicate(pname, tuple(r.typed_list(p[1:], True)))
+            for item in sec[1:]:
+                decl = r.expect_list(item, "a predicate declaration")
+                pname = str(r.expect_word(decl[0], "a predicate name"))
+                predicates[pname] = Predicate(pname, tuple(r.typed_list(decl[1:], True)))
         elif head == ":functions":
             continue  # only total-cost style functions are used, and costs are ignored
         elif head == ":action":
@@ -424,11 +425,11 @@ def _check_names(dom: Domain) -> None:
         for p in parents:
             if p not in dom.supertypes:
                 raise PddlError(f"type {t!r} has undeclared parent {p!r}", "domain")
-    for p in dom.predicates.values():
-        for v, types in p.params:
+    for pred in dom.predicates.values():
+        for _, types in pred.params:
             for t in types:
                 if t not in dom.supertypes:
-                    raise _Misnamed(f"predicate {p.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
+                    raise _Misnamed(f"predicate {pred.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
     for a in dom.actions.values():
         ctx = f"domain, action {a.name}"
         for v, types in a.params:
@@ -472,7 +473,9 @@ def _check_axioms(dom: Domain) -> None:
                     "use distinct variables and compare them with (= ...) in the body",
                     pred=ax.predicate,
                 )
-        ax.params = tuple((v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params))
+        ax.params = tuple(
+            (v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params, strict=True)
+        )
         for v, types in ax.params:
             for t in types:
                 if t not in dom.supertypes:
@@ -511,7 +514,7 @@ def _stratify(dom: Domain) -> None:
     strata = dom.strata
     for _ in range(len(derived) + 1):
         changed = False
-        for k, q, h, neg in edges:
+        for _, q, h, neg in edges:
             if strata[h] < strata[q] + neg:
                 strata[h] = strata[q] + neg
                 changed = True
@@ -723,7 +726,7 @@ class _ObjectNames:
                 f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
                 "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")",
             )
-        for arg, (var, types) in zip(args, decl.params):
+        for arg, (var, types) in zip(args, decl.params, strict=True):
             a = str(r.expect_word(arg, "an object name"))
             if a.startswith("?"):
                 if a not in bound:

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 from ..util.hashing import code_version, task_key
 from ..verdict import Grade
+
+if TYPE_CHECKING:
+    from .store import ProofStore
 
 PDDL_FIELDS = ("PDDL_domain", "PDDL_problem")
 GRADED = ("score", "verdict", "reason", "witness", "metrics", "parsed")  # what a stored grade holds of an item
@@ -30,7 +34,7 @@ def record_digest(record: dict) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def grade_key(digest: str, response, semantics: str, until: bool, seconds: float) -> str:
+def grade_key(digest: str, response: str, semantics: str, until: bool, seconds: float) -> str:
     """The key of one grade: the code, the settings that change grades, the record and the response."""
     text = json.dumps(
         [code_version(), semantics, bool(until), float(seconds), digest, response], ensure_ascii=False, default=repr
@@ -48,14 +52,16 @@ def keepable(item: dict) -> bool:
     return item.get("verdict") not in (Grade.UNKNOWN, Grade.ERROR) and item.get("score") is not None
 
 
-def lookup_many(found, keys: list[str]) -> dict[str, dict]:
+def lookup_many(found: ProofStore | None, keys: list[str]) -> dict[str, dict]:
     """The graded fields of the stored grades among `keys` (one store read for all of them)."""
-    rows = {} if found is None else found.get_grades(keys)
+    if found is None:
+        return {}
+    rows = found.get_grades(keys)
     out = {key: _graded(found, key, row) for key, row in rows.items()}
     return {key: graded for key, graded in out.items() if graded is not None}
 
 
-def _graded(found, key: str, row: dict) -> dict | None:
+def _graded(found: ProofStore, key: str, row: dict) -> dict | None:
     graded = row.get("graded")
     if not isinstance(graded, dict) or set(graded) != set(GRADED):
         found.bypass("grade-memo", key, "not a stored grade")
@@ -63,7 +69,16 @@ def _graded(found, key: str, row: dict) -> dict | None:
     return graded
 
 
-def keep(found, key: str, record: dict, response, semantics: str, until: bool, seconds: float, item: dict) -> None:
+def keep(
+    found: ProofStore | None,
+    key: str,
+    record: dict,
+    response: str,
+    semantics: str,
+    until: bool,
+    seconds: float,
+    item: dict,
+) -> None:
     """Store a proven grade with what `verify` needs to grade it again (the record without its PDDL,
     which the store keeps once per task, and the response and settings)."""
     if found is None or found.readonly or found.broken or not keepable(item):

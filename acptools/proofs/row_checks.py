@@ -101,7 +101,7 @@ def list_problem(row: dict) -> str:
     return ""
 
 
-def _plan_ids(task: Task, plan) -> tuple[list[int], str]:
+def _plan_ids(task: Task, plan: object) -> tuple[list[int], str]:
     """Action ids of stored action names, or what is wrong with them."""
     if not isinstance(plan, list) or not all(isinstance(a, str) for a in plan):
         return [], "a witness that is not a list of actions"

@@ -10,9 +10,9 @@ an HMAC-SHA256 of its whole content (engine version, task, state, question, verd
 a key that is not in the file (acptools.proofs.signing_key: a per-user key file made 0600 beside the user's
 config, or an operator's key for a shared store). A row that does not authenticate is bypassed and
 counted (`stats()["bypassed"]`), never served; the truth service (acptools.truth) also replays
-every stored witness against the task before serving it (acptools.proofs.row_checks). Rows of another engine version are ignored (an upgrade never
-reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The same file
-keeps graded answers (acptools.proofs.grade_memo: `get_grades`/`put_grade`), under the same rules. A file (or
+every stored witness against the task before serving it (acptools.proofs.row_checks). Rows of another engine version are
+ignored (an upgrade never reads old truths). A file that is not ours, or damaged, is reported once and bypassed. The
+same file keeps graded answers (acptools.proofs.grade_memo: `get_grades`/`put_grade`), under the same rules. A file (or
 folder) this process may not write is read, and nothing new is stored in it.
 
     from acptools.proofs import store
@@ -361,7 +361,7 @@ class ProofStore:
     def _grounded_mac(self, task: str, version: str, blob: bytes) -> str:
         return row_mac(self._key, version, task, "", GROUNDED_KIND, "", hashlib.sha256(blob).hexdigest())
 
-    def _grounded_authentic(self, task, version: str, blob, mac) -> bool:
+    def _grounded_authentic(self, task: object, version: str, blob: object, mac: object) -> bool:
         """Was this kept task written by someone holding this store's key?"""
         return (
             isinstance(task, str)

@@ -14,6 +14,7 @@ Rows of another version of the code or engine are never served, and are counted 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from ..errors import AcpError
 from ..ground import snapshot
@@ -35,7 +36,8 @@ def verify_facts(found: store.ProofStore, n: int | None = None, seed: int = 0, b
     authenticate, its task and state must be in the store (they are hashed again), its witness
     must replay, and a fresh proof (without the store) must agree with it. A row that cannot be
     checked, or not proven again within `budget` seconds, is a failure too."""
-    failures, tasks = [], {}
+    failures: list = []
+    tasks: dict[str, Task | str] = {}
     rows = found.rows(n, seed)
     with store.paused():  # prove from scratch: never read what is being checked
         for task_key, state_key, kind, key, text, authentic in rows:
@@ -47,7 +49,9 @@ def verify_facts(found: store.ProofStore, n: int | None = None, seed: int = 0, b
     return {"checked": len(rows), "failures": failures}
 
 
-def _check_row(found, tasks: dict, task_key: str, state_key: str, kind: str, key: str, text: str, budget: float) -> str:
+def _check_row(
+    found: store.ProofStore, tasks: dict, task_key: str, state_key: str, kind: str, key: str, text: str, budget: float
+) -> str:
     """'' when an authenticated row holds, else why it does not (or why it cannot be checked)."""
     if task_key not in tasks:
         tasks[task_key] = _stored_task(found, task_key)
@@ -71,7 +75,7 @@ def _check_row(found, tasks: dict, task_key: str, state_key: str, kind: str, key
         return f"a malformed row ({type(e).__name__}: {e})"
 
 
-def _stored_task(found, task_key: str) -> Task | str:
+def _stored_task(found: store.ProofStore, task_key: str) -> Task | str:
     """The row's task from the PDDL kept in the store, or why there is none."""
     texts = found.task_texts(task_key)
     if texts is None:
@@ -123,12 +127,12 @@ def _recheck(task: Task, state: int, kind: str, key: str, value: dict, budget: f
             return undecided
         same = sorted(i.name for i in res.items) == sorted(n for n, _ in value["items"])
         return "" if same else "a different list"
-    ask, read = {
+    ask_one, read = {
         "reach-atom": (q.is_reachable, task.parse_atom),
         "reach-action": (q.is_action_reachable, task.parse_action),
         "landmark": (q.is_landmark, task.parse_atom),
     }[kind]
-    v = ask(read(key), state, budget)
+    v = ask_one(read(key), state, budget)
     if v.answer is None:
         return undecided
     return "" if v.answer == value["answer"] else f"stored {value['answer']}, proven {v.answer}"
@@ -150,7 +154,7 @@ def verify_kept_tasks(found: store.ProofStore, sample: int | None = None, seed: 
     return {"checked": checked, "stale": found.grounded_count(exclude=version), "failures": failures}
 
 
-def _kept_problem(found, key: str, version: str) -> str:
+def _kept_problem(found: store.ProofStore, key: str, version: str) -> str:
     """'' when the kept task equals a fresh load of its PDDL, else what is wrong."""
     texts = found.task_texts(key)
     if texts is None:
@@ -159,7 +163,8 @@ def _kept_problem(found, key: str, version: str) -> str:
     if fresh.key != key:
         return "the stored PDDL is not the row's task"
     try:
-        kept = snapshot.loads(found.get_grounded(key, version), texts[0])
+        # a missing row (None) fails in loads like a damaged one, and is reported below
+        kept = snapshot.loads(found.get_grounded(key, version), texts[0])  # type: ignore[arg-type]
     except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
         return f"unreadable ({type(e).__name__}: {e})"
     return (
@@ -172,7 +177,9 @@ def _kept_problem(found, key: str, version: str) -> str:
 # ---- stored grades -----------------------------------------------------------------------------
 
 
-def verify_grades(found: store.ProofStore, regrade, sample: int | None = None, seed: int = 0) -> dict:
+def verify_grades(
+    found: store.ProofStore, regrade: Callable[..., dict], sample: int | None = None, seed: int = 0
+) -> dict:
     """Grade every stored response (or `sample` random ones) again without the store, by
     `regrade(record, response, semantics, seconds, until) -> item dict` (the scorer's); a row fails
     when it does not authenticate, cannot be rebuilt, or grades differently."""
@@ -204,7 +211,7 @@ def verify_grades(found: store.ProofStore, regrade, sample: int | None = None, s
     return {"checked": checked, "stale": stale, "failures": failures}
 
 
-def _regrade_problem(regrade, record: dict, row: dict) -> str:
+def _regrade_problem(regrade: Callable[..., dict], record: dict, row: dict) -> str:
     """'' when a fresh grade (the store turned off) equals the stored one, else what differs."""
     try:
         with store.paused():  # grade from scratch: never read what is being checked

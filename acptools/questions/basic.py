@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..budget import Budget
 from ..ground.grounded import GroundedTask
 
 
@@ -89,7 +90,7 @@ def validate(task: GroundedTask, actions: list[int], state: int) -> Validation:
     )
 
 
-def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) -> list[Removal]:
+def simplify(task: GroundedTask, actions: list[int], state: int, budget: Budget | None = None) -> list[Removal]:
     """Every single action and every pair of consecutive actions whose removal leaves a plan.
 
     The states along the given actions are computed once. A removal replays the rest of the plan
@@ -117,12 +118,12 @@ def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) ->
 
 
 def _replay_until_rejoined(
-    task: GroundedTask, actions: list[int], along: list[int], k: int, s: int, original_is_plan: bool
+    task: GroundedTask, actions: list[int], along: list[int], start: int, s: int, original_is_plan: bool
 ) -> tuple[int, bool]:
-    """(steps replayed, whether actions[k:] from `s` reach the goal), stopping early where the
+    """(steps replayed, whether actions[start:] from `s` reach the goal), stopping early where the
     replay meets the original trajectory."""
     steps = 0
-    for k in range(k, len(actions)):
+    for k in range(start, len(actions)):
         if k < len(along) and s == along[k]:
             return steps + 1, original_is_plan
         op = task.op_for(actions[k], s)

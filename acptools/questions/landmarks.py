@@ -13,7 +13,7 @@ from ..budget import Budget
 from ..engine.landmark_graph import fact_landmarks
 from ..engine.reachability import Engine
 from ..errors import BudgetExceeded
-from ..ground.grounded import bits
+from ..ground.grounded import GroundedTask, bits
 from ..planners import fd
 from ..verdict import Proof, Verdict
 from .results import Item, ItemList
@@ -42,7 +42,7 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdic
         return Verdict(
             True, Proof.RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False}
         )
-    for mask, how in zip(cheap, (Proof.RELAXED, Proof.FIRST_ACHIEVERS)):
+    for mask, how in zip(cheap, (Proof.RELAXED, Proof.FIRST_ACHIEVERS), strict=True):
         if mask >> atom & 1:
             return Verdict(True, how, None, "the goal cannot be reached without it", {"trivial": False})
     plan = engine.some_plan(state, budget)
@@ -67,11 +67,13 @@ def _trajectory_atoms(engine: Engine, state: int, plan: list[int]) -> int:
     return _trajectory_atoms_of(engine.task, state, plan)
 
 
-def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
+def _trajectory_atoms_of(task: GroundedTask, state: int, plan: list[int]) -> int:
     """Every atom true at some point while `plan` runs from `state`."""
     seen = state
     for a in plan:
-        state = task.apply_op(task.op_for(a, state), state)
+        op = task.op_for(a, state)
+        assert op is not None, "a witness plan's step applies"
+        state = task.apply_op(op, state)
         seen |= state
     return seen
 
@@ -124,7 +126,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     if first.answer is False:
         return _vacuous(task, candidates, first.how)
     refuted: list[Item] = []
-    todo = candidates if first.answer is None else _refute(task, candidates, state, first.plan_ids, refuted)
+    todo = candidates if first.answer is None else _refute(task, candidates, state, _ids(first), refuted)
     try:
         cheap = cheap_landmarks(engine, state, budget) if todo else (0, 0)
     except BudgetExceeded:
@@ -144,7 +146,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
         if v.answer is None:
             return False
         if v.answer:
-            open_atoms[0] = _refute(task, open_atoms[0], state, v.plan_ids, refuted)
+            open_atoms[0] = _refute(task, open_atoms[0], state, _ids(v), refuted)
         else:
             open_atoms[0] &= ~(1 << atom)
             found.append(Item(task.atom_names[atom], v.how))
@@ -154,7 +156,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     return _partial(task, found, refuted, sum(1 << a for a in unknown), "")
 
 
-def _vacuous(task, candidates: int, how: str) -> ItemList:
+def _vacuous(task: GroundedTask, candidates: int, how: str) -> ItemList:
     names = task.names(candidates)
     return ItemList(
         [Item(n, how) for n in names],
@@ -191,7 +193,13 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     return engine.reach(state, task.goal, budget.child(None if left is None else FIRST_PLAN_SHARE * left))
 
 
-def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:
+def _ids(witness: Verdict) -> list[int]:
+    """The action ids of a 'yes' verdict's witness plan (a witness always carries them)."""
+    assert witness.plan_ids is not None, "a witness without its action ids"
+    return witness.plan_ids
+
+
+def _refute(task: GroundedTask, todo: int, state: int, plan: list[int], refuted: list[Item]) -> int:
     """Mark the candidates of `todo` that `plan` never makes true as refuted (with the plan as
     witness); returns the candidates still open."""
     avoided = todo & ~_trajectory_atoms_of(task, state, plan)
@@ -201,7 +209,7 @@ def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -
     return todo & ~avoided
 
 
-def _partial(task, found: list[Item], refuted: list[Item], undecided: int, detail: str) -> ItemList:
+def _partial(task: GroundedTask, found: list[Item], refuted: list[Item], undecided: int, detail: str) -> ItemList:
     found.sort(key=lambda it: it.name)
     refuted.sort(key=lambda it: it.name)
     unknown = task.names(undecided)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..budget import Budget
-from ..engine.hstar_table import INF
+from ..engine.hstar_table import INF, HStarTable
 from ..engine.optimal import BOUND_SHARE, HStar, NextActions, Optimizer
 from ..engine.search import greedy_plan
 from ..errors import BudgetExceeded
@@ -119,7 +119,9 @@ def _report(opt: Optimizer, state: int, res: NextActions, values: list[ActionVal
     return NextActionReport(res.cost, names, plan, res.how, True, values, res.cost, res.cost)
 
 
-def _values(opt: Optimizer, state: int, res: NextActions, tab, picked: list[int], budget: Budget) -> list[ActionValue]:
+def _values(
+    opt: Optimizer, state: int, res: NextActions, tab: HStarTable | None, picked: list[int], budget: Budget
+) -> list[ActionValue]:
     """The values of the picked actions given the state's exact answer: from the table when there
     is one, else from the set of optimal actions and the plan, searching only when those do not
     settle it."""
@@ -143,6 +145,7 @@ def _after(opt: Optimizer, state: int, a: int, res: NextActions, budget: Budget)
     """h*(s[a]) given h*(s) = d and the complete set of optimal first actions: a optimal means
     d - 1; otherwise h*(s[a]) >= d, and the optimal plan replayed from s[a] proves <= d."""
     task, d = opt.task, res.cost
+    assert d is not None, "h*(s) is known here"
     t = task.apply_op(task.op_for(a, state), state)
     if a in res.optimal:
         return HStar(d - 1, None, res.how)

@@ -6,12 +6,13 @@ import itertools
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 
 from ..budget import Budget
 from ..engine.h2 import pair_reachable
 from ..engine.reachability import H2_SHARE, Engine, Shown
 from ..errors import BudgetExceeded
-from ..ground.grounded import bits
+from ..ground.grounded import GroundedTask, bits
 from ..ground.grounding import Operator
 from ..planners import fd
 from ..util.lru import CacheMiss
@@ -84,7 +85,9 @@ def cheaply_never(pre: int, neg: int, relaxed: int, persistent: int) -> bool:
     return pre & relaxed != pre or bool(neg & persistent)
 
 
-def _sweep(engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget):
+def _sweep(
+    engine: Engine, state: int, want_atoms: int, want_actions: set[int], budget: Budget
+) -> tuple[int, set[int], bool]:
     """Cover wanted atoms/actions cheaply: a breadth-first sweep.
 
     Every state visited is reachable, so whatever shows up is proven reachable (applicable). Returns
@@ -129,6 +132,7 @@ def _within(budget: Budget, states: int) -> bool:
         budget.spend(states)
         return True
     except BudgetExceeded:
+        assert budget.parent is not None, "a slice of a budget"
         budget.parent.check()
         return False
 
@@ -313,7 +317,9 @@ def _compatible_batch(engine: Engine, pairs: list[int], atoms: int, actions: set
     return pos, neg
 
 
-def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None):
+def _cover(
+    engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None
+) -> tuple[int, set[int], bool]:
     """Ask Fast Downward for plans that show the wanted atoms/actions, marking everything a plan's
     trajectory shows: first for a large compatible conjunction of them, then for whichever one is
     nearest. Its greedy search is complete, so 'no plan' for the disjunction of all wanted items
@@ -329,7 +335,7 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 engine, state, atoms, actions, budget.child(LONG_WALK_SECONDS, LONG_WALK_STEPS), seed=1
             )
             continue
-        if conjunctive:
+        if pairs is not None:  # conjunctive
             goal = [_compatible_batch(engine, pairs, atoms, actions)]
         else:
             goal = [(1 << a, 0) for a in bits(atoms)]
@@ -402,7 +408,7 @@ def _around(
 
 def _settle(
     engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None, kind: str
-):
+) -> tuple[list[Item], list[str]]:
     """Decide the atoms/actions no cheap proof settled: a sweep and batched plans show most of
     them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names).
     What was shown is remembered for later lists; with nothing undecided, the `kind` ("atoms" or
@@ -432,14 +438,14 @@ def _settle(
         engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept, kind)
         proven = [Item(task.atom_names[i], Proof.EXHAUSTIVE) for i in bits(atoms)]
         return proven + [Item(task.action_names[a], Proof.EXHAUSTIVE) for a in sorted(actions)], []
-    leftovers = [
+    leftovers: list[tuple[str, int, int | None, Callable[..., Verdict]]] = [
         (task.atom_names[i], 1 << i, None, lambda b, i=i: is_reachable(engine, 1 << i, state, b)) for i in bits(atoms)
     ]
     leftovers += [
         (task.action_names[a], 0, a, lambda b, a=a: is_action_reachable(engine, a, state, b)) for a in sorted(actions)
     ]
 
-    def decide(item, share: Budget) -> bool:
+    def decide(item: tuple[str, int, int | None, Callable[..., Verdict]], share: Budget) -> bool:
         nonlocal atoms
         v = item[3](share)
         if v.answer is False:
@@ -522,7 +528,9 @@ def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: 
 STATIC_LISTED = 10_000  # statically impossible actions are counted in full but listed only this far
 
 
-def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit: int | None) -> list[Item]:
+def _statically_impossible(
+    task: GroundedTask, possible: frozenset[str], budget: Budget, limit: int | None
+) -> list[Item]:
     """Type-correct ground actions whose static preconditions are false: at most `limit` (or
     STATIC_LISTED) of them, since a task may have millions; their number is arithmetic."""
     limit = min(limit or STATIC_LISTED, STATIC_LISTED)
@@ -570,9 +578,9 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
         possible = task.possible_actions(budget)
     except BudgetExceeded as e:  # nothing is decided: every ground action is undecided (listed this far)
         undecided = sorted(itertools.islice(task.all_ground_actions(), STATIC_LISTED))
-        shown = "" if task.num_actions <= STATIC_LISTED else f"; the first {STATIC_LISTED} are listed as undecided"
+        listed = "" if task.num_actions <= STATIC_LISTED else f"; the first {STATIC_LISTED} are listed as undecided"
         return ItemList(
-            [], False, 0, undecided, f"{e} (before the {task.num_actions} ground actions were sorted out{shown})"
+            [], False, 0, undecided, f"{e} (before the {task.num_actions} ground actions were sorted out{listed})"
         )
     static_count = task.num_actions - len(possible)
     found: list[Item] = []
@@ -598,7 +606,7 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     for name in possible:
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
-        if not any(op.pre & relaxed == op.pre for op in ops):
+        if a is None or not any(op.pre & relaxed == op.pre for op in ops):
             proven.append(Item(name, Proof.RELAXED))
         elif same is not None:
             (shown if same.actions >> a & 1 else proven).append(

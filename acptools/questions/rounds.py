@@ -5,12 +5,15 @@ what remains."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..budget import Budget
 
 MIN_SLICE = 0.05  # CPU seconds: below this a share decides nothing worth its start-up
 
 
-def decide_in_rounds(items: list, decide, budget: Budget) -> list:
+def decide_in_rounds(items: list, decide: Callable[[Any, Budget], bool], budget: Budget) -> list:
     """Call `decide(item, slice)` for each item with a CPU slice of the budget; it returns True
     when the item is settled (proven either way, or settled by another item's answer) and False
     when its slice ran out. Items that ran out are tried again in later rounds. Returns the items

@@ -11,7 +11,8 @@
 One module per job: `start_states` (what to roll out), `policies` (who chooses the actions),
 `observations` (what a policy sees; template files you can replace), `run_episodes` (episodes in flight,
 grading, ending), `inflight` (items in flight against one policy), `traces` (the JSONL file and
---resume), `rollout_report` (figures, table, JSON, plots), `defaults`; the command line is acptools.cli.rollout. docs/evaluating.md explains the metrics.
+--resume), `rollout_report` (figures, table, JSON, plots), `defaults`; the command line is acptools.cli.rollout.
+docs/evaluating.md explains the metrics.
 
 The names below load on first use, so `acptools --help` does not pay for the engines.
 """

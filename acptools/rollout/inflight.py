@@ -24,8 +24,8 @@ async def in_flight(
 ) -> None:
     """await work(item) for every item, `jobs` at a time, inside `async with policy` (which closes it);
     `progress(done, total, **cost(result))` as each finishes (`cost`: what the item's result says of its
-    measured cost, for the progress bar's estimate; none without it). On Ctrl-C or any error `cancel` is set (so gradings
-    still running in threads stop at once), and a FatalPolicyError comes out as itself, not in a group."""
+    measured cost, for the progress bar's estimate; none without it). On Ctrl-C or any error `cancel` is set (so
+    gradings still running in threads stop at once), and a FatalPolicyError comes out as itself, not in a group."""
     total = len(todo) + done if total is None else total
     queue = iter(todo)
     if progress:

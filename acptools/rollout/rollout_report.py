@@ -129,7 +129,8 @@ def table(summary: dict) -> str:
         inv = st["invalid"]
         lines.append(
             f"{name[:20]:20} {st['episodes']:>4} {_pct(st['solved_rate']):>7} "
-            f"{st.get('dead_end_episodes', 0):>4} {_pct(st['optimal_step_rate']):>6} {_num(st['mean_regret'], '.2f'):>6} "
+            f"{st.get('dead_end_episodes', 0):>4} {_pct(st['optimal_step_rate']):>6} "
+            f"{_num(st['mean_regret'], '.2f'):>6} "
             f"{_num(st['plan_length_ratio'], '.2f'):>6} {inv['inapplicable']:>5} {inv['unparsed']:>6} "
             f"{inv['hallucinated']:>6} {st['unknown_steps']:>4} {tok:>9} "
             f"{_num(st['seconds_per_step'], '.3f'):>7}"
@@ -194,11 +195,11 @@ def _verdicts(ax, summary: dict, rows: list[dict]) -> None:
     bottom = [0.0] * len(names)
     for v in VERDICTS:
         counts = [st["applied_steps"] if v == APPLIED else st["invalid"][v] for st in stats]
-        shares = [100 * c / st["steps"] if st["steps"] else 0 for c, st in zip(counts, stats)]
+        shares = [100 * c / st["steps"] if st["steps"] else 0 for c, st in zip(counts, stats, strict=True)]
         ax.bar(range(len(names)), shares, 0.6, bottom=bottom, label=v)
-        bottom = [b + s for b, s in zip(bottom, shares)]
+        bottom = [b + s for b, s in zip(bottom, shares, strict=True)]
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels([f"{n}\nn={st['steps']}" for n, st in zip(names, stats)], rotation=30, ha="right")
+    ax.set_xticklabels([f"{n}\nn={st['steps']}" for n, st in zip(names, stats, strict=True)], rotation=30, ha="right")
     ax.set_ylabel("% of replies")
     ax.legend(fontsize="small")
     ax.set_title("What became of the replies")

@@ -11,7 +11,7 @@ cached (bounded LRU), so many responses to one question cost one computation.
 """
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..truth import cache_sizes, clear_caches
@@ -32,7 +32,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'acptools.scoring' has no attribute {name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from ..answers import parse_answer, vocabulary
 from ..answers.lm_eval_extract import extract
@@ -27,7 +28,9 @@ def _check_semantics(semantics: str) -> None:
 
 def check_stored(q: Question, where: str) -> None:
     """Reference semantics reads the stored answer as the truth: it must have the task's shape."""
-    typ, shape, keys = KINDS[q.kind].stored
+    spec = KINDS[q.kind].stored
+    assert spec is not None, f"{q.kind} keeps no stored answer to check"
+    typ, shape, keys = spec
     st = q.stored
     ok = isinstance(st, typ) and not isinstance(st, bool)
     if ok and keys:
@@ -186,7 +189,7 @@ def gold_response(record: dict) -> str:
 def hard_gold_text(record: dict) -> str:
     """The stored answer of an ACPBench Hard record written the way its prompts ask for it."""
     kind = task_of(record)
-    a = record.get("answer")
+    a: Any = record.get("answer")
     where = record_where(record)
     try:
         if kind == "app":

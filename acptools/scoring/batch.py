@@ -14,6 +14,7 @@ import json
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import cast
 
 from ..answers.parsed import canonical_task
 from ..backends import run_sharing_proofs
@@ -279,10 +280,10 @@ def score_pairs(
     units = sorted(groups.values(), key=lambda ids: -_cost(pairs[ids[0]][0]))
     weights = [_cost(pairs[ids[0]][0]) for ids in units]
     kinds = [task_of(pairs[ids[0]][0]) for ids in units]
-    tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights)), len(skip))
+    tracker = _Tracker(progress, len(pairs), sum(weights), list(zip(kinds, weights, strict=True)), len(skip))
     retry = []
     for k, items, seconds in _run_units(pairs, units, semantics, effort, jobs, until, backend, address):
-        for i, it in zip(units[k], items):
+        for i, it in zip(units[k], items, strict=True):
             results[i] = it
             stored.keep(i, it)
         tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
@@ -295,14 +296,14 @@ def score_pairs(
         for k, items, _ in _run_units(
             pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1, until
         ):  # here, one at a time: nothing else competes for the CPU
-            for i, it in zip(units[retry[k]], items):
+            for i, it in zip(units[retry[k]], items, strict=True):
                 if results[i]["verdict"] == Grade.UNKNOWN:
                     it["retried"] = True
                     results[i] = it
                     stored.keep(i, it, retried=True)
             if on_items:
                 on_items([results[i] for i in units[retry[k]]])
-    return results
+    return cast("list[dict]", results)  # every pair's slot is filled by now
 
 
 def regrade(record: dict, response, semantics: str, seconds: float, until: bool) -> dict:
@@ -315,7 +316,7 @@ class _StoredGrades:
     """The grades of this run's pairs in the proof store (acptools.proofs.grade_memo): read before any
     work is scheduled (a retried grade under the retry's effort), kept as items come back."""
 
-    def __init__(self, pairs, semantics: str, effort: Effort, until: bool):
+    def __init__(self, pairs: list[tuple[dict, dict]], semantics: str, effort: Effort, until: bool):
         self.found = store.active()
         self.pairs, self.semantics, self.until = pairs, semantics, until
         self.seconds = (effort.seconds, effort.scaled(RETRY_FACTOR).seconds)

@@ -7,6 +7,8 @@ as the target once it is verified to be the effects of an applicable action.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import UnknownNameError
 from ..verdict import Grade
 from .items import Outcome, nh_jaccard, plan_text, set_metrics, show
@@ -76,7 +78,9 @@ def _prog_target(q: Question):
     """(pos, neg, how, error): the expected effects. From the action when the question names one;
     else the stored effects, verified to be the effects of some applicable action."""
     if q.action is not None:
-        pos, neg = q.truth.effects(q.task.action_index[q.action])
+        effects = q.truth.effects(q.task.action_index[q.action])
+        assert effects is not None, "a prog question's action applies in its state"
+        pos, neg = effects
         return pos, neg, f"the effects of {q.action}", ""
     stored = q.stored if isinstance(q.stored, dict) else {}
     try:
@@ -99,7 +103,8 @@ def _prog_target(q: Question):
 
 
 def prog(q: Question, parsed, budget) -> Outcome:
-    """prog (the positive and negative effects of an action), exact semantics: the answer against what the PDDL proves."""
+    """prog (the positive and negative effects of an action), exact semantics: the answer against what
+    the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     pos_t, neg_t, how, err = _prog_target(q)
@@ -388,12 +393,19 @@ def _land_none(q: Question, budget) -> Outcome:
 # ---- val ---------------------------------------------------------------------------------------
 
 
+def _asked_plan(q: Question) -> list[str]:
+    """The plan a val or just question asks about (such a question always carries one)."""
+    assert q.plan is not None, f"a {q.kind} question without its plan"
+    return q.plan
+
+
 def val(q: Question, parsed, budget) -> Outcome:
     """val (the first inapplicable action of a sequence), exact semantics: the answer against what the PDDL proves."""
     if not parsed.ok or parsed.index is None:
         return _unparsed(parsed)
-    v = q.truth.validate(tuple(q.plan))
-    truth, got, n = v.first_inapplicable, parsed.index, len(q.plan)
+    plan = _asked_plan(q)
+    v = q.truth.validate(tuple(plan))
+    truth, got, n = v.first_inapplicable, parsed.index, len(plan)
     m = {"answered": got, "expected": truth}
     if truth is None:
         m["index_error"] = None
@@ -405,7 +417,7 @@ def val(q: Question, parsed, budget) -> Outcome:
         )
     m["index_error"] = got - truth
     what = (
-        f"action {truth} {q.task.action_names[q.task.parse_action(q.plan[truth])]} is the first inapplicable "
+        f"action {truth} {q.task.action_names[q.task.parse_action(plan[truth])]} is the first inapplicable "
         f"one (it needs {', '.join(v.unsatisfied_preconditions)})"
     )
     if got == truth:
@@ -416,7 +428,7 @@ def val(q: Question, parsed, budget) -> Outcome:
         )
     if got < truth:
         return Outcome(
-            0, Grade.INCORRECT, f"action {got} {q.plan[got].lower()} is applicable at that point; {what}", metrics=m
+            0, Grade.INCORRECT, f"action {got} {plan[got].lower()} is applicable at that point; {what}", metrics=m
         )
     return Outcome(0, Grade.INCORRECT, f"an earlier action already fails: {what}", metrics=m)
 
@@ -430,11 +442,12 @@ def _is_subsequence(plan: list[str], sub: list[str]) -> bool:
 
 
 def just(q: Question, parsed, budget) -> Outcome:
-    """just (a plan with one or two consecutive actions removed), exact semantics: the answer against what the PDDL proves."""
+    """just (a plan with one or two consecutive actions removed), exact semantics: the answer against
+    what the PDDL proves."""
     if not parsed.ok:
         return _unparsed(parsed)
     good, bad = _resolve(q.task, parsed.items, "action")
-    plan = [q.task.action_names[q.task.parse_action(a)] for a in q.plan]
+    plan = [q.task.action_names[q.task.parse_action(a)] for a in _asked_plan(q)]
     m = {"removed": len(plan) - len(parsed.items), "plan_length": len(plan)}
     if bad:
         m.update(is_plan=False, proper_subsequence=False)
@@ -501,7 +514,8 @@ def nexta(q: Question, parsed, budget, exact_regret: bool = False) -> Outcome:
             metrics={"h_star": 0, "regret": None},
         )
     after = q.truth.regret(aid, budget, exact=exact_regret)
-    m = {"h_star": root.cost}
+    assert after is not None, "the action applies in the state (checked above)"
+    m: dict[str, Any] = {"h_star": root.cost}
     if not after.known and root.first_actions is not None and after.lower >= root.cost:
         m.update(h_star_after_lower=root.cost, h_star_after_upper=None, regret_lower=1, regret_upper=None, regret=None)
         return Outcome(
@@ -535,7 +549,7 @@ def nexta(q: Question, parsed, budget, exact_regret: bool = False) -> Outcome:
                 Grade.CORRECT,
                 f"{action} starts an optimal plan: h* drops from {root.cost} to "
                 f"{after.cost} (it is one of the optimal first actions: "
-                f"{show(sorted(task.action_names[a] for a in root.first_actions))})",
+                f"{show(sorted(task.action_names[a] for a in root.first_actions or ()))})",
                 metrics=m,
             )
         return Outcome(

@@ -23,6 +23,7 @@ type (the record's `spec.answer_type`):
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from ..answers import parse_answer, vocabulary
 from ..answers.form_readers import read_bool, read_choice, read_count, read_step
@@ -248,9 +249,9 @@ def _plan(q: Question, record: dict, spec: dict, response, semantics: str, budge
     if not p.ok:
         return _unparsed(p.error), {"ok": False, "error": p.error}
     steps = [_action_id(q.task, pn.text) for pn in p.items]
-    texts = [pn.text if a is None else q.task.action_names[a] for pn, a in zip(p.items, steps)]
-    good = [t for t, a in zip(texts, steps) if a is not None]
-    bad = [t for t, a in zip(texts, steps) if a is None]
+    texts = [pn.text if a is None else q.task.action_names[a] for pn, a in zip(p.items, steps, strict=True)]
+    good = [t for t, a in zip(texts, steps, strict=True) if a is not None]
+    bad = [t for t, a in zip(texts, steps, strict=True) if a is None]
     parsed = {"ok": True, "items": good + bad}
     h = q.truth.h_star(budget)
     m = {
@@ -335,7 +336,8 @@ def score_record(record: dict, response, semantics: str = "exact", budget=None, 
 
 def gold_text(record: dict) -> str:
     """The record's stored answer written as a model would write it (what --gold scores)."""
-    a, kind = record.get("answer"), _spec(record)["answer_type"]
+    a: Any = record.get("answer")
+    kind = _spec(record)["answer_type"]
     if kind == "set":
         return "[" + " ".join(a) + "]" if a else "None"
     if kind == "effects":

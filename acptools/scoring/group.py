@@ -19,6 +19,7 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
     """Score every response to one record (its question is built once)."""
     out = []
     generated = generated_forms.handles(record)  # a generated form: graded by scoring.forms
+    setup_error: str | None
     try:
         q = question_of_record(record, lazy=semantics == "reference")
         if semantics == "reference" and not generated:
@@ -32,7 +33,7 @@ def score_group(record: dict, rows: list[dict], semantics: str, budget, until: b
         item = item_for(record, row, semantics)
         t0 = time.perf_counter()
         if q is None:
-            item.score, item.verdict, item.reason = None, Grade.ERROR, setup_error
+            item.score, item.verdict, item.reason = None, Grade.ERROR, setup_error or ""
         else:
             try:
                 res, parsed = (

@@ -212,7 +212,9 @@ def side_by_side(items: list[dict]) -> list[dict]:
     for (model, lm_task, file), its in sorted(groups.items()):
         metric = next((m for it in its for m in it.get("lm_eval_metrics") or {}), None)
         theirs = [_number(it["lm_eval_metrics"].get(metric)) for it in its] if metric else []
-        pairs = [(t, it["score"]) for t, it in zip(theirs, its) if t is not None and it["score"] is not None]
+        pairs = [
+            (t, it["score"]) for t, it in zip(theirs, its, strict=False) if t is not None and it["score"] is not None
+        ]
         known = [it["score"] for it in its if it["score"] is not None]
         out.append(
             {
@@ -251,8 +253,11 @@ def side_by_side_table(rows: list[dict], semantics: str) -> str:
         f"{'1->0':>4} {'0->1':>4}"
     )
     lines = [head, "-" * len(head)]
+
+    def pct(v):
+        return "   -" if v is None else f"{100 * v:.1f}%"
+
     for r in rows:
-        pct = lambda v: "   -" if v is None else f"{100 * v:.1f}%"
         m = SAMPLES_FILE.fullmatch(Path(r["file"]).name) if r.get("file") else None
         run = m.group("date")[:19] if m else ""
         lines.append(

@@ -16,6 +16,7 @@ Every h*-based value is None when an h* is not known within the budget: never a 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from ..truth import truth_for
 
@@ -46,7 +47,12 @@ def plan_credit(q, record: dict, texts: list[str], steps: list, h0, budget) -> d
     `h0`: the HStar of the question's state."""
     task = q.task
     k, end = valid_prefix(task, q.state, steps)
-    m = {"valid_prefix": k, "h_star_after_prefix": None, "goal_distance_closed": None, "action_distance": None}
+    m: dict[str, Any] = {
+        "valid_prefix": k,
+        "h_star_after_prefix": None,
+        "goal_distance_closed": None,
+        "action_distance": None,
+    }
     after = truth_for(task, end).h_star(budget) if end != q.state else h0
     if after.known:
         m["h_star_after_prefix"] = DEAD_END if after.cost is None else after.cost

@@ -41,7 +41,8 @@ class Question:
         domain: str | None = None,
     ):
         self.kind = kind
-        self._task, self._state, self._truth, self._loader = task, state, None, loader
+        self._task, self._state, self._loader = task, state, loader
+        self._truth: StateTruth | None = None
         self.plan, self.action, self.stored = plan, action, stored
         self.question_text, self.record_id, self.group, self.domain = question_text, record_id, group, domain
 

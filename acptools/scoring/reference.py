@@ -308,6 +308,7 @@ def nexta(q: Question, parsed, budget) -> Outcome:
             return Outcome(0, Grade.INCORRECT, "no optimal plan found for the state: 0")
         opt = root.cost
     after = q.truth.h_after(op.action, _budget(budget, NEXTA_SECONDS))
+    assert after is not None, "the action applies in the state (checked above)"
     if not after.known:
         return Outcome(0, Grade.INCORRECT, f"{action} ('maybe'): planner undecided within {NEXTA_SECONDS:g} s: 0")
     if after.cost is None:

@@ -228,7 +228,7 @@ def _accuracy_bars(plt, models: list[str], tasks: list[str], grid: list[list], n
 
     fig, ax = plt.subplots(figsize=(min(16, max(6, 0.9 * len(tasks) * max(1, len(models)) ** 0.5 + 2)), 4.4))
     width = 0.8 / max(1, len(models))
-    for k, (m, row, nrow) in enumerate(zip(models, grid, ns)):
+    for k, (m, row, nrow) in enumerate(zip(models, grid, ns, strict=True)):
         shown = [i for i, acc in enumerate(row) if acc is not None]
         labelled_bars(
             ax, [i + k * width for i in shown], [row[i] for i in shown], width, ns=[nrow[i] for i in shown], label=m

@@ -14,6 +14,7 @@ as the server does.
 from __future__ import annotations
 
 import weakref
+from typing import Any, Final, Literal
 
 from ..ground.grounding import MAX_GROUND_OPERATORS
 from ..proofs import kept_tasks, store
@@ -24,7 +25,7 @@ from .state_truth import StateTruth
 
 MAX_TASKS = 64
 MAX_TRUTHS = 256
-ACTIVE = "active"  # a service's store: whatever acptools.proofs.store.active() is at each call
+ACTIVE: Final = "active"  # a service's store: whatever acptools.proofs.store.active() is at each call
 
 
 class TruthService:
@@ -32,7 +33,7 @@ class TruthService:
 
     def __init__(
         self,
-        proof_store: store.ProofStore | None | str = ACTIVE,
+        proof_store: store.ProofStore | Literal["active"] | None = ACTIVE,
         max_tasks: int = MAX_TASKS,
         max_truths: int = MAX_TRUTHS,
     ):
@@ -44,7 +45,7 @@ class TruthService:
     @property
     def store(self) -> store.ProofStore | None:
         """The proof store this service reads and writes now (None: none, or one that is broken)."""
-        found = store.active() if self._store == ACTIVE else self._store
+        found = store.active() if isinstance(self._store, str) else self._store
         return None if found is None or found.broken else found
 
     # ---- tasks -----------------------------------------------------------------------------------
@@ -76,7 +77,9 @@ class TruthService:
 
     def forget(self, task: Task) -> None:
         """Drop a task and every truth about it, so whoever drops the task frees its memory."""
-        keys = [(self._tasks, task.key)] + [(self._truths, k) for k in self._truths.keys() if k[1] == id(task)]
+        keys: list[tuple[LRUCache[Any, Any], Any]] = [(self._tasks, task.key)] + [
+            (self._truths, k) for k in self._truths.keys() if k[1] == id(task)
+        ]
         for cache, key in keys:
             try:
                 cache.pop(key)

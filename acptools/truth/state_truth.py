@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from typing import Any
 
 from ..budget import Budget, Effort
 from ..engine.optimal import HStar
@@ -55,7 +56,7 @@ class StateTruth:
         self._h_failed_with: float | None = None  # the allowance of the last h* search that ran out
         self._after: dict[object, tuple[int, HStar]] = {}  # successor key -> (the successor, its h*)
         self._above: dict[object, HStar] = {}  # successors proven no closer to the goal (h* >= h*(s))
-        self._memo: dict[tuple, object] = {}
+        self._memo: dict[tuple, Any] = {}  # verdicts, lists and reports by question
         self._state_key: str | None = None
         self._remembered = False  # the task and this state are in the store (so verify can rebuild them)
 
@@ -164,7 +165,7 @@ class StateTruth:
             row["answer"], row["how"], witness, row.get("detail", ""), row.get("extra") or {}, ids, from_store=True
         )
 
-    def atom_reach(self, atom: int, budget: float | None) -> Verdict:
+    def atom_reach(self, atom: int, budget: float | Budget | None) -> Verdict:
         """Whether `atom` is reachable from the state, within `budget` (cached, and read from the proof
         store when it holds it)."""
         return self._cached(
@@ -320,7 +321,8 @@ class StateTruth:
         budget than that, it answers at once)."""
         if self._h is None or not self._h.known:
             with self.lock:
-                if self._h is None or (not self._h.known and allowance(budget) > self._h_failed_with):
+                failed_with = self._h_failed_with
+                if self._h is None or (not self._h.known and (failed_with is None or allowance(budget) > failed_with)):
                     self._h = self._optimum(budget)
                     self._h_failed_with = None if self._h.known else allowance(budget)
         return self._h
@@ -342,7 +344,7 @@ class StateTruth:
             if h.plan is not None and self._stored("h*") is None:
                 self._store("h*", "", _hstar_row(self.task, h))
 
-    def _optimum(self, budget: float | None) -> HStar:
+    def _optimum(self, budget: float | Budget | None) -> HStar:
         """h*(s) with an optimal plan, and the set of all optimal first actions when the in-process
         A* settled the state (then each answered action is settled by membership). Computing that
         set with the outside planners costs more than the few answered actions' own h* values."""
@@ -515,7 +517,7 @@ class StateTruth:
             if hit is not None:
                 return hit
             root = self._h  # the optimal plan found for h*(s), if it was computed already
-            if root is not None and root.known and root.plan:
+            if root is not None and root.known and root.plan and root.cost is not None:
                 first = self.successor(root.plan[0])
                 if first is not None:
                     along = HStar(root.cost - 1, root.plan[1:], root.how)

@@ -163,9 +163,9 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
     # ---- OneshotPlanner ---------------------------------------------------------------------------
     def _solve(self, problem, heuristic=None, timeout=None, output_stream=None):
         if heuristic is not None:
-            warnings.warn("acptools does not use a custom heuristic", UserWarning)
+            warnings.warn("acptools does not use a custom heuristic", UserWarning, stacklevel=2)
         if output_stream is not None:
-            warnings.warn("acptools does not write to an output stream", UserWarning)
+            warnings.warn("acptools does not write to an output stream", UserWarning, stacklevel=2)
         started = time.perf_counter()
         try:
             b = self.bridge(problem)

@@ -9,7 +9,7 @@ def labelled_bars(ax, xs, values, width, ns=None, fmt="{:.0f}%", top=100.0, **kw
     returns the bars (one Rectangle per value, zeros included)."""
     bars = ax.bar(xs, values, width, **kw)
     color = bars.patches[0].get_facecolor() if bars.patches else None
-    for k, (x, v) in enumerate(zip(xs, values)):
+    for k, (x, v) in enumerate(zip(xs, values, strict=True)):
         if v == 0:  # a thin marker of the bar's colour, 1.5% of the axis high
             ax.bar([x], [top * 0.015], width, color=color, hatch="///", edgecolor="black", linewidth=0.4, label="_zero")
         text = fmt.format(v) + (f"\nn={ns[k]}" if ns is not None else "")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from acptools import load_task  # noqa: E402
+from acptools import load_task
 from acptools.engine.relaxed import Relaxation
 
 d = Path(__file__).resolve().parent / sys.argv[1]

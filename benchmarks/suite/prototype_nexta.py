@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from suite_bench import sample_states  # noqa: E402
+from suite_bench import sample_states
 
 from acptools import load_task
 from acptools.engine.relaxed import Relaxation

@@ -18,7 +18,7 @@ from acptools import load_task
 from acptools.planners import fd
 
 args = sys.argv[1:] or ["briefcaseworld", "small", "rubiks-cube", "small"]
-for dom, size in zip(args[::2], args[1::2]):
+for dom, size in zip(args[::2], args[1::2], strict=True):
     d = Path(__file__).resolve().parent / dom
     task = load_task(d / "domain.pddl", d / f"{size}.pddl")
     rng = random.Random(1)
@@ -37,5 +37,6 @@ for dom, size in zip(args[::2], args[1::2]):
         )
         print(
             f"{dom}/{size} walk{length}: Fast Downward h={None if res.plan is None else len(res.plan)} in "
-            f"{t_fd:.2f} s (plan valid: {valid}) {res.detail[:45]}; library h_star {h.h_star} ({h.how}) in {t_lib:.2f} s"
+            f"{t_fd:.2f} s (plan valid: {valid}) {res.detail[:45]}; library h_star {h.h_star} ({h.how}) in "
+            f"{t_lib:.2f} s"
         )

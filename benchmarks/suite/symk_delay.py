@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parent))
 
-from suite_bench import sample_states  # noqa: E402
+from suite_bench import sample_states
 
 from acptools import load_task
 from acptools.budget import Budget

@@ -16,11 +16,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from suite_bench import sample_states  # noqa: E402
+from suite_bench import sample_states
 
 from acptools import load_task
 from acptools.planners import fd
-from acptools.questions import basic  # noqa: E402
+from acptools.questions import basic
 
 ap = argparse.ArgumentParser()
 ap.add_argument("domain")
@@ -36,7 +36,7 @@ res = fd.solve(len(task.atoms), task.operators, task.init, task.goal, 30.0, opti
 plan = None if res.plan is None else [task.operators[i].action for i in res.plan]
 totals = [0, 0, 0, 0, 0]
 left_values = {}
-for origin, s in sample_states(task, random.Random(f"0:{args.domain}:{args.size}"), args.states, plan):
+for _, s in sample_states(task, random.Random(f"0:{args.domain}:{args.size}"), args.states, plan):
     rep = q.optimal_next(s, budget=args.budget, table=True)
     if not rep.known or rep.h_star is None or rep.plan is None:
         continue
@@ -66,5 +66,6 @@ n = max(totals[0], 1)
 print(
     f"{args.domain}/{args.size}: non-optimal table rows {totals[0]}; settled by replaying the optimal plan "
     f"{totals[1]} ({100 * totals[1] / n:.0f}%); with an action back to s {totals[2]}, of which settled by "
-    f"h^max = d+1: {totals[3]}; left for a bounded search (h* in {{d, d+1}} when reversible): {totals[4]}, whose true values are {left_values}"
+    f"h^max = d+1: {totals[3]}; left for a bounded search (h* in {{d, d+1}} when reversible): {totals[4]}, whose "
+    f"true values are {left_values}"
 )

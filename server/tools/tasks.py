@@ -184,7 +184,7 @@ def example_resources() -> list[TextResource]:
     """The PDDL of every bundled example, one resource per file."""
     resources = []
     for name in examples.names():
-        for part, text in zip(("domain", "problem"), examples.texts(name)):
+        for part, text in zip(("domain", "problem"), examples.texts(name), strict=True):
             resources.append(
                 TextResource(
                     uri=EXAMPLE_URI.format(name=name, part=part),

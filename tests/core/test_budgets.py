@@ -37,7 +37,7 @@ def test_an_effort_budget_counts_cpu_not_waiting():
 def test_a_cancel_stops_a_search_within_a_few_milliseconds():
     rec = max(acpbench_hard("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))  # the hardest h*
     t = load_task(rec["PDDL_domain"], rec["PDDL_problem"])
-    t.questions.optimizer  # built before the clock starts
+    _ = t.questions.optimizer  # built before the clock starts
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     started = time.perf_counter()
@@ -112,7 +112,7 @@ def test_budgets_bind_and_a_near_witness_is_found_on_a_large_task():
     (before, h^2 ignored the budget and ran for minutes)."""
     task = load_task(*_big_ferry(150, 15))
     q = task.questions
-    q.engine, q.optimizer  # built before the clocks start
+    _ = q.engine, q.optimizer  # built before the clocks start
     with cpu_effort() as spent:
         v = q.is_reachable("(at c1 l0)", budget=Effort(3).budget())
     assert v.answer is True and spent.seconds < 3 + 1.5

@@ -147,8 +147,11 @@ def test_exclusion_finds_every_optimal_first_action(name):
 def _tower_problem(n: int) -> str:
     """Blocksworld (4 ops): turn a tower of n blocks upside down (far beyond an optimal planner's reach)."""
     blocks = [f"b{i}" for i in range(n)]
-    init = [f"(on {a} {b})" for a, b in zip(blocks, blocks[1:])] + [f"(ontable {blocks[-1]})", f"(clear {blocks[0]})"]
-    goal = [f"(on {b} {a})" for a, b in zip(blocks, blocks[1:])]
+    init = [f"(on {a} {b})" for a, b in zip(blocks, blocks[1:], strict=False)] + [
+        f"(ontable {blocks[-1]})",
+        f"(clear {blocks[0]})",
+    ]
+    goal = [f"(on {b} {a})" for a, b in zip(blocks, blocks[1:], strict=False)]
     return (
         f"(define (problem tower) (:domain blocksworld-4ops) (:objects {' '.join(blocks)})"
         f" (:init (handempty) {' '.join(init)}) (:goal (and {' '.join(goal)})))"
@@ -242,7 +245,7 @@ def test_outside_planners_never_see_a_type_with_two_parents():
       (:init (at duck p1) (road p1 p2)) (:goal (at duck p2)))"""
     t = load_task(dom, prob)
     with pytest.raises(ValueError):
-        t.written_domain_text
+        _ = t.written_domain_text
     assert t.questions.optimizer._symk(t.init, Budget(5, None)) is None
     rep = t.questions.optimal_next()
     assert rep.h_star == 1 and rep.optimal_actions == ["(drive duck p1 p2)"]
@@ -334,7 +337,7 @@ def test_the_grounding_join_equals_a_plain_nested_loop(name):
         names = [v for v, _ in schema.params]
         plain = []
         for args in itertools.product(*(t.types.of(ty) for _, ty in schema.params)):
-            if _join_holds(schema.precondition, dict(zip(names, args)), t):
+            if _join_holds(schema.precondition, dict(zip(names, args, strict=True)), t):
                 plain.append(tuple(args))
             if t.grounded._schemas[schema.name].ground(tuple(args)):
                 assert plain and plain[-1] == tuple(args), (schema.name, args)

@@ -45,14 +45,17 @@ def test_a_task_with_axioms_grounds_every_action_in_the_ground_step(caplog) -> N
 
 def test_the_command_line_shows_the_steps_at_debug_and_not_by_default() -> None:
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"} | {"ACPTOOLS_CACHE": "off"}
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "acptools.cli", *a, "demo"],  # noqa: E731
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=slack(300),
-    )
+
+    def run(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "acptools.cli", *a, "demo"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=slack(300),
+        )
+
     debug, quiet = run("--log-level", "DEBUG"), run()
     assert debug.returncode == 0 and quiet.returncode == 0
     assert _steps(debug.stderr) == list(STEPS), debug.stderr[-2000:]

@@ -152,7 +152,7 @@ def test_thread_safety_smoke():
                 if i % 3 == 0:
                     cache.put(key, i)
                 elif i % 3 == 1:
-                    assert cache.get_or_make(key, lambda: i) is not None
+                    assert cache.get_or_make(key, lambda i=i: i) is not None
                 else:
                     try:
                         cache.get(key)

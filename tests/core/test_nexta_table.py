@@ -146,7 +146,10 @@ def test_gated_searches_after_an_astar_root_match_oracle(domain, seed):
         return
     opt = task.questions.optimizer
     root = opt._astar(task.init, Budget(60))
-    fresh = lambda: opt.new_table(task.init, d, root.plan, optimal=root.first_actions)
+
+    def fresh():
+        return opt.new_table(task.init, d, root.plan, optimal=root.first_actions)
+
     table = opt._settled_by_gate(fresh(), opt.fd_gate(task.init), Budget(120), True)
     assert table is not None
     _check_table(task, table, values)

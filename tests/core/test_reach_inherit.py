@@ -171,7 +171,7 @@ def test_household_lists_after_inheriting_equal_fresh_ones(monkeypatch):
     states = _states(task, 3, count=2)
     lists = [task.questions.unreachable_atoms(task.names(state), budget=Budget(None, cpu=60)) for state in states]
     assert taken == [False, True, True]
-    for state, kept in zip(states[1:], lists[1:]):
+    for state, kept in zip(states[1:], lists[1:], strict=True):
         assert kept.complete
         fresh = load_task(folder / "domain.pddl", folder / "problem.pddl").questions.unreachable_atoms(
             task.names(state), budget=Budget(None, cpu=60)

@@ -49,7 +49,9 @@ def _rename(task, state: int, perm: dict[str, str]) -> int:
 def _renamings(sym: Symmetry):
     """Every renaming that permutes the objects within each class."""
     for choice in product(*(permutations(c) for c in sym.classes)):
-        yield {src: dst for c, image in zip(sym.classes, choice) for src, dst in zip(c, image)}
+        yield {
+            src: dst for c, image in zip(sym.classes, choice, strict=True) for src, dst in zip(c, image, strict=True)
+        }
 
 
 def _same_orbit(task, sym: Symmetry, a: int, b: int) -> bool:

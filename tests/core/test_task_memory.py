@@ -35,7 +35,7 @@ def test_a_forgotten_task_frees_what_it_and_its_engines_held() -> None:
             truth.forget_task(task)
             del task
             # a race's losing searches may still be stopping in their threads, holding the task a moment
-            assert wait_until(lambda: gc.collect() is not None and gone() is None, 10), (
+            assert wait_until(lambda gone=gone: gc.collect() is not None and gone() is None, 10), (
                 "something outside the task still holds it"
             )
             held.append(tracemalloc.get_traced_memory()[0])

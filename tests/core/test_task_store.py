@@ -234,7 +234,7 @@ def _signed_code_rows(found, tasks: list[tuple[str, str]], marker: Path, victim:
     os.system (touches `marker`), one constructing an acptools class that truncates `victim`; their
     task keys."""
     keys = []
-    for (d, p), payload in zip(tasks, (_Payload(str(marker)), _Truncating(str(victim)))):
+    for (d, p), payload in zip(tasks, (_Payload(str(marker)), _Truncating(str(victim))), strict=True):
         key = task_key(d, p)
         found.remember_task(key, d, p)
         found.put_grounded(key, code_version(), zlib.compress(pickle.dumps(payload)))
@@ -394,7 +394,7 @@ def _wide_task(n: int = 125) -> tuple[str, str]:
       (:action go :parameters (?x ?y - node) :precondition (and (road ?x ?y) (visited ?x ?x))
        :effect (and (visited ?y ?y) (visited ?x ?y) (not (visited ?x ?x)))))"""
     nodes = [f"n{k:03d}" for k in range(n)]  # numbered in this order: the last nodes hold the highest bits
-    roads = " ".join(f"(road {a} {b})" for a, b in zip(nodes[-4:], nodes[-3:]))
+    roads = " ".join(f"(road {a} {b})" for a, b in zip(nodes[-4:], nodes[-3:], strict=False))
     problem = (
         f"(define (problem wide) (:domain wide) (:objects {' '.join(nodes)} - node) "
         f"(:init {roads} (visited {nodes[-4]} {nodes[-4]})) (:goal (visited {nodes[-1]} {nodes[-1]})))"

@@ -149,12 +149,12 @@ def test_two_sessions_do_not_see_each_others_state(server):
     clients = [client(server) for _ in players]
     try:
         states = []
-        for env, (k, oracle, dist) in zip(clients, players):
+        for env, (k, oracle, _) in zip(clients, players, strict=True):
             env.connect()
             env.reset(domain=nexta(k)["PDDL_domain"], problem=nexta(k)["PDDL_problem"])
             states.append(oracle.init_atoms())
         for _ in range(3):
-            for n, (env, (k, oracle, dist)) in enumerate(zip(clients, players)):
+            for n, (env, (_, oracle, dist)) in enumerate(zip(clients, players, strict=True)):
                 action = optimal_action(oracle, dist, states[n])
                 obs = env.step({"action": action}).observation
                 states[n] = oracle.successor(states[n], action)

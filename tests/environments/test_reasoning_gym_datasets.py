@@ -171,14 +171,12 @@ def test_a_next_action_into_a_dead_end_earns_nothing():
     """The test 'doors' task (a slammed door stays shut for good): on every nexta entry whose state has
     a move that makes the goal unreachable (by the oracle), that move scores 0 with exact and with
     partial credit (it has no regret to give credit for), while the stored answer scores 1."""
-    make = lambda credit: reasoning_gym.create_dataset(
-        "acp_hard_nexta",
-        domain=str(PDDL / "doors"),
-        size=6,  # noqa: E731
-        seed=3,
-        chunk=6,
-        credit=credit,
-    )
+
+    def make(credit):
+        return reasoning_gym.create_dataset(
+            "acp_hard_nexta", domain=str(PDDL / "doors"), size=6, seed=3, chunk=6, credit=credit
+        )
+
     exact, partial = make("exact"), make("partial")
     checked = 0
     for e in exact:

@@ -194,7 +194,7 @@ def test_an_optimal_policy_solves_every_episode_with_the_maximal_return(tmp_path
         episodes = asyncio.run(run_eval(eval_config(tmp_path, model.openai_url, env)))
     traces = traces_of(episodes)
     assert len(traces) == len(chosen)
-    for k, t in zip(SMALL, traces):
+    for k, t in zip(SMALL, traces, strict=True):
         oracle, dist = solved(k)
         h = dist[oracle.init_atoms()]
         assert h == int(records("dev", "nexta")[k]["answer"]["opt"])

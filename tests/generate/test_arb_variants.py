@@ -238,7 +238,10 @@ def test_paraphrase_changes_phrasing_not_answers():
     phrased = generate(d, [p], Options(**opt, paraphrase=True)).records
     assert phrased == generate(d, [p], Options(**opt, paraphrase=True)).records  # seeded
     assert [(r["answer"], r["spec"]) for r in plain] == [(r["answer"], r["spec"]) for r in phrased]
-    assert sum(a["question"] != b["question"] or a["context"] != b["context"] for a, b in zip(plain, phrased)) > 8
+    assert (
+        sum(a["question"] != b["question"] or a["context"] != b["context"] for a, b in zip(plain, phrased, strict=True))
+        > 8
+    )
     choices = Counter(k for r in phrased for k, v in r["paraphrase"].items() if v)
     assert choices["predicates:at"] and choices["actions:sail"] and choices["objects"], choices
     check_scores(phrased)

@@ -23,7 +23,8 @@ from acptools.truth import task_for, truth_for
 
 OURS = (
     "This is a ferry domain. The objects are: c0 and c1 (car). The following facts never change: l0 differs "
-    "from l1 and l1 differs from l0. Currently, the following facts hold: car c0 is at location l0, car c1 is on the ferry, and the "
+    "from l1 and l1 differs from l0. Currently, the following facts hold: car c0 is at location l0, car c1 is on "
+    "the ferry, and the "
     "ferry is at location l1; all other facts that can change are false. The goal is to reach a state where "
     "the following facts hold: car c0 is at location l1 and car c1 is at location l0."
 )

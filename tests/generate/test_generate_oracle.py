@@ -1,8 +1,9 @@
 """Generated answers re-checked by the independent unified-planning oracle (tests/support/oracle.py), which
 shares no code with acptools: app, prog, val and just answers (just: from the plan in the rendered
 question) on every bundled and ADL test domain it can ground; nexta's h* and optimal actions by brute
-force on small state spaces, else by pyperplan's A* with LM-cut; reach, areach and land answers, the yes/no and multiple-choice claims, and the states and
-counts of ActionReasoningBench questions where it can enumerate the state space."""
+force on small state spaces, else by pyperplan's A* with LM-cut; reach, areach and land answers, the
+yes/no and multiple-choice claims, and the states and counts of ActionReasoningBench questions where it
+can enumerate the state space."""
 
 from __future__ import annotations
 

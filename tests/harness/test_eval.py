@@ -136,7 +136,7 @@ def test_acpbench_hard_every_task_right_wrong_and_prose(tmp_path):
     assert len(recs) == len(tasks) and len({r["PDDL_domain"] for r in recs}) == len(tasks)
     out = _run_three(tmp_path, ["acpbench-hard:test", "--limit", "1"], recs, other)
     _check(out, recs)
-    for api, body in out["right"][1]:
+    for _, body in out["right"][1]:
         record = Answers(recs, other).by_turn[body["messages"][-1]["content"]]
         assert body["messages"] == prompt_messages(record)  # lm-eval's 2-shot chat prompt, as sent
     report = json.loads((tmp_path / "right.report.json").read_text())
@@ -203,7 +203,7 @@ def test_generated_forms_right_wrong_and_prose(tmp_path, generated_files):
     skip = {(task_of(r), str(r["id"])) for r in recs if wrong_answer(r, recs) is None}
     out = _run_three(tmp_path, paths, recs, recs)
     _check(out, recs, skip)
-    for api, body in out["right"][1]:
+    for _, body in out["right"][1]:
         assert body["messages"][0]["role"] == "system" and len(body["messages"]) == 2
 
 

@@ -18,7 +18,8 @@ from tests.support.oracle import Oracle
 from tests.support.scripted_api import FERRY_SCRIPT, KEYS, ScriptedModel, in_order, request_text
 from tests.support.simulator import goal_reached, strips_task, trajectory
 
-SERVER = f"{sys.executable} -m acptools_server --log-level WARNING --profile policy"  # the repository's server, as agents under test see it
+# the repository's server, as agents under test see it
+SERVER = f"{sys.executable} -m acptools_server --log-level WARNING --profile policy"
 
 
 def run_example(name: str, *args, env: dict) -> subprocess.CompletedProcess:

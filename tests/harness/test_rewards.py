@@ -77,7 +77,7 @@ def test_nexta_rewards_match_the_oracle(ferry):
     rows = [row, dict(row, prompt="again")]
     exact = trl_call(acp_reward, rows, completions)
     partial = trl_call(partial_reward, rows, completions, chat=True)
-    for a, e, p in zip(actions[:G], exact, partial):
+    for a, e, p in zip(actions[:G], exact, partial, strict=False):
         after = dist.get(oracle.successor(init, a))
         regret = None if after is None else after + 1 - dist[init]
         assert e == (1.0 if regret == 0 else 0.0)
@@ -114,7 +114,7 @@ def test_app_partial_credit_is_the_iou_with_the_oracles_set(ferry):
     texts = ["[" + ", ".join(a) + "]" for a in answers]
     exact = trl_call(acp_reward, [row], texts)
     partial = trl_call(partial_reward, [row], texts)
-    for a, e, p in zip(answers, exact, partial):
+    for a, e, p in zip(answers, exact, partial, strict=True):
         assert e == float(set(a) == truth)
         assert p == pytest.approx(len(set(a) & truth) / len(set(a) | truth), abs=1e-6)
     full = trl_call(partial_reward, [row], ["[" + ", ".join(sorted(truth)) + "]"] * G)

@@ -100,7 +100,7 @@ def test_random_figures_are_within_their_definitions_and_reproducible():
         plan = [s["action"] for s in steps]
         states = trajectory(r["PDDL_domain"], r["PDDL_problem"], plan)
         assert states is not None  # every step was applicable (pyperplan)
-        for s, before, after in zip(steps, states, states[1:]):
+        for s, before, after in zip(steps, states, states[1:], strict=False):
             # h* of both states from pyperplan's A* with LM-cut, not from acptools
             hs_before, hs_after = (h_star(r["PDDL_domain"], r["PDDL_problem"], x) for x in (before, after))
             assert s["h_star_before"] in (None, hs_before) and s["h_star_after"] in (None, hs_after), s

@@ -274,6 +274,6 @@ def test_an_episode_opens_to_its_steps_with_h_star(outputs):
             ".map(r => Array.from(r.cells).map(c => c.innerText))"
         )
     assert len(cells) == len(steps)
-    for row, s in zip(cells, steps):
+    for row, s in zip(cells, steps, strict=True):
         assert row[0] == str(s["step"]) and row[4] == str(s["h_star_before"]) and row[6] == str(s["regret"])
         assert s["regret"] == 0  # the optimal policy

@@ -28,7 +28,7 @@ def _run(units, true_cost, jobs=1):
     out, done_weight = [], 0.0
     ends = [0.0] * jobs  # each worker takes the next unit when it is free
     times = []
-    for i, (kind, _) in enumerate(units):
+    for kind, _ in units:
         lane = min(range(jobs), key=lambda j: ends[j])
         ends[lane] += true_cost[kind]
         times.append(ends[lane])
@@ -58,7 +58,7 @@ def test_eta_follows_the_measured_cost_not_the_prior():
 def test_eta_counts_parallel_workers():
     units = [("reach", 5.0)] * 40
     rows = _run(units, {"reach": 3.0}, jobs=4)
-    for n, eta, truth, _ in rows[11::4]:  # after each round of 4 (they finish together)
+    for _, eta, truth, _ in rows[11::4]:  # after each round of 4 (they finish together)
         assert abs(eta - truth) <= 0.15 * truth + 3.0
 
 

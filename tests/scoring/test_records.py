@@ -11,8 +11,8 @@ model of the question (planner_check.py):
 Witness plans are replayed by the independent simulator, never trusted. Reach and areach are
 checked both ways: an atom or action acptools calls unreachable beyond the stored list is confirmed
 too (all of them where the stored list is empty; otherwise every one the relaxation settles and the
-first PLANNER_CALLS that need Fast Downward). With -m slow, every unreachable and landmark verdict (stored ones included) is confirmed and
-every reachable atom and action gets a replayed witness.
+first PLANNER_CALLS that need Fast Downward). With -m slow, every unreachable and landmark verdict
+(stored ones included) is confirmed and every reachable atom and action gets a replayed witness.
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Pat
         peak_searches = peak_planners = 0
         sent: list[tuple[int, float]] = []
         action = server.ok("list_applicable", task_id=tid)["actions"][0]
-        for k in range(10):
+        for _ in range(10):
             sent.append(
                 (
                     server.start_call("score_answer", task="nexta", response=action, task_id=tid, budget=120),

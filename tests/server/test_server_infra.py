@@ -263,7 +263,7 @@ async def test_http_sdk_client_with_token(http_server: tuple[str, str], mode: st
 async def test_http_sdk_client_without_token_fails(http_server: tuple[str, str]) -> None:
     url, _ = http_server
     with anyio.fail_after(CALL_TIMEOUT):
-        with pytest.raises(Exception):  # MCPError("Server returned an error response") inside ExceptionGroups
+        with pytest.raises(Exception):  # noqa: B017 - MCPError("Server returned an error response") inside ExceptionGroups
             async with Client(url):
                 pass
 

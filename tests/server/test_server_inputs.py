@@ -346,10 +346,10 @@ def test_over_http_a_request_with_an_odd_id_gets_the_same_error_and_the_server_g
             ]
     finally:
         stop_process(proc)
-    for request_id, reply in zip(odd, replies):
+    for request_id, reply in zip(odd, replies, strict=True):
         why = "nested too deeply" if DEEP in request_id else "id must be a string or an integer"
         assert reply.status_code == 400, (request_id[:20], reply.status_code, reply.text[:200])
         error = reply.json()
         assert error["id"] is None and error["error"]["code"] == -32600 and why in error["error"]["message"], error
-    for request_id, reply in zip(("p", 10**30), pinged):
+    for request_id, reply in zip(("p", 10**30), pinged, strict=True):
         assert reply.status_code == 200 and f'"id":{json.dumps(request_id)}' in reply.text.replace(" ", ""), reply.text

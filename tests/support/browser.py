@@ -162,6 +162,6 @@ class Chromium:
                 f" return [r.x + window.scrollX, r.y + window.scrollY, r.width, r.height]; }})"
                 f"(document.querySelector({json.dumps(selector)}))"
             )
-            params["clip"] = dict(zip(("x", "y", "width", "height"), box), scale=1)
+            params["clip"] = dict(zip(("x", "y", "width", "height"), box, strict=True), scale=1)
         data = self.send("Page.captureScreenshot", params, session=self.session)["data"]
         return base64.b64decode(data)

@@ -58,7 +58,7 @@ class DerivedRules:
                 sec[1][0],
                 [
                     (v, t if t != "object" else d)
-                    for (v, t), (_, d) in zip(typed(sec[1][1:]), self.predicates[sec[1][0]])
+                    for (v, t), (_, d) in zip(typed(sec[1][1:]), self.predicates[sec[1][0]], strict=True)
                 ],
                 sec[2],
             )
@@ -110,7 +110,9 @@ class DerivedRules:
                         continue
                     for combo in product(*(objects(t) for _, t in params)):
                         atom = "(" + " ".join([name, *combo]) + ")"
-                        if atom not in s and self._holds(body, dict(zip((v for v, _ in params), combo)), s, objects):
+                        if atom not in s and self._holds(
+                            body, dict(zip((v for v, _ in params), combo, strict=True)), s, objects
+                        ):
                             s.add(atom)
                             changed = True
         return frozenset(s)
@@ -154,7 +156,8 @@ class DerivedRules:
         if head in ("exists", "forall"):
             params = typed(node[1])
             combos = (
-                dict(binding, **dict(zip((v for v, _ in params), c))) for c in product(*(objects(t) for _, t in params))
+                dict(binding, **dict(zip((v for v, _ in params), c, strict=True)))
+                for c in product(*(objects(t) for _, t in params))
             )
             test = any if head == "exists" else all
             return test(self._holds(node[2], b, s, objects) for b in combos)

@@ -163,7 +163,7 @@ class Compiler:
         parts = []
         for combo in itertools.product(*domains):
             inner = dict(binding)
-            inner.update({v.name: o for v, o in zip(variables, combo)})
+            inner.update({v.name: o for v, o in zip(variables, combo, strict=True)})
             parts.append(self.compile(node.arg(0), inner))
         return self._junction(node.node_type == Op.FORALL, parts)
 

@@ -35,7 +35,7 @@ def _bindings(problem, parameters):
     names = [p.name for p in parameters]
     domains = [[o.name.lower() for o in problem.objects(p.type)] for p in parameters]
     for combo in itertools.product(*domains):
-        yield combo, dict(zip(names, combo))
+        yield combo, dict(zip(names, combo, strict=True))
 
 
 def conjuncts(nodes):
@@ -65,7 +65,7 @@ def _effects(compiler: Compiler, problem, action, binding) -> tuple[GroundEffect
         domains = [[o.name.lower() for o in problem.objects(v.type)] for v in variables]
         for combo in itertools.product(*domains):
             inner = dict(binding)
-            inner.update({v.name: o for v, o in zip(variables, combo)})
+            inner.update({v.name: o for v, o in zip(variables, combo, strict=True)})
             condition = compiler.compile(e.condition, inner)
             if is_constant(condition) and not condition:
                 continue

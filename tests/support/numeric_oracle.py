@@ -340,7 +340,7 @@ class NumericTask:
 
     def plan_cost(self, plan: list[str], state: State | None = None) -> Fraction:
         states = self.trajectory(plan, state)
-        return sum((self.step_cost(s, a, t) for s, a, t in zip(states, plan, states[1:])), Fraction(0))
+        return sum((self.step_cost(s, a, t) for s, a, t in zip(states, plan, states[1:], strict=False)), Fraction(0))
 
     # ---------------------------------------------------------------- search and exploration
 

@@ -101,7 +101,7 @@ class _Inliner:
             params = _variables(typed)
             if len(params) != len(sexp) - 1:
                 raise PddlRewriteError(f"derived predicate {sexp[0]} takes {len(params)} arguments: {to_text(sexp)}")
-            return self.expand(self._instantiate(body, dict(zip(params, sexp[1:]))))
+            return self.expand(self._instantiate(body, dict(zip(params, sexp[1:], strict=True))))
         return [self.expand(s) for s in sexp]
 
     def _instantiate(self, body, binding: dict[str, str]):

@@ -311,7 +311,7 @@ def ferry(cars: int, locations: int, seed: int = 0, plan_length: int | None = No
 def _deliveries(start: list[int], goal: list[int], locations: int, max_length: int | None = None) -> list[list[str]]:
     """The actions that deliver each car in turn (and sail out and back after it), as long as they fit."""
     steps, at, length = [], 0, 0
-    for i, (s, t) in enumerate(zip(start, goal)):
+    for i, (s, t) in enumerate(zip(start, goal, strict=True)):
         step = [f"(sail l{at} l{s})"] if at != s else []
         other = (t + 1) % locations
         step += [

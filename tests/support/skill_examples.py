@@ -95,7 +95,7 @@ def _value(node: ast.expr) -> object:
     if isinstance(node, ast.List):
         return [_value(item) for item in node.elts]
     if isinstance(node, ast.Dict):
-        return {_value(k): _value(v) for k, v in zip(node.keys, node.values)}
+        return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True)}
     return ast.literal_eval(node)
 
 
@@ -153,7 +153,9 @@ def mismatches(shown: object, actual: object, where: str = "") -> list[str]:
             )
         if len(shown) != len(actual):
             return [f"{where}: shown {len(shown)} items, got {len(actual)}: {actual!r}"]
-        return [m for k, (s, a) in enumerate(zip(shown, actual)) for m in mismatches(s, a, f"{where}[{k}]")]
+        return [
+            m for k, (s, a) in enumerate(zip(shown, actual, strict=True)) for m in mismatches(s, a, f"{where}[{k}]")
+        ]
     if shown != actual or isinstance(shown, bool) != isinstance(actual, bool):
         return [f"{where}: shown {shown!r}, got {actual!r}"]
     return []

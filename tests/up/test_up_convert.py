@@ -25,9 +25,9 @@ up = pytest.importorskip("unified_planning")
 
 from unified_planning import shortcuts as S  # noqa: E402
 from unified_planning.engines.results import PlanGenerationResultStatus, ValidationResultStatus  # noqa: E402
-from unified_planning.exceptions import (
+from unified_planning.exceptions import (  # noqa: E402
     UPNoSuitableEngineAvailableException,
-    UPUnsupportedProblemTypeError,  # noqa: E402
+    UPUnsupportedProblemTypeError,
     UPUsageError,
 )
 from unified_planning.model.walkers import StateEvaluator  # noqa: E402
@@ -329,7 +329,7 @@ def road_problem(cost):
     places = [S.Object(f"l{i}", Loc) for i in range(3)]
     p.add_objects(places)
     p.set_initial_value(at(places[0]), True)
-    for here, there in zip(places, places[1:]):
+    for here, there in zip(places, places[1:], strict=False):
         p.set_initial_value(road(here, there), True)
         p.set_initial_value(dist(here, there), 5)
     p.add_goal(at(places[2]))

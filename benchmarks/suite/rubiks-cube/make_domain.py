@@ -40,7 +40,8 @@ for name, cubes, perm, edges, swap in ACTIONS:
     L += ["", f"    (:action {name}", "     :parameters ()", "     :precondition (and)", "     :effect", "        (and"]
     for a, b in cubes:
         L.append(
-            f"            (forall (?x ?y ?z) (when (cube{a} ?x ?y ?z) (and (not (cube{a} ?x ?y ?z)) (cube{b} {PERM[perm]}))))"
+            f"            (forall (?x ?y ?z) (when (cube{a} ?x ?y ?z) (and (not (cube{a} ?x ?y ?z)) (cube{b} "
+            f"{PERM[perm]}))))"
         )
     L.append("")
     for a, b in edges:
