@@ -12,6 +12,7 @@ SERVER = ["acptools_server"] + [f"acptools_server.{name}" for name in find_packa
 ENVIRONMENTS = ("acptools_qa", "acptools_policy", "acptools_tools", "acptools_openenv")
 SUBPACKAGES = {"acptools_openenv.server": "environments/acptools_openenv/server"}
 
-setup(packages=find_packages(include=["acptools", "acptools.*"]) + SERVER + list(ENVIRONMENTS) + list(SUBPACKAGES),
-      package_dir={"acptools_server": "server", **{name: f"environments/{name}" for name in ENVIRONMENTS},
-                   **SUBPACKAGES})
+setup(
+    packages=find_packages(include=["acptools", "acptools.*"]) + SERVER + list(ENVIRONMENTS) + list(SUBPACKAGES),
+    package_dir={"acptools_server": "server", **{name: f"environments/{name}" for name in ENVIRONMENTS}, **SUBPACKAGES},
+)

@@ -17,8 +17,8 @@ import shutil
 import tempfile
 import uuid
 
-from . import store
 from .errors import AcpError, RunStopped
+from .proofs import store
 
 BACKENDS = ("local", "ray")
 # a Ray task whose worker dies (killed, out of memory, its node lost) runs again up to this many times
@@ -26,8 +26,16 @@ BACKENDS = ("local", "ray")
 RAY_RETRIES = 3
 WORKER_DEATHS = ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError")
 # Ray's own processes failing under the run (the raylet, its agents, the object store): no retry helps
-SYSTEM_FAILURES = ("LocalRayletDiedError", "RaySystemError", "ObjectLostError", "ObjectFetchTimedOutError",
-                   "OwnerDiedError", "ObjectReconstructionFailedError", "RpcError", "GetTimeoutError")
+SYSTEM_FAILURES = (
+    "LocalRayletDiedError",
+    "RaySystemError",
+    "ObjectLostError",
+    "ObjectFetchTimedOutError",
+    "OwnerDiedError",
+    "ObjectReconstructionFailedError",
+    "RpcError",
+    "GetTimeoutError",
+)
 
 
 def ray_retries() -> int:
@@ -36,8 +44,9 @@ def ray_retries() -> int:
     try:
         return max(0, int(os.environ.get("ACPTOOLS_RAY_RETRIES", RAY_RETRIES)))
     except ValueError:
-        raise AcpError(f"ACPTOOLS_RAY_RETRIES must be a whole number, got {os.environ['ACPTOOLS_RAY_RETRIES']!r}",
-                       "environment") from None
+        raise AcpError(
+            f"ACPTOOLS_RAY_RETRIES must be a whole number, got {os.environ['ACPTOOLS_RAY_RETRIES']!r}", "environment"
+        ) from None
 
 
 def check_backend(backend: str) -> None:
@@ -58,6 +67,7 @@ def run_units(fn, payloads: list, jobs: int = 1, backend: str = "local", address
             yield fn(p)
         return
     import multiprocessing as mp
+
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     with ctx.Pool(jobs, initializer=_ignore_sigint) as pool:
         yield from pool.imap_unordered(fn, payloads, chunksize=1)
@@ -66,11 +76,13 @@ def run_units(fn, payloads: list, jobs: int = 1, backend: str = "local", address
 def _ignore_sigint() -> None:
     """Ctrl-C is the driver's to handle: it stops the pool (a worker's traceback would only be noise)."""
     import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_sharing_proofs(fn, payloads: list, tasks: list, jobs: int = 1, backend: str = "local",
-                       address: str | None = None):
+def run_sharing_proofs(
+    fn, payloads: list, tasks: list, jobs: int = 1, backend: str = "local", address: str | None = None
+):
     """`run_units`, with the proof store shared by the workers. Local workers share its file; a
     Ray task receives what the driver's store knows about its unit's tasks (`tasks[i]`: the task
     keys payload i works on) and returns what it knows after, which the driver merges: workers on
@@ -99,6 +111,7 @@ def _with_proofs(args):
     fn, payload, keys, shipped, run = args
     if run != _worker_run:
         from .truth import clear_caches
+
         clear_caches()
         _worker_run = run
     folder = tempfile.mkdtemp(prefix="acptools-worker-")
@@ -125,9 +138,14 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
         kwargs = {"address": address} if address else {"num_cpus": max(1, jobs)}
         # workers import acptools from where this process does (a checkout, or the installed package)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                 runtime_env={"env_vars": {"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}},
-                 **kwargs)
+        ray.init(
+            ignore_reinit_error=True,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level="ERROR",
+            runtime_env={"env_vars": {"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}},
+            **kwargs,
+        )
     retries = ray_retries()
     remote = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(fn)
     deaths, failures = _ray_errors(ray, WORKER_DEATHS), _ray_errors(ray, SYSTEM_FAILURES)
@@ -138,11 +156,17 @@ def _ray_units(fn, payloads: list, jobs: int, address: str | None):
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
     except deaths as e:
-        raise RunStopped(f"a Ray worker died {retries + 1} time(s) running one unit of work ({type(e).__name__})",
-                         "--backend ray", "what finished is in --out: run the same command with --resume") from None
+        raise RunStopped(
+            f"a Ray worker died {retries + 1} time(s) running one unit of work ({type(e).__name__})",
+            "--backend ray",
+            "what finished is in --out: run the same command with --resume",
+        ) from None
     except failures as e:
-        raise RunStopped(f"Ray stopped working ({type(e).__name__}: {_first_line(e)})", "--backend ray",
-                         "what finished is in --out: run the same command with --resume") from None
+        raise RunStopped(
+            f"Ray stopped working ({type(e).__name__}: {_first_line(e)})",
+            "--backend ray",
+            "what finished is in --out: run the same command with --resume",
+        ) from None
     finally:  # the caller stopped early (an error, a fatal policy): the rest is not wanted
         for ref in pending:
             try:

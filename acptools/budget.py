@@ -27,11 +27,11 @@ class Effort:
     seconds: float
     cancel: threading.Event | None = field(default=None, compare=False)  # stops every proof at once (Ctrl-C)
 
-    def budget(self, cancel: threading.Event | None = None) -> "Budget":
+    def budget(self, cancel: threading.Event | None = None) -> Budget:
         """A fresh Budget of this many CPU seconds (with a wall-clock safety stop)."""
         return Budget(EFFORT_WALL_FACTOR * self.seconds, cpu=self.seconds, cancel=cancel or self.cancel)
 
-    def scaled(self, factor: float) -> "Effort":
+    def scaled(self, factor: float) -> Effort:
         """The same effort times `factor` (the retry of an item that ran out)."""
         return Effort(self.seconds * factor, self.cancel)
 
@@ -47,16 +47,23 @@ class Budget:
     budgets CPU (not wall) time reaches the same verdicts on a quiet or a loaded machine.
     """
 
-    def __init__(self, seconds: float | None = 5.0, states: int | None = None, *, cpu: float | None = None,
-                 cancel: threading.Event | None = None, parent: "Budget | None" = None):
+    def __init__(
+        self,
+        seconds: float | None = 5.0,
+        states: int | None = None,
+        *,
+        cpu: float | None = None,
+        cancel: threading.Event | None = None,
+        parent: Budget | None = None,
+    ):
         self.seconds, self.states, self.cpu = seconds, states, cpu
         self.cancel, self.parent = cancel, parent
         self.started = time.perf_counter()
         self.expanded = 0
         self.cpu_used = 0.0
-        self._marks: dict[int, float] = {}   # per thread: its CPU clock when last charged
+        self._marks: dict[int, float] = {}  # per thread: its CPU clock when last charged
         self._lock = threading.Lock()
-        self._next_check = 0.0               # wall clock of the next full check (see check)
+        self._next_check = 0.0  # wall clock of the next full check (see check)
 
     def __repr__(self) -> str:
         return f"Budget(seconds={self.seconds}, cpu={self.cpu}, states={self.states}, used={self.cpu_used:.3f})"
@@ -160,13 +167,14 @@ class Budget:
                 time.sleep(min(0.01, rest))
         return self.cancelled() or self.wall() <= 0
 
-    def child(self, cap: float | None = None, states: int | None = None,
-              cancel: threading.Event | None = None) -> "Budget":
+    def child(
+        self, cap: float | None = None, states: int | None = None, cancel: threading.Event | None = None
+    ) -> Budget:
         """A slice of at most `cap` CPU seconds (effort, not wall time) of what is left; the
         parent's limits and cancellation still apply."""
         return Budget(None, states, cpu=cap, cancel=cancel, parent=self)
 
-    def share(self, fraction: float) -> "Budget":
+    def share(self, fraction: float) -> Budget:
         """A child with `fraction` of what is left on each clock (wall and CPU, each on its own);
         an unlimited budget's share is unlimited. Leaves the rest for a later step (e.g. a bound
         when an exact search runs out)."""
@@ -180,5 +188,6 @@ class Budget:
                 rest = max(0.0, b.cpu - b.cpu_used)
                 cpu = rest if cpu is None else min(cpu, rest)
             b = b.parent
-        return Budget(None if wall is None else fraction * wall, None,
-                      cpu=None if cpu is None else fraction * cpu, parent=self)
+        return Budget(
+            None if wall is None else fraction * wall, None, cpu=None if cpu is None else fraction * cpu, parent=self
+        )

@@ -47,15 +47,14 @@ from .ground.grounded import bits
 from .ground.names import split_name
 from .task import Task
 from .truth import truth_for
-from .verdict import H2, HOLDS, RELAXED, STATIC, TRIVIAL, UNKNOWN, Verdict
+from .verdict import Proof, Verdict
 
 COUNTED = ("true_atoms", "false_atoms", "executable_actions", "inexecutable_actions")
-SIMULATED = "simulation"        # how replaying actions in the state is known
-SHOWN = "shown-reachable"       # a complete list: every item not in it was shown reachable
-H2_SECONDS = 2.0                # CPU seconds for h^2 of a state (cached per state by the engine)
+H2_SECONDS = 2.0  # CPU seconds for h^2 of a state (cached per state by the engine)
 
 
 # ---- states -------------------------------------------------------------------------------------
+
 
 def actions_of(task: Task, names, where: str) -> list[int]:
     """Action ids of the names in a claim; AcpError (saying where) for a name the task does not define."""
@@ -135,8 +134,11 @@ def count(task: Task, state: int, of: str) -> int:
 def atoms_of(task: Task, state: int, sign: str, obj: str | None = None) -> list[str]:
     """Names of the atoms that hold (sign 'true') or do not (sign 'false'), those naming `obj` only."""
     mask = state if sign == "true" else ((1 << len(task.atoms)) - 1) & ~state
-    return [task.atom_names[i] for i in sorted(bits(mask), key=task.atom_names.__getitem__)
-            if obj is None or obj in task.atoms[i][1]]
+    return [
+        task.atom_names[i]
+        for i in sorted(bits(mask), key=task.atom_names.__getitem__)
+        if obj is None or obj in task.atoms[i][1]
+    ]
 
 
 def is_defined(task: Task, name: str, what: str) -> bool:
@@ -152,7 +154,8 @@ def is_defined(task: Task, name: str, what: str) -> bool:
 
 # ---- claims -------------------------------------------------------------------------------------
 
-def _known(answer: bool, how: str = SIMULATED, detail: str = "") -> Verdict:
+
+def _known(answer: bool, how: str = Proof.SIMULATED, detail: str = "") -> Verdict:
     return Verdict(answer, how, detail=detail)
 
 
@@ -186,12 +189,12 @@ def _cheap_refutation(task: Task, state: int, goal: list[tuple[int, int]], budge
     false should not pay it."""
     engine = task.questions.engine
     if not any(p & engine.relax.reachable(state)[0] == p for p, _ in goal):
-        return Verdict(False, RELAXED)
+        return Verdict(False, Proof.RELAXED)
     share = Budget(None, cpu=H2_SECONDS, parent=budget if isinstance(budget, Budget) else None)
     try:
         pairs = engine.h2(state, share)
         if not any(pair_reachable(pairs, p) for p, _ in goal) or engine.refuted_by_literals(state, goal, share):
-            return Verdict(False, H2)
+            return Verdict(False, Proof.H2)
     except BudgetExceeded:
         return None
     return None
@@ -212,7 +215,7 @@ def _listed(truth, name: str, item: str) -> Verdict | None:
         return Verdict(landmarks, hit.how)
     if hit is not None:
         return Verdict(not landmarks, hit.how, hit.witness)
-    return Verdict(not landmarks, "avoided-by-a-plan" if landmarks else SHOWN)
+    return Verdict(not landmarks, Proof.AVOIDED if landmarks else Proof.SHOWN)
 
 
 def _reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
@@ -220,7 +223,7 @@ def _reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
     truth = truth_for(task, state)
     mask = sum(1 << i for i in set(ids))
     if mask & state == mask:
-        return Verdict(True, HOLDS, [])
+        return Verdict(True, Proof.HOLDS, [])
     listed = _listed(truth, "atoms", task.atom_names[ids[0]]) if len(ids) == 1 else None
     v = listed or _cheap_refutation(task, state, [(mask, 0)], budget)
     if v is not None:
@@ -235,7 +238,7 @@ def _action_reachable(task: Task, state: int, claim: dict, budget) -> Verdict:
     truth = truth_for(task, state)
     goal = [(op.pre, op.neg) for op in task.ops_of_action[a]]
     if not goal:
-        return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+        return Verdict(False, Proof.STATIC, detail="its static preconditions are false in this problem")
     v = _listed(truth, "actions", task.action_names[a]) or _cheap_refutation(task, state, goal, budget)
     return v if v is not None else truth.action_reach(a, budget)
 
@@ -244,7 +247,7 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
     """Is the claim true in `state` (an int state of `task`)? Proven either way, or answer None."""
     kind = claim.get("claim")
     if kind == "defined":
-        return _known(is_defined(task, claim["name"], claim.get("what", "atom")), STATIC)
+        return _known(is_defined(task, claim["name"], claim.get("what", "atom")), Proof.STATIC)
     s = state_of(task, state, claim)
     if kind in ("plan", "plan_status", "removable", "executable", "executable_at"):
         return _plan_claim(task, s, claim)
@@ -252,8 +255,11 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
         a = actions_of(task, [claim["action"]], "action")[0]
         return _known(task.op_for(a, s) is not None)
     if kind == "holds":
-        return _known(all(literal_holds(task, s, a, True) for a in claim.get("atoms", ())) and
-                      not any(literal_holds(task, s, a, False) for a in claim.get("negated", ())), HOLDS)
+        return _known(
+            all(literal_holds(task, s, a, True) for a in claim.get("atoms", ()))
+            and not any(literal_holds(task, s, a, False) for a in claim.get("negated", ())),
+            Proof.HOLDS,
+        )
     if kind == "count":
         return _known(count(task, s, claim["of"]) == int(claim["value"]))
     if kind == "reachable":
@@ -264,15 +270,16 @@ def decide(task: Task, state: int, claim: dict, budget=None) -> Verdict:
         truth = truth_for(task, s)
         atom = atom_ids(task, [claim["atom"]], "atom")[0]
         if (s | task.goal_atoms) >> atom & 1:
-            return Verdict(True, TRIVIAL, detail="it holds in the state or is part of the goal")
+            return Verdict(True, Proof.TRIVIAL, detail="it holds in the state or is part of the goal")
         v = _listed(truth, "landmarks", task.atom_names[atom]) or truth.landmark(atom, budget)
         if v.answer is None:
-            return Verdict(None, UNKNOWN, detail=v.detail)
+            return Verdict(None, Proof.UNKNOWN, detail=v.detail)
         return v
     raise AcpError(f"unknown claim {kind!r}", "claim", "see acptools.claims for the claims")
 
 
 # ---- queries ------------------------------------------------------------------------------------
+
 
 def first_failure(task: Task, state: int, plan) -> int | None:
     """The 1-based step of the first action that cannot be applied, or None when all apply."""

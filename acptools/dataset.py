@@ -40,11 +40,13 @@ FIELDS = ("id", "group", "context", "question", "answer", "PDDL_domain", "PDDL_p
 
 NAME = "acpbench-hard"
 BUNDLED = Path(__file__).parent / "data" / "acpbench_hard"
-HF_REPO = "ibm-research/acp_bench"              # configs acp_<task>_gen, splits validation and test
+HF_REPO = "ibm-research/acp_bench"  # configs acp_<task>_gen, splits validation and test
 HF_SPLIT = {"dev": "validation", "test": "test"}
 HF_INSTALL = "pip install 'acptools[hf]'"
-SOURCES_HELP = (f"named sources: {NAME}[:dev|test][:TASK] (bundled) or hf:{NAME}[:dev|test][:TASK] "
-                f"(Hugging Face); TASK is one of {' '.join(TASKS)}; or give files or folders")
+SOURCES_HELP = (
+    f"named sources: {NAME}[:dev|test][:TASK] (bundled) or hf:{NAME}[:dev|test][:TASK] "
+    f"(Hugging Face); TASK is one of {' '.join(TASKS)}; or give files or folders"
+)
 
 
 def task_of(record: dict) -> str:
@@ -57,8 +59,9 @@ def task_of(record: dict) -> str:
     kind = form_kind(group)  # a generated form (acptools.kinds): 'landmarks_bool' -> 'land_bool'
     if kind is not None:
         return kind
-    raise AcpError(f"record {record.get('id')!r} has unknown group {group!r}", "data",
-                   f"groups: {', '.join(GROUP_TO_TASK)}")
+    raise AcpError(
+        f"record {record.get('id')!r} has unknown group {group!r}", "data", f"groups: {', '.join(GROUP_TO_TASK)}"
+    )
 
 
 def domain_name(record: dict) -> str:
@@ -85,8 +88,8 @@ def record_key(record: dict) -> tuple[str, str]:
 
 # ----------------------------------------------------------------------------------------- samples
 
-def sample(items: list, n: int, *, seed: int = 0, per_domain: bool = False, task=task_of,
-           domain=domain_name) -> list:
+
+def sample(items: list, n: int, *, seed: int = 0, per_domain: bool = False, task=task_of, domain=domain_name) -> list:
     """A fair, seeded sample of `items` (records by default): `n` per task spread over the task's
     domains as evenly as they allow, or with `per_domain` `n` per task and domain. Within a domain
     the items are drawn at random (seeded); the tasks start at different domains of one seeded
@@ -125,6 +128,7 @@ def _round_robin(lists: list[list[int]], n: int) -> list[int]:
 
 # ------------------------------------------------------------------------------------------ files
 
+
 def _read_file(path: Path) -> list[dict]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as f:
@@ -147,9 +151,12 @@ def _read_file(path: Path) -> list[dict]:
 
 def _is_record_file(f: Path) -> bool:
     """A file of records in a folder: JSON or JSONL, gzip'd or not; the settings file a run writes beside its
-    output (`X.jsonl.run.json`, acptools.runfile) is not one."""
-    return (f.is_file() and f.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz"))
-            and not f.name.endswith(".run.json"))
+    output (`X.jsonl.run.json`, acptools.util.runfile) is not one."""
+    return (
+        f.is_file()
+        and f.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz"))
+        and not f.name.endswith(".run.json")
+    )
 
 
 def encode_jsonl_gz(records: list[dict]) -> bytes:
@@ -162,6 +169,7 @@ def encode_jsonl_gz(records: list[dict]) -> bytes:
 
 
 # ------------------------------------------------------------------------------------ named sources
+
 
 def _parse_name(source: str) -> tuple[bool, tuple[str, ...], tuple[str, ...]] | None:
     """`[hf:]acpbench-hard[:SPLIT][:TASK]` -> (hub?, splits, tasks); None if `source` is not of that form."""
@@ -196,8 +204,11 @@ def bundled_file(split: str, task: str) -> Path:
     (split,), (task,) = _check(split, task)
     path = BUNDLED / split / f"{task}.jsonl.gz"
     if not path.is_file():
-        raise AcpError(f"bundled ACPBench Hard file is missing: {path}", NAME,
-                       "reinstall acptools; the package ships it as package data")
+        raise AcpError(
+            f"bundled ACPBench Hard file is missing: {path}",
+            NAME,
+            "reinstall acptools; the package ships it as package data",
+        )
     return path
 
 
@@ -209,6 +220,7 @@ def acpbench_hard(split: str | None = None, task: str | None = None) -> list[dic
 
 
 # -------------------------------------------------------------------------------- Hugging Face Hub
+
 
 def hub_record(row: dict, task: str) -> dict:
     """One Hub row (a `datasets` dict) as our record: the seven fields in our order and types
@@ -231,16 +243,23 @@ def hub_record(row: dict, task: str) -> dict:
         answer = {k: ([] if v is None and k != "opt" else v) for k, v in answer.items()}
         if "opt" in answer and answer["opt"] is not None:
             answer["opt"] = str(answer["opt"])
-    rec = {"id": rid, "group": row.get("group") or TASK_TO_GROUP[task], "context": row["context"],
-           "question": row["question"], "answer": answer, "PDDL_domain": row["PDDL_domain"],
-           "PDDL_problem": row["PDDL_problem"]}
+    rec = {
+        "id": rid,
+        "group": row.get("group") or TASK_TO_GROUP[task],
+        "context": row["context"],
+        "question": row["question"],
+        "answer": answer,
+        "PDDL_domain": row["PDDL_domain"],
+        "PDDL_problem": row["PDDL_problem"],
+    }
     if task_of(rec) != task:
         raise AcpError(f"group {rec['group']!r} is not task {task}", where)
     return rec
 
 
-def load_hub(split: str | None = None, task: str | None = None, *, repo: str = HF_REPO,
-             revision: str | None = None) -> list[dict]:
+def load_hub(
+    split: str | None = None, task: str | None = None, *, repo: str = HF_REPO, revision: str | None = None
+) -> list[dict]:
     """ACPBench Hard from the Hugging Face Hub (configs `acp_<task>_gen`; our `dev` is the Hub's
     `validation`), as records shaped like the bundled copy. Needs the optional `datasets` package
     (`pip install 'acptools[hf]'`) and network, or a warm Hugging Face cache. Tests never need it."""
@@ -248,9 +267,11 @@ def load_hub(split: str | None = None, task: str | None = None, *, repo: str = H
     try:
         import datasets
     except ImportError:
-        raise AcpError("the Hugging Face loader needs the 'datasets' package, which is not installed",
-                       f"hf:{NAME}", f"{HF_INSTALL}; or use the bundled copy, which needs nothing: "
-                       f"{NAME}:test") from None
+        raise AcpError(
+            "the Hugging Face loader needs the 'datasets' package, which is not installed",
+            f"hf:{NAME}",
+            f"{HF_INSTALL}; or use the bundled copy, which needs nothing: {NAME}:test",
+        ) from None
     out = []
     for s in splits:
         for t in tasks:
@@ -258,15 +279,19 @@ def load_hub(split: str | None = None, task: str | None = None, *, repo: str = H
             try:
                 rows = datasets.load_dataset(repo, config, split=hub_split, revision=revision)
             except Exception as e:  # network, authentication, cache and Hub errors: say which download failed
-                raise AcpError(f"cannot load config {config}, split {hub_split} of {repo} from the Hugging Face "
-                               f"Hub: {type(e).__name__}: {e}", f"hf:{NAME}:{s}:{t}",
-                               f"check the network (or a warm cache with HF_HUB_OFFLINE=1); the bundled copy "
-                               f"needs no network: {NAME}:{s}:{t}") from None
+                raise AcpError(
+                    f"cannot load config {config}, split {hub_split} of {repo} from the Hugging Face "
+                    f"Hub: {type(e).__name__}: {e}",
+                    f"hf:{NAME}:{s}:{t}",
+                    f"check the network (or a warm cache with HF_HUB_OFFLINE=1); the bundled copy "
+                    f"needs no network: {NAME}:{s}:{t}",
+                ) from None
             out.extend(hub_record(dict(row), t) for row in rows)
     return out
 
 
 # ------------------------------------------------------------------------------------------ loader
+
 
 def load_records(*sources) -> list[dict]:
     """Records from named sources (`acpbench-hard:test`, `hf:acpbench-hard:dev:nexta`, see the module
@@ -287,8 +312,9 @@ def load_records(*sources) -> list[dict]:
         elif p.is_file():
             files = [p]
         elif isinstance(src, str) and re.match(r"[A-Za-z][\w.-]+:", src):
-            raise AcpError(f"unknown data source {src!r} (not a name we know, nor a file or folder)", "data",
-                           SOURCES_HELP)
+            raise AcpError(
+                f"unknown data source {src!r} (not a name we know, nor a file or folder)", "data", SOURCES_HELP
+            )
         else:
             raise AcpError(f"no such file or folder: {p}", "data", SOURCES_HELP)
         for f in files:

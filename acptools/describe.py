@@ -15,56 +15,72 @@ from .task import Task
 
 # the name and formula writers a reader of PDDL needs (question rendering, prompts), from the one place
 # that writes them; and the domain reader, for what needs a domain without a problem (a template to start from)
-__all__ = ["describe", "formula", "parse_domain", "render", "split_name", "TaskSummary", "ActionSchemaInfo", "Parameter", "PredicateInfo"]
+__all__ = [
+    "describe",
+    "formula",
+    "parse_domain",
+    "render",
+    "split_name",
+    "TaskSummary",
+    "ActionSchemaInfo",
+    "Parameter",
+    "PredicateInfo",
+]
 
 
 @dataclass
 class Parameter:
     """An action schema's parameter: its variable and type."""
-    name: str                          # the variable, e.g. '?c'
-    type: str                          # its type; '(either a b)' for a union type
+
+    name: str  # the variable, e.g. '?c'
+    type: str  # its type; '(either a b)' for a union type
 
 
 @dataclass
 class PredicateInfo:
     """A predicate with its parameters and PDDL signature."""
+
     name: str
     parameters: list[Parameter]
-    signature: str                     # '(at ?c - car ?l - location)'
+    signature: str  # '(at ?c - car ?l - location)'
 
 
 @dataclass
 class ActionSchemaInfo:
     """An action schema with its precondition and effect as PDDL text."""
+
     name: str
     parameters: list[Parameter]
-    signature: str                     # '(board ?car - car ?loc - location)'
-    precondition: str | None           # PDDL text; None for a construct the writer cannot show
+    signature: str  # '(board ?car - car ?loc - location)'
+    precondition: str | None  # PDDL text; None for a construct the writer cannot show
     effect: str | None
 
 
 @dataclass
 class TaskSummary:
     """What `describe` returns: objects by type, predicates, action schemas, init and goal."""
+
     task_id: str
     domain_name: str
     problem_name: str
     objects_by_type: dict[str, list[str]]
-    fluent_predicates: list[PredicateInfo]   # what states are made of
-    static_predicates: list[PredicateInfo]   # fixed by the problem
+    fluent_predicates: list[PredicateInfo]  # what states are made of
+    static_predicates: list[PredicateInfo]  # fixed by the problem
     action_schemas: list[ActionSchemaInfo]
-    num_ground_actions: int                  # type-correct ground actions (static facts ignored: an exact count)
-    num_possible_actions: int                # those whose static preconditions hold (what a server limits)
-    num_propositions: int                    # fluent ground atoms
-    init: list[str]                          # fluent atoms true initially
+    num_ground_actions: int  # type-correct ground actions (static facts ignored: an exact count)
+    num_possible_actions: int  # those whose static preconditions hold (what a server limits)
+    num_propositions: int  # fluent ground atoms
+    init: list[str]  # fluent atoms true initially
     static_facts: list[str]
-    goal: list[str]                          # atoms the goal mentions positively
-    goal_formula: str                        # the whole goal as PDDL text
+    goal: list[str]  # atoms the goal mentions positively
+    goal_formula: str  # the whole goal as PDDL text
 
 
 def _parameters(params) -> list[Parameter]:
-    return [Parameter(str(var), str(types[0]) if len(types) == 1 else f"(either {' '.join(types)})")
-            for var, types in params]
+    return [
+        Parameter(str(var), str(types[0]) if len(types) == 1 else f"(either {' '.join(types)})")
+        for var, types in params
+    ]
 
 
 def _signature(name: str, params) -> str:
@@ -83,8 +99,10 @@ def _text(write, part) -> str | None:
 def describe(task: Task) -> TaskSummary:
     """The summary of a loaded task (what the MCP server's load_task returns)."""
     domain = task.domain
-    predicates = [PredicateInfo(str(p.name), _parameters(p.params), _signature(p.name, p.params))
-                  for p in sorted(domain.predicates.values(), key=lambda p: p.name)]
+    predicates = [
+        PredicateInfo(str(p.name), _parameters(p.params), _signature(p.name, p.params))
+        for p in sorted(domain.predicates.values(), key=lambda p: p.name)
+    ]
     return TaskSummary(
         task_id=task.id,
         domain_name=str(domain.name),
@@ -92,9 +110,16 @@ def describe(task: Task) -> TaskSummary:
         objects_by_type={str(t): [str(o) for o in objs] for t, objs in sorted(task.types.by_type.items())},
         fluent_predicates=[p for p in predicates if p.name in task.fluents],
         static_predicates=[p for p in predicates if p.name not in task.fluents],
-        action_schemas=[ActionSchemaInfo(str(a.name), _parameters(a.params), _signature(a.name, a.params),
-                                         _text(formula, a.precondition), _text(effect, a.effect))
-                        for a in domain.actions.values()],
+        action_schemas=[
+            ActionSchemaInfo(
+                str(a.name),
+                _parameters(a.params),
+                _signature(a.name, a.params),
+                _text(formula, a.precondition),
+                _text(effect, a.effect),
+            )
+            for a in domain.actions.values()
+        ],
         num_ground_actions=task.num_actions,
         num_possible_actions=task.num_possible_actions,
         num_propositions=len(task.atoms),

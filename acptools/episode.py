@@ -21,6 +21,7 @@ from .truth import allowance, truth_for
 
 APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED = "applied", "inapplicable", "unparsed", "hallucinated"
 VERDICTS = (APPLIED, INAPPLICABLE, UNPARSED, HALLUCINATED)
+GOAL, DEAD_END = "goal", "dead_end"  # why an episode is over: the goal holds, or it is proven out of reach
 
 
 @dataclass
@@ -28,15 +29,15 @@ class Step:
     """One step of an episode. `optimal`/`regret` are None when not applied or not decided; with
     known False, `optimal` is what the proven bounds decide (None: they do not)."""
 
-    step: int                         # 1-based, counting every attempt
-    action: str                       # the canonical action, or the text as given when unreadable
-    verdict: str                      # applied / inapplicable / unparsed / hallucinated
-    reason: str = ""                  # why it was not applied ('' when it was)
+    step: int  # 1-based, counting every attempt
+    action: str  # the canonical action, or the text as given when unreadable
+    verdict: str  # applied / inapplicable / unparsed / hallucinated
+    reason: str = ""  # why it was not applied ('' when it was)
     optimal: bool | None = None
-    regret: int | None = None         # h*(after) + 1 - h*(before); None when unknown or unsolvable
+    regret: int | None = None  # h*(after) + 1 - h*(before); None when unknown or unsolvable
     h_star_before: int | None = None
     h_star_after: int | None = None
-    known: bool = True                # False: the budget ran out before optimality was decided
+    known: bool = True  # False: the budget ran out before optimality was decided
     positive_effects: list[str] = field(default_factory=list)
     negative_effects: list[str] = field(default_factory=list)
     # proven bounds (equal to the values when those are known; None upper: no plan known)
@@ -60,8 +61,14 @@ class Step:
         """The proven intervals of an applied step whose values are unknown (else {})."""
         if self.known or not self.applied:
             return {}
-        names = ("h_star_before_lower", "h_star_before_upper", "h_star_after_lower", "h_star_after_upper",
-                 "regret_lower", "regret_upper")
+        names = (
+            "h_star_before_lower",
+            "h_star_before_upper",
+            "h_star_after_lower",
+            "h_star_after_upper",
+            "regret_lower",
+            "regret_upper",
+        )
         return {n: getattr(self, n) for n in names}
 
 
@@ -71,18 +78,18 @@ class Summary:
 
     steps: int
     applied_steps: int
-    invalid: dict[str, int]           # attempts not applied, by verdict
+    invalid: dict[str, int]  # attempts not applied, by verdict
     optimal_steps: int
     unknown_steps: int
-    optimal_step_rate: float | None   # optimal / applied steps whose optimality is known
-    mean_regret: float | None         # over applied steps with a known regret
+    optimal_step_rate: float | None  # optimal / applied steps whose optimality is known
+    mean_regret: float | None  # over applied steps with a known regret
     plan: list[str]
     plan_length: int
     h_star_start: int | None
     h_star_known: bool
     solved: bool
-    excess_length: int | None         # plan_length - h*(start), once solved
-    length_ratio: float | None        # plan_length / h*(start), once solved (h*(start) > 0)
+    excess_length: int | None  # plan_length - h*(start), once solved
+    length_ratio: float | None  # plan_length / h*(start), once solved (h*(start) > 0)
 
     @property
     def invalid_steps(self) -> int:
@@ -97,7 +104,7 @@ class Summary:
 class Episode:
     """Start in `state` (None: the problem's init); `step(text)` applies and grades one action."""
 
-    def __init__(self, task: Task, state=None, budget: "float | Budget | None" = None):
+    def __init__(self, task: Task, state=None, budget: float | Budget | None = None):
         self.task = task
         self.start = task.questions.state(state)
         self.state = self.start
@@ -142,7 +149,13 @@ class Episode:
             return True
         return not truth_for(self.task, self.state).applicable()
 
-    def h_star(self, budget: "float | Budget | None" = None) -> tuple[int | None, bool]:
+    @property
+    def over(self) -> str | None:
+        """Why no further step can reach the goal (GOAL: it holds, DEAD_END: it is proven out of
+        reach), or None."""
+        return GOAL if self.solved else DEAD_END if self.dead_end else None
+
+    def h_star(self, budget: float | Budget | None = None) -> tuple[int | None, bool]:
         """(h* of the current state, known); computed once per state."""
         h = truth_for(self.task, self.state).h_star(budget)
         return (h.cost if h.known else None), h.known
@@ -158,11 +171,12 @@ class Episode:
         except UnknownNameError as e:
             return None, HALLUCINATED, str(e)
 
-    def step(self, text: str, budget: "float | Budget | None" = None) -> Step:
+    def step(self, text: str, budget: float | Budget | None = None) -> Step:
         """Read, apply and grade one action (text: a ground action, or a reply that holds one)."""
         if self.solved:
-            raise AcpError(f"the episode is finished: the goal holds after {len(self.plan)} actions", "step",
-                           "start a new episode")
+            raise AcpError(
+                f"the episode is finished: the goal holds after {len(self.plan)} actions", "step", "start a new episode"
+            )
         number = len(self.history) + 1
         action, verdict, reason = self.read(text)
         if action is None:
@@ -171,8 +185,9 @@ class Episode:
         truth = truth_for(self.task, self.state)
         if self.task.op_for(action, self.state) is None:
             why = ", ".join(self.task.unsatisfied(action, self.state).describe())
-            return self._record(Step(number, name, INAPPLICABLE, f"not applicable here; unsatisfied "
-                                     f"preconditions: {why}"))
+            return self._record(
+                Step(number, name, INAPPLICABLE, f"not applicable here; unsatisfied preconditions: {why}")
+            )
         before = self._h_star(self.state, budget)
         nxt = truth.successor(action)
         after = None
@@ -185,17 +200,23 @@ class Episode:
                 if not after.known:
                     self._exhausted_at = max(self._exhausted_at or 0.0, allowance(budget))
         effects = truth.effects(action)
-        step = Step(number, name, APPLIED, positive_effects=sorted(effects[0]), negative_effects=sorted(effects[1]),
-                    h_star_before=before.cost if before.known else None)
+        step = Step(
+            number,
+            name,
+            APPLIED,
+            positive_effects=sorted(effects[0]),
+            negative_effects=sorted(effects[1]),
+            h_star_before=before.cost if before.known else None,
+        )
         if not before.known and truth_for(self.task, nxt).h_known:
             after = truth_for(self.task, nxt).h_star(budget)
         _bounds(step, before, after)
         if not before.known or (after is not None and not after.known):
             step.known = False  # the values are open; `optimal` may still be decided by the bounds
         elif before.cost is None:
-            step.optimal = False                       # the goal was already out of reach
+            step.optimal = False  # the goal was already out of reach
         elif after.cost is None:
-            step.optimal = False                       # a dead end from a solvable state
+            step.optimal = False  # a dead end from a solvable state
             step.h_star_after = None
         else:
             step.h_star_after, step.regret = after.cost, after.cost + 1 - before.cost
@@ -206,6 +227,20 @@ class Episode:
 
     def _record(self, step: Step) -> Step:
         self.history.append(step)
+        return step
+
+    def undo(self) -> Step:
+        """Take back the last attempt: the state, the plan and the history as they were before it (for
+        a caller that cannot deliver the step's result). Returns the step taken back."""
+        if not self.history:
+            raise AcpError("the episode has no step to take back", "undo")
+        step = self.history.pop()
+        if step.applied:
+            self.plan.pop()
+            state = self.start
+            for action in self.plan:
+                state = self.task.apply_op(self.task.op_for(action, state), state)
+            self.state = state
         return step
 
     def summary(self) -> Summary:
@@ -221,13 +256,21 @@ class Episode:
         n, h0 = len(self.plan), self.h_star_start
         solved = self.solved
         return Summary(
-            steps=len(self.history), applied_steps=len(applied), invalid=invalid,
-            optimal_steps=sum(1 for s in decided if s.optimal), unknown_steps=len(applied) - len(decided),
+            steps=len(self.history),
+            applied_steps=len(applied),
+            invalid=invalid,
+            optimal_steps=sum(1 for s in decided if s.optimal),
+            unknown_steps=len(applied) - len(decided),
             optimal_step_rate=sum(1 for s in decided if s.optimal) / len(decided) if decided else None,
             mean_regret=sum(regrets) / len(regrets) if regrets else None,
-            plan=self.task.action_list(self.plan), plan_length=n, h_star_start=h0, h_star_known=self.h_star_known,
-            solved=solved, excess_length=n - h0 if solved and h0 is not None else None,
-            length_ratio=n / h0 if solved and h0 else None)
+            plan=self.task.action_list(self.plan),
+            plan_length=n,
+            h_star_start=h0,
+            h_star_known=self.h_star_known,
+            solved=solved,
+            excess_length=n - h0 if solved and h0 is not None else None,
+            length_ratio=n / h0 if solved and h0 else None,
+        )
 
 
 def _bounds(step: Step, before: HStar, after: HStar | None) -> None:

@@ -40,8 +40,11 @@ def lm_eval_task(task: str, pddl: bool = False) -> str:
     except ValueError as e:
         raise AcpError(str(e), "task") from None
     if kind not in TASKS:
-        raise AcpError(f"unknown task {task!r} for lm-eval: its ACPBench Hard tasks are {', '.join(TASKS)}", "task",
-                       "generated forms have no lm-eval prompt; use the record's own question")
+        raise AcpError(
+            f"unknown task {task!r} for lm-eval: its ACPBench Hard tasks are {', '.join(TASKS)}",
+            "task",
+            "generated forms have no lm-eval prompt; use the record's own question",
+        )
     return f"acp_{kind}_gen" + ("_with_pddl" if pddl else "")
 
 
@@ -54,6 +57,7 @@ def _render(template: str, doc: dict, where: str) -> str:
         if m.group(1) not in doc:
             raise AcpError(f"the record has no {m.group(1)!r} field, which the prompt needs", where)
         return str(doc[m.group(1)])
+
     return _FIELD.sub(field, template)
 
 
@@ -62,8 +66,10 @@ def _turns(record: dict, task: str | None, pddl: bool) -> tuple[dict, list[tuple
     kind = task or task_of(record)
     cfg = _config(kind, pddl)
     where = f"record {record.get('group', kind)}/{record.get('id', '?')}"
-    shots = [(_render(cfg["doc_to_text"], s, "few-shot example"), _render(cfg["doc_to_target"], s, "few-shot example"))
-             for s in cfg["fewshot"]]
+    shots = [
+        (_render(cfg["doc_to_text"], s, "few-shot example"), _render(cfg["doc_to_target"], s, "few-shot example"))
+        for s in cfg["fewshot"]
+    ]
     return cfg, shots, _render(cfg["doc_to_text"], record, where)
 
 

@@ -37,30 +37,39 @@ import json
 import warnings
 from collections import Counter
 
-from . import store
 from .answers import parse_answer, vocabulary
 from .budget import Budget
 from .dataset import FIELDS, hub_record, task_of
 from .errors import AcpError
-from .lru import CacheMiss, LRUCache
 from .kinds import GRADER, implementation
+from .proofs import store
 from .scoring.api import grade
 from .scoring.items import Outcome
 from .scoring.question import Question, question_of_record
 from .task import task_key
 from .truth import task_for
+from .util.lru import CacheMiss, LRUCache
 
-__all__ = ["AcpReward", "acp_reward", "partial_reward", "compute_score", "compute_score_batch", "reward_value",
-           "completion_text", "CREDITS"]
+__all__ = [
+    "AcpReward",
+    "acp_reward",
+    "partial_reward",
+    "compute_score",
+    "compute_score_batch",
+    "reward_value",
+    "completion_text",
+    "CREDITS",
+]
 
 CREDITS = ("exact", "partial")
-OUTCOMES = 65536   # decided outcomes remembered per reward function
+OUTCOMES = 65536  # decided outcomes remembered per reward function
 RECORD_FIELDS = ("group", "PDDL_domain", "PDDL_problem")
 STATE_FIELDS = ("task", "domain", "problem")
 _QUESTIONS: LRUCache = LRUCache(2048, remember_evicted=0, kind="question")
 
 
 # ---- what to grade against -----------------------------------------------------------------------
+
 
 def _plain(value):
     """Columns that went through Arrow/pandas (numpy arrays, numpy scalars) as plain Python values."""
@@ -85,8 +94,13 @@ def _record_question(record, where: str) -> Question:
         key = ("json", record)
         load = lambda: json.loads(record)  # noqa: E731 - Python's json keeps 64-bit ids exact
     elif isinstance(record, dict):
-        key = ("record", str(record.get("group")), str(record.get("id")), str(record.get("question")),
-               task_key(str(record.get("PDDL_domain")), str(record.get("PDDL_problem"))))
+        key = (
+            "record",
+            str(record.get("group")),
+            str(record.get("id")),
+            str(record.get("question")),
+            task_key(str(record.get("PDDL_domain")), str(record.get("PDDL_problem"))),
+        )
         load = lambda: _as_record(_plain(record))  # noqa: E731
     else:
         raise AcpError(f"a record must be a dict or a JSON string, got {type(record).__name__}", where)
@@ -97,17 +111,26 @@ def _record_question(record, where: str) -> Question:
         except json.JSONDecodeError as e:
             raise AcpError(f"the record is not valid JSON ({e.msg})", where) from None
         return question_of_record(rec)
+
     return _QUESTIONS.get_or_make(key, make)
 
 
 def _state_question(cols: dict, where: str) -> Question:
     state, plan, action, effects = (_plain(cols.get(k)) for k in ("state", "plan", "action", "effects"))
-    key = ("state", str(cols["task"]), task_key(cols["domain"], cols["problem"]), json.dumps(state),
-           json.dumps(plan), str(action), json.dumps(effects, sort_keys=True))
+    key = (
+        "state",
+        str(cols["task"]),
+        task_key(cols["domain"], cols["problem"]),
+        json.dumps(state),
+        json.dumps(plan),
+        str(action),
+        json.dumps(effects, sort_keys=True),
+    )
 
     def make() -> Question:
         task = task_for(cols["domain"], cols["problem"])
         return Question.build(cols["task"], task, state, action=action, plan=plan, effects=effects)
+
     try:
         return _QUESTIONS.get_or_make(key, make)
     except AcpError as e:
@@ -122,12 +145,16 @@ def question_for(cols: dict, where: str = "reward") -> Question:
         return _record_question({k: v for k, v in cols.items() if k not in ("prompt", "completion")}, where)
     if all(cols.get(k) is not None for k in STATE_FIELDS):
         return _state_question(cols, where)
-    raise AcpError("nothing to grade against: no 'record' column, no record fields (group, PDDL_domain, "
-                   "PDDL_problem) and no task/domain/problem columns", where,
-                   "add a 'record' column holding the ACPBench Hard record (or its JSON)")
+    raise AcpError(
+        "nothing to grade against: no 'record' column, no record fields (group, PDDL_domain, "
+        "PDDL_problem) and no task/domain/problem columns",
+        where,
+        "add a 'record' column holding the ACPBench Hard record (or its JSON)",
+    )
 
 
 # ---- rewards -------------------------------------------------------------------------------------
+
 
 def completion_text(completion) -> str:
     """The text of a completion: a string, or chat messages (the last assistant turn's content)."""
@@ -165,13 +192,20 @@ class AcpReward:
     credit: 'exact' (0/1) or 'partial'. unknown: the reward of a completion whose verdict could not
     be proven within `budget` CPU seconds (None: no reward, for trainers that accept it).
     semantics: 'exact' (from the PDDL) or 'reference' (the published lm-eval scorer's rules).
-    cache: a proof store file (acptools.store; 'default': the user's cache directory) that keeps the
+    cache: a proof store file (acptools.proofs.store; 'default': the user's cache directory) that keeps the
     proven truths for later runs and for the other reward workers sharing the file; None (the
     default) leaves the process's store as it is (off unless something opened one).
     `stats` counts graded, correct and unknown completions over the function's life."""
 
-    def __init__(self, credit: str = "exact", unknown: float | None = None, budget: float = 30.0,
-                 semantics: str = "exact", name: str | None = None, cache: str | None = None):
+    def __init__(
+        self,
+        credit: str = "exact",
+        unknown: float | None = None,
+        budget: float = 30.0,
+        semantics: str = "exact",
+        name: str | None = None,
+        cache: str | None = None,
+    ):
         if credit not in CREDITS:
             raise AcpError(f"unknown credit {credit!r}", "AcpReward", "use 'exact' or 'partial'")
         if semantics not in ("exact", "reference"):
@@ -188,7 +222,7 @@ class AcpReward:
             raise AcpError("no completions", self.__name__, "call it as reward(prompts=..., completions=..., ...)")
         n = len(completions)
         cols = {k: v for k, v in columns.items() if isinstance(v, (list, tuple)) and len(v) == n}
-        graded: dict[tuple, tuple[Outcome, str]] = {}   # (question, text) -> outcome: duplicates once
+        graded: dict[tuple, tuple[Outcome, str]] = {}  # (question, text) -> outcome: duplicates once
         out, unknown = [], 0
         for i, completion in enumerate(completions):
             q = question_for({k: v[i] for k, v in cols.items()}, f"{self.__name__}: completion {i}")
@@ -215,7 +249,7 @@ class AcpReward:
         if self.semantics != "exact":
             return grade(q, text, self.semantics, budget)[0]
         parsed = parse_answer(q.kind, text, known=vocabulary(q.task))
-        key = (q, parsed)   # q itself (identity): the key keeps it alive, so it is never confused
+        key = (q, parsed)  # q itself (identity): the key keeps it alive, so it is never confused
         try:
             return self._outcomes.get(key)
         except CacheMiss:
@@ -232,8 +266,12 @@ class AcpReward:
         self.stats["unknown"] += unknown
         if unknown and self.unknown is not None:
             self.stats["unknown_as_number"] += unknown
-            warnings.warn(f"{self.__name__}: {unknown} completion(s) could not be graded within {self.budget} CPU "
-                          f"seconds (unknown) and were rewarded {self.unknown}", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"{self.__name__}: {unknown} completion(s) could not be graded within {self.budget} CPU "
+                f"seconds (unknown) and were rewarded {self.unknown}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
 
 acp_reward = AcpReward(name="acp_reward")
@@ -267,14 +305,27 @@ def _verl_columns(ground_truth, extra_info) -> dict:
                 return value
             if all(k in value for k in RECORD_FIELDS):
                 return {"record": value}
-    raise AcpError("ground_truth is neither an ACPBench Hard record (or its JSON) nor task/domain/problem "
-                   "columns, and extra_info holds none either", "compute_score",
-                   "put json.dumps(record) in reward_model.ground_truth")
+    raise AcpError(
+        "ground_truth is neither an ACPBench Hard record (or its JSON) nor task/domain/problem "
+        "columns, and extra_info holds none either",
+        "compute_score",
+        "put json.dumps(record) in reward_model.ground_truth",
+    )
 
 
-def compute_score(data_source=None, solution_str="", ground_truth=None, extra_info=None, *, credit: str = "exact",
-                  unknown: float = 0.0, budget: float = 30.0, semantics: str = "exact", cache: str | None = None,
-                  **kwargs) -> dict:
+def compute_score(
+    data_source=None,
+    solution_str="",
+    ground_truth=None,
+    extra_info=None,
+    *,
+    credit: str = "exact",
+    unknown: float = 0.0,
+    budget: float = 30.0,
+    semantics: str = "exact",
+    cache: str | None = None,
+    **kwargs,
+) -> dict:
     """verl's reward function: {"score": reward, "correct": 1.0 or 0.0, "unknown": 1.0 or 0.0}.
     verl needs a number, so an unknown verdict scores `unknown` (0.0) and is counted (see module doc).
     Extra keyword arguments (verl's custom_reward_function.reward_kwargs) set credit, unknown, budget
@@ -287,12 +338,17 @@ def compute_score(data_source=None, solution_str="", ground_truth=None, extra_in
     reward.stats["graded"] += 1
     reward.stats["correct"] += outcome.score == 1
     reward._count_unknown(1 if value is None else 0)
-    return {"score": unknown if value is None else value, "correct": float(outcome.score == 1),
-            "unknown": float(value is None)}
+    return {
+        "score": unknown if value is None else value,
+        "correct": float(outcome.score == 1),
+        "unknown": float(value is None),
+    }
 
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs) -> list[dict]:
     """verl's batched reward manager convention: lists in, one result per item out."""
     extra_infos = extra_infos if extra_infos is not None else [None] * len(solution_strs)
-    return [compute_score(d, s, g, e, **kwargs)
-            for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)]
+    return [
+        compute_score(d, s, g, e, **kwargs)
+        for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)
+    ]

@@ -1,42 +1,125 @@
 """The public task: a grounded task plus the questions you can ask about it.
 
-`Task` sits above the question layer (which works on `GroundedTask`), so asking
-`task.questions` needs no import that points back down.
+`Task` holds a `GroundedTask` (acptools.ground) and shows its public face by name (`FACE`: identity
+and model, names, parsing, semantics); the engines and the question layer take the grounded task
+itself. `load_task` grounds through acptools.ground.pipeline, one named and timed step at a time.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 
 from .errors import AcpError
 from .ground.grounded import GroundedTask, task_key
 from .ground.grounding import MAX_GROUND_OPERATORS
+from .ground.pipeline import ground_task
 from .questions import Questions
 
-__all__ = ["Task", "load_task", "task_key"]
+__all__ = ["FACE", "Task", "load_task", "task_key"]
+
+# what a Task shows of its grounded task, read through by name (the rest is the engine's: `task.grounded`)
+FACE = {
+    "identity and model": (
+        "key",
+        "id",
+        "domain_text",
+        "problem_text",
+        "domain",
+        "problem",
+        "types",
+        "fluents",
+        "static_true",
+        "footprint",
+        "axioms",
+        "derived",
+    ),
+    "names": (
+        "atoms",
+        "atom_names",
+        "atom_name_index",
+        "atom_index",
+        "action_names",
+        "action_index",
+        "names",
+        "action_list",
+        "num_actions",
+        "num_possible_actions",
+        "possible_actions",
+        "possible_set",
+        "possible_action_ids",
+        "all_ground_actions",
+        "written_domain_text",
+        "problem_for",
+    ),
+    "parsing": ("parse_action", "parse_atom", "parse_state", "parse_plan", "action_id"),
+    "semantics": (
+        "init",
+        "goal",
+        "goal_atoms",
+        "operators",
+        "ops_of_action",
+        "is_goal",
+        "applicable",
+        "applicable_ops",
+        "op_for",
+        "apply_op",
+        "run",
+        "is_plan",
+        "unsatisfied",
+        "false_static_facts",
+        "close",
+    ),
+}
 
 
-class Task(GroundedTask):
-    """A PDDL task parsed and grounded once; `task.questions` answers the eight ACP questions."""
+class Task:
+    """A PDDL task parsed and grounded once; `task.questions` answers the eight ACP questions.
 
-    # names back to the unified-planning Problem the task was loaded from (acptools.up.UPNames), else None
-    up = None
+    The names in `FACE` read through to `grounded`, the GroundedTask it holds."""
+
+    def __init__(self, grounded: GroundedTask, up=None):
+        self.grounded = grounded
+        # names back to the unified-planning Problem the task was loaded from (acptools.up.UPNames), else None
+        self.up = up
 
     @cached_property
     def questions(self) -> Questions:
         """The questions about this task (their engines and caches are built on first use)."""
-        return Questions(self)
+        return Questions(self.grounded)
 
     @property
     def approx_bytes(self) -> int:
         """Rough memory held by this task, its engines and their caches (what a cache of tasks budgets)."""
         questions = self.__dict__.get("questions")
-        return GroundedTask.approx_bytes.fget(self) + (0 if questions is None else questions.approx_bytes)
+        return self.grounded.approx_bytes + (0 if questions is None else questions.approx_bytes)
+
+    def __repr__(self) -> str:
+        return f"<Task {self.grounded.domain.name}/{self.grounded.problem.name} {self.grounded.id}>"
 
 
-def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, budget=None, *,
-              ground_all: bool = False, max_bytes: int | None = None, max_actions: int | None = None) -> Task:
+def _read_through(name: str) -> property:
+    """A property reading `name` of the task's grounded task (a method comes back bound to it)."""
+    member = GroundedTask.__dict__.get(name)
+    doc = member.__doc__ if callable(member) or isinstance(member, (property, cached_property)) else None
+    return property(lambda self: getattr(self.grounded, name), doc=doc or f"The grounded task's `{name}`.")
+
+
+for _name in chain(*FACE.values()):
+    setattr(Task, _name, _read_through(_name))
+
+
+def load_task(
+    domain,
+    problem=None,
+    max_operators: int = MAX_GROUND_OPERATORS,
+    budget=None,
+    *,
+    ground_all: bool = False,
+    max_bytes: int | None = None,
+    max_actions: int | None = None,
+) -> Task:
     """Parse and ground a task once; ask it questions through `.questions`.
 
     `domain` and `problem` are PDDL text, or `pathlib.Path`s of files. A plain string is always
@@ -59,25 +142,34 @@ def load_task(domain, problem=None, max_operators: int = MAX_GROUND_OPERATORS, b
     """
     if problem is None:
         if not _is_unified_planning_problem(domain):
-            raise AcpError("load_task needs a domain and a problem (PDDL text or pathlib.Path), or one "
-                           f"unified-planning Problem; got only a {type(domain).__name__}", "problem",
-                           "pass load_task(domain_text, problem_text)")
+            raise AcpError(
+                "load_task needs a domain and a problem (PDDL text or pathlib.Path), or one "
+                f"unified-planning Problem; got only a {type(domain).__name__}",
+                "problem",
+                "pass load_task(domain_text, problem_text)",
+            )
         from .ground.unified import convert
+
         domain, problem, names = convert(domain)
-        task = load_task(domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes,
-                         max_actions=max_actions)
+        task = load_task(
+            domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes, max_actions=max_actions
+        )
         task.up = names
         return task
     if isinstance(domain, Path):
         domain = domain.read_text()
     if isinstance(problem, Path):
         problem = problem.read_text()
-    return Task(domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes,
-                max_actions=max_actions)
+    return Task(
+        ground_task(
+            domain, problem, max_operators, budget, ground_all=ground_all, max_bytes=max_bytes, max_actions=max_actions
+        )
+    )
 
 
 def _is_unified_planning_problem(value) -> bool:
     """Whether `value` is a unified-planning Problem, told without importing unified_planning (an
     optional dependency that takes about a second to import)."""
-    return any(cls.__module__.startswith("unified_planning.") and cls.__name__ == "Problem"
-               for cls in type(value).__mro__)
+    return any(
+        cls.__module__.startswith("unified_planning.") and cls.__name__ == "Problem" for cls in type(value).__mro__
+    )

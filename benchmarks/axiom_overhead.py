@@ -65,8 +65,9 @@ print(json.dumps(out))
 
 def measure(tree: Path, which: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    res = subprocess.run([sys.executable, "-c", WORKLOAD, which, str(ROOT)], env=env, capture_output=True, text=True,
-                         check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", WORKLOAD, which, str(ROOT)], env=env, capture_output=True, text=True, check=True
+    )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 

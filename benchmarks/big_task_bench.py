@@ -29,8 +29,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.big_tasks import (CARS, LOCATIONS, LOW_DIGITS, acpbench_records, big_ferry, low_digit_env,  # noqa: E402
-                                     near_goal, write_big_files)
+from tests.support.big_tasks import (
+    CARS,
+    LOCATIONS,
+    LOW_DIGITS,
+    acpbench_records,
+    big_ferry,
+    low_digit_env,  # noqa: E402
+    near_goal,
+    write_big_files,
+)
 from tests.support.server_procs import StdioServer, peak_rss_mb  # noqa: E402
 
 
@@ -49,26 +57,30 @@ def library(budget: float, atoms: list[str], rest: list[str]) -> list:
     """The questions in this process (run as its own child, given the near-goal state, so that its peak
     memory is the library's alone)."""
     from acptools import load_task
+
     sys.set_int_max_str_digits(LOW_DIGITS)
     rows: list = []
     domain, problem, _ = big_ferry()
     task = timed(rows, "load_task", lambda: load_task(domain, problem))
     q = task.questions
     target = rest[0].split()[2].rstrip(")")
-    asks = [("applicable", lambda: q.applicable(atoms)), ("progress", lambda: q.progress(rest[0], atoms)),
-            ("validate", lambda: q.validate(list(big_ferry()[2]))),
-            ("simplify", lambda: q.simplify(rest + rest[2:], atoms, budget=budget)),
-            ("is_reachable", lambda: q.is_reachable("(at-ferry l5)", budget=budget)),
-            ("unreachable_atoms", lambda: q.unreachable_atoms(budget=budget)),
-            ("is_action_reachable", lambda: q.is_action_reachable(f"(debark c0 {target})", atoms, budget=budget)),
-            ("unreachable_actions", lambda: q.unreachable_actions(budget=budget)),
-            ("is_landmark", lambda: q.is_landmark(f"(at-ferry {target})", atoms, budget=budget)),
-            ("landmarks", lambda: q.landmarks(budget=budget)),
-            ("optimal_next (init)", lambda: q.optimal_next(budget=budget)),
-            ("optimal_next (near goal)", lambda: q.optimal_next(atoms, budget=budget)),
-            ("optimal_next table", lambda: q.optimal_next(atoms, budget=budget, table=True)),
-            ("h_star (near goal)", lambda: q.h_star(atoms, budget=budget)),
-            ("plan greedy (near goal)", lambda: q.plan(atoms, optimal=False, budget=budget))]
+    asks = [
+        ("applicable", lambda: q.applicable(atoms)),
+        ("progress", lambda: q.progress(rest[0], atoms)),
+        ("validate", lambda: q.validate(list(big_ferry()[2]))),
+        ("simplify", lambda: q.simplify(rest + rest[2:], atoms, budget=budget)),
+        ("is_reachable", lambda: q.is_reachable("(at-ferry l5)", budget=budget)),
+        ("unreachable_atoms", lambda: q.unreachable_atoms(budget=budget)),
+        ("is_action_reachable", lambda: q.is_action_reachable(f"(debark c0 {target})", atoms, budget=budget)),
+        ("unreachable_actions", lambda: q.unreachable_actions(budget=budget)),
+        ("is_landmark", lambda: q.is_landmark(f"(at-ferry {target})", atoms, budget=budget)),
+        ("landmarks", lambda: q.landmarks(budget=budget)),
+        ("optimal_next (init)", lambda: q.optimal_next(budget=budget)),
+        ("optimal_next (near goal)", lambda: q.optimal_next(atoms, budget=budget)),
+        ("optimal_next table", lambda: q.optimal_next(atoms, budget=budget, table=True)),
+        ("h_star (near goal)", lambda: q.h_star(atoms, budget=budget)),
+        ("plan greedy (near goal)", lambda: q.plan(atoms, optimal=False, budget=budget)),
+    ]
     for name, ask in asks:
         timed(rows, name, ask)
     return rows
@@ -79,14 +91,18 @@ def server(budget: float) -> tuple[list, float]:
     domain, problem, plan = big_ferry()
     atoms, rest = near_goal()
     target = rest[0].split()[2].rstrip(")")
-    with tempfile.TemporaryDirectory() as tmp, \
-            StdioServer(Path(tmp), PYTHONINTMAXSTRDIGITS=str(LOW_DIGITS), ACPTOOLS_CACHE="off") as s:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        StdioServer(Path(tmp), PYTHONINTMAXSTRDIGITS=str(LOW_DIGITS), ACPTOOLS_CACHE="off") as s,
+    ):
+
         def call(name, tool, **args):
             def ask():
                 result = s.call(tool, timeout=900, **args)
                 if result.get("isError"):
                     raise RuntimeError(result["content"][0]["text"])
                 return result["structuredContent"]
+
             return timed(rows, name, ask)
 
         tid = call("load_task", "load_task", domain=domain, problem=problem)["task_id"]
@@ -123,24 +139,77 @@ def cli(budget: float) -> list:
         agent = tmp / "agent.py"
         agent.write_text("def answer(q):\n    return 'None'\n")
         b = ["--budget", str(budget)]
-        gen = ["generate", "--domain", files["domain"], "--problem", files["problem"], "-n", "1", "--walk", "1:3",
-               "--quiet", *b]
-        commands = [("score --gold", ["score", "--data", files["records"], "--gold", "--out", tmp / "items.jsonl",
-                                      "--quiet", *b]),
-                    ("eval (python: policy)", ["eval", "--data", files["records"], "--policy", f"python:{agent}:answer",
-                                               "--out", tmp / "eval.jsonl", "--quiet", *b]),
-                    ("rollout (random, 2 steps)", ["rollout", "--tasks", files["folder"], "--policy", "random",
-                                                   "--max-steps", "2", "--out", tmp / "traces.jsonl", "--quiet", *b]),
-                    ("cache verify", ["cache", "verify", "--cache", tmp / "proofs.sqlite", *b]),
-                    ("report", ["report", "--html", tmp / "r.html", tmp / "items.jsonl", tmp / "traces.jsonl"])]
-        commands += [(f"generate {form} (app, prog)", [*gen, "--form", form, "--tasks", "app,prog", "--out",
-                                                       tmp / f"{form}.jsonl"]) for form in ("hard", "bool", "mcq")]
-        commands += [("generate arb (state, exec)", [*gen, "--form", "arb", "--tasks", "state,exec", "--out",
-                                                     tmp / "arb.jsonl"])]
+        gen = [
+            "generate",
+            "--domain",
+            files["domain"],
+            "--problem",
+            files["problem"],
+            "-n",
+            "1",
+            "--walk",
+            "1:3",
+            "--quiet",
+            *b,
+        ]
+        commands = [
+            (
+                "score --gold",
+                ["score", "--data", files["records"], "--gold", "--out", tmp / "items.jsonl", "--quiet", *b],
+            ),
+            (
+                "eval (python: policy)",
+                [
+                    "eval",
+                    "--data",
+                    files["records"],
+                    "--policy",
+                    f"python:{agent}:answer",
+                    "--out",
+                    tmp / "eval.jsonl",
+                    "--quiet",
+                    *b,
+                ],
+            ),
+            (
+                "rollout (random, 2 steps)",
+                [
+                    "rollout",
+                    "--tasks",
+                    files["folder"],
+                    "--policy",
+                    "random",
+                    "--max-steps",
+                    "2",
+                    "--out",
+                    tmp / "traces.jsonl",
+                    "--quiet",
+                    *b,
+                ],
+            ),
+            ("cache verify", ["cache", "verify", "--cache", tmp / "proofs.sqlite", *b]),
+            ("report", ["report", "--html", tmp / "r.html", tmp / "items.jsonl", tmp / "traces.jsonl"]),
+        ]
+        commands += [
+            (
+                f"generate {form} (app, prog)",
+                [*gen, "--form", form, "--tasks", "app,prog", "--out", tmp / f"{form}.jsonl"],
+            )
+            for form in ("hard", "bool", "mcq")
+        ]
+        commands += [
+            ("generate arb (state, exec)", [*gen, "--form", "arb", "--tasks", "state,exec", "--out", tmp / "arb.jsonl"])
+        ]
         for name, args in commands:
             t0 = time.perf_counter()
-            proc = subprocess.run([*TIME, sys.executable, "-m", "acptools.cli", *map(str, args)], env=env, cwd=ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.run(
+                [*TIME, sys.executable, "-m", "acptools.cli", *map(str, args)],
+                env=env,
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             code = proc.returncode if "Traceback" not in proc.stderr else "traceback"
             peak = int(proc.stderr.split()[-1]) / 1024 if TIME else float("nan")
             rows.append((name, time.perf_counter() - t0, code, peak))
@@ -169,11 +238,18 @@ def main() -> None:
         print(json.dumps({"rows": rows, "peak": vm_hwm_mb()}))
         return
     acpbench_records()  # pyperplan's grounding of the task, once, before anything is timed
-    print(f"task: ferry, {CARS} cars and {LOCATIONS} locations (21,091 ground atoms, 58,370 ground actions); "
-          f"budget {args.budget} s per question; int-to-text limit {LOW_DIGITS} digits in every process\n")
+    print(
+        f"task: ferry, {CARS} cars and {LOCATIONS} locations (21,091 ground atoms, 58,370 ground actions); "
+        f"budget {args.budget} s per question; int-to-text limit {LOW_DIGITS} digits in every process\n"
+    )
     if args.only in (None, "library"):
-        proc = subprocess.run([sys.executable, __file__, "--child-library", "--budget", str(args.budget)],
-                              input=json.dumps(near_goal()), capture_output=True, text=True, env=low_digit_env())
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child-library", "--budget", str(args.budget)],
+            input=json.dumps(near_goal()),
+            capture_output=True,
+            text=True,
+            env=low_digit_env(),
+        )
         out = json.loads(proc.stdout.splitlines()[-1])
         _table("library (one process)", out["rows"], out["peak"])
     if args.only in (None, "server"):

@@ -93,10 +93,18 @@ def cases(main: StdioServer, loader: StdioServer, budget: float) -> list[tuple[s
         ("unreachable_actions, ferry 300x30", main, "unreachable_actions", {"task_id": big_id, **b}),
         ("is_reachable, ferry 300x30 goal atom", main, "is_reachable", {"task_id": big_id, "atom": far_atom, **b}),
         ("simplify_plan, 10 000 actions", main, "simplify_plan", {"task_id": long_id, "plan": long_plan, **b}),
-        ("simplify_plan with_plans, 10 000 actions", main, "simplify_plan",
-         {"task_id": long_id, "plan": long_plan, "with_plans": True, **b}),
-        ("load_task 574 KB, --load-budget", loader, "load_task",
-         {"domain": FERRY_DOMAIN, "problem": ferry(10, 180)[0]}),
+        (
+            "simplify_plan with_plans, 10 000 actions",
+            main,
+            "simplify_plan",
+            {"task_id": long_id, "plan": long_plan, "with_plans": True, **b},
+        ),
+        (
+            "load_task 574 KB, --load-budget",
+            loader,
+            "load_task",
+            {"domain": FERRY_DOMAIN, "problem": ferry(10, 180)[0]},
+        ),
     ]
 
 
@@ -109,8 +117,10 @@ def main() -> int:
     bound = 2 * args.budget + 2
     for name in ("main", "loader"):
         (tmp / name).mkdir()
-    with StdioServer(tmp / "main") as main_server, \
-            StdioServer(tmp / "loader", "--load-budget", f"{args.budget:g}") as loader:
+    with (
+        StdioServer(tmp / "main") as main_server,
+        StdioServer(tmp / "loader", "--load-budget", f"{args.budget:g}") as loader,
+    ):
         todo = cases(main_server, loader, args.budget)
         before = os.getloadavg()[0]
         loops = busy_loops(args.loops * (os.cpu_count() or 1))
@@ -122,19 +132,27 @@ def main() -> int:
             stop(loops)
     cores = os.cpu_count() or 1
     effort = (args.budget + 2) * cores / (len(loops) + 1)
-    print(f"{len(loops)} busy loops on {cores} cores; load average {before:.1f} before them (other work), "
-          f"{load:.1f} at the end; budget {args.budget:g} s, bound 2x budget + 2 s = {bound:g} s")
-    print(f"CPU after the budget: the server's own CPU once the budget ran out; with only the loops running "
-          f"the server gets {cores}/{len(loops) + 1} of a core, so the bound holds while it is <= {effort:.2f} s")
+    print(
+        f"{len(loops)} busy loops on {cores} cores; load average {before:.1f} before them (other work), "
+        f"{load:.1f} at the end; budget {args.budget:g} s, bound 2x budget + 2 s = {bound:g} s"
+    )
+    print(
+        f"CPU after the budget: the server's own CPU once the budget ran out; with only the loops running "
+        f"the server gets {cores}/{len(loops) + 1} of a core, so the bound holds while it is <= {effort:.2f} s"
+    )
     print(f"{'call':42} {'wall s':>7} {'CPU s':>6} {'after':>6}  wall ok  CPU ok  answer")
     for label, row in rows:
-        print(f"{label:42} {row['wall']:7.2f} {row['cpu']:6.2f} {row['after']:6.2f}  "
-              f"{'yes' if row['wall'] <= bound else 'NO':7}  {'yes' if row['after'] <= effort else 'NO':6}  "
-              f"{row['answer']}")
+        print(
+            f"{label:42} {row['wall']:7.2f} {row['cpu']:6.2f} {row['after']:6.2f}  "
+            f"{'yes' if row['wall'] <= bound else 'NO':7}  {'yes' if row['after'] <= effort else 'NO':6}  "
+            f"{row['answer']}"
+        )
     missed = [label for label, row in rows if row["wall"] > bound]
     over = [label for label, row in rows if row["after"] > effort]
-    print(f"{len(rows) - len(missed)} of {len(rows)} calls within the wall-clock bound, "
-          f"{len(rows) - len(over)} within its CPU form")
+    print(
+        f"{len(rows) - len(missed)} of {len(rows)} calls within the wall-clock bound, "
+        f"{len(rows) - len(over)} within its CPU form"
+    )
     return 1 if missed or over else 0
 
 

@@ -10,9 +10,8 @@ Prints p50/p95/max per operation and per domain, and the number of unknown verdi
 from __future__ import annotations
 
 import argparse
-import re
 import collections
-import statistics
+import re
 import sys
 import time
 from pathlib import Path
@@ -81,10 +80,10 @@ def main() -> int:
             unknown[kind] += 1
     print(f"{'operation':<18}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
     for k, xs in times.items():
-        print(f"{k:<18}{len(xs):>6}{pct(xs, .5)*1e3:>10.2f}{pct(xs, .95)*1e3:>10.2f}{max(xs)*1e3:>10.1f}")
+        print(f"{k:<18}{len(xs):>6}{pct(xs, 0.5) * 1e3:>10.2f}{pct(xs, 0.95) * 1e3:>10.2f}{max(xs) * 1e3:>10.1f}")
     print("\nper task and domain (p50 / p95 / max ms)")
     for (k, d), xs in sorted(by_domain.items()):
-        print(f"  {k:<7}{d:<20}{pct(xs, .5)*1e3:>9.1f}{pct(xs, .95)*1e3:>9.1f}{max(xs)*1e3:>9.1f}")
+        print(f"  {k:<7}{d:<20}{pct(xs, 0.5) * 1e3:>9.1f}{pct(xs, 0.95) * 1e3:>9.1f}{max(xs) * 1e3:>9.1f}")
     print("\nunknown verdicts:", dict(unknown) or 0)
     return 0
 

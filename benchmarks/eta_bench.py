@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How far off the progress bar's time left is: the estimate from measured cost per task
-(acptools.progress.CostModel, what the bar shows) against the former one (elapsed / share of the
+(acptools.util.progress.CostModel, what the bar shows) against the former one (elapsed / share of the
 prior size guess done), both recorded at every finished unit of one real scoring run and compared
 with the time that was really left.
 
@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ["ACPTOOLS_CACHE"] = "off"
 
 from acptools.dataset import load_records  # noqa: E402
-from acptools.progress import Progress  # noqa: E402
 from acptools.scoring import batch, gold_response  # noqa: E402
+from acptools.util.progress import Progress  # noqa: E402
 
 
 class Recording(Progress):
@@ -53,8 +53,10 @@ def main() -> None:
     ap.add_argument("--answers", choices=("gold", "wrong"), default="gold")
     args = ap.parse_args()
     records = load_records(args.data)
-    rows = [{"id": r["id"], "group": r["group"], "response": gold_response(r) if args.answers == "gold" else "None"}
-            for r in records]
+    rows = [
+        {"id": r["id"], "group": r["group"], "response": gold_response(r) if args.answers == "gold" else "None"}
+        for r in records
+    ]
     pairs = batch.match(records, rows)
     bar = Recording()
     t0 = time.perf_counter()
@@ -70,8 +72,10 @@ def main() -> None:
     late = [m for m in bar.marks if 0.1 * total <= m[1] < total and end - m[0] > 1.0]
     for k, name in ((3, "measured"), (4, "former")):
         errs = [abs(math.log2(m[k] / (end - m[0]))) for m in late if m[k] > 0]
-        print(f"median |log2(estimate/truth)| after 10%, {name}: {statistics.median(errs):.2f}"
-              f" (x{2 ** statistics.median(errs):.2f} off)")
+        print(
+            f"median |log2(estimate/truth)| after 10%, {name}: {statistics.median(errs):.2f}"
+            f" (x{2 ** statistics.median(errs):.2f} off)"
+        )
 
 
 if __name__ == "__main__":

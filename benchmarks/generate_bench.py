@@ -38,11 +38,11 @@ sys.path.insert(0, os.environ.get("ACPTOOLS_SRC", str(ROOT)))
 HOUSEHOLD = ROOT / "tests" / "pddl" / "household"
 
 from acptools import examples, load_task  # noqa: E402
+from acptools.budget import Budget  # noqa: E402
 from acptools.dataset import task_of  # noqa: E402
 from acptools.generate import TASKS, Options, generate  # noqa: E402
 from acptools.generate.run import states_per_problem  # noqa: E402
 from acptools.generate.states import Difficulty, sample_states  # noqa: E402
-from acptools.budget import Budget  # noqa: E402
 from acptools.truth import clear_caches  # noqa: E402
 
 
@@ -64,8 +64,11 @@ def core_proofs(records: list[dict], budget: float) -> tuple[float, float]:
     for r in records:
         task = load_task(r["PDDL_domain"], r["PDDL_problem"])
         kind = task_of(r)
-        ask = (lambda: task.questions.optimal_next(None, Budget(None, cpu=budget))) \
-            if kind == "nexta" else (lambda: task.questions.landmarks(None, Budget(None, cpu=budget)))
+        ask = (
+            (lambda: task.questions.optimal_next(None, Budget(None, cpu=budget)))
+            if kind == "nexta"
+            else (lambda: task.questions.landmarks(None, Budget(None, cpu=budget)))
+        )
         _, w, c = timed(ask)
         wall, cpus = wall + w, cpus + c
     return wall, cpus
@@ -74,8 +77,9 @@ def core_proofs(records: list[dict], budget: float) -> tuple[float, float]:
 def states_seconds(d: str, p: str, n: int, seed: int, budget: float) -> tuple[float, float]:
     """Wall and CPU seconds of drawing the states generate() draws for one problem, cold."""
     task = load_task(d, p)
-    _, w, c = timed(lambda: sample_states(task, states_per_problem(n, 1), random.Random(f"{seed}/states/0"),
-                                          Difficulty(), budget))
+    _, w, c = timed(
+        lambda: sample_states(task, states_per_problem(n, 1), random.Random(f"{seed}/states/0"), Difficulty(), budget)
+    )
     return w, c
 
 
@@ -115,23 +119,57 @@ def bench(domains, forms, n: int, seed: int, budget: float, tasks=None, limit: f
         print(f"  {name:18s} states: {sw:.2f} s wall {sc:.2f} s cpu (drawn once per problem, for every task)")
         for form in forms:
             for task in [t for t in TASKS[form] if not tasks or t in tasks]:
-                out, wall, cpus = timed(lambda: limited(lambda: generate(d, [p], Options(
-                    form=form, tasks=(task,), n=n, seed=seed, budget=budget)), limit))
+                out, wall, cpus = timed(
+                    lambda: limited(
+                        lambda: generate(d, [p], Options(form=form, tasks=(task,), n=n, seed=seed, budget=budget)),
+                        limit,
+                    )
+                )
                 if out is None:
-                    print(f"  {name:18s} {form:5s} {task:22s} over the limit: {cpus:.1f} s cpu, {wall:.1f} s wall, "
-                          "unfinished", flush=True)
-                    rows.append({"domain": name, "form": form, "task": task, "records": 0, "wall": wall, "cpu": cpus,
-                                 "total_wall": wall, "total_cpu": cpus, "dropped": 0, "over": True})
+                    print(
+                        f"  {name:18s} {form:5s} {task:22s} over the limit: {cpus:.1f} s cpu, {wall:.1f} s wall, "
+                        "unfinished",
+                        flush=True,
+                    )
+                    rows.append(
+                        {
+                            "domain": name,
+                            "form": form,
+                            "task": task,
+                            "records": 0,
+                            "wall": wall,
+                            "cpu": cpus,
+                            "total_wall": wall,
+                            "total_cpu": cpus,
+                            "dropped": 0,
+                            "over": True,
+                        }
+                    )
                     continue
-                row = {"domain": name, "form": form, "task": task, "records": len(out.records),
-                       "wall": max(0.0, wall - sw), "cpu": max(0.0, cpus - sc), "total_wall": wall, "total_cpu": cpus,
-                       "dropped": sum(out.dropped[task].values())}
+                row = {
+                    "domain": name,
+                    "form": form,
+                    "task": task,
+                    "records": len(out.records),
+                    "wall": max(0.0, wall - sw),
+                    "cpu": max(0.0, cpus - sc),
+                    "total_wall": wall,
+                    "total_cpu": cpus,
+                    "dropped": sum(out.dropped[task].values()),
+                }
                 if form == "hard" and task in ("nexta", "land") and not limit:
                     row["core_wall"], row["core_cpu"] = core_proofs(out.records, budget)
                 rows.append(row)
-                print(f"  {name:18s} {form:5s} {task:22s} {len(out.records):3d} rec  questions {row['wall']:7.2f} s "
-                      f"wall {row['cpu']:7.2f} s cpu" + (f"   core proofs {row['core_wall']:.2f} s wall {row['core_cpu']:.2f} "
-                                               "s cpu" if "core_wall" in row else ""), flush=True)
+                print(
+                    f"  {name:18s} {form:5s} {task:22s} {len(out.records):3d} rec  questions {row['wall']:7.2f} s "
+                    f"wall {row['cpu']:7.2f} s cpu"
+                    + (
+                        f"   core proofs {row['core_wall']:.2f} s wall {row['core_cpu']:.2f} s cpu"
+                        if "core_wall" in row
+                        else ""
+                    ),
+                    flush=True,
+                )
     return rows
 
 
@@ -146,21 +184,27 @@ def summary(rows: list[dict]) -> str:
         s[4] += r["total_wall"]
         s[5] += r["total_cpu"]
         s[6] = " over the CPU limit" if r.get("over") else s[6]
-    lines = ["records per second of question building (states apart; 'with states': all of generate), summed over "
-             "the domains:",
-             f"{'form':5s} {'task':22s} {'records':>7s} {'rec/s wall':>10s} {'rec/s cpu':>9s} {'dropped':>7s} "
-             f"{'with states: rec/s wall':>23s} {'rec/s cpu':>9s}"]
+    lines = [
+        "records per second of question building (states apart; 'with states': all of generate), summed over "
+        "the domains:",
+        f"{'form':5s} {'task':22s} {'records':>7s} {'rec/s wall':>10s} {'rec/s cpu':>9s} {'dropped':>7s} "
+        f"{'with states: rec/s wall':>23s} {'rec/s cpu':>9s}",
+    ]
     for (form, task), (k, w, c, dr, tw, tc, over) in by.items():
-        lines.append(f"{form:5s} {task:22s} {k:7d} {k / w if w else 0:10.2f} {k / c if c else 0:9.2f} {dr:7d} "
-                     f"{k / tw if tw else 0:23.2f} {k / tc if tc else 0:9.2f}{over}")
+        lines.append(
+            f"{form:5s} {task:22s} {k:7d} {k / w if w else 0:10.2f} {k / c if c else 0:9.2f} {dr:7d} "
+            f"{k / tw if tw else 0:23.2f} {k / tc if tc else 0:9.2f}{over}"
+        )
     for task in ("nexta", "land"):
         sel = [r for r in rows if r["form"] == "hard" and r["task"] == task and "core_wall" in r]
         if sel:
             gw, gc = sum(r["wall"] for r in sel), sum(r["cpu"] for r in sel)
             cw, cc = sum(r["core_wall"] for r in sel), sum(r["core_cpu"] for r in sel)
-            lines.append(f"{task}: generation {gw:.2f} s wall / {gc:.2f} s cpu; the core's proofs on the same states "
-                         f"{cw:.2f} s wall / {cc:.2f} s cpu (ratio {gw / cw if cw else float('nan'):.2f} wall, "
-                         f"{gc / cc if cc else float('nan'):.2f} cpu)")
+            lines.append(
+                f"{task}: generation {gw:.2f} s wall / {gc:.2f} s cpu; the core's proofs on the same states "
+                f"{cw:.2f} s wall / {cc:.2f} s cpu (ratio {gw / cw if cw else float('nan'):.2f} wall, "
+                f"{gc / cc if cc else float('nan'):.2f} cpu)"
+            )
     return "\n".join(lines)
 
 
@@ -178,8 +222,10 @@ def main() -> int:
     args = ap.parse_args()
     if args.household:
         args.domains = ["household"]
-    print(f"generate_bench: n={args.n} per task and domain, seed {args.seed}, budget {args.budget} CPU s, "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"generate_bench: n={args.n} per task and domain, seed {args.seed}, budget {args.budget} CPU s, "
+        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
+    )
     rows = bench(args.domains, args.forms, args.n, args.seed, args.budget, args.tasks, args.cpu_limit)
     print()
     print(summary(rows))

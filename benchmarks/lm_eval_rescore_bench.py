@@ -40,16 +40,34 @@ def run_lm_eval(venv: Path, work: Path) -> Path:
     plan = work / "plan.json"
     plan.write_text(json.dumps({"records": records, "responses": responses}))
     out = work / "lm_eval_out"
-    cmd = [str(venv / "bin" / "python"), str(ROOT / "scripts" / "lm_eval_scripted_run.py"), str(plan), "--",
-           "--model", "acp-scripted", "--model_args", "model=bench/model", "--log_samples", "--output_path", str(out),
-           "--tasks", ",".join(f"acp_{t}_gen" for t in TASKS)]
+    cmd = [
+        str(venv / "bin" / "python"),
+        str(ROOT / "scripts" / "lm_eval_scripted_run.py"),
+        str(plan),
+        "--",
+        "--model",
+        "acp-scripted",
+        "--model_args",
+        "model=bench/model",
+        "--log_samples",
+        "--output_path",
+        str(out),
+        "--tasks",
+        ",".join(f"acp_{t}_gen" for t in TASKS),
+    ]
     t0 = time.perf_counter()
     with open(work / "lm_eval.log", "w") as log:
-        subprocess.run(cmd, check=True, stdout=log, stderr=subprocess.STDOUT,
-                       env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin",
-                            "HOME": str(work)})
-    print(f"lm-eval run (generation by the scripted model + lm-eval's own acp_utils scoring): "
-          f"{time.perf_counter() - t0:.1f} s")
+        subprocess.run(
+            cmd,
+            check=True,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": str(work)},
+        )
+    print(
+        f"lm-eval run (generation by the scripted model + lm-eval's own acp_utils scoring): "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     return out
 
 
@@ -59,8 +77,17 @@ def responses_file(samples_dir: Path, path: Path) -> int:
         for f in sorted(samples_dir.rglob("samples_acp_*_gen_*.jsonl")):
             for line in f.read_text(encoding="utf-8").splitlines():
                 row = json.loads(line)
-                out.write(json.dumps({"id": row["doc"]["id"], "group": row["doc"]["group"], "model": "bench/model",
-                                      "response": row["resps"][0][0]}) + "\n")
+                out.write(
+                    json.dumps(
+                        {
+                            "id": row["doc"]["id"],
+                            "group": row["doc"]["group"],
+                            "model": "bench/model",
+                            "response": row["resps"][0][0],
+                        }
+                    )
+                    + "\n"
+                )
                 n += 1
     return n
 
@@ -91,8 +118,9 @@ def front_end(samples: Path, responses: Path, repeat: int = 5) -> tuple[float, f
 def timed(cmd: list[str], log: Path) -> float:
     t0 = time.perf_counter()
     with open(log, "w") as fh:
-        proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=ROOT,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        proc = subprocess.run(
+            cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT))
+        )
     if proc.returncode not in (0, 1):
         sys.exit(f"failed: {' '.join(cmd)}\n{log.read_text()[-2000:]}")
     return time.perf_counter() - t0
@@ -114,15 +142,24 @@ def main() -> int:
             shutil.copytree(samples, args.keep, dirs_exist_ok=True)
         n = responses_file(samples, work / "responses.jsonl")
         lm_front, plain_front = front_end(samples, work / "responses.jsonl")
-        print(f"{n} responses; reading them into (record, response) pairs, best of 5: --lm-eval {lm_front:.3f} s, "
-              f"--data acpbench-hard:test --responses {plain_front:.3f} s")
+        print(
+            f"{n} responses; reading them into (record, response) pairs, best of 5: --lm-eval {lm_front:.3f} s, "
+            f"--data acpbench-hard:test --responses {plain_front:.3f} s"
+        )
         if not args.repeat:
             return 0
         base = [sys.executable, "-m", "acptools.cli", "score", "--quiet", "--no-cache", "--jobs", str(args.jobs)]
         commands = {
             "score --lm-eval": base + ["--lm-eval", str(samples), "--out", str(work / "a.jsonl")],
-            "score --responses": base + ["--data", "acpbench-hard:test", "--responses", str(work / "responses.jsonl"),
-                                         "--out", str(work / "b.jsonl")],
+            "score --responses": base
+            + [
+                "--data",
+                "acpbench-hard:test",
+                "--responses",
+                str(work / "responses.jsonl"),
+                "--out",
+                str(work / "b.jsonl"),
+            ],
         }
         times: dict[str, list[float]] = {k: [] for k in commands}
         for r in range(args.repeat):

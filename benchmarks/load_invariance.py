@@ -21,8 +21,25 @@ from pathlib import Path
 
 def score(data: str, jobs: int, out: Path) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", data, "--gold", "--jobs", str(jobs),
-                    "--quiet", "--no-cache", "--out", str(out)], check=False, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "score",
+            "--data",
+            data,
+            "--gold",
+            "--jobs",
+            str(jobs),
+            "--quiet",
+            "--no-cache",
+            "--out",
+            str(out),
+        ],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - started
 
 
@@ -49,8 +66,10 @@ def main() -> None:
     a, b = verdicts(quiet_out), verdicts(busy_out)
     differ = sorted(k for k in a if a[k] != b.get(k))
     unknown = [sum(1 for v in d.values() if v[1] == "unknown") for d in (a, b)]
-    print(f"{len(a)} items, --jobs {args.jobs}: as is {quiet:.1f} s, with {args.hogs} CPU hogs {busy:.1f} s "
-          f"({busy / quiet:.2f}x)")
+    print(
+        f"{len(a)} items, --jobs {args.jobs}: as is {quiet:.1f} s, with {args.hogs} CPU hogs {busy:.1f} s "
+        f"({busy / quiet:.2f}x)"
+    )
     print(f"unknown: {unknown[0]} / {unknown[1]}; items whose (score, verdict) differ: {len(differ)}")
     for k in differ:
         print(f"  {k}: {a[k]} vs {b.get(k)}")

@@ -36,6 +36,7 @@ Each output row is {"id", "group", "model", "response"}; `model` names the varia
          (random well-typed ground action) | check:maybe (first "maybe" action: planner decides)
          | quirk:prose_prefix ("The next action is <gold>.") | quirk:blank_line_first ("Let me think.\n\n<gold>")
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,13 +48,19 @@ import random
 import re
 
 SHORT = {
-    "applicable_actions_gen": "app", "progression_gen": "prog", "reachable_atom_gen": "reach",
-    "reachable_action_gen": "areach", "validation_gen": "val", "action_justification_gen": "just",
-    "landmarks_gen": "land", "goal_closer_gen": "nexta",
+    "applicable_actions_gen": "app",
+    "progression_gen": "prog",
+    "reachable_atom_gen": "reach",
+    "reachable_action_gen": "areach",
+    "validation_gen": "val",
+    "action_justification_gen": "just",
+    "landmarks_gen": "land",
+    "goal_closer_gen": "nexta",
 }
 
 
 # ------------------------------------------------------------------ tiny PDDL reader (s-expressions)
+
 
 def sexpr(text):
     text = re.sub(r";[^\n]*", "", text)
@@ -144,6 +151,7 @@ class Pddl:
 
 # ------------------------------------------------------------------ formats the lm-eval prompts ask for
 
+
 def fmt_list(actions):  # few-shot answer format of app/just: "[(a x), (b y)]"
     return "[" + ", ".join(actions) + "]"
 
@@ -161,7 +169,7 @@ def apply_removal(plan, removal):
         a, b = removal[0], removal[1]
         for i in range(len(plan) - 1):
             if plan[i] == a and plan[i + 1] == b:
-                return plan[:i] + plan[i + 2:]
+                return plan[:i] + plan[i + 2 :]
         raise ValueError(f"pair {a} {b} not in plan")
     act, k = removal[0], int(removal[1])
     seen = 0
@@ -169,7 +177,7 @@ def apply_removal(plan, removal):
         if x == act:
             seen += 1
             if seen == k:
-                return plan[:i] + plan[i + 1:]
+                return plan[:i] + plan[i + 1 :]
     raise ValueError(f"{k}-th {act} not in plan")
 
 
@@ -211,8 +219,12 @@ def wrong_responses(r, rng):
         rng.shuffle(shuffled)
         out.append(("quirk:shuffled_upper", fmt_list([x.upper() for x in shuffled])))
     elif g == "progression_gen":
-        out.append(("quirk:headers", "**Positive Effects**: " + ", ".join(a["pos"])
-                    + "\n**Negative Effects**: " + ", ".join(a["neg"])))
+        out.append(
+            (
+                "quirk:headers",
+                "**Positive Effects**: " + ", ".join(a["pos"]) + "\n**Negative Effects**: " + ", ".join(a["neg"]),
+            )
+        )
         out.append(("wrong:empty", "[] []"))
         out.append(("wrong:swapped", fmt_list(a["neg"]) + " " + fmt_list(a["pos"])))
         out.append(("wrong:drop_neg", fmt_list(a["pos"])))
@@ -282,11 +294,18 @@ def wrong_responses(r, rng):
 def load(paths):
     files = []
     for p in paths:
-        files += sorted(glob.glob(os.path.join(p, "*.json")) + glob.glob(os.path.join(p, "*.jsonl"))
-                        + glob.glob(os.path.join(p, "*.jsonl.gz"))) if os.path.isdir(p) else [p]
+        files += (
+            sorted(
+                glob.glob(os.path.join(p, "*.json"))
+                + glob.glob(os.path.join(p, "*.jsonl"))
+                + glob.glob(os.path.join(p, "*.jsonl.gz"))
+            )
+            if os.path.isdir(p)
+            else [p]
+        )
     recs = []
     for f in files:
-        with (gzip.open(f, "rt", encoding="utf8") if f.endswith(".gz") else open(f, encoding="utf8")) as fh:
+        with gzip.open(f, "rt", encoding="utf8") if f.endswith(".gz") else open(f, encoding="utf8") as fh:
             if f.endswith((".jsonl", ".jsonl.gz")):
                 recs += [json.loads(x) for x in fh if x.strip()]
             else:

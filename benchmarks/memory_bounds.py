@@ -43,20 +43,22 @@ def planners_cpu(pid: int) -> float:
 
 
 def quantifiers(args) -> None:
-    flags = ["--load-budget", str(args.load_budget)] + (["--max-memory", str(args.max_memory)] if args.max_memory else [])
+    flags = ["--load-budget", str(args.load_budget)] + (
+        ["--max-memory", str(args.max_memory)] if args.max_memory else []
+    )
     print(f"quantified formulas over {args.objects} objects, {' '.join(flags)}")
     print(f"{'case':<26} {'seconds':>8} {'peak RSS MB':>12}  answer")
     for name, make in CASES.items():
         domain = make()
-        with tempfile.TemporaryDirectory() as tmp, \
-                StdioServer(Path(tmp), *flags) as server:
+        with tempfile.TemporaryDirectory() as tmp, StdioServer(Path(tmp), *flags) as server:
             if args.cap_mb:
-                cap = args.cap_mb * 2 ** 20
+                cap = args.cap_mb * 2**20
                 resource.prlimit(server.pid, resource.RLIMIT_AS, (cap, cap))
             t0 = time.perf_counter()
             try:
-                result = server.call("load_task", timeout=args.timeout, domain=domain,
-                                     problem=problem(domain, args.objects))
+                result = server.call(
+                    "load_task", timeout=args.timeout, domain=domain, problem=problem(domain, args.objects)
+                )
                 answer = result["content"][0]["text"][:160]
             except AssertionError as exc:
                 answer = f"no answer: {exc}"
@@ -65,10 +67,11 @@ def quantifiers(args) -> None:
 
 
 def tasks(args) -> None:
-    print(f"{args.tasks} ferry(150, 40) tasks, unreachable_actions and optimal_next_action at budget "
-          f"{args.budget:g}, --max-memory {args.max_memory}")
-    with tempfile.TemporaryDirectory() as tmp, \
-            StdioServer(Path(tmp), "--max-memory", str(args.max_memory)) as server:
+    print(
+        f"{args.tasks} ferry(150, 40) tasks, unreachable_actions and optimal_next_action at budget "
+        f"{args.budget:g}, --max-memory {args.max_memory}"
+    )
+    with tempfile.TemporaryDirectory() as tmp, StdioServer(Path(tmp), "--max-memory", str(args.max_memory)) as server:
         server.ok("list_applicable", task_id="example:ferry")
         start = rss_mb(server.pid)
         print(f"RSS before: {start:.0f} MB")
@@ -79,9 +82,11 @@ def tasks(args) -> None:
             server.call("optimal_next_action", timeout=300, task_id=tid, budget=args.budget)
             if (seed + 1) % 6 == 0:
                 info = server.info()
-                print(f"after {seed + 1:>3} tasks: RSS {rss_mb(server.pid):6.0f} MB, peak {peak_rss_mb(server.pid):6.0f}"
-                      f" MB; held {info['tasks_loaded']} tasks, {info['memory_bytes'] / 1e6:.1f} MB by the estimate",
-                      flush=True)
+                print(
+                    f"after {seed + 1:>3} tasks: RSS {rss_mb(server.pid):6.0f} MB, peak {peak_rss_mb(server.pid):6.0f}"
+                    f" MB; held {info['tasks_loaded']} tasks, {info['memory_bytes'] / 1e6:.1f} MB by the estimate",
+                    flush=True,
+                )
 
 
 def table(args) -> None:
@@ -94,9 +99,12 @@ def table(args) -> None:
             result = server.call("optimal_next_action", timeout=600, task_id=tid, table=True, budget=args.budget)
             wall, spent = time.perf_counter() - t0, cpu_seconds(server.pid) - cpu
             rows = len((result.get("structuredContent") or {}).get("actions") or [])
-            print(f"ferry({args.cars}, {args.locations}) optimal_next_action(table=true, budget={args.budget:g}): "
-                  f"{wall:.2f} s wall, {spent:.2f} s server CPU + {planners_cpu(server.pid) - children:.2f} s planners, "
-                  f"{rows} rows", flush=True)
+            print(
+                f"ferry({args.cars}, {args.locations}) optimal_next_action(table=true, budget={args.budget:g}): "
+                f"{wall:.2f} s wall, {spent:.2f} s server CPU + {planners_cpu(server.pid) - children:.2f} s planners, "
+                f"{rows} rows",
+                flush=True,
+            )
 
 
 def main() -> None:

@@ -4,14 +4,15 @@ Grading a nexta answer exactly needs at least h*(s); the sum bounds any exact sc
 
     python benchmarks/nexta_lower_bound.py [SOURCE]     # default acpbench-hard:test (the bundled test split)
 """
+
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from acptools import load_task  # noqa: E402
-from acptools.dataset import load_records, task_of  # noqa: E402
 from acptools.budget import Budget
+from acptools.dataset import load_records, task_of  # noqa: E402
 
 split = sys.argv[1] if len(sys.argv) > 1 else "acpbench-hard:test"
 recs = [r for r in load_records(split) if task_of(r) == "nexta"]
@@ -30,4 +31,4 @@ for r in recs:
     tot += best
     rows.append(best)
 rows.sort()
-print(f"{len(recs)} states: sum of fastest-engine h*(s) {tot:.2f} s; p50 {rows[len(rows)//2]:.3f} max {rows[-1]:.2f}")
+print(f"{len(recs)} states: sum of fastest-engine h*(s) {tot:.2f} s; p50 {rows[len(rows) // 2]:.3f} max {rows[-1]:.2f}")

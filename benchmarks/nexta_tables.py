@@ -30,8 +30,9 @@ def cpu_seconds() -> float:
 def worker(data: str, cpu: float) -> None:
     """One JSON line per nexta state: its table and the CPU seconds it took."""
     from acptools import load_task
-    from acptools.dataset import load_records, task_of
     from acptools.budget import Budget
+    from acptools.dataset import load_records, task_of
+
     for r in load_records(data):
         if task_of(r) != "nexta":
             continue
@@ -40,22 +41,41 @@ def worker(data: str, cpu: float) -> None:
         rep = task.questions.optimal_next(budget=Budget(None, cpu=cpu), table=True)
         dt = cpu_seconds() - t0
         table = sorted((v.action, v.h_star_after, v.optimal, v.known) for v in rep.actions)
-        print(json.dumps({"id": r["id"], "cpu": dt, "known": rep.known, "h_star": rep.h_star,
-                          "optimal": rep.optimal_actions, "table": table, "how": rep.how}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "id": r["id"],
+                    "cpu": dt,
+                    "known": rep.known,
+                    "h_star": rep.h_star,
+                    "optimal": rep.optimal_actions,
+                    "table": table,
+                    "how": rep.how,
+                }
+            ),
+            flush=True,
+        )
 
 
 def run(library: Path, data: str, cpu: float) -> dict[str, dict]:
     env = dict(os.environ, PYTHONPATH=str(library))
-    out = subprocess.run([sys.executable, __file__, "--worker", "--data", data, "--cpu", str(cpu)],
-                         capture_output=True, text=True, check=True, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", "--data", data, "--cpu", str(cpu)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
     return {x["id"]: x for x in map(json.loads, out.splitlines())}
 
 
 def summary(rows: dict[str, dict]) -> str:
     cpu = [x["cpu"] for x in rows.values()]
     unknown = sum(1 for x in rows.values() if not x["known"] or any(not k for *_, k in x["table"]))
-    return (f"{len(cpu)} states, CPU total {sum(cpu):.1f} s, p50 {statistics.median(cpu):.3f} s, "
-            f"max {max(cpu):.2f} s, unknown {unknown}")
+    return (
+        f"{len(cpu)} states, CPU total {sum(cpu):.1f} s, p50 {statistics.median(cpu):.3f} s, "
+        f"max {max(cpu):.2f} s, unknown {unknown}"
+    )
 
 
 def main() -> None:
@@ -78,9 +98,14 @@ def main() -> None:
         fields = ("known", "h_star", "optimal", "table")
         differ = [i for i in ours if any(ours[i][f] != base[i][f] for f in fields)]
         ratios = [ours[i]["cpu"] / base[i]["cpu"] for i in ours if base[i]["cpu"] > 0]
-        print(f"CPU this/baseline: total {sum(x['cpu'] for x in ours.values()) / sum(x['cpu'] for x in base.values()):.2f}, "
-              f"per state p50 {statistics.median(ratios):.2f}")
-        print(f"tables that differ: {len(differ)} of {len(ours)}" + (f" ({', '.join(map(str, differ[:10]))})" if differ else ""))
+        print(
+            f"CPU this/baseline: total {sum(x['cpu'] for x in ours.values()) / sum(x['cpu'] for x in base.values()):.2f}, "
+            f"per state p50 {statistics.median(ratios):.2f}"
+        )
+        print(
+            f"tables that differ: {len(differ)} of {len(ours)}"
+            + (f" ({', '.join(map(str, differ[:10]))})" if differ else "")
+        )
 
 
 if __name__ == "__main__":

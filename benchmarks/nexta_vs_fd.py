@@ -32,15 +32,29 @@ def fd_h_star(domain: str, problem: str, conds: bool, seconds: float) -> tuple[f
     """Fast Downward's whole pipeline on the PDDL: (wall seconds, h* or None); A*/h^max when the
     task has conditional effects (its LM-cut rejects them), else A*/LM-cut."""
     from acptools.planners.fd import package_dir
+
     driver = package_dir("up_fast_downward") / "downward" / "fast-downward.py"
     with tempfile.TemporaryDirectory() as d:
         Path(d, "d.pddl").write_text(domain)
         Path(d, "p.pddl").write_text(problem)
         t0 = time.perf_counter()
         try:
-            out = subprocess.run([sys.executable, str(driver), "--overall-time-limit", str(int(seconds) + 1),
-                                  "d.pddl", "p.pddl", "--search", f"astar({'hmax' if conds else 'lmcut'}())"],
-                                 cwd=d, capture_output=True, text=True, timeout=seconds + 10).stdout
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    str(driver),
+                    "--overall-time-limit",
+                    str(int(seconds) + 1),
+                    "d.pddl",
+                    "p.pddl",
+                    "--search",
+                    f"astar({'hmax' if conds else 'lmcut'}())",
+                ],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                timeout=seconds + 10,
+            ).stdout
         except subprocess.TimeoutExpired:
             return time.perf_counter() - t0, None
         dt = time.perf_counter() - t0
@@ -52,6 +66,7 @@ def worker(data: list[str], limit: int | None, every: int, seconds: float) -> No
     """One JSON line per nexta record: FD's time and h*, ours (default and table) and their answers."""
     from acptools import load_task
     from acptools.dataset import load_records, task_of
+
     recs = [r for r in load_records(*data) if task_of(r) == "nexta"][::every]
     seen, n = set(), 0
     for r in recs:
@@ -85,20 +100,32 @@ def report(rows: list[dict]) -> None:
     print(f"{len(rows)} states ({len(ok)} solved by FD); wall seconds; ratio = ours / FD h*(s) alone")
     print("| measure | median s | p95 s | max s | ratio median | ratio p95 | ratio max | target |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, label, target in (("fd", "FD translate + A*/LM-cut: h*(s)", ""),
-                                ("default", "ours: load + h* + all optimal actions + plan", "median <= 1, p95 <= 2"),
-                                ("table", "ours: load + full table (table=True)", "median <= 1.5, p95 <= 5")):
+    for name, label, target in (
+        ("fd", "FD translate + A*/LM-cut: h*(s)", ""),
+        ("default", "ours: load + h* + all optimal actions + plan", "median <= 1, p95 <= 2"),
+        ("table", "ours: load + full table (table=True)", "median <= 1.5, p95 <= 5"),
+    ):
         t = [r[name] for r in ok]
         ratio = [r[name] / r["fd"] for r in ok]
-        print(f"| {label} | {statistics.median(t):.3f} | {pct(t, .95):.3f} | {max(t):.2f} | "
-              f"{statistics.median(ratio):.2f} | {pct(ratio, .95):.2f} | {max(ratio):.2f} | {target} |")
+        print(
+            f"| {label} | {statistics.median(t):.3f} | {pct(t, 0.95):.3f} | {max(t):.2f} | "
+            f"{statistics.median(ratio):.2f} | {pct(ratio, 0.95):.2f} | {max(ratio):.2f} | {target} |"
+        )
     wrong = [r["id"] for r in ok for name in ("default", "table") if r[name + "_known"] and r[name + "_h"] != r["fd_h"]]
-    differ = [r["id"] for r in rows if r["default_known"] and r["table_known"] and r["default_optimal"] != r["table_optimal"]]
+    differ = [
+        r["id"] for r in rows if r["default_known"] and r["table_known"] and r["default_optimal"] != r["table_optimal"]
+    ]
     unknown = sum(1 for r in rows for name in ("default", "table") if not r[name + "_known"])
-    print(f"h* differing from FD's: {len(wrong)}; optimal sets differing default/table: {len(differ)}; unknown: {unknown}")
+    print(
+        f"h* differing from FD's: {len(wrong)}; optimal sets differing default/table: {len(differ)}; unknown: {unknown}"
+    )
     worst = sorted(ok, key=lambda r: -r["table"] / r["fd"])[:5]
-    print("worst table ratios: " + ", ".join(f"{r['domain']} (h* {r['fd_h']}, {r['applicable']} applicable): "
-                                             f"{r['table'] / r['fd']:.1f}" for r in worst))
+    print(
+        "worst table ratios: "
+        + ", ".join(
+            f"{r['domain']} (h* {r['fd_h']}, {r['applicable']} applicable): {r['table'] / r['fd']:.1f}" for r in worst
+        )
+    )
 
 
 def main() -> None:
@@ -126,8 +153,12 @@ def main() -> None:
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env) as p:
         for line in p.stdout:
             rows.append(json.loads(line))
-            print(f"  {len(rows)}: {rows[-1]['domain']} FD {rows[-1]['fd']:.2f} s, default {rows[-1]['default']:.2f} s, "
-                  f"table {rows[-1]['table']:.2f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {len(rows)}: {rows[-1]['domain']} FD {rows[-1]['fd']:.2f} s, default {rows[-1]['default']:.2f} s, "
+                f"table {rows[-1]['table']:.2f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(rows))
     report(rows)

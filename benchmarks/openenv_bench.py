@@ -42,6 +42,7 @@ def cpu_seconds(pid: int) -> float:
 def play(url: str, domain: str, plan: list[str], steps: int) -> int:
     """Episodes of `plan` over one WebSocket session until `steps` steps are taken."""
     from openenv.core import GenericEnvClient
+
     done = 0
     with GenericEnvClient(base_url=url, message_timeout_s=300).sync() as env:
         while done < steps:
@@ -58,8 +59,10 @@ def websocket_rate(url: str, pid: int, domain: str, plan: list[str], steps: int,
     """(steps per wall second, steps per server CPU second) with `sessions` sessions playing at once."""
     play(url, domain, plan, len(plan))  # warm the server's truths (untimed)
     counts = [0] * sessions
+
     def run(k):
         counts[k] = play(url, domain, plan, steps // sessions)
+
     threads = [threading.Thread(target=run, args=(k,)) for k in range(sessions)]
     c0, w0 = cpu_seconds(pid), time.perf_counter()
     for t in threads:
@@ -72,10 +75,12 @@ def websocket_rate(url: str, pid: int, domain: str, plan: list[str], steps: int,
 
 def in_process_rate(domain: str, plan: list[str], steps: int) -> tuple[float, float]:
     """Steps/s of the OpenEnv Environment object called directly (CPU, wall)."""
+    from acptools_openenv import AcptoolsAction
     from acptools_openenv.server.acptools_environment import AcptoolsEnvironment
     from acptools_openenv.server.backend import Backend
-    from acptools_openenv import AcptoolsAction
+
     from acptools.environments.session import Settings
+
     env = AcptoolsEnvironment(Backend.create(Settings(max_steps=10_000), []))
     actions = [AcptoolsAction(action=a) for a in plan]
     replay(lambda: env.reset(example=domain), env.step, actions, len(plan))  # warm the truths (untimed)
@@ -102,8 +107,10 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory() as tmp, OpenEnvServer(Path(tmp), "--max-steps", "10000") as server:
         for n in (int(x) for x in args.sessions.split(",")):
             wall, server_cpu = websocket_rate(server.url, server.proc.pid, args.domain, plan, args.steps, n)
-            print(f"  OpenEnv WebSocket, {n} session(s)       {wall:8.0f} steps/s (wall) "
-                  f"{server_cpu:8.0f} per server CPU s; WebSocket/Gym (wall) = {wall / g_wall:.2f}")
+            print(
+                f"  OpenEnv WebSocket, {n} session(s)       {wall:8.0f} steps/s (wall) "
+                f"{server_cpu:8.0f} per server CPU s; WebSocket/Gym (wall) = {wall / g_wall:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def status(line: str) -> str:
 def first_start(variant: str, folder: Path) -> dict[str, object]:
     """Install, time the first and second `claude mcp list` and the build in between."""
     user, work = install_plugin(folder)
-    if variant == "waiting":   # Claude Code runs a local marketplace's plugin from its folder
+    if variant == "waiting":  # Claude Code runs a local marketplace's plugin from its folder
         (folder / "acptools" / "plugin" / "handshake.json").unlink()
     started = time.monotonic()
     first, first_seconds = timed_mcp_list(user, work)
@@ -43,21 +43,31 @@ def first_start(variant: str, folder: Path) -> dict[str, object]:
         time.sleep(1)
     built = time.monotonic() - started
     second, second_seconds = timed_mcp_list(user, work)
-    return {"variant": variant, "first": status(first), "first_s": first_seconds, "built_s": built,
-            "second": status(second), "second_s": second_seconds}
+    return {
+        "variant": variant,
+        "first": status(first),
+        "first_s": first_seconds,
+        "built_s": built,
+        "second": status(second),
+        "second_s": second_seconds,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", nargs="+", choices=["early", "waiting"], default=["early", "waiting"])
     args = parser.parse_args(argv)
-    print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; no uv on PATH: {not any(Path(p, 'uv').exists() for p in os.environ['PATH'].split(os.pathsep))}")
+    print(
+        f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; no uv on PATH: {not any(Path(p, 'uv').exists() for p in os.environ['PATH'].split(os.pathsep))}"
+    )
     print(f"{'variant':<9} {'first claude mcp list':<28} {'venv built after':>16} {'second claude mcp list':<28}")
     for variant in args.variants:
         with tempfile.TemporaryDirectory(prefix=f"acptools-first-start-{variant}-") as tmp:
             r = first_start(variant, Path(tmp))
-        print(f"{r['variant']:<9} {r['first']:<20} {r['first_s']:>6.1f} s {r['built_s']:>14.0f} s "
-              f"{r['second']:<20} {r['second_s']:>6.1f} s")
+        print(
+            f"{r['variant']:<9} {r['first']:<20} {r['first_s']:>6.1f} s {r['built_s']:>14.0f} s "
+            f"{r['second']:<20} {r['second_s']:>6.1f} s"
+        )
     print(f"load {os.getloadavg()[0]:.1f} after")
     return 0
 

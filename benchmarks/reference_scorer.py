@@ -35,6 +35,7 @@ Each item runs in a worker process (--jobs of them); an exception in the scorer 
 error text; a worker that dies or exceeds --timeout seconds is killed, the item gets score null, and a new
 worker takes over.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -78,17 +79,21 @@ def norm_group(g):
 
 # ----------------------------------------------------------------------------------------------- data
 
+
 def load_records(paths):
     files = []
     for p in paths:
         if os.path.isdir(p):
-            files += sorted(glob.glob(os.path.join(p, "*.json")) + glob.glob(os.path.join(p, "*.jsonl"))
-                            + glob.glob(os.path.join(p, "*.jsonl.gz")))
+            files += sorted(
+                glob.glob(os.path.join(p, "*.json"))
+                + glob.glob(os.path.join(p, "*.jsonl"))
+                + glob.glob(os.path.join(p, "*.jsonl.gz"))
+            )
         else:
             files.append(p)
     recs = []
     for f in files:
-        with (gzip.open(f, "rt", encoding="utf8") if f.endswith(".gz") else open(f, encoding="utf8")) as fh:
+        with gzip.open(f, "rt", encoding="utf8") if f.endswith(".gz") else open(f, encoding="utf8") as fh:
             if f.endswith((".jsonl", ".jsonl.gz")):
                 recs += [json.loads(line) for line in fh if line.strip()]
             else:
@@ -111,11 +116,10 @@ def _worker_init(variant):
     import contextlib
     import io
 
+    import lm_eval
     from lm_eval.api.registry import get_filter
     from lm_eval.models.utils import postprocess_generated_text
     from lm_eval.tasks._yaml_loader import load_yaml
-
-    import lm_eval
 
     base = os.path.join(os.path.dirname(lm_eval.__file__), "tasks", "acpbench", variant)
     cfgs = {}
@@ -126,10 +130,7 @@ def _worker_init(variant):
             cfgs[group] = cfg
     proc = cfgs["applicable_actions_gen"]["process_results"]
     _W.update(
-        cfgs=cfgs,
-        get_filter=get_filter,
-        postprocess=postprocess_generated_text,
-        acp_utils=sys.modules[proc.__module__],
+        cfgs=cfgs, get_filter=get_filter, postprocess=postprocess_generated_text, acp_utils=sys.modules[proc.__module__]
     )
     _W["filters"] = {g: _build_filters(c) for g, c in cfgs.items()}
 
@@ -139,8 +140,9 @@ def _build_filters(cfg):
     once (FilterEnsemble.apply re-instantiates its filters, i.e. rebuilds the Lark parser, on every call)."""
     pipes = []
     for fc in cfg.get("filter_list") or [{"name": "none", "filter": [{"function": "take_first"}]}]:
-        objs = [_W["get_filter"](f["function"])(**{k: v for k, v in f.items() if k != "function"})
-                for f in fc["filter"]]
+        objs = [
+            _W["get_filter"](f["function"])(**{k: v for k, v in f.items() if k != "function"}) for f in fc["filter"]
+        ]
         pipes.append((fc["name"], objs))
     return pipes
 
@@ -206,8 +208,18 @@ def _worker_main(conn, scratch, variant, mode, until):
                 parsed = repr(parsed)
             conn.send((idx, {"score": score, "parsed": parsed, "seconds": secs, "error": None, "log": log}))
         except BaseException as e:  # the reference scorer raised: record it, keep serving
-            conn.send((idx, {"score": None, "parsed": None, "seconds": time.perf_counter() - t0,
-                             "error": f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=6)}", "log": ""}))
+            conn.send(
+                (
+                    idx,
+                    {
+                        "score": None,
+                        "parsed": None,
+                        "seconds": time.perf_counter() - t0,
+                        "error": f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=6)}",
+                        "log": "",
+                    },
+                )
+            )
 
 
 class Worker:
@@ -252,20 +264,31 @@ class Worker:
 
 # ----------------------------------------------------------------------------------------------- main
 
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", nargs="+", action="extend", required=True)
     ap.add_argument("--responses", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--variant", default="gen_2shot", choices=["gen_2shot", "gen_2shot_with_pddl"],
-                    help="which lm-eval task folder to take yaml/acp_utils from (scorers are identical)")
+    ap.add_argument(
+        "--variant",
+        default="gen_2shot",
+        choices=["gen_2shot", "gen_2shot_with_pddl"],
+        help="which lm-eval task folder to take yaml/acp_utils from (scorers are identical)",
+    )
     ap.add_argument("--mode", default="harness", choices=["harness", "get_score"])
-    ap.add_argument("--no-until", action="store_true",
-                    help="do not cut responses at the yaml's stop strings (e.g. an API run that already stopped)")
+    ap.add_argument(
+        "--no-until",
+        action="store_true",
+        help="do not cut responses at the yaml's stop strings (e.g. an API run that already stopped)",
+    )
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=600.0, help="per-item wall limit in seconds")
-    ap.add_argument("--hashseed", default="0",
-                    help="PYTHONHASHSEED for the workers ('random' to leave it random); default 0 for reproducibility")
+    ap.add_argument(
+        "--hashseed",
+        default="0",
+        help="PYTHONHASHSEED for the workers ('random' to leave it random); default 0 for reproducibility",
+    )
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
@@ -279,9 +302,11 @@ def main(argv=None):
         by_key[(g, str(r["id"]))] = r
         by_id[str(r["id"])].append(r)
     rows = read_jsonl(a.responses)
-    print(f"[reference_scorer] {len(recs)} records from {len(files)} files; {len(rows)} responses; "
-          f"variant={a.variant} mode={a.mode} until={'off' if a.no_until else 'on'} jobs={a.jobs}",
-          file=sys.stderr)
+    print(
+        f"[reference_scorer] {len(recs)} records from {len(files)} files; {len(rows)} responses; "
+        f"variant={a.variant} mode={a.mode} until={'off' if a.no_until else 'on'} jobs={a.jobs}",
+        file=sys.stderr,
+    )
 
     results = [None] * len(rows)
     todo = []
@@ -323,6 +348,7 @@ def main(argv=None):
                     w.conn.send((i, doc, resp))
                     w.busy = (i, time.perf_counter())
             from multiprocessing.connection import wait
+
             now = time.perf_counter()
             nearest = min([w.busy[1] + a.timeout - now for w in workers if w.busy] + [1.0])
             ready = wait([w.conn for w in workers if w.busy], timeout=max(0.01, nearest))
@@ -334,18 +360,32 @@ def main(argv=None):
                     try:
                         idx, res = w.conn.recv()
                     except (EOFError, OSError):
-                        res = {"score": None, "parsed": None, "seconds": time.perf_counter() - t0,
-                               "error": f"worker died (exit code {w.proc.exitcode})", "log": ""}
+                        res = {
+                            "score": None,
+                            "parsed": None,
+                            "seconds": time.perf_counter() - t0,
+                            "error": f"worker died (exit code {w.proc.exitcode})",
+                            "log": "",
+                        }
                         idx = i
                         w.restart()
                     results[idx] = {**results[idx], **res}
                     w.busy = None
                     done_n += 1
                 elif not w.proc.is_alive() or time.perf_counter() - t0 > a.timeout:
-                    why = (f"timeout after {a.timeout:g}s" if w.proc.is_alive()
-                           else f"worker died (exit code {w.proc.exitcode})")
-                    results[i] = {**results[i], "score": None, "parsed": None,
-                                  "seconds": time.perf_counter() - t0, "error": why, "log": ""}
+                    why = (
+                        f"timeout after {a.timeout:g}s"
+                        if w.proc.is_alive()
+                        else f"worker died (exit code {w.proc.exitcode})"
+                    )
+                    results[i] = {
+                        **results[i],
+                        "score": None,
+                        "parsed": None,
+                        "seconds": time.perf_counter() - t0,
+                        "error": why,
+                        "log": "",
+                    }
                     w.busy = None
                     done_n += 1
                     w.restart()
@@ -371,16 +411,21 @@ def main(argv=None):
     for r in results:
         agg[(r.get("task"), r.get("model"))].append(r)
     print(f"[reference_scorer] wall {wall:.1f}s for {len(todo)} scored items -> {a.out}", file=sys.stderr)
-    print(f"{'task':7} {'model':28} {'n':>4} {'score1':>6} {'null':>4} {'mean':>6} {'p50 ms':>8} {'max ms':>9} {'sum s':>7}",
-          file=sys.stderr)
+    print(
+        f"{'task':7} {'model':28} {'n':>4} {'score1':>6} {'null':>4} {'mean':>6} {'p50 ms':>8} {'max ms':>9} {'sum s':>7}",
+        file=sys.stderr,
+    )
     for (task, model), rs in sorted(agg.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
         sc = [r["score"] for r in rs if r.get("score") is not None]
         secs = [r["seconds"] for r in rs if r.get("seconds") is not None]
-        print(f"{str(task):7} {str(model)[:28]:28} {len(rs):4d} {sum(1 for s in sc if s == 1):6d} "
-              f"{len(rs) - len(sc):4d} {statistics.mean(sc) if sc else float('nan'):6.3f} "
-              f"{1000 * statistics.median(secs) if secs else float('nan'):8.2f} "
-              f"{1000 * max(secs) if secs else float('nan'):9.1f} "
-              f"{sum(secs):7.1f}", file=sys.stderr)
+        print(
+            f"{str(task):7} {str(model)[:28]:28} {len(rs):4d} {sum(1 for s in sc if s == 1):6d} "
+            f"{len(rs) - len(sc):4d} {statistics.mean(sc) if sc else float('nan'):6.3f} "
+            f"{1000 * statistics.median(secs) if secs else float('nan'):8.2f} "
+            f"{1000 * max(secs) if secs else float('nan'):9.1f} "
+            f"{sum(secs):7.1f}",
+            file=sys.stderr,
+        )
     return 0
 
 

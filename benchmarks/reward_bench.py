@@ -32,8 +32,16 @@ sys.path.insert(0, str(ROOT))
 from acptools.dataset import acpbench_hard  # noqa: E402
 from acptools.rewards import AcpReward  # noqa: E402
 
-FRAMES = ("{a}", "The next action is {a}.", "I choose {a}", "**Final Answer**: {a}", "{a} (then keep going)",
-          "Let me see: {a}", "Answer: {a}\n", "{A}")
+FRAMES = (
+    "{a}",
+    "The next action is {a}.",
+    "I choose {a}",
+    "**Final Answer**: {a}",
+    "{a} (then keep going)",
+    "Let me see: {a}",
+    "Answer: {a}\n",
+    "{A}",
+)
 
 
 def completions_for(record: dict, g: int, round_: int) -> list[str]:
@@ -70,27 +78,35 @@ def main() -> int:
     ap.add_argument("--credit", default="exact", choices=("exact", "partial"))
     ap.add_argument("--budget", type=float, default=60.0, help="CPU seconds per completion")
     args = ap.parse_args()
-    records = acpbench_hard("test", "nexta")[:args.prompts]
+    records = acpbench_hard("test", "nexta")[: args.prompts]
     rows = [{"prompt": r["question"], "record": json.dumps(r)} for r in records]
     make = lambda: AcpReward(credit=args.credit, budget=args.budget)  # noqa: E731
     n = len(rows) * args.generations
     out, warm, _ = call(make(), rows, args.generations, 0)
     known = [x for x in out if x is not None]
-    print(f"warm-up: {n} completions over {len(rows)} nexta prompts in {warm:.1f} s (truths computed: h* of "
-          f"each state and of the successors reached); rewards: mean {statistics.fmean(known):.3f}, "
-          f"unknown {n - len(known)}")
+    print(
+        f"warm-up: {n} completions over {len(rows)} nexta prompts in {warm:.1f} s (truths computed: h* of "
+        f"each state and of the successors reached); rewards: mean {statistics.fmean(known):.3f}, "
+        f"unknown {n - len(known)}"
+    )
     kept = make()
-    for label, fresh in (("a new reward function per round (truths cached, no outcome memo)", True),
-                         ("one reward function (its memo of decided outcomes warm after round 1)", False)):
+    for label, fresh in (
+        ("a new reward function per round (truths cached, no outcome memo)", True),
+        ("one reward function (its memo of decided outcomes warm after round 1)", False),
+    ):
         rates, cpu_rates = [], []
         for r in range(1, args.rounds + 1):
             out, secs, cpu = call(make() if fresh else kept, rows, args.generations, r)
             rates.append(n / secs)
             cpu_rates.append(n / cpu)
-        print(f"{label}:\n  {n} fresh completion texts per round: {', '.join(f'{x:,.0f}' for x in rates)} "
-              f"completions/s wall; {', '.join(f'{x:,.0f}' for x in cpu_rates)} per CPU second")
-        print(f"  median {statistics.median(rates):,.0f}/s wall, {statistics.median(cpu_rates):,.0f}/CPU-s "
-              f"(target >= 1,000/s: {'met' if statistics.median(rates) >= 1000 else 'NOT met'} on the wall clock)")
+        print(
+            f"{label}:\n  {n} fresh completion texts per round: {', '.join(f'{x:,.0f}' for x in rates)} "
+            f"completions/s wall; {', '.join(f'{x:,.0f}' for x in cpu_rates)} per CPU second"
+        )
+        print(
+            f"  median {statistics.median(rates):,.0f}/s wall, {statistics.median(cpu_rates):,.0f}/CPU-s "
+            f"(target >= 1,000/s: {'met' if statistics.median(rates) >= 1000 else 'NOT met'} on the wall clock)"
+        )
     return 0
 
 

@@ -34,7 +34,9 @@ def timed(fn):
 
 def entries_rate(name: str, n: int, seed: int, **kw):
     import reasoning_gym
+
     from acptools.truth import clear_caches
+
     clear_caches()
     data = reasoning_gym.create_dataset(name, size=n, seed=seed, **kw)
     entries, cpu, wall = timed(lambda: list(data))
@@ -43,11 +45,13 @@ def entries_rate(name: str, n: int, seed: int, **kw):
 
 def reward_rate(data, entries, rounds: int = 5):
     wrong = [e["answer"][::-1] or "x" for e in entries]
+
     def grade():
         for _ in range(rounds):
             for e, w in zip(entries, wrong):
                 data.score_answer(e["answer"], e)
                 data.score_answer(w, e)
+
     _, cpu, wall = timed(grade)
     calls = 2 * rounds * len(entries)
     return calls / cpu, calls / wall
@@ -57,10 +61,12 @@ def gym_rate(domain: str, steps: int):
     """Steps/s of the Gym env under a policy that takes the first action lowering h* (h* from the env's
     info), and of bare Episode.step over the same actions."""
     import gymnasium
+
     import acptools.environments.gymnasium_env  # noqa: F401
+    from acptools import examples
     from acptools.episode import Episode
     from acptools.truth import task_for
-    from acptools import examples
+
     env = gymnasium.make("acptools/Planning-v0", source=domain, max_steps=10_000)
     task = task_for(*examples.texts(domain))
     plan = []
@@ -77,6 +83,7 @@ def gym_rate(domain: str, steps: int):
 
     def fresh():
         episode[0] = Episode(task)
+
     m, bcpu, bwall = timed(lambda: replay(fresh, lambda a: episode[0].step(a), plan, steps))
     return n / cpu, n / wall, m / bcpu, len(plan)
 
@@ -97,6 +104,7 @@ def optimal_plan(domain: str) -> list[str]:
     from acptools import examples
     from acptools.episode import Episode
     from acptools.truth import task_for
+
     task = task_for(*examples.texts(domain))
     ep, plan = Episode(task), []
     while not ep.solved:
@@ -113,33 +121,52 @@ def verifiers_rates(domain: str, questions: int, episodes: int) -> list[tuple[st
     import asyncio
     import json
     import tempfile
+
     sys.path.insert(0, str(ROOT / "tests"))
     from support.scripted_api import ScriptedModel
     from verifiers.v1.cli.eval.runner import run_eval
     from verifiers.v1.configs.cli.eval import EvalConfig
+
     from acptools.dataset import acpbench_hard
     from acptools.environments.prompting import prompt
     from acptools.scoring import gold_response
+
     os.environ.setdefault("BENCH_KEY", "k")
     chosen = acpbench_hard("test", "app")[:questions]
     plan = optimal_plan(domain)
+
     def answer(api, body):
         text = body["messages"][-1]["content"]
         return gold_response(next(r for r in chosen if prompt(r) in text))
+
     def act(api, body):
         return plan[sum(1 for m in body["messages"] if m["role"] == "assistant")]
+
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "app.jsonl"
         data.write_text("".join(json.dumps(r) + "\n" for r in chosen))
         for what, env, script, n in (
-                ("acptools-qa (app, 1 turn)", {"taskset": {"id": "acptools-qa", "data": str(data)}}, answer, 1),
-                (f"acptools-policy ({domain}, {len(plan)} turns)", {"taskset": {"id": "acptools-policy", "source": domain}},
-                 act, episodes)):
+            ("acptools-qa (app, 1 turn)", {"taskset": {"id": "acptools-qa", "data": str(data)}}, answer, 1),
+            (
+                f"acptools-policy ({domain}, {len(plan)} turns)",
+                {"taskset": {"id": "acptools-policy", "source": domain}},
+                act,
+                episodes,
+            ),
+        ):
             with ScriptedModel(script) as model:
-                config = EvalConfig.model_validate({
-                    "env": env, "model": "bench", "num_rollouts": n, "push": False, "rich": None,
-                    "client": {"base_url": model.openai_url, "api_key_var": "BENCH_KEY"}, "output_dir": tmp})
+                config = EvalConfig.model_validate(
+                    {
+                        "env": env,
+                        "model": "bench",
+                        "num_rollouts": n,
+                        "push": False,
+                        "rich": None,
+                        "client": {"base_url": model.openai_url, "api_key_var": "BENCH_KEY"},
+                        "output_dir": tmp,
+                    }
+                )
                 done, cpu, wall = timed(lambda: asyncio.run(run_eval(config)))
             rollouts = sum(len(e.traces) for e in done)
             assert all(t.reward == 1.0 for e in done for t in e.traces), "a scripted right answer did not reward 1"
@@ -154,20 +181,28 @@ def main(argv=None) -> None:
     ap.add_argument("--families", default="", help="comma-separated acp_* names (default: all 30)")
     ap.add_argument("--gym-steps", type=int, default=2000)
     ap.add_argument("--cache", action="store_true", help="use the proof store (default: off, --no-cache)")
-    ap.add_argument("--verifiers", type=int, default=0, metavar="N",
-                    help="only the verifiers environments: N questions and N episodes through run_eval")
+    ap.add_argument(
+        "--verifiers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only the verifiers environments: N questions and N episodes through run_eval",
+    )
     args = ap.parse_args(argv)
     if not args.cache:
         os.environ["ACPTOOLS_CACHE"] = "off"
     if args.verifiers:
-        print(f"verifiers run_eval against a loopback OpenAI-compatible server (rollouts per CPU s / per wall s):")
+        print("verifiers run_eval against a loopback OpenAI-compatible server (rollouts per CPU s / per wall s):")
         for what, n, cpu_rate, wall_rate in verifiers_rates(args.domain, args.verifiers, args.verifiers):
             print(f"  {what:34s} {n:4d} rollouts {cpu_rate:8.1f} /s  {wall_rate:8.1f} /s")
         return
     import acptools.environments.reasoning_gym_datasets as rgd
+
     names = [n for n in args.families.split(",") if n] or list(rgd.families())
-    print(f"reasoning-gym entries on {args.domain}, {args.entries} per family (per CPU s / per wall s); "
-          f"reward calls/s (CPU)")
+    print(
+        f"reasoning-gym entries on {args.domain}, {args.entries} per family (per CPU s / per wall s); "
+        f"reward calls/s (CPU)"
+    )
     for name in names:
         data, entries, cpu_rate, wall_rate = entries_rate(name, args.entries, 1, domain=args.domain)
         rcpu, _ = reward_rate(data, entries)
@@ -178,9 +213,11 @@ def main(argv=None) -> None:
         rcpu, _ = reward_rate(data, entries)
         print(f"  {name:28s} {cpu_rate:8.1f} /s  {wall_rate:8.1f} /s   rewards {rcpu:8.0f} /s")
     g_cpu, g_wall, bare, length = gym_rate(args.domain, args.gym_steps)
-    print(f"Gymnasium acptools/Planning-v0 on {args.domain} (optimal plan of {length} steps, repeated): "
-          f"{g_cpu:.0f} steps/s (CPU), {g_wall:.0f} steps/s (wall); bare Episode.step {bare:.0f} steps/s; "
-          f"env/bare = {g_cpu / bare:.2f}")
+    print(
+        f"Gymnasium acptools/Planning-v0 on {args.domain} (optimal plan of {length} steps, repeated): "
+        f"{g_cpu:.0f} steps/s (CPU), {g_wall:.0f} steps/s (wall); bare Episode.step {bare:.0f} steps/s; "
+        f"env/bare = {g_cpu / bare:.2f}"
+    )
 
 
 if __name__ == "__main__":

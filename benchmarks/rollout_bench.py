@@ -35,10 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from scripted_api import ScriptedModel, request_text  # noqa: E402
+
 from acptools import rollout  # noqa: E402
 from acptools.budget import Budget
 from acptools.truth import truth_for  # noqa: E402
-from scripted_api import ScriptedModel, request_text  # noqa: E402
 
 
 def pct(values, q: float) -> float:
@@ -52,15 +53,18 @@ def ms(x: float) -> str:
 
 # ---- 1. overhead per step ------------------------------------------------------------------------
 
+
 def replay_policy(render_times: list[float]):
     """A python: policy that renders the prompt, then answers with the first action of the cached
     optimal plan (the model's own time is this function's, and is not counted)."""
+
     def act(obs):
         t0 = time.perf_counter()
         _ = obs.system, obs.prompt
         render_times.append(time.perf_counter() - t0)
         h = truth_for(obs.task, obs.state).h_star(Budget(None, cpu=60))
         return obs.task.action_names[h.plan[0]]
+
     return act
 
 
@@ -72,12 +76,13 @@ def overhead(split: str, show_applicable: bool, chunk: int = 8) -> None:
     renders: list[float] = []
     steps, episodes = [], []
     for i in range(0, len(tasks), chunk):
-        part = tasks[i:i + chunk]
+        part = tasks[i : i + chunk]
         t0 = time.perf_counter()
         rollout.run(part, "optimal", rollout.RolloutConfig())
         t1 = time.perf_counter()
-        result = rollout.run(part, rollout.PythonPolicy(replay_policy(renders)),
-                             rollout.RolloutConfig(show_applicable=show_applicable))
+        result = rollout.run(
+            part, rollout.PythonPolicy(replay_policy(renders)), rollout.RolloutConfig(show_applicable=show_applicable)
+        )
         warm, timed = warm + t1 - t0, timed + time.perf_counter() - t1
         steps += result.steps
         episodes += result.episodes
@@ -86,13 +91,19 @@ def overhead(split: str, show_applicable: bool, chunk: int = 8) -> None:
     grading = [s["grading_seconds"] for s in steps]
     starts = [e["start_seconds"] for e in episodes]
     solved = sum(e["solved"] for e in episodes)
-    print(f"--show-applicable {show_applicable}: {len(tasks)} episodes, {len(steps)} steps, {solved} solved; "
-          f"warm-up (h* of every state) {warm:.1f} s, timed pass {timed:.2f} s wall")
-    print(f"  overhead per step  p50 {ms(pct(total, .5))}  p90 {ms(pct(total, .9))}  max {ms(max(total))}  "
-          f"(target p50 <= 5 ms: {pct(total, .5) <= 0.005})")
-    print(f"    of which grading p50 {ms(pct(grading, .5))}, prompt p50 {ms(pct(renders, .5))}, "
-          f"the rest p50 {ms(pct([h - g for h, g in zip(harness, grading)], .5))}")
-    print(f"  episode start (load + h* of the start, cached) p50 {ms(pct(starts, .5))}  max {ms(max(starts))}")
+    print(
+        f"--show-applicable {show_applicable}: {len(tasks)} episodes, {len(steps)} steps, {solved} solved; "
+        f"warm-up (h* of every state) {warm:.1f} s, timed pass {timed:.2f} s wall"
+    )
+    print(
+        f"  overhead per step  p50 {ms(pct(total, 0.5))}  p90 {ms(pct(total, 0.9))}  max {ms(max(total))}  "
+        f"(target p50 <= 5 ms: {pct(total, 0.5) <= 0.005})"
+    )
+    print(
+        f"    of which grading p50 {ms(pct(grading, 0.5))}, prompt p50 {ms(pct(renders, 0.5))}, "
+        f"the rest p50 {ms(pct([h - g for h, g in zip(harness, grading)], 0.5))}"
+    )
+    print(f"  episode start (load + h* of the start, cached) p50 {ms(pct(starts, 0.5))}  max {ms(max(starts))}")
 
 
 # ---- 2. episodes in flight -----------------------------------------------------------------------
@@ -135,7 +146,8 @@ def in_flight(split: str, latency: float, steps: int, grading_threads: int | Non
     runs = {}
     for jobs in (1, 8):
         from acptools.truth import clear_caches
-        clear_caches()                       # both runs grade from scratch
+
+        clear_caches()  # both runs grade from scratch
         with scripted_server(latency) as url:
             policy = rollout.make_policy("openai:scripted", base_url=url)
             config = rollout.RolloutConfig(jobs=jobs, max_steps=steps, show_applicable=True)
@@ -146,14 +158,19 @@ def in_flight(split: str, latency: float, steps: int, grading_threads: int | Non
     (w1, r1), (w8, r8) = runs[1], runs[8]
     g1 = [s["grading_seconds"] for s in r1.steps]
     g8 = [s["grading_seconds"] for s in r8.steps]
-    same = sorted((s["episode"], s["step"], s["action"], s["verdict"], s["regret"], s["known"]) for s in r1.steps) == \
-        sorted((s["episode"], s["step"], s["action"], s["verdict"], s["regret"], s["known"]) for s in r8.steps)
-    print(f"8 episodes x {steps} steps, model latency {latency:g} s, {len(r1.steps)} steps graded per run, "
-          f"grading threads {config.grading_threads}")
+    same = sorted(
+        (s["episode"], s["step"], s["action"], s["verdict"], s["regret"], s["known"]) for s in r1.steps
+    ) == sorted((s["episode"], s["step"], s["action"], s["verdict"], s["regret"], s["known"]) for s in r8.steps)
+    print(
+        f"8 episodes x {steps} steps, model latency {latency:g} s, {len(r1.steps)} steps graded per run, "
+        f"grading threads {config.grading_threads}"
+    )
     print(f"  wall       --jobs 1 {w1:6.2f} s   --jobs 8 {w8:6.2f} s   ratio {w1 / w8:5.2f}x")
-    for q in (.5, .9):
-        print(f"  grading p{100 * q:.0f}  --jobs 1 {ms(pct(g1, q))}  --jobs 8 {ms(pct(g8, q))}  "
-              f"ratio {pct(g8, q) / pct(g1, q):5.2f}")
+    for q in (0.5, 0.9):
+        print(
+            f"  grading p{100 * q:.0f}  --jobs 1 {ms(pct(g1, q))}  --jobs 8 {ms(pct(g8, q))}  "
+            f"ratio {pct(g8, q) / pct(g1, q):5.2f}"
+        )
     print(f"  grading total --jobs 1 {sum(g1):6.2f} s  --jobs 8 {sum(g8):6.2f} s")
     print(f"  verdicts, regrets and unknowns identical in both runs: {same}")
 

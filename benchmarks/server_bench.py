@@ -28,12 +28,12 @@ import anyio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools import load_task  # noqa: E402
-from acptools.dataset import domain_name, load_records  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
-
 from acptools_server import ServerConfig, build_server
 from acptools_server.config import Limits
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from acptools import load_task  # noqa: E402
+from acptools.dataset import domain_name, load_records  # noqa: E402
 
 DEFAULT_DATA = "acpbench-hard"  # the bundled copy (acptools.dataset)
 TARGETS_MS = {
@@ -61,8 +61,10 @@ def report(rows: dict[str, list[float]]) -> int:
             ok = statistics.median(ms) <= target
             missed += not ok
             verdict = f"p50 <= {target:g} ms: {'met' if ok else 'MISSED'}"
-        print(f"{name:<40} {len(ms):>5} {statistics.median(ms):>8.2f} {pct(ms, .9):>8.2f} {pct(ms, .99):>8.2f} "
-              f"{max(ms):>8.2f}  {verdict}")
+        print(
+            f"{name:<40} {len(ms):>5} {statistics.median(ms):>8.2f} {pct(ms, 0.9):>8.2f} {pct(ms, 0.99):>8.2f} "
+            f"{max(ms):>8.2f}  {verdict}"
+        )
     return missed
 
 
@@ -100,7 +102,8 @@ async def bench_inprocess(n: int, records: list[dict], rows: dict[str, list[floa
         rows["in-process list_applicable"] = await timed(client, "list_applicable", {"task_id": tid}, n)
         rows["in-process progress"] = await timed(client, "progress", {"task_id": tid, "action": first}, n)
         rows[f"in-process validate_plan ({len(plan)} steps)"] = await timed(
-            client, "validate_plan", {"task_id": tid, "plan": plan}, n)
+            client, "validate_plan", {"task_id": tid, "plan": plan}, n
+        )
         rows["in-process validate_plan"] = rows.pop(f"in-process validate_plan ({len(plan)} steps)")
         # load_task: every distinct (domain, problem) once = parse + ground + summary, nothing cached
         seen, loads = {(record["PDDL_domain"], record["PDDL_problem"])}, []
@@ -118,7 +121,8 @@ async def bench_inprocess(n: int, records: list[dict], rows: dict[str, list[floa
                 break
         rows["in-process load_task (new task)"] = loads
         rows["in-process load_task (cached)"] = await timed(
-            client, "load_task", {"domain": record["PDDL_domain"], "problem": record["PDDL_problem"]}, n)
+            client, "load_task", {"domain": record["PDDL_domain"], "problem": record["PDDL_problem"]}, n
+        )
     return record, plan
 
 
@@ -144,9 +148,13 @@ async def bench_http(n: int, record: dict, rows: dict[str, list[float]]) -> None
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([*server_command(), "--transport", "streamable-http", "--port", str(port),
-                             "--log-level", "WARNING"], cwd=ROOT, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*server_command(), "--transport", "streamable-http", "--port", str(port), "--log-level", "WARNING"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -158,8 +166,9 @@ async def bench_http(n: int, record: dict, rows: dict[str, list[float]]) -> None
                     raise
                 time.sleep(0.1)
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-            r = await client.call_tool("load_task", {"domain": record["PDDL_domain"],
-                                                     "problem": record["PDDL_problem"]})
+            r = await client.call_tool(
+                "load_task", {"domain": record["PDDL_domain"], "problem": record["PDDL_problem"]}
+            )
             tid = r.structured_content["task_id"]
             rows["http list_applicable"] = await timed(client, "list_applicable", {"task_id": tid}, n)
     finally:
@@ -170,8 +179,11 @@ async def bench_http(n: int, record: dict, rows: dict[str, list[float]]) -> None
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=300, help="timed calls per kind (default 300)")
-    ap.add_argument("--data", default=DEFAULT_DATA,
-                    help="acpbench-hard[:dev|test] (bundled, the default) or an ACPBench Hard file or folder")
+    ap.add_argument(
+        "--data",
+        default=DEFAULT_DATA,
+        help="acpbench-hard[:dev|test] (bundled, the default) or an ACPBench Hard file or folder",
+    )
     ap.add_argument("--no-stdio", action="store_true")
     ap.add_argument("--http", action="store_true", help="also time streamable HTTP on loopback")
     args = ap.parse_args()

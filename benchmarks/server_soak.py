@@ -47,8 +47,19 @@ sys.path.insert(0, str(ROOT))
 from acptools.dataset import acpbench_hard  # noqa: E402
 from tests.support.forge import forge  # noqa: E402
 from tests.support.server_procs import (  # noqa: E402
-    FERRY_DOMAIN, PROTOCOL, StdioServer, alive, cpu_seconds, ferry, peak_rss_mb, planners_of, rss_mb, start_http,
-    wait_until, wide_task, work_folders,
+    FERRY_DOMAIN,
+    PROTOCOL,
+    StdioServer,
+    alive,
+    cpu_seconds,
+    ferry,
+    peak_rss_mb,
+    planners_of,
+    rss_mb,
+    start_http,
+    wait_until,
+    wide_task,
+    work_folders,
 )
 
 CHEAP = ("list_applicable", "validate_plan", "progress")
@@ -63,8 +74,9 @@ class Tally:
         self.errors: list[str] = []
         self.cheap: dict[str, list[float]] = {}  # transport -> seconds of each cheap call
 
-    def add(self, kind: str, error: str | None = None, cheap_seconds: float | None = None,
-            transport: str = "http") -> None:
+    def add(
+        self, kind: str, error: str | None = None, cheap_seconds: float | None = None, transport: str = "http"
+    ) -> None:
         with self.lock:
             self.counts[kind] = self.counts.get(kind, 0) + 1
             if error:
@@ -79,13 +91,19 @@ class HttpClient:
     def __init__(self, url: str, read_timeout: float = 120) -> None:
         self.url, self.session, self.next_id = url, None, 0
         self.http = httpx2.Client(timeout=httpx2.Timeout(30, read=read_timeout))
-        self.post("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
-                                 "clientInfo": {"name": "soak", "version": "1"}})
+        self.post(
+            "initialize",
+            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "soak", "version": "1"}},
+        )
         self.post("notifications/initialized", None)
 
     def post(self, method: str, params: dict | None) -> dict | None:
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                   "MCP-Protocol-Version": PROTOCOL, **({"Mcp-Session-Id": self.session} if self.session else {})}
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": PROTOCOL,
+            **({"Mcp-Session-Id": self.session} if self.session else {}),
+        }
         body: dict = {"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})}
         if method != "notifications/initialized":
             self.next_id += 1
@@ -117,7 +135,9 @@ def http_traffic(url: str, task: dict, stop: threading.Event, tally: Tally, seed
     """Cheap calls on a bundled example, a short search now and then, and a client walking away."""
     rng = random.Random(seed)
     client = HttpClient(url)
-    tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"]["task_id"]
+    tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"][
+        "task_id"
+    ]
     plan = client.call("plan", task_id="example:ferry", budget=30)["structuredContent"]["plan"]
     while not stop.is_set():
         tool = rng.choice(CHEAP)
@@ -125,8 +145,7 @@ def http_traffic(url: str, task: dict, stop: threading.Event, tally: Tally, seed
         t0 = time.perf_counter()
         try:
             result = client.call(tool, task_id="example:ferry", **args)
-            tally.add(tool, result["content"][0]["text"] if result.get("isError") else None,
-                      time.perf_counter() - t0)
+            tally.add(tool, result["content"][0]["text"] if result.get("isError") else None, time.perf_counter() - t0)
         except (httpx2.HTTPError, RuntimeError) as exc:
             tally.add(tool, repr(exc))
         roll = rng.random()
@@ -179,8 +198,11 @@ def kill_with_planners(server: StdioServer, tid: str, tally: Tally) -> dict:
     server.proc.wait(timeout=30)
     gone = wait_until(lambda: not any(alive(p) for p in planners) and not planners_of(server.pid), 15)
     tally.add("server kill", None if started and gone else f"planners started {started}, gone {gone}")
-    return {"planners_at_kill": len(planners), "planners_gone": gone,
-            "folders_after_kill": len(work_folders(server.tmpdir, server.pid))}
+    return {
+        "planners_at_kill": len(planners),
+        "planners_gone": gone,
+        "folders_after_kill": len(work_folders(server.tmpdir, server.pid)),
+    }
 
 
 def peak_memory(pids: list[int], peak: list[float], stop: threading.Event) -> None:
@@ -211,8 +233,10 @@ def main() -> None:
     stdio = StdioServer(tmp)
     pids = [http_proc.pid, stdio.pid]
     threads = [threading.Thread(target=peak_memory, args=(pids, peak, stop), daemon=True)]
-    threads += [threading.Thread(target=http_traffic, args=(url, hard, stop, tally, k), daemon=True)
-                for k in range(args.http_clients)]
+    threads += [
+        threading.Thread(target=http_traffic, args=(url, hard, stop, tally, k), daemon=True)
+        for k in range(args.http_clients)
+    ]
     threads.append(threading.Thread(target=attack_traffic, args=(tmp, url, hard, stop, tally, seen), daemon=True))
     for t in threads:
         t.start()
@@ -247,9 +271,11 @@ def shut_down(http_proc, url: str, stdio: StdioServer, tmp: Path, pids: list[int
     http_proc.wait(timeout=60)
     stdio.close()
     time.sleep(1.0)
-    left = {"http_searches_at_end": info["searches_running"],
-            "leftover_processes": sum(len(planners_of(pid)) for pid in pids),
-            "leftover_folders": sum(len(work_folders(tmp / "tmp", pid)) for pid in pids)}
+    left = {
+        "http_searches_at_end": info["searches_running"],
+        "leftover_processes": sum(len(planners_of(pid)) for pid in pids),
+        "leftover_folders": sum(len(work_folders(tmp / "tmp", pid)) for pid in pids),
+    }
     shutil.rmtree(tmp, ignore_errors=True)
     return left
 
@@ -260,13 +286,19 @@ def report(tally: Tally, killed: dict, peak_mb: float, left: dict) -> None:
     print(f"errors {len(tally.errors)}" + "".join(f"\n  {e}" for e in tally.errors[:10]))
     for transport, seconds in sorted(tally.cheap.items()):
         ms = sorted(x * 1e3 for x in seconds)
-        print(f"cheap calls over {transport}: p50 {ms[len(ms) // 2]:.1f} ms, p99 {ms[int(len(ms) * 0.99)]:.0f} ms, "
-              f"max {ms[-1]:.0f} ms")
-    print(f"kill -9 of the stdio server: {killed['planners_at_kill']} planners running, all gone: "
-          f"{killed['planners_gone']}; its work folders {killed['folders_after_kill']} after the kill, "
-          f"{killed['folders_after_restart']} after the next start")
-    print(f"HTTP searches still running when the traffic stopped {left['http_searches_at_end']} "
-          "(a walked-away call is cancelled when its client disconnects)")
+        print(
+            f"cheap calls over {transport}: p50 {ms[len(ms) // 2]:.1f} ms, p99 {ms[int(len(ms) * 0.99)]:.0f} ms, "
+            f"max {ms[-1]:.0f} ms"
+        )
+    print(
+        f"kill -9 of the stdio server: {killed['planners_at_kill']} planners running, all gone: "
+        f"{killed['planners_gone']}; its work folders {killed['folders_after_kill']} after the kill, "
+        f"{killed['folders_after_restart']} after the next start"
+    )
+    print(
+        f"HTTP searches still running when the traffic stopped {left['http_searches_at_end']} "
+        "(a walked-away call is cancelled when its client disconnects)"
+    )
     print(f"leftover planner processes {left['leftover_processes']}, leftover work folders {left['leftover_folders']}")
     print(f"peak memory (servers + planners) {peak_mb:.0f} MB")
 
@@ -296,15 +328,21 @@ def attack_traffic(tmp: Path, url: str, task: dict, stop: threading.Event, tally
     server = StdioServer(tmp)
     loader = StdioServer(tmp, "--load-budget", "2")
     client = HttpClient(url)
-    tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"]["task_id"]
+    tid = client.call("load_task", domain=task["PDDL_domain"], problem=task["PDDL_problem"])["structuredContent"][
+        "task_id"
+    ]
     long_problem, long_plan = ferry(400, 10, plan_length=10_000)
     long_id = client.call("load_task", domain=FERRY_DOMAIN, problem=long_problem)["structuredContent"]["task_id"]
     big_text = ferry(10, 180)[0]
-    steps = [lambda k: deep_json(server, k, tally, seen), lambda k: odd_id(server, k, tally),
-             lambda k: huge_domain(server, k, tally, seen), lambda k: dropped_client(url, client, tid, tally, seen),
-             lambda k: ended_session(url, client, tid, tally, seen),
-             lambda k: big_simplify(url, long_id, long_plan, tally, seen),
-             lambda k: big_load(loader, big_text, tally, seen)]
+    steps = [
+        lambda k: deep_json(server, k, tally, seen),
+        lambda k: odd_id(server, k, tally),
+        lambda k: huge_domain(server, k, tally, seen),
+        lambda k: dropped_client(url, client, tid, tally, seen),
+        lambda k: ended_session(url, client, tid, tally, seen),
+        lambda k: big_simplify(url, long_id, long_plan, tally, seen),
+        lambda k: big_load(loader, big_text, tally, seen),
+    ]
     k = 0
     while not stop.is_set():
         try:
@@ -352,11 +390,19 @@ def dropped_client(url: str, client: HttpClient, tid: str, tally: Tally, seen: A
     before = info()["searches_cancelled"]
     parts = url.split("/", 3)
     host, port = parts[2].split(":")
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}}}).encode()
-    head = (f"POST /{parts[3]} HTTP/1.1\r\nHost: {parts[2]}\r\nContent-Type: application/json\r\n"
-            f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {PROTOCOL}\r\n"
-            f"Mcp-Session-Id: {client.session}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}},
+        }
+    ).encode()
+    head = (
+        f"POST /{parts[3]} HTTP/1.1\r\nHost: {parts[2]}\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {PROTOCOL}\r\n"
+        f"Mcp-Session-Id: {client.session}\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         sock.sendall(head + body)
         time.sleep(1.0)
@@ -372,8 +418,9 @@ def ended_session(url: str, client: HttpClient, tid: str, tally: Tally, seen: At
     info = lambda: client.call("server_info")["structuredContent"]  # noqa: E731
     before = info()["searches_cancelled"]
     doomed = HttpClient(url, read_timeout=600)
-    caller = threading.Thread(target=lambda: _swallow(lambda: doomed.call("optimal_next_action", task_id=tid,
-                                                                          budget=600)), daemon=True)
+    caller = threading.Thread(
+        target=lambda: _swallow(lambda: doomed.call("optimal_next_action", task_id=tid, budget=600)), daemon=True
+    )
     caller.start()
     time.sleep(1.0)
     status = doomed.end_session()
@@ -382,8 +429,10 @@ def ended_session(url: str, client: HttpClient, tid: str, tally: Tally, seen: At
     seen.session_cancel_s.append(time.perf_counter() - t0)
     caller.join(timeout=30)
     doomed.close()
-    tally.add("attack: ended HTTP session", None if cancelled and status == 200 else
-              f"DELETE answered {status}; cancelled within 30 s: {cancelled}")
+    tally.add(
+        "attack: ended HTTP session",
+        None if cancelled and status == 200 else f"DELETE answered {status}; cancelled within 30 s: {cancelled}",
+    )
 
 
 def _swallow(fn) -> None:
@@ -401,8 +450,10 @@ def big_simplify(url: str, tid: str, plan: list[str], tally: Tally, seen: Attack
         result = client.call("simplify_plan", task_id=tid, plan=plan, with_plans=True, budget=60)
         seen.simplify_s.append(time.perf_counter() - t0)
         text = result["content"][0]["text"]
-        tally.add("attack: simplify_plan with_plans", None if result.get("isError") and "--max-response-bytes" in text
-                  else text)
+        tally.add(
+            "attack: simplify_plan with_plans",
+            None if result.get("isError") and "--max-response-bytes" in text else text,
+        )
     finally:
         client.close()
 
@@ -419,8 +470,10 @@ def forged_store(tmp: Path) -> dict:
     """Fill a proof store, forge every row, and ask a new server with that store the same questions."""
     tmp.mkdir(parents=True, exist_ok=True)
     path, env = tmp / "proofs.sqlite", {"ACPTOOLS_STORE_KEY_FILE": str(tmp / "store.key")}
-    tasks = sorted((r for r in acpbench_hard("test", "nexta") if int(r["answer"]["opt"]) >= 4),
-                   key=lambda r: int(r["answer"]["opt"]))[:4]
+    tasks = sorted(
+        (r for r in acpbench_hard("test", "nexta") if int(r["answer"]["opt"]) >= 4),
+        key=lambda r: int(r["answer"]["opt"]),
+    )[:4]
 
     def answers() -> list:
         got = []
@@ -445,19 +498,26 @@ def report_attacks(seen: Attacks) -> None:
     def spread(xs: list[float], unit: str = "s") -> str:
         xs = sorted(xs)
         return f"median {xs[len(xs) // 2]:.2f} {unit}, max {xs[-1]:.2f} {unit} ({len(xs)})" if xs else "none"
-    print(f"huge domains refused: CPU per refusal {spread(seen.refused_cpu)}; attack server peak RSS "
-          f"{seen.peak_rss_mb:.0f} MB")
+
+    print(
+        f"huge domains refused: CPU per refusal {spread(seen.refused_cpu)}; attack server peak RSS "
+        f"{seen.peak_rss_mb:.0f} MB"
+    )
     print(f"ping right after a 50 000-deep request: {spread(seen.ping_after_deep_s)}")
     print(f"dropped HTTP client's search cancelled after: {spread(seen.drop_cancel_s)}")
     print(f"ended HTTP session's search cancelled after: {spread(seen.session_cancel_s)}")
     if seen.rss_mb:
-        print(f"attack server RSS after the first refused huge domain {seen.rss_mb[0]:.0f} MB, after the last "
-              f"({len(seen.rss_mb)}) {seen.rss_mb[-1]:.0f} MB")
+        print(
+            f"attack server RSS after the first refused huge domain {seen.rss_mb[0]:.0f} MB, after the last "
+            f"({len(seen.rss_mb)}) {seen.rss_mb[-1]:.0f} MB"
+        )
     print(f"simplify_plan(with_plans) of 10 000 actions refused after: {spread(seen.simplify_s)}")
     print(f"574 KB of PDDL on --load-budget 2 refused after: {spread(seen.big_load_s)}")
     if seen.forged:
-        print(f"forged proof store: {seen.forged['rows']} rows forged; the new server answered as before: "
-              f"{seen.forged['same']}")
+        print(
+            f"forged proof store: {seen.forged['rows']} rows forged; the new server answered as before: "
+            f"{seen.forged['same']}"
+        )
 
 
 if __name__ == "__main__":

@@ -43,11 +43,23 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SUITE = HERE / "suite"
 SIZES = ("small", "medium", "large")
-KINDS = ("applicable", "progress", "validate", "simplify", "is_reachable", "unreachable_atoms",
-         "is_action_reachable", "unreachable_actions", "is_landmark", "landmarks", "optimal_set", "optimal_next")
+KINDS = (
+    "applicable",
+    "progress",
+    "validate",
+    "simplify",
+    "is_reachable",
+    "unreachable_atoms",
+    "is_action_reachable",
+    "unreachable_actions",
+    "is_landmark",
+    "landmarks",
+    "optimal_set",
+    "optimal_next",
+)
 OPTIMAL = ("optimal_set", "optimal_next")  # h* + every optimal action (the default), and the whole table
-HANG_SLACK = 10.0       # a call running past budget + this is recorded as over budget
-LOAD_SECONDS = 400.0    # parse + ground + the initial greedy plan of the largest task
+HANG_SLACK = 10.0  # a call running past budget + this is recorded as over budget
+LOAD_SECONDS = 400.0  # parse + ground + the initial greedy plan of the largest task
 HEAVY = {"folding", "slitherlink"}  # grounding alone takes minutes: left out of --quick unless named
 
 
@@ -56,15 +68,39 @@ def cap_of(start: dict | None, budget: float) -> float:
     several times over (one h* per successor), every other call about once."""
     what = (start or {}).get("what")
     return (6 if what in OPTIMAL else 3) * budget + 30.0
-ADL = {"assembly", "briefcaseworld", "miconic-fulladl", "schedule", "trucks", "openstacks", "pathways",
-       "airport-adl", "miconic-simpleadl", "maintenance", "caldera", "cavediving", "ged", "tidybot",
-       "folding", "labyrinth", "ricochet-robots", "rubiks-cube", "slitherlink", "optical-telegraphs",
-       "psr-small", "nurikabe", "settlers"}
+
+
+ADL = {
+    "assembly",
+    "briefcaseworld",
+    "miconic-fulladl",
+    "schedule",
+    "trucks",
+    "openstacks",
+    "pathways",
+    "airport-adl",
+    "miconic-simpleadl",
+    "maintenance",
+    "caldera",
+    "cavediving",
+    "ged",
+    "tidybot",
+    "folding",
+    "labyrinth",
+    "ricochet-robots",
+    "rubiks-cube",
+    "slitherlink",
+    "optical-telegraphs",
+    "psr-small",
+    "nurikabe",
+    "settlers",
+}
 
 
 # ---------------------------------------------------------------------------------------------
 # the child: one task, one JSON line per measurement
 # ---------------------------------------------------------------------------------------------
+
 
 def emit(**rec) -> None:
     sys.stdout.write(json.dumps(rec) + "\n")
@@ -74,11 +110,11 @@ def emit(**rec) -> None:
 def classify_unknown(res) -> bool:
     if res is None:
         return False
-    if hasattr(res, "answer") and hasattr(res, "how"):          # Verdict
+    if hasattr(res, "answer") and hasattr(res, "how"):  # Verdict
         return res.answer is None
-    if hasattr(res, "complete"):                                 # ItemList
+    if hasattr(res, "complete"):  # ItemList
         return res.complete is False
-    if hasattr(res, "known"):                                    # NextActionReport
+    if hasattr(res, "known"):  # NextActionReport
         return res.known is False or any(not v.known for v in getattr(res, "actions", []))
     return False
 
@@ -88,12 +124,16 @@ def list_counts(res) -> dict:
     if res is None or not hasattr(res, "complete"):
         return {}
     refuted = getattr(res, "refuted", None)
-    return {"undecided": len(res.unknown), "members": res.total,
-            "non_members": None if refuted is None else len(refuted)}
+    return {
+        "undecided": len(res.unknown),
+        "members": res.total,
+        "non_members": None if refuted is None else len(refuted),
+    }
 
 
-def sample_states(task, rng: random.Random, n: int, plan: list[int] | None,
-                  near_goal: int | None = None) -> list[tuple[str, int]]:
+def sample_states(
+    task, rng: random.Random, n: int, plan: list[int] | None, near_goal: int | None = None
+) -> list[tuple[str, int]]:
     """Half random walks from init (lengths 1..2*len(plan) or 1..30), half plan prefixes. With
     `near_goal` K: only states on the plan with 1..K of its steps left (h* <= K, the ACPBench kind)."""
     out: list[tuple[str, int]] = []
@@ -141,6 +181,7 @@ def sample_states(task, rng: random.Random, n: int, plan: list[int] | None,
 def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
     """Fast Downward's whole pipeline (translate + A*/LM-cut) on the PDDL of `state`."""
     from acptools.planners.fd import package_dir
+
     driver = package_dir("up_fast_downward") / "downward" / "fast-downward.py"
     with tempfile.TemporaryDirectory() as d:
         dom, prob = Path(d, "d.pddl"), Path(d, "p.pddl")
@@ -150,9 +191,22 @@ def fd_own(task, state: int, seconds: float) -> tuple[float, str]:
         try:
             # its translator keeps conditional effects, which its LM-cut rejects
             heuristic = "hmax" if any(op.conds for op in task.operators) else "lmcut"
-            p = subprocess.run([sys.executable, str(driver), "--overall-time-limit", str(int(seconds) + 1),
-                                str(dom), str(prob), "--search", f"astar({heuristic}())"], cwd=d, capture_output=True,
-                               text=True, timeout=seconds + 10)
+            p = subprocess.run(
+                [
+                    sys.executable,
+                    str(driver),
+                    "--overall-time-limit",
+                    str(int(seconds) + 1),
+                    str(dom),
+                    str(prob),
+                    "--search",
+                    f"astar({heuristic}())",
+                ],
+                cwd=d,
+                capture_output=True,
+                text=True,
+                timeout=seconds + 10,
+            )
             out = p.stdout
         except subprocess.TimeoutExpired:
             return time.perf_counter() - t0, "timeout"
@@ -166,6 +220,7 @@ def worker(args) -> None:
     from acptools import load_task
     from acptools.planners import fd
     from acptools.questions import DEFAULT_SECONDS
+
     budget = args.budget if args.budget is not None else DEFAULT_SECONDS
     d = SUITE / args.domain
     dom, prob = d / "domain.pddl", d / f"{args.size}.pddl"
@@ -175,9 +230,16 @@ def worker(args) -> None:
     # the actions static facts allow are listed on demand (areach needs them, loading does not)
     t0 = time.perf_counter()
     actions = task.num_possible_actions
-    emit(kind="load", seconds=t_load, operators=len(task.operators), actions=actions,
-         possible_seconds=time.perf_counter() - t0, atoms=len(task.atoms), objects=len(task.types.objects),
-         conds=sum(1 for o in task.operators if o.conds))
+    emit(
+        kind="load",
+        seconds=t_load,
+        operators=len(task.operators),
+        actions=actions,
+        possible_seconds=time.perf_counter() - t0,
+        atoms=len(task.atoms),
+        objects=len(task.types.objects),
+        conds=sum(1 for o in task.operators if o.conds),
+    )
     if args.ground_only:
         emit(kind="done")
         return
@@ -195,8 +257,7 @@ def worker(args) -> None:
         v = task.questions.plan(optimal=False, budget=30.0)
         if v.answer:
             plan, source = [task.parse_action(a) for a in v.witness], "acptools-greedy"
-    emit(kind="init_plan", seconds=time.perf_counter() - t0, length=None if plan is None else len(plan),
-         source=source)
+    emit(kind="init_plan", seconds=time.perf_counter() - t0, length=None if plan is None else len(plan), source=source)
     states = sample_states(task, rng, args.states, plan, getattr(args, "near_goal", None))
     q = task.questions
     for si, (origin, s) in enumerate(states):
@@ -217,7 +278,7 @@ def worker(args) -> None:
         app = q.applicable(s)
         rest = None
         if plan is not None and origin.startswith("plan[:"):
-            rest = [task.action_names[a] for a in plan[int(origin[6:-1]):]]
+            rest = [task.action_names[a] for a in plan[int(origin[6:-1]) :]]
         calls = {
             "applicable": lambda: q.applicable(s),
             "progress": lambda: q.progress(app[rng.randrange(len(app))], s) if app else None,
@@ -226,7 +287,8 @@ def worker(args) -> None:
             "is_reachable": lambda: q.is_reachable(rng.randrange(len(task.atoms)), s, budget=budget),
             "unreachable_atoms": lambda: q.unreachable_atoms(s, budget=budget),
             "is_action_reachable": lambda: q.is_action_reachable(
-                rng.randrange(task.num_possible_actions), s, budget=budget),
+                rng.randrange(task.num_possible_actions), s, budget=budget
+            ),
             "unreachable_actions": lambda: q.unreachable_actions(s, budget=budget),
             "is_landmark": lambda: q.is_landmark(rng.randrange(len(task.atoms)), s, budget=budget),
             "landmarks": lambda: q.landmarks(s, budget=budget),
@@ -244,9 +306,15 @@ def worker(args) -> None:
             dt = time.perf_counter() - t0
             rec = dict(kind=kind, seconds=dt, unknown=classify_unknown(out), error=err, **tag, **list_counts(out))
             if kind in OPTIMAL and out is not None:
-                rec.update(h=out.h_star, n_applicable=len(out.actions), how=out.how, h_lower=out.h_star_lower,
-                           h_upper=out.h_star_upper, unknown_values=sum(not v.known for v in out.actions),
-                           bounded_values=sum(not v.known and v.regret_lower is not None for v in out.actions))
+                rec.update(
+                    h=out.h_star,
+                    n_applicable=len(out.actions),
+                    how=out.how,
+                    h_lower=out.h_star_lower,
+                    h_upper=out.h_star_upper,
+                    unknown_values=sum(not v.known for v in out.actions),
+                    bounded_values=sum(not v.known and v.regret_lower is not None for v in out.actions),
+                )
             emit(**rec)
     emit(kind="done")
 
@@ -254,28 +322,39 @@ def worker(args) -> None:
 def bounds_report(results: list[dict]) -> str:
     """optimal_next calls that ran out of budget: does each unknown h* carry a proven interval, and
     does it hold Fast Downward's h* of the state where that is known?"""
-    lines = ["## optimal_next out of budget: proven intervals", "",
-             "| calls | h* unknown | with a lower bound > 0 | with an upper bound | holding FD's h* (of those FD solved) | "
-             "action values unknown | of those with a proven regret interval |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## optimal_next out of budget: proven intervals",
+        "",
+        "| calls | h* unknown | with a lower bound > 0 | with an upper bound | holding FD's h* (of those FD solved) | "
+        "action values unknown | of those with a proven regret interval |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     xs = [(r, x) for r in results for x in r["records"] if x["kind"] == "optimal_next" and "h_lower" in x]
     if not xs:
         return ""
-    fd = {(r["domain"], r["size"], x["state"]): x.get("h") for r in results for x in r["records"]
-          if x["kind"] == "fd_hstar" and isinstance(x.get("h"), int)}
+    fd = {
+        (r["domain"], r["size"], x["state"]): x.get("h")
+        for r in results
+        for x in r["records"]
+        if x["kind"] == "fd_hstar" and isinstance(x.get("h"), int)
+    }
     unknown = [(r, x) for r, x in xs if x.get("h") is None and x["unknown"]]
-    checked = [(fd[(r["domain"], r["size"], x["state"])], x) for r, x in unknown
-               if (r["domain"], r["size"], x["state"]) in fd]
+    checked = [
+        (fd[(r["domain"], r["size"], x["state"])], x) for r, x in unknown if (r["domain"], r["size"], x["state"]) in fd
+    ]
     holds = sum((x["h_lower"] or 0) <= h <= (x["h_upper"] if x["h_upper"] is not None else h) for h, x in checked)
-    lines.append(f"| {len(xs)} | {len(unknown)} | {sum((x['h_lower'] or 0) > 0 for _, x in unknown)} | "
-                 f"{sum(x['h_upper'] is not None for _, x in unknown)} | {holds} of {len(checked)} | "
-                 f"{sum(x['unknown_values'] for _, x in xs)} | {sum(x['bounded_values'] for _, x in xs)} |")
+    lines.append(
+        f"| {len(xs)} | {len(unknown)} | {sum((x['h_lower'] or 0) > 0 for _, x in unknown)} | "
+        f"{sum(x['h_upper'] is not None for _, x in unknown)} | {holds} of {len(checked)} | "
+        f"{sum(x['unknown_values'] for _, x in xs)} | {sum(x['bounded_values'] for _, x in xs)} |"
+    )
     return "\n".join(lines)
 
 
 def fd_hstar(task, s: int, budget: float, tag: dict) -> None:
     """Fast Downward alone: h*(s) on our grounded task (every operator, as the issue's baseline)."""
     from acptools.planners import fd
+
     emit(kind="start", what="fd_hstar", **tag)
     t0 = time.perf_counter()
     r = fd.solve(len(task.atoms), task.operators, s, task.goal, budget)
@@ -300,8 +379,9 @@ def baseline_optimal_next(task, states, budget: float) -> None:
             out, err = task.questions.optimal_next(s, budget=budget, table=True), None
         except Exception as e:
             out, err = None, f"{type(e).__name__}: {e}"[:300]
-        rec = dict(kind="optimal_next", seconds=time.perf_counter() - t0, unknown=classify_unknown(out), error=err,
-                   **tag)
+        rec = dict(
+            kind="optimal_next", seconds=time.perf_counter() - t0, unknown=classify_unknown(out), error=err, **tag
+        )
         if out is not None:
             rec.update(h=out.h_star, n_applicable=len(out.actions), how=out.how)
         emit(**rec)
@@ -312,13 +392,26 @@ def baseline_optimal_next(task, states, budget: float) -> None:
 # the parent
 # ---------------------------------------------------------------------------------------------
 
+
 def fd_translate(dom: Path, prob: Path, timeout: float = 600.0) -> dict:
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
         try:
-            p = subprocess.run([sys.executable, "-m", "fast_downward.translate", str(dom), str(prob),
-                                "--sas-file", os.path.join(d, "out.sas")], capture_output=True, text=True,
-                               timeout=timeout, cwd=d)
+            p = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "fast_downward.translate",
+                    str(dom),
+                    str(prob),
+                    "--sas-file",
+                    os.path.join(d, "out.sas"),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                cwd=d,
+            )
         except subprocess.TimeoutExpired:
             return {"wall": timeout, "error": "timeout"}
         wall = time.perf_counter() - t0
@@ -337,14 +430,32 @@ def fd_translate(dom: Path, prob: Path, timeout: float = 600.0) -> dict:
 
     ops = re.search(r"Translator operators: (\d+)", out)
     ground = sum(x or 0 for x in (phase("Parsing:"), phase("Normalizing task..."), phase("Instantiating:")))
-    return {"wall": wall, "ground": ground, "done": phase("Done!"), "instantiate": phase("Instantiating:"),
-            "operators": int(ops.group(1)) if ops else None, "actions": actions, "rc": p.returncode,
-            "error": None if p.returncode == 0 else out[-300:]}
+    return {
+        "wall": wall,
+        "ground": ground,
+        "done": phase("Done!"),
+        "instantiate": phase("Instantiating:"),
+        "operators": int(ops.group(1)) if ops else None,
+        "actions": actions,
+        "rc": p.returncode,
+        "error": None if p.returncode == 0 else out[-300:],
+    }
 
 
 def run_task(args, domain: str, size: str, library: str | None = None, states_file: str | None = None) -> dict:
-    cmd = [sys.executable, __file__, "--worker", "--domain", domain, "--size", size, "--states", str(args.states),
-           "--seed", str(args.seed)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        "--domain",
+        domain,
+        "--size",
+        size,
+        "--states",
+        str(args.states),
+        "--seed",
+        str(args.seed),
+    ]
     library = library or args.library
     if library:
         cmd += ["--library", library]
@@ -364,8 +475,7 @@ def run_task(args, domain: str, size: str, library: str | None = None, states_fi
         cmd.append("--ground-only")
     budget = args.budget if args.budget is not None else 60.0
     env = dict(os.environ, PYTHONPATH=(library or str(ROOT)) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     recs: list[dict] = []
     current = None
     pending = b""
@@ -376,8 +486,14 @@ def run_task(args, domain: str, size: str, library: str | None = None, states_fi
         left = deadline - time.monotonic()
         if left <= 0:
             # a call ran past its hard cap: record it and stop this task (its later states are lost)
-            recs.append({"kind": "hung", "what": (current or {}).get("what", "load/plan"),
-                         "state": (current or {}).get("state"), "seconds": cap_of(current, budget)})
+            recs.append(
+                {
+                    "kind": "hung",
+                    "what": (current or {}).get("what", "load/plan"),
+                    "state": (current or {}).get("state"),
+                    "seconds": cap_of(current, budget),
+                }
+            )
             os.killpg(proc.pid, 9)
             break
         ready, _, _ = select.select([fd_out], [], [], min(left, 1.0))
@@ -435,18 +551,23 @@ def fmt(x, unit=""):
 def list_report(results: list[dict]) -> str:
     """The list questions: how many calls ended incomplete, how many of those with nothing proven
     (a bare unknown), and how many candidates were left undecided, in all."""
-    lines = ["## list questions: what a call that ran out of budget still proves", "",
-             "| kind | calls | incomplete | nothing proven | undecided candidates | proven members | "
-             "proven non-members |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## list questions: what a call that ran out of budget still proves",
+        "",
+        "| kind | calls | incomplete | nothing proven | undecided candidates | proven members | proven non-members |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for kind in ("unreachable_atoms", "unreachable_actions", "landmarks"):
         xs = [x for r in results for x in r["records"] if x["kind"] == kind and "undecided" in x]
         if not xs:
             continue
         non = [x["non_members"] for x in xs if x.get("non_members") is not None]
-        lines.append(f"| {kind} | {len(xs)} | {sum(x['unknown'] for x in xs)} | "
-                     f"{sum(x['unknown'] and not x['members'] and not x.get('non_members') for x in xs)} | "
-                     f"{sum(x['undecided'] for x in xs)} | {sum(x['members'] for x in xs)} | "
-                     f"{sum(non) if non else '-'} |")
+        lines.append(
+            f"| {kind} | {len(xs)} | {sum(x['unknown'] for x in xs)} | "
+            f"{sum(x['unknown'] and not x['members'] and not x.get('non_members') for x in xs)} | "
+            f"{sum(x['undecided'] for x in xs)} | {sum(x['members'] for x in xs)} | "
+            f"{sum(non) if non else '-'} |"
+        )
     return "\n".join(lines)
 
 
@@ -461,8 +582,10 @@ def ratio_table(results: list[dict], kind: str, label: str, target: str) -> list
     add("out on says nothing about speed); `FD timeout` counts the others, `ours known` how many of those")
     add("acptools still answered.")
     add("")
-    add("| domain | states | FD solved | ours p50 | ours p95 | FD p50 | FD p95 | ratio p50 | ratio p95 | ratio max | "
-        "h* range | ours unknown (FD solved) | FD timeout (ours known) |")
+    add(
+        "| domain | states | FD solved | ours p50 | ours p95 | FD p50 | FD p95 | ratio p50 | ratio p95 | ratio max | "
+        "h* range | ours unknown (FD solved) | FD timeout (ours known) |"
+    )
     add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
     all_ratios = []
     by_dom: dict[str, list] = {}
@@ -479,15 +602,19 @@ def ratio_table(results: list[dict], kind: str, label: str, target: str) -> list
         rat = [x["seconds"] / max(f["seconds"], 1e-3) for x, f in solved]
         all_ratios += rat
         hs = [x.get("h") for x, _ in solved if isinstance(x.get("h"), int)]
-        add(f"| {dom} | {len(pairs)} | {len(solved)} | {fmt(pct(ours, .5))} | {fmt(pct(ours, .95))} | "
-            f"{fmt(pct(fds, .5))} | {fmt(pct(fds, .95))} | {fmt(pct(rat, .5))} | {fmt(pct(rat, .95))} | "
+        add(
+            f"| {dom} | {len(pairs)} | {len(solved)} | {fmt(pct(ours, 0.5))} | {fmt(pct(ours, 0.95))} | "
+            f"{fmt(pct(fds, 0.5))} | {fmt(pct(fds, 0.95))} | {fmt(pct(rat, 0.5))} | {fmt(pct(rat, 0.95))} | "
             f"{fmt(max(rat)) if rat else '-'} | {(str(min(hs)) + '-' + str(max(hs))) if hs else '-'} | "
-            f"{sum(x['unknown'] for x, _ in solved)} | {len(rest)} ({sum(not x['unknown'] for x, _ in rest)}) |")
+            f"{sum(x['unknown'] for x, _ in solved)} | {len(rest)} ({sum(not x['unknown'] for x, _ in rest)}) |"
+        )
     if all_ratios:
         add("")
-        add(f"overall ours/FD per state (FD solved): median {statistics.median(all_ratios):.2f}, "
-            f"p95 {pct(all_ratios, .95):.2f}, max {max(all_ratios):.1f} over {len(all_ratios)} states "
-            f"(targets: {target})")
+        add(
+            f"overall ours/FD per state (FD solved): median {statistics.median(all_ratios):.2f}, "
+            f"p95 {pct(all_ratios, 0.95):.2f}, max {max(all_ratios):.1f} over {len(all_ratios)} states "
+            f"(targets: {target})"
+        )
     return lines if by_dom else []
 
 
@@ -497,34 +624,44 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
     # ---- grounding
     add("## parse + ground: acptools.load_task vs Fast Downward's translator (seconds)")
     add("")
-    add("| task | objects | atoms | ours ops (actions) | FD ops (actions) | ours | ours: listing the actions (areach) | FD parse+norm+inst | FD translate (Done!) | FD wall | ours/FD ground |")
+    add(
+        "| task | objects | atoms | ours ops (actions) | FD ops (actions) | ours | ours: listing the actions (areach) | FD parse+norm+inst | FD translate (Done!) | FD wall | ours/FD ground |"
+    )
     add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ratios = []
     for r in results:
         ld = next((x for x in r["records"] if x["kind"] == "load"), None)
         t = r.get("fd_translate", {})
         if ld is None:
-            add(f"| {r['domain']}/{r['size']} | - | - | load failed | {t.get('operators')} ({t.get('actions')}) | - | - | "
-                f"{fmt(t.get('ground'))} | {fmt(t.get('done'))} | {fmt(t.get('wall'))} | - |")
+            add(
+                f"| {r['domain']}/{r['size']} | - | - | load failed | {t.get('operators')} ({t.get('actions')}) | - | - | "
+                f"{fmt(t.get('ground'))} | {fmt(t.get('done'))} | {fmt(t.get('wall'))} | - |"
+            )
             continue
         ratio = ld["seconds"] / t["ground"] if t.get("ground") else None
         if ratio:
             ratios.append((ratio, f"{r['domain']}/{r['size']}"))
-        add(f"| {r['domain']}/{r['size']} | {ld['objects']} | {ld['atoms']} | {ld['operators']} ({ld['actions']}) | "
+        add(
+            f"| {r['domain']}/{r['size']} | {ld['objects']} | {ld['atoms']} | {ld['operators']} ({ld['actions']}) | "
             f"{t.get('operators')} ({t.get('actions')}) | "
             f"{fmt(ld['seconds'])} | {fmt(ld.get('possible_seconds'))} | {fmt(t.get('ground'))} | {fmt(t.get('done'))} | {fmt(t.get('wall'))} | "
-            f"{fmt(ratio)} |")
+            f"{fmt(ratio)} |"
+        )
     if ratios:
         rs = [x for x, _ in ratios]
         worst = max(ratios)
         add("")
-        add(f"ours/FD(parse+normalize+instantiate): median {statistics.median(rs):.2f}, p95 {pct(rs, .95):.2f}, "
-            f"max {worst[0]:.2f} ({worst[1]}); tasks slower than FD: {sum(x > 1 for x in rs)}/{len(rs)}")
+        add(
+            f"ours/FD(parse+normalize+instantiate): median {statistics.median(rs):.2f}, p95 {pct(rs, 0.95):.2f}, "
+            f"max {worst[0]:.2f} ({worst[1]}); tasks slower than FD: {sum(x > 1 for x in rs)}/{len(rs)}"
+        )
     if ground_only:
         return "\n".join(lines)
     # ---- optimal_set / optimal_next vs FD h*
-    for kind, label, target in (("optimal_set", "h* + every optimal next action + a plan", "median <= 1, p95 <= 2"),
-                                ("optimal_next", "h* + per-action table", "median <= 1.5, p95 <= 5")):
+    for kind, label, target in (
+        ("optimal_set", "h* + every optimal next action + a plan", "median <= 1, p95 <= 2"),
+        ("optimal_next", "h* + per-action table", "median <= 1.5, p95 <= 5"),
+    ):
         lines += ratio_table(results, kind, label, target)
     if any(r.get("baseline") for r in results):
         lines += baseline_table(results)
@@ -538,11 +675,15 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
         for r, x in own:
             f = next((y for y in r["records"] if y["kind"] == "fd_hstar" and y["state"] == x["state"]), {})
             o = next((y for y in r["records"] if y["kind"] == "optimal_next" and y["state"] == x["state"]), {})
-            add(f"| {r['domain']}/{r['size']} | {fmt(x['seconds'])} | {x['h']} | {fmt(f.get('seconds'))} | "
-                f"{fmt(o.get('seconds'))} |")
+            add(
+                f"| {r['domain']}/{r['size']} | {fmt(x['seconds'])} | {x['h']} | {fmt(f.get('seconds'))} | "
+                f"{fmt(o.get('seconds'))} |"
+            )
     # ---- question kinds
-    for title, sel in (("all tasks", lambda r: True),
-                       ("large ADL tasks", lambda r: r["size"] == "large" and r["domain"] in ADL)):
+    for title, sel in (
+        ("all tasks", lambda r: True),
+        ("large ADL tasks", lambda r: r["size"] == "large" and r["domain"] in ADL),
+    ):
         add("")
         add(f"## every question kind, {title} (seconds; unknown = undecided within the budget)")
         add("")
@@ -555,8 +696,10 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
                 continue
             ts = [x["seconds"] for x in xs] + [x["seconds"] for x in hung]
             over = sum(x["seconds"] > budget + HANG_SLACK for x in xs)
-            add(f"| {kind} | {len(ts)} | {fmt(pct(ts, .5))} | {fmt(pct(ts, .95))} | {fmt(max(ts))} | "
-                f"{sum(x['unknown'] for x in xs)} | {over} | {sum(bool(x.get('error')) for x in xs)} | {len(hung)} |")
+            add(
+                f"| {kind} | {len(ts)} | {fmt(pct(ts, 0.5))} | {fmt(pct(ts, 0.95))} | {fmt(max(ts))} | "
+                f"{sum(x['unknown'] for x in xs)} | {over} | {sum(bool(x.get('error')) for x in xs)} | {len(hung)} |"
+            )
     add("")
     add(list_report(results))
     add("")
@@ -580,16 +723,23 @@ def report(results: list[dict], budget: float, ground_only: bool = False) -> str
         add("## errors, crashes and hung calls")
         add("")
         for r, x in errors[:40]:
-            add(f"- {r['domain']}/{r['size']} {x['kind']} {x.get('what', '')} state {x.get('state')}: "
-                f"{(x.get('error') or '')[:200]}")
+            add(
+                f"- {r['domain']}/{r['size']} {x['kind']} {x.get('what', '')} state {x.get('state')}: "
+                f"{(x.get('error') or '')[:200]}"
+            )
     return "\n".join(lines)
 
 
 def baseline_table(results: list[dict]) -> list[str]:
     """optimal_next of this checkout against the --baseline checkout on the same states."""
-    out = ["", "## optimal_next: this checkout against the baseline checkout (same states, run task by task)", "",
-           "| domain | states | ours p50 | ours p95 | base p50 | base p95 | base/ours p50 | base/ours min | "
-           "ours unknown | base unknown | disagree |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "",
+        "## optimal_next: this checkout against the baseline checkout (same states, run task by task)",
+        "",
+        "| domain | states | ours p50 | ours p95 | base p50 | base p95 | base/ours p50 | base/ours min | "
+        "ours unknown | base unknown | disagree |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     by_dom: dict[str, list] = {}
     for r in results:
         base = {x["state"]: x for x in r.get("baseline", []) if x["kind"] == "optimal_next"}
@@ -603,12 +753,17 @@ def baseline_table(results: list[dict]) -> list[str]:
         sp = [b["seconds"] / max(x["seconds"], 1e-3) for x, b in pairs]
         speedups += sp
         disagree = sum(1 for x, b in pairs if not x["unknown"] and not b["unknown"] and x.get("h") != b.get("h"))
-        out.append(f"| {dom} | {len(pairs)} | {fmt(pct(ours, .5))} | {fmt(pct(ours, .95))} | {fmt(pct(base, .5))} | "
-                   f"{fmt(pct(base, .95))} | {fmt(pct(sp, .5))} | {fmt(min(sp))} | {sum(x['unknown'] for x, _ in pairs)} | "
-                   f"{sum(b['unknown'] for _, b in pairs)} | {disagree} |")
+        out.append(
+            f"| {dom} | {len(pairs)} | {fmt(pct(ours, 0.5))} | {fmt(pct(ours, 0.95))} | {fmt(pct(base, 0.5))} | "
+            f"{fmt(pct(base, 0.95))} | {fmt(pct(sp, 0.5))} | {fmt(min(sp))} | {sum(x['unknown'] for x, _ in pairs)} | "
+            f"{sum(b['unknown'] for _, b in pairs)} | {disagree} |"
+        )
     if speedups:
-        out += ["", f"overall base/ours per state: median {statistics.median(speedups):.2f}, p5 {pct(speedups, .05):.2f}, "
-                    f"over {len(speedups)} states"]
+        out += [
+            "",
+            f"overall base/ours per state: median {statistics.median(speedups):.2f}, p5 {pct(speedups, 0.05):.2f}, "
+            f"over {len(speedups)} states",
+        ]
     return out
 
 
@@ -624,12 +779,21 @@ def main() -> int:
     ap.add_argument("--skip-questions", action="store_true", help="only optimal_next and FD h*")
     ap.add_argument("--skip-translate", action="store_true", help="no grounding comparison (FD's translator)")
     ap.add_argument("--fd-own", action="store_true", help="also FD's own pipeline on the first state")
-    ap.add_argument("--near-goal", type=int, default=None, metavar="K",
-                    help="states on the plan with 1..K steps left instead of walks and prefixes")
+    ap.add_argument(
+        "--near-goal",
+        type=int,
+        default=None,
+        metavar="K",
+        help="states on the plan with 1..K steps left instead of walks and prefixes",
+    )
     ap.add_argument("--ground-only", action="store_true", help="only parse + ground, ours and FD's translator")
     ap.add_argument("--from-json", default=None, help="print the report of a saved --json run, run nothing")
-    ap.add_argument("--baseline", default=None, metavar="PATH",
-                    help="also time optimal_next of the acptools checkout at PATH on the same states, task by task")
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        metavar="PATH",
+        help="also time optimal_next of the acptools checkout at PATH on the same states, task by task",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--domain", help=argparse.SUPPRESS)
     ap.add_argument("--size", help=argparse.SUPPRESS)
@@ -648,14 +812,20 @@ def main() -> int:
     if args.quick and args.budget is None:
         args.budget = 10.0
     sizes = args.sizes.split(",") if args.sizes else (["small"] if args.quick else list(SIZES))
-    domains = args.domains.split(",") if args.domains else sorted(
-        p.name for p in SUITE.iterdir() if (p / "domain.pddl").exists())
+    domains = (
+        args.domains.split(",")
+        if args.domains
+        else sorted(p.name for p in SUITE.iterdir() if (p / "domain.pddl").exists())
+    )
     if args.quick and not args.domains:
         domains = [d for d in domains if d not in HEAVY]
     load = os.getloadavg()
-    print(f"# suite_bench: {len(domains)} domains x {sizes}, {args.states} states, budget "
-          f"{args.budget if args.budget is not None else 'library default'} s, seed {args.seed}; "
-          f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores", flush=True)
+    print(
+        f"# suite_bench: {len(domains)} domains x {sizes}, {args.states} states, budget "
+        f"{args.budget if args.budget is not None else 'library default'} s, seed {args.seed}; "
+        f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores",
+        flush=True,
+    )
     results = []
     t_all = time.perf_counter()
     for dom in domains:
@@ -666,12 +836,16 @@ def main() -> int:
             res = run_task(args, dom, size)
             if args.baseline:
                 res["baseline"] = run_baseline(args, dom, size, res["records"])
-            res["fd_translate"] = ({} if args.skip_translate else
-                                   fd_translate(SUITE / dom / "domain.pddl", SUITE / dom / f"{size}.pddl"))
+            res["fd_translate"] = (
+                {} if args.skip_translate else fd_translate(SUITE / dom / "domain.pddl", SUITE / dom / f"{size}.pddl")
+            )
             results.append(res)
             ld = next((x for x in res["records"] if x["kind"] == "load"), {})
-            print(f"  {dom}/{size}: {len(res['records'])} records, ops {ld.get('operators')} vs FD "
-                  f"{res['fd_translate'].get('operators')}, {time.perf_counter() - t0:.0f} s", flush=True)
+            print(
+                f"  {dom}/{size}: {len(res['records'])} records, ops {ld.get('operators')} vs FD "
+                f"{res['fd_translate'].get('operators')}, {time.perf_counter() - t0:.0f} s",
+                flush=True,
+            )
             if args.json:
                 Path(args.json).write_text(json.dumps(results))
     load = os.getloadavg()

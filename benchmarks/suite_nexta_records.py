@@ -21,6 +21,7 @@ SUITE = Path(__file__).resolve().parent / "suite"
 def records(results: list[dict]) -> list[dict]:
     """One record per sampled state of every task in a suite_bench JSON."""
     from acptools import load_task
+
     out = []
     for r in results:
         states = [x for x in r["records"] if x["kind"] == "state"]
@@ -30,9 +31,17 @@ def records(results: list[dict]) -> list[dict]:
         task = load_task(folder / "domain.pddl", folder / f"{r['size']}.pddl")
         domain = task.written_domain_text
         for x in states:
-            out.append({"id": f"{r['domain']}/{r['size']}/{x['state']}:{x['origin']}", "group": "nexta",
-                        "context": "", "question": "", "answer": "",
-                        "PDDL_domain": domain, "PDDL_problem": task.problem_for(task.parse_state(x["atoms"]))})
+            out.append(
+                {
+                    "id": f"{r['domain']}/{r['size']}/{x['state']}:{x['origin']}",
+                    "group": "nexta",
+                    "context": "",
+                    "question": "",
+                    "answer": "",
+                    "PDDL_domain": domain,
+                    "PDDL_problem": task.problem_for(task.parse_state(x["atoms"])),
+                }
+            )
     return out
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reading a kept grounded task (acptools.task_store) against loading it from its PDDL, in CPU seconds
+"""Reading a kept grounded task (acptools.proofs.kept_tasks) against loading it from its PDDL, in CPU seconds
 of this process, on the distinct tasks of the bundled test split, the alfred-size household task and
 the public suite's tasks (folding and slitherlink when --heavy).
 
@@ -22,10 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acptools import load_task, store  # noqa: E402
+from acptools import load_task  # noqa: E402
 from acptools.dataset import load_records  # noqa: E402
 from acptools.ground import snapshot  # noqa: E402
-from acptools.hashing import code_version, task_key  # noqa: E402
+from acptools.proofs import store  # noqa: E402
+from acptools.util.hashing import code_version, task_key  # noqa: E402
 
 SUITE = ROOT / "benchmarks" / "suite"
 HEAVY = ("folding", "slitherlink")
@@ -36,12 +37,18 @@ def task_sets(heavy: bool) -> dict[str, list[tuple[str, str]]]:
     for r in load_records("acpbench-hard:test"):
         split.setdefault((r["PDDL_domain"], r["PDDL_problem"]), None)
     household = ROOT / "tests" / "pddl" / "household"
-    suite = [((d / "domain.pddl").read_text(), (d / f"{size}.pddl").read_text())
-             for d in sorted(SUITE.iterdir()) if (d / "domain.pddl").exists() and (heavy or d.name not in HEAVY)
-             for size in ("small", "medium", "large") if (d / f"{size}.pddl").exists()]
-    return {"test split": list(split), "household": [((household / "domain.pddl").read_text(),
-                                                      (household / "problem.pddl").read_text())],
-            "suite": suite}
+    suite = [
+        ((d / "domain.pddl").read_text(), (d / f"{size}.pddl").read_text())
+        for d in sorted(SUITE.iterdir())
+        if (d / "domain.pddl").exists() and (heavy or d.name not in HEAVY)
+        for size in ("small", "medium", "large")
+        if (d / f"{size}.pddl").exists()
+    ]
+    return {
+        "test split": list(split),
+        "household": [((household / "domain.pddl").read_text(), (household / "problem.pddl").read_text())],
+        "suite": suite,
+    }
 
 
 def measure(tasks: list[tuple[str, str]], found, repeat: int) -> tuple[float, float, int]:
@@ -76,8 +83,11 @@ def main() -> None:
         print("|---|---:|---:|---:|---:|---:|")
         for name, tasks in task_sets(args.heavy).items():
             loading, restoring, size = measure(tasks, found, args.repeat)
-            print(f"| {name} | {len(tasks)} | {loading:.3f} | {restoring:.3f} | {loading / restoring:.1f} | "
-                  f"{size / 1e6:.1f} |", flush=True)
+            print(
+                f"| {name} | {len(tasks)} | {loading:.3f} | {restoring:.3f} | {loading / restoring:.1f} | "
+                f"{size / 1e6:.1f} |",
+                flush=True,
+            )
         found.close()
 
 

@@ -34,11 +34,17 @@ SUITE = ROOT / "benchmarks" / "suite"
 def tasks(sizes: list[str]) -> list[tuple[str, Path, Path]]:
     """(label, domain file, problem file): the bundled examples, then the suite's chosen sizes."""
     from acptools import examples
-    out = [(f"example:{n}", examples.ROOT / n / "domain.pddl", examples.ROOT / n / "problem.pddl")
-           for n in examples.names()]
+
+    out = [
+        (f"example:{n}", examples.ROOT / n / "domain.pddl", examples.ROOT / n / "problem.pddl")
+        for n in examples.names()
+    ]
     for folder in sorted(p for p in SUITE.iterdir() if (p / "domain.pddl").is_file()):
-        out += [(f"{folder.name}/{s}", folder / "domain.pddl", folder / f"{s}.pddl") for s in sizes
-                if (folder / f"{s}.pddl").is_file()]
+        out += [
+            (f"{folder.name}/{s}", folder / "domain.pddl", folder / f"{s}.pddl")
+            for s in sizes
+            if (folder / f"{s}.pddl").is_file()
+        ]
     return out
 
 
@@ -54,9 +60,11 @@ def timed(f):
 
 
 def worker(domain: str, problem_file: str, plan_timeout: float) -> None:
-    import acptools.up  # noqa: F401  registers the engine
     from unified_planning import shortcuts as S
     from unified_planning.io import PDDLReader
+
+    import acptools.up  # noqa: F401  registers the engine
+
     S.get_environment().credits_stream = None
     S.get_environment().error_used_name = False
     warm_up(S)
@@ -77,8 +85,10 @@ def worker(domain: str, problem_file: str, plan_timeout: float) -> None:
 
 def warm_up(S) -> None:
     """Run every engine once on a bundled example, so no figure pays for first-use imports."""
-    from acptools import examples
     from unified_planning.io import PDDLReader
+
+    from acptools import examples
+
     problem = PDDLReader().parse_problem_string(*examples.texts("ferry"))
     for name in ("acptools", "sequential_plan_validator"):
         plan = S.OneshotPlanner(name="acptools").solve(problem).plan
@@ -146,14 +156,31 @@ def run_task(domain: Path, problem: Path, timeout: float, plan_timeout: float) -
     return figures
 
 
-COLUMNS = [("read", "UP read"), ("load", "acp load"), ("val_up", "val UP"), ("val_acp", "val acp"),
-           ("sim_make_up", "sim UP"), ("sim_make_acp", "sim acp"), ("apply_up", "apply UP"), ("apply_acp", "apply acp"),
-           ("app_first_up", "app1 UP"), ("app_first_acp", "app1 acp"), ("app_up", "app UP"), ("app_acp", "app acp"),
-           ("pyperplan", "pyperplan"), ("plan_any", "acp any"), ("plan_opt", "acp opt")]
-RATIOS = [("validation", "val_up", "val_acp"), ("make a simulator", "sim_make_up", "sim_make_acp"),
-          ("apply (successor)", "apply_up", "apply_acp"), ("applicable, first call", "app_first_up", "app_first_acp"),
-          ("applicable, later calls", "app_up", "app_acp"), ("planning: pyperplan / acptools any plan", "pyperplan",
-                                                             "plan_any")]
+COLUMNS = [
+    ("read", "UP read"),
+    ("load", "acp load"),
+    ("val_up", "val UP"),
+    ("val_acp", "val acp"),
+    ("sim_make_up", "sim UP"),
+    ("sim_make_acp", "sim acp"),
+    ("apply_up", "apply UP"),
+    ("apply_acp", "apply acp"),
+    ("app_first_up", "app1 UP"),
+    ("app_first_acp", "app1 acp"),
+    ("app_up", "app UP"),
+    ("app_acp", "app acp"),
+    ("pyperplan", "pyperplan"),
+    ("plan_any", "acp any"),
+    ("plan_opt", "acp opt"),
+]
+RATIOS = [
+    ("validation", "val_up", "val_acp"),
+    ("make a simulator", "sim_make_up", "sim_make_acp"),
+    ("apply (successor)", "apply_up", "apply_acp"),
+    ("applicable, first call", "app_first_up", "app_first_acp"),
+    ("applicable, later calls", "app_up", "app_acp"),
+    ("planning: pyperplan / acptools any plan", "pyperplan", "plan_any"),
+]
 
 
 def cell(value) -> str:
@@ -178,7 +205,9 @@ def report(rows: list[tuple[str, dict]]) -> None:
             lo, hi = min(a / b for a, b in pairs), max(a / b for a, b in pairs)
             print(f"  {title:42} {gm:8.1f}x   (min {lo:.1f}x, max {hi:.1f}x, {len(pairs)} tasks)")
     differ = [label for label, f in rows if f.get("val_agree") is False]
-    print(f"validators agree on {sum(1 for _, f in rows if f.get('val_agree'))} tasks, differ on {len(differ)} {differ}")
+    print(
+        f"validators agree on {sum(1 for _, f in rows if f.get('val_agree'))} tasks, differ on {len(differ)} {differ}"
+    )
 
 
 def main() -> int:

@@ -62,6 +62,7 @@ def read(path: Path) -> list[dict]:
 def sample_records(data: str, per_cell: int, seed: int) -> list[dict]:
     """`per_cell` records of every task x domain (0: all), in a fixed random order."""
     from acptools.dataset import domain_name, load_records, task_of
+
     cells = defaultdict(list)
     for r in load_records(data):
         cells[(task_of(r), domain_name(r))].append(r)
@@ -74,8 +75,11 @@ def sample_records(data: str, per_cell: int, seed: int) -> list[dict]:
 
 
 def same(a: list[dict], b: list[dict], fields=None) -> int:
-    strip = (lambda d: {k: v for k, v in d.items() if k != "seconds"}) if fields is None else \
-        (lambda d: tuple(d.get(k) for k in fields))
+    strip = (
+        (lambda d: {k: v for k, v in d.items() if k != "seconds"})
+        if fields is None
+        else (lambda d: tuple(d.get(k) for k in fields))
+    )
     return sum(1 for x, y in zip(a, b) if strip(x) == strip(y))
 
 
@@ -97,13 +101,25 @@ def main() -> int:
     data = work / "records.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     resp = work / "responses.jsonl"
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_reference_responses.py"), "--data", str(data),
-                    "--out", str(resp)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "make_reference_responses.py"),
+            "--data",
+            str(data),
+            "--out",
+            str(resp),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     other = work / "responses-other.jsonl"
     other.write_text("".join(json.dumps(dict(r, response=r["response"] + "\n")) + "\n" for r in read(resp)))
     n = len(read(resp))
-    print(f"{n} responses to {len(records)} records ({a.per_cell or 'all'} per task x domain of {a.data}); "
-          f"outputs in {work}")
+    print(
+        f"{n} responses to {len(records)} records ({a.per_cell or 'all'} per task x domain of {a.data}); "
+        f"outputs in {work}"
+    )
 
     key = work / "store.key"
     key.write_text(secrets.token_hex(32) + "\n")
@@ -115,21 +131,41 @@ def main() -> int:
     if a.skip_reference and timed.exists():
         times["reference"] = json.loads(timed.read_text())["reference"]
     else:
-        times["reference"] = run([str(REF_PY), str(ROOT / "benchmarks" / "reference_scorer.py"), "--data", str(data),
-                                  "--responses", str(resp), "--out", str(work / "ref_items.jsonl"), "--jobs",
-                                  str(a.ref_jobs), "--quiet"], work / "ref.log")
+        times["reference"] = run(
+            [
+                str(REF_PY),
+                str(ROOT / "benchmarks" / "reference_scorer.py"),
+                "--data",
+                str(data),
+                "--responses",
+                str(resp),
+                "--out",
+                str(work / "ref_items.jsonl"),
+                "--jobs",
+                str(a.ref_jobs),
+                "--quiet",
+            ],
+            work / "ref.log",
+        )
     print(f"reference: {times['reference'][0]:.1f} s wall, {times['reference'][1]:.1f} s CPU")
     us = [sys.executable, "-m", "acptools.cli", "score", "--data", str(data), "--quiet", "--jobs", "2", "--force"]
     cache = work / "proofs.sqlite"
     for suffix in ("", "-wal", "-shm"):
         Path(str(cache) + suffix).unlink(missing_ok=True)
-    runs = [("cold-j2", resp, ["--no-cache"]), ("fill-j2", resp, ["--cache", str(cache)]),
-            ("warm-j2", resp, ["--cache", str(cache)]), ("warm-new", other, ["--cache", str(cache)])]
+    runs = [
+        ("cold-j2", resp, ["--no-cache"]),
+        ("fill-j2", resp, ["--cache", str(cache)]),
+        ("warm-j2", resp, ["--cache", str(cache)]),
+        ("warm-new", other, ["--cache", str(cache)]),
+    ]
     if a.skip_cold:
         runs = runs[1:]
     for name, responses, flags in runs:
-        times[name] = run(us + ["--responses", str(responses), "--out", str(work / f"{name}.jsonl")] + flags,
-                          work / f"{name}.log", env)
+        times[name] = run(
+            us + ["--responses", str(responses), "--out", str(work / f"{name}.jsonl")] + flags,
+            work / f"{name}.log",
+            env,
+        )
         print(f"acptools {name}: {times[name][0]:.1f} s wall, {times[name][1]:.1f} s CPU")
     timed.write_text(json.dumps(times))
 
@@ -138,17 +174,22 @@ def main() -> int:
     ref_wall, ref_cpu = times["reference"]
     print(f"\n== {n} responses, each scorer one process end to end (2 shared cores) ==")
     print(f"{'run':44} {'wall s':>8} {'CPU s':>8} {'x ref (wall)':>13} {'x ref (CPU)':>12}")
-    labels = {"reference": f"reference scorer (lm-eval acp_utils, --jobs {a.ref_jobs})",
-              "cold-j2": "acptools exact, --jobs 2, no store (cold)", "fill-j2": "acptools, --jobs 2, store fills",
-              "warm-j2": "acptools, --jobs 2, warm (same responses)",
-              "warm-new": "acptools, --jobs 2, warm proofs, new responses"}
+    labels = {
+        "reference": f"reference scorer (lm-eval acp_utils, --jobs {a.ref_jobs})",
+        "cold-j2": "acptools exact, --jobs 2, no store (cold)",
+        "fill-j2": "acptools, --jobs 2, store fills",
+        "warm-j2": "acptools, --jobs 2, warm (same responses)",
+        "warm-new": "acptools, --jobs 2, warm proofs, new responses",
+    }
     for name, label in labels.items():
         if name not in times:
             continue
         wall, cpu = times[name]
         print(f"{label:44} {wall:8.2f} {cpu:8.2f} {ref_wall / wall:12.1f}x {ref_cpu / max(cpu, 1e-9):11.1f}x")
-    checks = {"warm-j2 = fill-j2 (every field but seconds)": same(items["warm-j2"], items["fill-j2"]),
-              f"warm-new = {cold} (score, verdict)": same(items["warm-new"], items[cold], ("score", "verdict"))}
+    checks = {
+        "warm-j2 = fill-j2 (every field but seconds)": same(items["warm-j2"], items["fill-j2"]),
+        f"warm-new = {cold} (score, verdict)": same(items["warm-new"], items[cold], ("score", "verdict")),
+    }
     if not a.skip_cold:
         checks["cold-j2 = fill-j2 (score, verdict)"] = same(items["cold-j2"], items["fill-j2"], ("score", "verdict"))
     print("\n== identical items ==")
@@ -156,9 +197,20 @@ def main() -> int:
         print(f"{what:46} {k}/{n}")
     unknown = {name: sum(1 for it in v if it["verdict"] in ("unknown", "error")) for name, v in items.items()}
     print(f"unknown or error items: {unknown}")
-    (work / "bench.json").write_text(json.dumps({"n": n, "records": len(records), "data": a.data,
-                                                 "per_cell": a.per_cell, "times": times, "same": checks,
-                                                 "unknown": unknown}, indent=1))
+    (work / "bench.json").write_text(
+        json.dumps(
+            {
+                "n": n,
+                "records": len(records),
+                "data": a.data,
+                "per_cell": a.per_cell,
+                "times": times,
+                "same": checks,
+                "unknown": unknown,
+            },
+            indent=1,
+        )
+    )
     print(f"\nresults -> {work / 'bench.json'}")
     return 0 if all(k == n for k in checks.values()) else 1
 

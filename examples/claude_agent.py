@@ -28,9 +28,15 @@ from mcp import Client, StdioServerParameters
 from acptools import examples
 
 TOOLS = ("list_applicable", "progress", "validate_plan")
-SUBMIT = {"name": "submit_plan", "description": "Submit your final plan: the ground actions in order.",
-          "input_schema": {"type": "object", "required": ["plan"],
-                           "properties": {"plan": {"type": "array", "items": {"type": "string"}}}}}
+SUBMIT = {
+    "name": "submit_plan",
+    "description": "Submit your final plan: the ground actions in order.",
+    "input_schema": {
+        "type": "object",
+        "required": ["plan"],
+        "properties": {"plan": {"type": "array", "items": {"type": "string"}}},
+    },
+}
 PROMPT = """Find a plan for this PDDL task. Its task_id on the acptools tools is {task_id}.
 
 {domain}
@@ -53,9 +59,12 @@ async def solve(args, domain: str, problem: str) -> int:
     async with Client(StdioServerParameters(command=command[0], args=command[1:])) as mcp:
         loaded = await mcp.call_tool("load_task", {"domain": domain, "problem": problem})
         task_id = loaded.structured_content["task_id"]
-        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
-                 for t in (await mcp.list_tools()).tools if t.name in TOOLS] + [SUBMIT]
-        claude = anthropic.AsyncAnthropic(base_url=args.base_url)   # the key comes from ANTHROPIC_API_KEY
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in (await mcp.list_tools()).tools
+            if t.name in TOOLS
+        ] + [SUBMIT]
+        claude = anthropic.AsyncAnthropic(base_url=args.base_url)  # the key comes from ANTHROPIC_API_KEY
         messages = [{"role": "user", "content": PROMPT.format(task_id=task_id, domain=domain, problem=problem)}]
         for _ in range(args.max_turns):
             reply = await claude.messages.create(model=args.model, max_tokens=4096, tools=tools, messages=messages)
@@ -76,8 +85,14 @@ async def solve(args, domain: str, problem: str) -> int:
                 else:
                     print(f"  {call.name}({json.dumps(call.input)[:100]})", file=sys.stderr)
                     result = await mcp.call_tool(call.name, call.input)
-                results.append({"type": "tool_result", "tool_use_id": call.id, "content": text_of(result),
-                                "is_error": bool(result.is_error)})
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call.id,
+                        "content": text_of(result),
+                        "is_error": bool(result.is_error),
+                    }
+                )
             messages.append({"role": "user", "content": results})
     print(f"no valid plan within {args.max_turns} turns")
     return 1
@@ -90,8 +105,11 @@ def main(argv=None) -> int:
     p.add_argument("--problem", type=Path, help="a PDDL problem file")
     p.add_argument("--model", default="claude-sonnet-4-5")
     p.add_argument("--base-url", help="another Messages API endpoint (default: Anthropic's)")
-    p.add_argument("--server", default="acptools-server --profile policy",
-                   help="the command that starts the MCP server (the policy profile hides answer-giving tools)")
+    p.add_argument(
+        "--server",
+        default="acptools-server --profile policy",
+        help="the command that starts the MCP server (the policy profile hides answer-giving tools)",
+    )
     p.add_argument("--max-turns", type=int, default=30)
     args = p.parse_args(argv)
     if args.domain and args.problem:

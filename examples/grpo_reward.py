@@ -45,10 +45,14 @@ def train(model: str, task: str, reward: AcpReward) -> None:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    config = GRPOConfig(output_dir=f"grpo-acp-{task}", num_generations=8, max_completion_length=64,
-                        per_device_train_batch_size=8, logging_steps=1)
-    trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=config,
-                          train_dataset=Dataset.from_list(rows(task)))
+    config = GRPOConfig(
+        output_dir=f"grpo-acp-{task}",
+        num_generations=8,
+        max_completion_length=64,
+        per_device_train_batch_size=8,
+        logging_steps=1,
+    )
+    trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=config, train_dataset=Dataset.from_list(rows(task)))
     trainer.train()
 
 
@@ -58,7 +62,7 @@ def main() -> None:
     ap.add_argument("--credit", default="partial", choices=("exact", "partial"))
     ap.add_argument("--train", metavar="MODEL", help="train this model with TRL's GRPOTrainer")
     args = ap.parse_args()
-    reward = AcpReward(credit=args.credit)   # unknown verdicts: None, which TRL leaves out of the advantage
+    reward = AcpReward(credit=args.credit)  # unknown verdicts: None, which TRL leaves out of the advantage
     if args.train:
         train(args.train, args.task, reward)
     else:

@@ -22,8 +22,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True)
     p.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OpenAI's)")
-    p.add_argument("--tasks", nargs="+", default=["acpbench-hard:dev:nexta"],
-                   help="what to roll out (default: the 40 nexta states of the dev split)")
+    p.add_argument(
+        "--tasks",
+        nargs="+",
+        default=["acpbench-hard:dev:nexta"],
+        help="what to roll out (default: the 40 nexta states of the dev split)",
+    )
     p.add_argument("--jobs", type=int, default=4, help="episodes in flight at once")
     p.add_argument("--show-applicable", action="store_true", help="list the applicable actions in each prompt")
     p.add_argument("--out", help="JSONL traces, one row per step")
@@ -36,12 +40,16 @@ def main(argv=None) -> int:
     print(rollout.table(summary))
 
     overall = summary["overall"]
-    print(f"\n{args.model}: solved {overall['solved']}/{overall['episodes']} episodes; "
-          f"{overall['optimal_steps']}/{overall['applied_steps'] - overall['unknown_steps']} applied steps optimal; "
-          f"invalid replies: {overall['invalid']}")
-    for step in result.steps[:3]:   # what a trace row looks like
-        print(f"  {step['episode']} step {step['step']}: {step['action'] or step['reply'][:40]!r} -> "
-              f"{step['verdict']}, optimal={step['optimal']}, regret={step['regret']}")
+    print(
+        f"\n{args.model}: solved {overall['solved']}/{overall['episodes']} episodes; "
+        f"{overall['optimal_steps']}/{overall['applied_steps'] - overall['unknown_steps']} applied steps optimal; "
+        f"invalid replies: {overall['invalid']}"
+    )
+    for step in result.steps[:3]:  # what a trace row looks like
+        print(
+            f"  {step['episode']} step {step['step']}: {step['action'] or step['reply'][:40]!r} -> "
+            f"{step['verdict']}, optimal={step['optimal']}, regret={step['regret']}"
+        )
     return 0
 
 

@@ -38,8 +38,10 @@ def play(env, domain: str, problem: str, rng: random.Random) -> float:
         action = choose(obs, rng, step)
         result = env.step({"action": action})
         obs, total, step = result.observation, total + result.reward, step + 1
-        print(f"  {obs['action']:<28} {obs['verdict']:<12} regret {obs['regret']!s:<4} h* {obs['h_star_after']!s:<4} "
-              f"reward {result.reward:+.1f}")
+        print(
+            f"  {obs['action']:<28} {obs['verdict']:<12} regret {obs['regret']!s:<4} h* {obs['h_star_after']!s:<4} "
+            f"reward {result.reward:+.1f}"
+        )
     print(f"return {total:+.1f} after {obs['steps']} steps: {obs['done_reason']}")
     return total
 

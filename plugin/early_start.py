@@ -24,18 +24,25 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 HANDSHAKE = Path(__file__).resolve().with_name("handshake.json")
-OWN_ID = "acptools-launcher-"           # ids of the launcher's own requests to the server
+OWN_ID = "acptools-launcher-"  # ids of the launcher's own requests to the server
 INTERNAL_ERROR = -32603
-LIST_CHANGED = {"tools/list": "notifications/tools/list_changed",
-                "prompts/list": "notifications/prompts/list_changed",
-                "resources/list": "notifications/resources/list_changed",
-                "resources/templates/list": "notifications/resources/list_changed"}
-CAPABILITY = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
-              "resources/templates/list": "resources"}
+LIST_CHANGED = {
+    "tools/list": "notifications/tools/list_changed",
+    "prompts/list": "notifications/prompts/list_changed",
+    "resources/list": "notifications/resources/list_changed",
+    "resources/templates/list": "notifications/resources/list_changed",
+}
+CAPABILITY = {
+    "tools/list": "tools",
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resources",
+}
 
 
 def log(message: str) -> None:
@@ -62,17 +69,17 @@ class EarlyServer:
     def __init__(self, snapshot: dict, command: list[str], out: BinaryIO | None = None):
         self.snapshot, self.command = snapshot, command
         self.out = out or sys.stdout.buffer
-        self.lock = threading.Lock()         # guards the state below
-        self.out_lock = threading.Lock()     # one writer at a time on the client's stream
+        self.lock = threading.Lock()  # guards the state below
+        self.out_lock = threading.Lock()  # one writer at a time on the client's stream
         self.held: list[tuple[bytes, object]] = []
-        self.served: set[str] = set()        # list methods answered from the snapshot
+        self.served: set[str] = set()  # list methods answered from the snapshot
         self.client_init: dict | None = None
         self.client_ready = threading.Event()
         self.server: subprocess.Popen | None = None
-        self.ready = False                   # the server is up: every message goes to it
-        self.failure: str | None = None      # why the server cannot start: every request's answer
-        self.closed = False                  # the client closed its stream
-        self.calls: dict[str, queue.Queue] = {}   # the launcher's own requests awaiting the server's answer
+        self.ready = False  # the server is up: every message goes to it
+        self.failure: str | None = None  # why the server cannot start: every request's answer
+        self.closed = False  # the client closed its stream
+        self.calls: dict[str, queue.Queue] = {}  # the launcher's own requests awaiting the server's answer
         self.server_gone = False
         self.ids = itertools.count(1)
 
@@ -94,8 +101,9 @@ class EarlyServer:
                 try:
                     message = json.loads(line)
                 except ValueError as exc:
-                    return self.send({"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": -32700, "message": f"Parse error: {exc}"}})
+                    return self.send(
+                        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"Parse error: {exc}"}}
+                    )
                 if not self.answer_early(message):
                     self.hold(line, message)
                 return
@@ -104,14 +112,14 @@ class EarlyServer:
     def answer_early(self, message: object) -> bool:
         """Answer or consume `message` now when the launcher can; False when it must wait for the server."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-            return False                   # a batch, or a reply to a request the server has not sent
+            return False  # a batch, or a reply to a request the server has not sent
         method, request = message["method"], "id" in message
         if method == "server/discover" and request:
             self.error(message["id"], -32601, "Method not found: this server speaks the initialize handshake")
         elif method == "initialize" and request:
             self.reply(message["id"], self.initialize(message.get("params") or {}))
         elif method == "notifications/initialized":
-            pass                           # the launcher sends its own to the server
+            pass  # the launcher sends its own to the server
         elif method == "ping" and request:
             self.reply(message["id"], {})
         elif method == "notifications/cancelled":
@@ -175,7 +183,7 @@ class EarlyServer:
                 self.out.write(data)
                 self.out.flush()
             except OSError:
-                pass                       # the client left; its stdin's end stops the launcher
+                pass  # the client left; its stdin's end stops the launcher
 
     def reply(self, request_id: object, result: dict) -> None:
         self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
@@ -186,7 +194,7 @@ class EarlyServer:
     def fail(self, message: str) -> None:
         """Answer every waiting and later request with `message`."""
         with self.lock:
-            if self.failure is not None:   # the first cause is the one to report
+            if self.failure is not None:  # the first cause is the one to report
                 return
             log(message)
             self.failure = message
@@ -206,17 +214,19 @@ class EarlyServer:
         self.client_ready.wait()
         server = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         with self.lock:
-            if self.closed:                # the client left meanwhile
+            if self.closed:  # the client left meanwhile
                 server.kill()
                 return
             self.server = server
         threading.Thread(target=self.relay_server, args=(server,), daemon=True).start()
         answer = self.call(server, "initialize", self.client_init)
-        if answer is None:                 # the server exited: relay_server reports it
+        if answer is None:  # the server exited: relay_server reports it
             return
         if "result" not in answer:
-            self.fail(f"acptools could not start: its server answered initialize with {answer}; "
-                      f"its messages are in this server's log")
+            self.fail(
+                f"acptools could not start: its server answered initialize with {answer}; "
+                f"its messages are in this server's log"
+            )
             server.kill()
             return
         self.check_handshake(answer["result"])
@@ -233,9 +243,10 @@ class EarlyServer:
         if live.get("protocolVersion") != agreed:
             log(f"the server chose protocol {live.get('protocolVersion')}, the client was told {agreed}")
         recorded = self.snapshot["initialize"]
-        if live.get("instructions") != recorded.get("instructions") or live.get("serverInfo") != recorded.get("serverInfo"):
-            log("the server's instructions or info differ from plugin/handshake.json: "
-                "run scripts/plugin_handshake.py")
+        if live.get("instructions") != recorded.get("instructions") or live.get("serverInfo") != recorded.get(
+            "serverInfo"
+        ):
+            log("the server's instructions or info differ from plugin/handshake.json: run scripts/plugin_handshake.py")
 
     def announce_changed_lists(self, server: subprocess.Popen) -> None:
         """Ask the server for each list the client got from the snapshot; announce the ones that differ."""
@@ -264,7 +275,7 @@ class EarlyServer:
             server.stdin.write(line)
             server.stdin.flush()
         except OSError:
-            pass                           # the server exited: relay_server reports it
+            pass  # the server exited: relay_server reports it
 
     def relay_server(self, server: subprocess.Popen) -> None:
         """Copy the server's messages to the client, keeping the answers to the launcher's own requests."""
@@ -288,5 +299,7 @@ class EarlyServer:
         if ready or closed:
             log(f"the acptools server exited with code {code}")
             os._exit(code)
-        self.fail(f"acptools could not start: its server exited with code {code} during the handshake; "
-                  f"its messages are in this server's log")
+        self.fail(
+            f"acptools could not start: its server exited with code {code} during the handshake; "
+            f"its messages are in this server's log"
+        )

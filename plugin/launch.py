@@ -20,9 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from early_start import EarlyServer, snapshot_for  # noqa: E402
-from private_venv import (  # noqa: E402
-    build_failure, is_ready, locked_build, plugin_version, start_build, venv_bin, venv_dir,
-)
+from private_venv import build_failure, is_ready, locked_build, plugin_version, start_build, venv_bin, venv_dir  # noqa: E402
 
 BUILD_FLAG = "--build-venv"
 

@@ -69,9 +69,11 @@ def installed_version(venv: Path) -> str | None:
     """The acptools version installed in `venv` (from its dist-info; no process start), or None."""
     if not venv_bin(venv, "acptools-server").exists():
         return None
-    found = [*venv.glob("lib/python3*/site-packages/acptools-*.dist-info"),
-             *venv.glob("Lib/site-packages/acptools-*.dist-info")]
-    return found[0].name[len("acptools-"):-len(".dist-info")] if len(found) == 1 else None
+    found = [
+        *venv.glob("lib/python3*/site-packages/acptools-*.dist-info"),
+        *venv.glob("Lib/site-packages/acptools-*.dist-info"),
+    ]
+    return found[0].name[len("acptools-") : -len(".dist-info")] if len(found) == 1 else None
 
 
 def is_ready(venv: Path, version: str) -> bool:
@@ -88,8 +90,7 @@ def is_ready(venv: Path, version: str) -> bool:
 
 def mark(venv: Path, version: str, ready: bool) -> None:
     """Say that this launcher made `venv` and whether its install finished."""
-    (venv / MARKER).write_text(json.dumps({"version": version, "ready": ready, "source": str(ROOT)}),
-                               encoding="utf-8")
+    (venv / MARKER).write_text(json.dumps({"version": version, "ready": ready, "source": str(ROOT)}), encoding="utf-8")
 
 
 def run(cmd: list[str]) -> None:
@@ -97,22 +98,28 @@ def run(cmd: list[str]) -> None:
     print("$ " + " ".join(cmd), flush=True)
     done = subprocess.run(cmd, stdout=sys.stdout, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
-        raise SystemExit(f"acptools launcher: `{' '.join(cmd)}` failed with exit code {done.returncode}; "
-                         f"see the lines above. Python {sys.version.split()[0]} at {sys.executable}; "
-                         f"acptools needs Python >= 3.10 and network access to PyPI on the first start.")
+        raise SystemExit(
+            f"acptools launcher: `{' '.join(cmd)}` failed with exit code {done.returncode}; "
+            f"see the lines above. Python {sys.version.split()[0]} at {sys.executable}; "
+            f"acptools needs Python >= 3.10 and network access to PyPI on the first start."
+        )
 
 
 def build(venv: Path, version: str) -> None:
     """A fresh venv with the plugin's package installed into it, marked ready once the install finished."""
     if sys.version_info < (3, 10):
-        raise SystemExit(f"acptools launcher: acptools needs Python >= 3.10; this is {sys.version.split()[0]} "
-                         f"({sys.executable}). Start the launcher with a newer python3.")
+        raise SystemExit(
+            f"acptools launcher: acptools needs Python >= 3.10; this is {sys.version.split()[0]} "
+            f"({sys.executable}). Start the launcher with a newer python3."
+        )
     started = time.monotonic()
     if venv.exists() and any(venv.iterdir()):
         if not (venv / MARKER).exists():
-            raise SystemExit(f"acptools launcher: {venv} holds acptools {installed_version(venv)}, not {version}, "
-                             f"and this launcher did not make it, so it leaves it alone: remove it or set "
-                             f"ACPTOOLS_PLUGIN_VENV to another folder.")
+            raise SystemExit(
+                f"acptools launcher: {venv} holds acptools {installed_version(venv)}, not {version}, "
+                f"and this launcher did not make it, so it leaves it alone: remove it or set "
+                f"ACPTOOLS_PLUGIN_VENV to another folder."
+            )
         shutil.rmtree(venv)
     venv.parent.mkdir(parents=True, exist_ok=True)
     uv = shutil.which("uv")
@@ -123,8 +130,9 @@ def build(venv: Path, version: str) -> None:
     else:
         run([sys.executable, "-m", "venv", str(venv)])
         mark(venv, version, ready=False)
-        run([str(venv_bin(venv, "python")), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             str(ROOT)])
+        run(
+            [str(venv_bin(venv, "python")), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)]
+        )
     mark(venv, version, ready=True)
     print(f"virtualenv ready in {time.monotonic() - started:.0f} s", flush=True)
 
@@ -135,6 +143,7 @@ def locked_build(venv: Path, version: str) -> None:
     with open(lock_path(venv), "w") as lock:
         try:
             import fcntl
+
             fcntl.flock(lock, fcntl.LOCK_EX)
         except ImportError:  # Windows has no flock: two first starts at the same moment may both build
             pass
@@ -148,11 +157,18 @@ def start_build(venv: Path, version: str, launcher: Path, flag: str) -> subproce
     a client that stops this launcher (Claude Code does when it gives up waiting, and after
     `claude mcp list`) does not stop the build, so a later start finds the venv ready."""
     venv.parent.mkdir(parents=True, exist_ok=True)
-    log(f"first start of acptools {version}: building a private virtualenv in {venv} (a minute or two); "
-        f"its log: {log_path(venv)}")
+    log(
+        f"first start of acptools {version}: building a private virtualenv in {venv} (a minute or two); "
+        f"its log: {log_path(venv)}"
+    )
     with open(log_path(venv), "ab") as out:
-        return subprocess.Popen([sys.executable, str(launcher), flag], stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, str(launcher), flag],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def build_failure(venv: Path, returncode: int, lines: int = 15) -> str:
@@ -162,6 +178,8 @@ def build_failure(venv: Path, returncode: int, lines: int = 15) -> str:
     except OSError:
         tail = []
     shown = "\n".join(tail) if tail else "(the build log is empty)"
-    return (f"acptools could not start: building its private Python environment in {venv} failed "
-            f"(exit code {returncode}). The end of {log_path(venv)}:\n{shown}\n"
-            f"Fix the cause, then restart the server (in Claude Code: /mcp, or a new session).")
+    return (
+        f"acptools could not start: building its private Python environment in {venv} failed "
+        f"(exit code {returncode}). The end of {log_path(venv)}:\n{shown}\n"
+        f"Fix the cause, then restart the server (in Claude Code: /mcp, or a new session)."
+    )

@@ -23,8 +23,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NODE_DIR = REPO / "tools" / "node"
-PACKAGE_FILES = ["pyproject.toml", "README.md", "acptools", "server", "plugin/launch.py", "plugin/early_start.py",
-                 "plugin/private_venv.py", "plugin/handshake.json"]
+PACKAGE_FILES = [
+    "pyproject.toml",
+    "README.md",
+    "acptools",
+    "server",
+    "plugin/launch.py",
+    "plugin/early_start.py",
+    "plugin/private_venv.py",
+    "plugin/handshake.json",
+]
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
 
 
@@ -68,8 +76,12 @@ def build(out: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     version = json.loads((REPO / "mcpb" / "manifest.json").read_text())["version"]
-    parser.add_argument("--out", type=Path, default=REPO / "dist" / f"acptools-{version}.mcpb",
-                        help="where to write the bundle (default: dist/acptools-VERSION.mcpb)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "dist" / f"acptools-{version}.mcpb",
+        help="where to write the bundle (default: dist/acptools-VERSION.mcpb)",
+    )
     args = parser.parse_args(argv)
     try:
         build(args.out)

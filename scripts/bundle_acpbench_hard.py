@@ -20,8 +20,11 @@ from acptools.dataset import BUNDLED, SPLITS, TASKS, encode_jsonl_gz, load_recor
 
 
 def source_file(src: Path, split: str, task: str) -> Path:
-    candidates = [src / split / f"{task}.json", src / "dataset" / task / f"{split}.gen.json",
-                  src / "dataset" / task / f"{split}.gen.json.gz"]
+    candidates = [
+        src / split / f"{task}.json",
+        src / "dataset" / task / f"{split}.gen.json",
+        src / "dataset" / task / f"{split}.gen.json.gz",
+    ]
     for c in candidates:
         if c.is_file():
             return c

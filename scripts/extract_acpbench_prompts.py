@@ -25,8 +25,11 @@ FIELD = re.compile(r"{{\s*(\w+)\s*}}")
 
 def main() -> None:
     tasks_dir = Path(lm_eval.__file__).parent / "tasks" / "acpbench"
-    out = {"source": f"lm-evaluation-harness {lm_eval.__version__}, lm_eval/tasks/acpbench (MIT; the examples are "
-                     "IBM's ACPBench Hard, CDLA-Permissive-2.0)", "variants": {}}
+    out = {
+        "source": f"lm-evaluation-harness {lm_eval.__version__}, lm_eval/tasks/acpbench (MIT; the examples are "
+        "IBM's ACPBench Hard, CDLA-Permissive-2.0)",
+        "variants": {},
+    }
     for variant, folder in VARIANTS.items():
         tasks = {}
         for path in sorted((tasks_dir / folder).glob("*.yaml")):
@@ -37,12 +40,16 @@ def main() -> None:
             for text in (cfg["doc_to_text"], cfg["doc_to_target"]):
                 assert "{%" not in text and FIELD.sub("", text).count("{{") == 0, f"{name}: not plain fields"
             tasks[name] = {
-                "dataset_name": cfg["dataset_name"], "doc_to_text": cfg["doc_to_text"],
-                "doc_to_target": cfg["doc_to_target"], "description": cfg.get("description", ""),
+                "dataset_name": cfg["dataset_name"],
+                "doc_to_text": cfg["doc_to_text"],
+                "doc_to_target": cfg["doc_to_target"],
+                "description": cfg.get("description", ""),
                 "target_delimiter": cfg.get("target_delimiter", " "),
-                "fewshot_delimiter": cfg.get("fewshot_delimiter", "\n\n"), "fewshot": few["samples"],
+                "fewshot_delimiter": cfg.get("fewshot_delimiter", "\n\n"),
+                "fewshot": few["samples"],
                 "until": cfg["generation_kwargs"]["until"],
-                "max_gen_toks": cfg["generation_kwargs"].get("max_gen_toks")}
+                "max_gen_toks": cfg["generation_kwargs"].get("max_gen_toks"),
+            }
         out["variants"][variant] = tasks
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{OUT}: {sum(len(t) for t in out['variants'].values())} tasks, {OUT.stat().st_size:,} bytes")

@@ -34,7 +34,7 @@ def _serve_hub_offline() -> None:
     def load_dataset(path=None, name=None, *args, **kwargs):
         if path != HUB:
             return real(path, name, *args, **kwargs)
-        task = name[len("acp_"):-len("_gen")]
+        task = name[len("acp_") : -len("_gen")]
         return datasets.DatasetDict({"test": datasets.Dataset.from_list(PLAN["records"][task])})
 
     datasets.load_dataset = load_dataset

@@ -67,8 +67,12 @@ def wrong(task: str, record: dict) -> str:
 
 def response(task: str, record: dict, variant: str) -> str:
     gold = gold_response(record)
-    return {"gold": gold, "wrong": wrong(task, record), "unparsable": "I am not sure what to answer here.",
-            "wordy": f"The answer is {'0' + gold if task == 'val' else gold}"}[variant]
+    return {
+        "gold": gold,
+        "wrong": wrong(task, record),
+        "unparsable": "I am not sure what to answer here.",
+        "wordy": f"The answer is {'0' + gold if task == 'val' else gold}",
+    }[variant]
 
 
 def main() -> int:
@@ -77,8 +81,11 @@ def main() -> int:
     args = ap.parse_args()
     python = args.venv / "bin" / "python"
     records = {t: pick(t) for t in TASKS}
-    responses = {f"{r['group']}/{r['id']}": response(t, r, VARIANTS[i % len(VARIANTS)])
-                 for t, recs in records.items() for i, r in enumerate(recs)}
+    responses = {
+        f"{r['group']}/{r['id']}": response(t, r, VARIANTS[i % len(VARIANTS)])
+        for t, recs in records.items()
+        for i, r in enumerate(recs)
+    }
     with tempfile.TemporaryDirectory() as tmp:
         plan = Path(tmp) / "plan.json"
         plan.write_text(json.dumps({"records": records, "responses": responses}))
@@ -86,11 +93,25 @@ def main() -> int:
             shutil.rmtree(OUT)
         for folder, run_args in RUNS.items():
             out = Path(tmp) / folder
-            cmd = [str(python), str(ROOT / "scripts" / "lm_eval_scripted_run.py"), str(plan), "--",
-                   "--model", "acp-scripted", "--model_args", f"model={MODEL}", "--log_samples",
-                   "--output_path", str(out), *run_args]
-            subprocess.run(cmd, check=True, env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
-                                                 "PATH": "/usr/bin:/bin", "HOME": tmp})
+            cmd = [
+                str(python),
+                str(ROOT / "scripts" / "lm_eval_scripted_run.py"),
+                str(plan),
+                "--",
+                "--model",
+                "acp-scripted",
+                "--model_args",
+                f"model={MODEL}",
+                "--log_samples",
+                "--output_path",
+                str(out),
+                *run_args,
+            ]
+            subprocess.run(
+                cmd,
+                check=True,
+                env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": tmp},
+            )
             shutil.copytree(out, OUT / folder)
     for f in sorted(OUT.rglob("*.json*")):
         print(f"{f.relative_to(ROOT)}  {f.stat().st_size:,} bytes")

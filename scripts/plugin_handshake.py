@@ -26,14 +26,20 @@ LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/li
 def handshake_versions() -> list[str]:
     """The protocol versions the installed MCP SDK's server accepts in `initialize`."""
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
     return list(HANDSHAKE_PROTOCOL_VERSIONS)
 
 
 def record(args: list[str] | None = None) -> dict:
     """The server's answers to a client's handshake and list requests, as the launcher replays them."""
     versions = handshake_versions()
-    server = subprocess.Popen([sys.executable, "-m", "acptools_server", *(args or [])], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=REPO)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "acptools_server", *(args or [])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
 
     def ask(request_id: int, method: str, params: dict) -> dict:
         server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}) + "\n")
@@ -44,8 +50,15 @@ def record(args: list[str] | None = None) -> dict:
         return answer["result"]
 
     try:
-        init = ask(0, "initialize", {"protocolVersion": versions[-1], "capabilities": {},
-                                     "clientInfo": {"name": "plugin_handshake", "version": "1"}})
+        init = ask(
+            0,
+            "initialize",
+            {
+                "protocolVersion": versions[-1],
+                "capabilities": {},
+                "clientInfo": {"name": "plugin_handshake", "version": "1"},
+            },
+        )
         server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         lists = {method: ask(n, method, {}) for n, method in enumerate(LISTS, start=1)}
     finally:
@@ -70,8 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         recorded = json.loads(HANDSHAKE.read_text(encoding="utf-8")) if HANDSHAKE.exists() else {}
         stale = differences(recorded, live)
         if stale:
-            print(f"{HANDSHAKE.relative_to(REPO)} differs from the server in {', '.join(stale)}: "
-                  f"run python scripts/plugin_handshake.py", file=sys.stderr)
+            print(
+                f"{HANDSHAKE.relative_to(REPO)} differs from the server in {', '.join(stale)}: "
+                f"run python scripts/plugin_handshake.py",
+                file=sys.stderr,
+            )
             return 1
         print(f"{HANDSHAKE.relative_to(REPO)} matches the server")
         return 0

@@ -2,8 +2,8 @@
 
 Modules: :mod:`acptools_server.config` (limits, configuration, path rules, tool profiles), :mod:`acptools_server.http`
 (bearer token, transport security), :mod:`acptools_server.app` (build, serve, CLI), :mod:`acptools_server.state` (what the
-tools share, through the SDK's lifespan context), :mod:`acptools_server.stores` (task and episode stores),
-:mod:`acptools_server.runner` (searches off the event loop, cancellable budgets), :mod:`acptools_server.models` (results),
+tools share, through the SDK's lifespan context), :mod:`acptools_server.holdings` (task and episode stores),
+:mod:`acptools_server.search_runner` (searches off the event loop, cancellable budgets), :mod:`acptools_server.models` (results),
 :mod:`acptools_server.tools` (the tools).
 
 Entry points:

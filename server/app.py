@@ -7,19 +7,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
-
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
-from mcp.types import Tool as MCPTool
-from pydantic import ValidationError
 
 from acptools_server.config import (
     DEFAULT_HOST,
@@ -40,11 +33,16 @@ from acptools_server.schema import compact_arguments, compact_result
 from acptools_server.state import ServerState, lifespan, shared_lifespan, stop_everything
 from acptools_server.stdio import serve_stdio
 from acptools_server.tools import episodes, questions, scoring, tasks
-from acptools_server.tools.common import ToolSpec
+from acptools_server.tools.common import ToolSpec, compact, wire_bytes
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult
+from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
 
 ALL_TOOLS = (*tasks.TOOLS, *questions.TOOLS, *scoring.TOOLS, *episodes.TOOLS)
-RECURSION_LIMIT = 10_000            # PDDL nested MAX_NESTING levels deep reads within it
-THREAD_STACK_BYTES = 64 << 20       # stacks for that depth (address space; only what is used is resident)
+RECURSION_LIMIT = 10_000  # PDDL nested MAX_NESTING levels deep reads within it
+THREAD_STACK_BYTES = 64 << 20  # stacks for that depth (address space; only what is used is resident)
 
 
 class PlanningServer(MCPServer):
@@ -60,9 +58,15 @@ class PlanningServer(MCPServer):
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools with their argument and result schemas compacted."""
-        return [tool.model_copy(update={"input_schema": compact_arguments(tool.input_schema),
-                                        "output_schema": compact_result(tool.output_schema)})
-                for tool in await super().list_tools()]
+        return [
+            tool.model_copy(
+                update={
+                    "input_schema": compact_arguments(tool.input_schema),
+                    "output_schema": compact_result(tool.output_schema),
+                }
+            )
+            for tool in await super().list_tools()
+        ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """Call a tool: unknown argument names and invalid arguments rejected in one line, the result
@@ -83,8 +87,11 @@ class PlanningServer(MCPServer):
     async def run_stdio_async(self) -> None:
         """Serve over stdio with the server's hardened stdio transport."""
         limits = self.config.limits
-        await serve_stdio(self._lowlevel_server, drain_seconds=limits.max_budget + limits.load_budget,
-                          max_chars=self.config.max_request_body_bytes())
+        await serve_stdio(
+            self._lowlevel_server,
+            drain_seconds=limits.max_budget + limits.load_budget,
+            max_chars=self.config.max_request_body_bytes(),
+        )
 
 
 def check_argument_names(spec: ToolSpec, arguments: dict[str, Any]) -> None:
@@ -94,8 +101,9 @@ def check_argument_names(spec: ToolSpec, arguments: dict[str, Any]) -> None:
         close = difflib.get_close_matches(unknown[0], spec.arguments, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         takes = ", ".join(spec.arguments) or "no arguments"
-        raise ToolError(f"Error executing tool {spec.name}: unknown argument {unknown[0]!r}{hint}; "
-                        f"{spec.name} takes {takes}")
+        raise ToolError(
+            f"Error executing tool {spec.name}: unknown argument {unknown[0]!r}{hint}; {spec.name} takes {takes}"
+        )
 
 
 def one_line(exc: ValidationError, shown: int = 3) -> str:
@@ -111,21 +119,15 @@ def one_line(exc: ValidationError, shown: int = 3) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
-def compact(result: CallToolResult) -> CallToolResult:
-    """The text copy of a structured result as compact JSON (the SDK indents it)."""
-    if result.is_error or result.structured_content is None:
-        return result
-    text = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
-    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
-
-
 def bounded(result: CallToolResult, spec: ToolSpec, max_bytes: int) -> CallToolResult:
     """The result, or an error saying what to ask instead when it is larger than ``max_bytes`` on the wire."""
-    size = len(result.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8", "surrogatepass"))
+    size = wire_bytes(result)
     if size <= max_bytes:
         return result
-    raise ToolError(f"Error executing tool {spec.name}: the result would be {size} bytes, more than the server "
-                    f"sends ({max_bytes} bytes, --max-response-bytes); {spec.too_big}")
+    raise ToolError(
+        f"Error executing tool {spec.name}: the result would be {size} bytes, more than the server "
+        f"sends ({max_bytes} bytes, --max-response-bytes); {spec.too_big}"
+    )
 
 
 def instructions(config: ServerConfig) -> str:
@@ -163,28 +165,44 @@ def build_server(config: ServerConfig | None = None, state: ServerState | None =
     config = config or ServerConfig()
     names = {fn.spec.name for fn in ALL_TOOLS}
     if names != set(TOOL_NAMES):  # the profile table must know every tool
-        raise RuntimeError(f"acptools_server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}")
-    mcp = PlanningServer(config, name=SERVER_NAME, title="acptools planning server", version=package_version(),
-                         instructions=instructions(config), log_level=config.log_level,
-                         lifespan=lifespan(config) if state is None else shared_lifespan(state))
+        raise RuntimeError(
+            f"acptools_server.config.ANSWERS and the tool modules disagree on {sorted(names ^ set(TOOL_NAMES))}"
+        )
+    mcp = PlanningServer(
+        config,
+        name=SERVER_NAME,
+        title="acptools planning server",
+        version=package_version(),
+        instructions=instructions(config),
+        log_level=config.log_level,
+        lifespan=lifespan(config) if state is None else shared_lifespan(state),
+    )
     visible = set(config.visible_tools())
     for fn in ALL_TOOLS:
         if fn.spec.name in visible:
-            mcp.add_tool(fn, name=fn.spec.name, title=fn.spec.title, description=fn.spec.description,
-                         annotations=fn.spec.annotations)
+            mcp.add_tool(
+                fn,
+                name=fn.spec.name,
+                title=fn.spec.title,
+                description=fn.spec.description,
+                annotations=fn.spec.annotations,
+            )
     _add_resources(mcp)
     return mcp
 
 
 def _add_resources(mcp: MCPServer) -> None:
-    mcp.resource("acptools://examples", name="examples", title="Bundled example tasks",
-                 mime_type="application/json")(tasks.examples_index)
+    mcp.resource("acptools://examples", name="examples", title="Bundled example tasks", mime_type="application/json")(
+        tasks.examples_index
+    )
     for resource in tasks.example_resources():
         mcp.add_resource(resource)
     mcp.resource("acptools://tasks/{task_id}/domain.pddl", name="task-domain", mime_type="text/plain")(
-        tasks.task_domain)
+        tasks.task_domain
+    )
     mcp.resource("acptools://tasks/{task_id}/problem.pddl", name="task-problem", mime_type="text/plain")(
-        tasks.task_problem)
+        tasks.task_problem
+    )
 
 
 def build_http_app(config: ServerConfig, server: MCPServer | None = None) -> Any:
@@ -232,8 +250,14 @@ def serve(config: ServerConfig) -> None:
     import uvicorn
 
     app = build_http_app(config, server)
-    uv_config = uvicorn.Config(app, host=config.host, port=config.port, log_level=config.log_level.lower(),
-                               lifespan="on", timeout_graceful_shutdown=2)
+    uv_config = uvicorn.Config(
+        app,
+        host=config.host,
+        port=config.port,
+        log_level=config.log_level.lower(),
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
     uvicorn.Server(uv_config).run()
 
 
@@ -263,25 +287,56 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-episodes", type=int, default=d.max_episodes)
     p.add_argument("--max-pddl-bytes", type=int, default=d.max_pddl_bytes)
     p.add_argument("--max-plan-length", type=int, default=d.max_plan_length)
-    p.add_argument("--max-state-atoms", type=int, default=d.max_state_atoms,
-                   help="atoms a state argument may list (default %(default)s)")
+    p.add_argument(
+        "--max-state-atoms",
+        type=int,
+        default=d.max_state_atoms,
+        help="atoms a state argument may list (default %(default)s)",
+    )
     p.add_argument("--max-ground-actions", type=int, default=d.max_ground_actions)
     p.add_argument("--default-budget", type=float, default=d.default_budget, help="seconds (default %(default)s)")
     p.add_argument("--max-budget", type=float, default=d.max_budget, help="seconds (default %(default)s)")
     p.add_argument("--max-concurrent-searches", type=int, default=d.max_concurrent_searches)
-    p.add_argument("--max-memory", type=int, default=d.max_memory,
-                   help="bytes of cached tasks and episodes' tasks (estimated; default %(default)s)")
-    p.add_argument("--max-response-bytes", type=int, default=d.max_response_bytes,
-                   help="largest tool result sent (default %(default)s)")
-    p.add_argument("--load-budget", type=float, default=d.load_budget,
-                   help="seconds to parse and ground one task (default %(default)s)")
-    p.add_argument("--max-concurrent-loads", type=int, default=d.max_concurrent_loads,
-                   help="big PDDL texts grounded at once (default %(default)s)")
-    p.add_argument("--max-planner-memory", type=int, default=None, metavar="MB",
-                   help="address space of each planner process (default: the library's, 4-8 GB)")
-    p.add_argument("--cache", nargs="?", const="default", default=None, metavar="PATH",
-                   help="share proven truths with other runs in a proof store (acptools.store); without PATH, "
-                   "the default file (ACPTOOLS_CACHE or the user cache folder); default: no store")
+    p.add_argument(
+        "--max-memory",
+        type=int,
+        default=d.max_memory,
+        help="bytes of cached tasks and episodes' tasks (estimated; default %(default)s)",
+    )
+    p.add_argument(
+        "--max-response-bytes",
+        type=int,
+        default=d.max_response_bytes,
+        help="largest tool result sent (default %(default)s)",
+    )
+    p.add_argument(
+        "--load-budget",
+        type=float,
+        default=d.load_budget,
+        help="seconds to parse and ground one task (default %(default)s)",
+    )
+    p.add_argument(
+        "--max-concurrent-loads",
+        type=int,
+        default=d.max_concurrent_loads,
+        help="big PDDL texts grounded at once (default %(default)s)",
+    )
+    p.add_argument(
+        "--max-planner-memory",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="address space of each planner process (default: the library's, 4-8 GB)",
+    )
+    p.add_argument(
+        "--cache",
+        nargs="?",
+        const="default",
+        default=None,
+        metavar="PATH",
+        help="share proven truths with other runs in a proof store (acptools.proofs.store); without PATH, "
+        "the default file (ACPTOOLS_CACHE or the user cache folder); default: no store",
+    )
     p.add_argument(
         "--log-level",
         type=str.upper,

@@ -12,15 +12,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.streamable_http_manager import DEFAULT_MAX_REQUEST_BODY_SIZE  # mcp 2.0 defines it here; 2.3 re-exports it
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretStr,
-    field_validator,
-    model_validator,
-)
+from mcp.server.streamable_http_manager import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+)  # mcp 2.0 defines it here; 2.3 re-exports it
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 from acptools import __version__, kinds
 from acptools.answers import TASKS, canonical_task
@@ -58,10 +53,27 @@ class PathAccessError(ToolError, ValueError):
 
 # Every tool, with the ACP question kinds it answers outright or lets a caller work out by probing
 # (e.g. `progress` on each action answers app; a one-step `validate_plan` answers prog).
-TOOL_NAMES = ("server_info", "list_examples", "load_task", "list_applicable", "progress", "validate_plan",
-              "simplify_plan", "is_reachable", "unreachable_atoms", "is_action_reachable", "unreachable_actions",
-              "is_landmark", "landmarks", "optimal_next_action", "plan", "score_answer", "start_episode",
-              "step_episode", "episode_summary")
+TOOL_NAMES = (
+    "server_info",
+    "list_examples",
+    "load_task",
+    "list_applicable",
+    "progress",
+    "validate_plan",
+    "simplify_plan",
+    "is_reachable",
+    "unreachable_atoms",
+    "is_action_reachable",
+    "unreachable_actions",
+    "is_landmark",
+    "landmarks",
+    "optimal_next_action",
+    "plan",
+    "score_answer",
+    "start_episode",
+    "step_episode",
+    "episode_summary",
+)
 # the kinds each tool answers come from the registry (acptools.kinds: each kind names its tools); the scorer
 # grades every kind
 ANSWERS: dict[str, frozenset[str]] = {name: kinds.tools_answering().get(name, frozenset()) for name in TOOL_NAMES}
@@ -70,10 +82,20 @@ ANSWERS["score_answer"] = frozenset(TASKS)
 # A policy under test must find its own plan: hide every tool that returns an optimal action, a plan
 # (witnesses are plans: to an atom, to an applicable action, to the goal avoiding an atom), a shorter
 # plan, or a grade of an action (episodes and the scorer tell whether a step is optimal).
-POLICY_HIDDEN = frozenset({
-    "optimal_next_action", "plan", "is_reachable", "is_action_reachable", "is_landmark", "simplify_plan",
-    "score_answer", "start_episode", "step_episode", "episode_summary",
-})
+POLICY_HIDDEN = frozenset(
+    {
+        "optimal_next_action",
+        "plan",
+        "is_reachable",
+        "is_action_reachable",
+        "is_landmark",
+        "simplify_plan",
+        "score_answer",
+        "start_episode",
+        "step_episode",
+        "episode_summary",
+    }
+)
 PROFILE_HELP = (
     "'policy' hides the tools that give plans or optimal actions away; 'qa' hides every tool that answers an "
     "ACP question; 'qa:KIND[+KIND]' (e.g. qa:reach+land) hides only those that answer these kinds"
@@ -117,19 +139,19 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_tasks: int = Field(default=32, ge=1)                    # parsed tasks kept in memory
-    max_episodes: int = Field(default=64, ge=1)                 # live episodes kept in memory
-    max_pddl_bytes: int = Field(default=1_000_000, ge=1)        # size of one PDDL text
-    max_plan_length: int = Field(default=10_000, ge=1)          # actions in a plan argument
-    max_state_atoms: int = Field(default=200_000, ge=1)         # atoms in a state argument
-    max_ground_actions: int = Field(default=500_000, ge=1)      # ground actions of a loaded task
-    default_budget: float = Field(default=30.0, gt=0)           # search seconds when a call gives none
-    max_budget: float = Field(default=600.0, gt=0)              # the largest budget a call may ask for
-    max_concurrent_searches: int = Field(default=2, ge=1)       # searches at once (others wait)
-    max_memory: int = Field(default=2_000_000_000, ge=1)        # bytes of cached tasks and episodes' tasks
-    max_response_bytes: int = Field(default=1_000_000, ge=1000) # size of one tool result on the wire
-    load_budget: float = Field(default=60.0, gt=0)              # seconds to parse and ground one task
-    max_concurrent_loads: int = Field(default=1, ge=1)          # loads of big PDDL texts at once
+    max_tasks: int = Field(default=32, ge=1)  # parsed tasks kept in memory
+    max_episodes: int = Field(default=64, ge=1)  # live episodes kept in memory
+    max_pddl_bytes: int = Field(default=1_000_000, ge=1)  # size of one PDDL text
+    max_plan_length: int = Field(default=10_000, ge=1)  # actions in a plan argument
+    max_state_atoms: int = Field(default=200_000, ge=1)  # atoms in a state argument
+    max_ground_actions: int = Field(default=500_000, ge=1)  # ground actions of a loaded task
+    default_budget: float = Field(default=30.0, gt=0)  # search seconds when a call gives none
+    max_budget: float = Field(default=600.0, gt=0)  # the largest budget a call may ask for
+    max_concurrent_searches: int = Field(default=2, ge=1)  # searches at once (others wait)
+    max_memory: int = Field(default=2_000_000_000, ge=1)  # bytes of cached tasks and episodes' tasks
+    max_response_bytes: int = Field(default=1_000_000, ge=1000)  # size of one tool result on the wire
+    load_budget: float = Field(default=60.0, gt=0)  # seconds to parse and ground one task
+    max_concurrent_loads: int = Field(default=1, ge=1)  # loads of big PDDL texts at once
     max_planner_memory: int | None = Field(default=None, ge=1)  # MB of address space per planner process
 
     @model_validator(mode="after")

@@ -108,8 +108,10 @@ def read_below_root(path: str, root: str, max_bytes: int, arg: str) -> str:
     with os.fdopen(fd, "rb") as f:
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise PathAccessError(f"{arg}: file {path!r} has more than {max_bytes} bytes, more than the server accepts; "
-                              "start the server with a larger --max-pddl-bytes")
+        raise PathAccessError(
+            f"{arg}: file {path!r} has more than {max_bytes} bytes, more than the server accepts; "
+            "start the server with a larger --max-pddl-bytes"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

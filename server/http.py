@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import anyio
-
 from acptools_server.config import ServerConfig, is_loopback_host
 from acptools_server.request_ids import INVALID_REQUEST, odd_request
 from mcp.server.transport_security import TransportSecuritySettings
@@ -54,15 +53,17 @@ async def _unauthorized(send: Any, missing: bool) -> None:
         challenge = b'Bearer realm="acptools", error="invalid_token"'
         message = "invalid bearer token"
     body = json.dumps({"error": "unauthorized", "message": message}).encode()
-    await send({
-        "type": "http.response.start",
-        "status": 401,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"www-authenticate", challenge),
-        ],
-    })
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", challenge),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -118,8 +119,13 @@ class CancelOnDisconnect:
 
     async def _cancel(self, scope: dict[str, Any], body: bytes) -> None:
         for request_id in request_ids(body):
-            note = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                               "params": {"requestId": request_id, "reason": "the client disconnected"}}).encode()
+            note = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": request_id, "reason": "the client disconnected"},
+                }
+            ).encode()
             with anyio.move_on_after(CANCEL_WAIT):
                 await self.app(dict(scope), _body_then_disconnect(note), _discard)
 
@@ -134,8 +140,14 @@ def request_ids(body: bytes) -> list[str | int]:
     except (ValueError, RecursionError):
         return []
     messages = data if isinstance(data, list) else [data]
-    return [m["id"] for m in messages if isinstance(m, dict) and "method" in m
-            and isinstance(m.get("id"), (str, int)) and not isinstance(m.get("id"), bool)]
+    return [
+        m["id"]
+        for m in messages
+        if isinstance(m, dict)
+        and "method" in m
+        and isinstance(m.get("id"), (str, int))
+        and not isinstance(m.get("id"), bool)
+    ]
 
 
 def _body_then_disconnect(body: bytes) -> Any:
@@ -184,8 +196,10 @@ class RejectOddIds:
 
 def _replayed(read: list[dict[str, Any]], receive: Any) -> Any:
     """A receive that gives the messages already read, then the rest from `receive`."""
+
     async def replay() -> dict[str, Any]:
         return read.pop(0) if read else await receive()
+
     return replay
 
 

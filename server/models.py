@@ -21,12 +21,14 @@ class Result(BaseModel):
 
 class Parameter(Result):
     """An action schema's parameter: its variable and type."""
+
     name: str
     type: str
 
 
 class PredicateInfo(Result):
     """A predicate's name, parameters and PDDL signature."""
+
     name: str
     parameters: list[Parameter]
     signature: str
@@ -34,6 +36,7 @@ class PredicateInfo(Result):
 
 class ActionSchemaInfo(Result):
     """An action schema: parameters, precondition and effect as PDDL text."""
+
     name: str
     parameters: list[Parameter]
     signature: str
@@ -43,6 +46,7 @@ class ActionSchemaInfo(Result):
 
 class LoadTaskResult(Result):
     """load_task: the task's id and a summary of its objects, predicates, actions, init and goal."""
+
     task_id: str
     domain_name: str
     problem_name: str
@@ -52,11 +56,15 @@ class LoadTaskResult(Result):
     fluent_predicates: list[PredicateInfo]  # what states are made of
     static_predicates: list[PredicateInfo]  # fixed by the problem; never in a state
     action_schemas: list[ActionSchemaInfo]
-    num_ground_actions: int = Field(description=(
-        "type-correct ground actions: every parameter over the objects of its type, static facts ignored (an "
-        "exact count, often astronomically above what can ever apply; not what --max-ground-actions limits)"))
-    num_possible_actions: int = Field(description=(
-        "ground actions whose static preconditions hold (what --max-ground-actions limits)"))
+    num_ground_actions: int = Field(
+        description=(
+            "type-correct ground actions: every parameter over the objects of its type, static facts ignored (an "
+            "exact count, often astronomically above what can ever apply; not what --max-ground-actions limits)"
+        )
+    )
+    num_possible_actions: int = Field(
+        description=("ground actions whose static preconditions hold (what --max-ground-actions limits)")
+    )
     num_propositions: int
     init: list[str]
     static_facts: list[str]
@@ -68,6 +76,7 @@ class LoadTaskResult(Result):
 
 class ExampleInfo(Result):
     """A bundled example: its name, fixed task id, resource URIs and size."""
+
     name: str
     task_id: str  # works as a task_id without load_task
     domain_name: str
@@ -81,6 +90,7 @@ class ExampleInfo(Result):
 
 class ListExamplesResult(Result):
     """list_examples: every bundled example."""
+
     examples: list[ExampleInfo]
 
 
@@ -89,6 +99,7 @@ class ListExamplesResult(Result):
 
 class ListApplicableResult(Result):
     """list_applicable: the applicable actions of a state (one page of them)."""
+
     actions: list[str]
     total: int
     offset: int
@@ -98,6 +109,7 @@ class ListApplicableResult(Result):
 
 class ProgressResult(Result):
     """progress: whether an action applies, the next state and its effects."""
+
     action: str
     applicable: bool
     state: list[str]
@@ -109,6 +121,7 @@ class ProgressResult(Result):
 
 class ValidatePlanResult(Result):
     """validate_plan: the first inapplicable action (0-based) or null, and whether the goal is reached."""
+
     first_inapplicable: int | None
     unsatisfied_preconditions: list[str]
     goal_reached: bool
@@ -121,12 +134,14 @@ class ValidatePlanResult(Result):
 
 class Removal(Result):
     """One way to shorten a plan: the removed indices and the plan that is left."""
+
     indices: list[int]
     plan: list[str] | None  # the plan without them (with_plans=true)
 
 
 class SimplifyPlanResult(Result):
     """simplify_plan: every removal of one action or two consecutive ones that leaves a plan."""
+
     removable: list[Removal]
     plan_is_valid: bool
     plan_length: int
@@ -137,21 +152,25 @@ class SimplifyPlanResult(Result):
 
 class VerdictResult(Result):
     """A yes/no/unknown verdict with how it is known and its witness plan."""
+
     query: str
     answer: bool | None
     how: str
     witness: list[str] | None
     detail: str = ""
     budget_seconds: float
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 class LandmarkResult(VerdictResult):
     """is_landmark: a verdict, and whether the landmark is trivial."""
+
     trivial: bool | None
 
 
 class Item(Result):
     """One item of a list answer and how it is proven."""
+
     name: str
     how: str
 
@@ -160,6 +179,7 @@ class ItemListResult(Result):
     """A list question's proven items, whether the list is complete, and what is still undecided.
     When the budget ran out the answer is partial: `items` are proven members, `refuted` proven
     non-members (each with how), `unknown` the undecided candidates."""
+
     items: list[Item]
     complete: bool  # the list is the whole answer
     total: int
@@ -170,10 +190,12 @@ class ItemListResult(Result):
     unknown_total: int = 0  # how many candidates are undecided
     refuted: list[Item] = []  # a partial answer's candidates proven not to belong (the first of them)
     refuted_total: int = 0
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 class ActionValue(Result):
     """One action's h* after it and regret; unknown: proven bounds."""
+
     action: str
     h_star_after: int | None
     regret: int | None
@@ -184,6 +206,7 @@ class ActionValue(Result):
 
 class OptimalNextResult(Result):
     """optimal_next_action: h*, every optimal next action, values asked for and a plan."""
+
     h_star: int | None
     optimal_actions: list[str]
     actions: list[ActionValue]
@@ -194,10 +217,12 @@ class OptimalNextResult(Result):
     bounds: dict = Field(default_factory=dict)  # unknown: h_star_lower, h_star_upper, upper_plan (that long)
     detail: str = ""
     budget_seconds: float
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 class PlanResult(Result):
     """plan: a plan (optimal when proven so), its length and h*."""
+
     answer: bool | None
     how: str
     plan: list[str] | None
@@ -207,6 +232,7 @@ class PlanResult(Result):
     bounds: dict = Field(default_factory=dict)  # unknown optimal plan: h_star_lower, h_star_upper, upper_plan
     detail: str = ""
     budget_seconds: float
+    from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
 
 
 # ---- scoring -----------------------------------------------------------------------------------
@@ -214,6 +240,7 @@ class PlanResult(Result):
 
 class ScoreResult(Result):
     """score_answer: the score, verdict, reason, witness and metrics of one graded answer."""
+
     task: str
     score: int | None  # 1 correct, 0 wrong, None undecided
     verdict: str
@@ -228,7 +255,9 @@ class ScoreResult(Result):
 
 
 class StartEpisodeResult(Result):
-    """start_episode: the episode's id, start state, h* and applicable actions."""
+    """start_episode: the episode's id, start state, h*, the applicable actions (the first `limit` of
+    them) and whether it is over at once (the goal holds, or is proven out of reach)."""
+
     episode_id: str
     task_id: str
     state: list[str]
@@ -237,12 +266,16 @@ class StartEpisodeResult(Result):
     h_star_known: bool
     how: str
     applicable_actions: list[str]
+    applicable_total: int
+    done: bool
+    done_reason: str | None  # goal, dead_end (the goal proven out of reach), or None while it goes on
     bounds: dict = Field(default_factory=dict)  # h* unknown: h_star_lower, h_star_upper (None: no plan found)
     evicted_episode_ids: list[str] = Field(default_factory=list)
 
 
 class StepEpisodeResult(Result):
     """step_episode: one graded step: applied or why not, optimal, regret, the new state."""
+
     episode_id: str
     step: int
     action: str
@@ -260,10 +293,14 @@ class StepEpisodeResult(Result):
     bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals on h* before/after and regret
     goal_reached: bool
     applicable_actions: list[str]
+    applicable_total: int
+    done: bool
+    done_reason: str | None  # goal, dead_end (the goal proven out of reach), or None while it goes on
 
 
 class EpisodeStep(Result):
     """One step of an episode as the summary lists it."""
+
     step: int
     action: str
     verdict: str
@@ -275,6 +312,7 @@ class EpisodeStep(Result):
 
 class EpisodeSummaryResult(Result):
     """episode_summary: steps, invalid actions, optimal-step rate, the plan and whether it solved the task."""
+
     episode_id: str
     task_id: str
     steps: int
@@ -291,6 +329,7 @@ class EpisodeSummaryResult(Result):
     excess_length: int | None
     length_ratio: float | None
     solved: bool
+    dead_end: bool  # the goal is proven out of reach from the episode's state
     start_state: list[str]
     state: list[str]
     history: list[EpisodeStep]
@@ -301,6 +340,7 @@ class EpisodeSummaryResult(Result):
 
 class ServerInfo(Result):
     """server_info: version, transport, profile, limits and what is loaded or running."""
+
     name: str
     version: str
     mcp_sdk_version: str

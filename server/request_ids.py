@@ -36,7 +36,7 @@ def top_level_fields(raw: str) -> dict[str, Any]:
         if depth != 1 or key not in ("id", "method"):
             continue
         j = WHITESPACE.match(raw, i).end()
-        if raw[j:j + 1] != ":":
+        if raw[j : j + 1] != ":":
             continue  # a value that happens to read "id", not a key
         try:
             found[key], _ = decoder.raw_decode(raw, WHITESPACE.match(raw, j + 1).end())
@@ -52,8 +52,11 @@ def valid_id(value: Any) -> bool:
 
 def odd_id_message(request_id: Any) -> str:
     """What is wrong with a request whose id is `request_id` (not a valid one)."""
-    got = "a value nested too deeply to read" if request_id is UNREAD else \
-        f"{type(request_id).__name__} {str(request_id)[:40]}"
+    got = (
+        "a value nested too deeply to read"
+        if request_id is UNREAD
+        else f"{type(request_id).__name__} {str(request_id)[:40]}"
+    )
     return f"the request's id must be a string or an integer (got {got})"
 
 

@@ -32,8 +32,13 @@ def _walk(node: Any, drop: tuple[str, ...], drop_null_default: bool) -> None:
         del node["default"]
     if isinstance(node.get("additionalProperties"), bool):  # true is the default; false guards only the server
         del node["additionalProperties"]
-    children = [*node.get("properties", {}).values(), *node.get("$defs", {}).values(), *node.get("anyOf", ()),
-                node.get("items"), node.get("additionalProperties")]
+    children = [
+        *node.get("properties", {}).values(),
+        *node.get("$defs", {}).values(),
+        *node.get("anyOf", ()),
+        node.get("items"),
+        node.get("additionalProperties"),
+    ]
     for child in children:
         _walk(child, drop, drop_null_default)
 

@@ -1,5 +1,5 @@
-"""What the tools share while the server runs (the task and episode stores, the search runner, the
-configuration), handed to them through the MCP SDK's lifespan context.
+"""What the tools share while the server runs (the truth service, the task and episode stores, the
+search runner, the configuration), handed to them through the MCP SDK's lifespan context.
 
 A tool function takes a ``Context`` and calls :func:`state_of` on it. To call a tool function without
 a client (tests, scripts), build a state with :meth:`ServerState.create` and pass
@@ -18,13 +18,14 @@ from typing import Any
 
 import anyio
 from acptools_server.config import ServerConfig
-from acptools_server.runner import SearchRunner
-from acptools_server.stores import EpisodeStore, Memory, TaskStore
+from acptools_server.holdings import EpisodeStore, Memory, TaskStore
+from acptools_server.search_runner import SearchRunner
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from acptools import planners, store
+from acptools import planners, truth
+from acptools.proofs import store
 
 log = logging.getLogger("acptools.server")
 _states: weakref.WeakSet[ServerState] = weakref.WeakSet()
@@ -33,21 +34,32 @@ SHUTDOWN_WAIT = 20.0  # seconds the server waits at exit for cancelled calls to 
 
 @dataclass
 class ServerState:
-    """What the server holds across calls: its config, task and episode stores, search runner and memory."""
+    """What the server holds across calls: its config, truth service, task and episode stores, search
+    runner and memory."""
 
     config: ServerConfig
     tasks: TaskStore
     episodes: EpisodeStore
     runner: SearchRunner
     memory: Memory
+    truth: truth.TruthService
 
     @classmethod
     def create(cls, config: ServerConfig) -> ServerState:
-        """A new state for `config`, with stores sharing one memory budget."""
+        """A new state for `config`: a truth service bound to the --cache store (the active one, which
+        start_process opened; none without --cache) holding the server's tasks, and stores sharing one
+        memory budget."""
         limits = config.limits
         memory = Memory(limits.max_memory)
-        state = cls(config, TaskStore(config, memory), EpisodeStore(limits, memory),
-                    SearchRunner(limits.max_concurrent_searches), memory)
+        service = truth.TruthService(store.active() if config.cache is not None else None, limits.max_tasks)
+        state = cls(
+            config,
+            TaskStore(config, memory, service),
+            EpisodeStore(limits, memory),
+            SearchRunner(limits.max_concurrent_searches),
+            memory,
+            service,
+        )
         _states.add(state)
         return state
 
@@ -60,8 +72,10 @@ class ServerState:
         if budget is None:
             return float(limits.default_budget)
         if budget > limits.max_budget:
-            raise ToolError(f"budget: {budget:g} s is more than the server allows ({limits.max_budget:g} s); "
-                            "pass a smaller budget, or start the server with a larger --max-budget")
+            raise ToolError(
+                f"budget: {budget:g} s is more than the server allows ({limits.max_budget:g} s); "
+                "pass a smaller budget, or start the server with a larger --max-budget"
+            )
         return float(budget)
 
     async def run(self, fn: Callable[[Any], Any], seconds: float) -> Any:
@@ -118,11 +132,13 @@ def lifespan(config: ServerConfig) -> Callable[[Any], AbstractAsyncContextManage
     async def run(_server: Any) -> AsyncIterator[ServerState]:
         start_process(config)
         state = ServerState.create(config)
+        previous = truth.use_service(state.truth)  # every door of the process asks the server's service
         try:
             yield state
         finally:
             with anyio.CancelScope(shield=True):  # the server may be stopping because it was cancelled
                 await state.shutdown()
+            truth.use_service(previous)
             if config.cache is not None:
                 store.use(None)
 

@@ -19,12 +19,11 @@ import re
 from typing import Any
 
 import anyio
+from acptools_server.request_ids import INVALID_REQUEST, NO_ID, odd_id_message, top_level_fields, valid_id
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
-
-from acptools_server.request_ids import INVALID_REQUEST, NO_ID, odd_id_message, top_level_fields, valid_id
 
 log = logging.getLogger("acptools.server")
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -58,8 +57,13 @@ class CheckedLines:
         line = self.raw.readline()
         if self.max_chars is not None and len(line) > self.max_chars:
             request_id = top_level_fields(line[:ID_PREFIX_CHARS]).get("id")
-            return TOO_LONG_MARK + json.dumps({"chars": len(line), "limit": self.max_chars,
-                                               "id": request_id if valid_id(request_id) else None}) + "\n"
+            return (
+                TOO_LONG_MARK
+                + json.dumps(
+                    {"chars": len(line), "limit": self.max_chars, "id": request_id if valid_id(request_id) else None}
+                )
+                + "\n"
+            )
         if ODD_ID_HINT.search(line):
             request_id = top_level_fields(line).get("id", NO_ID)
             if request_id is not NO_ID and not valid_id(request_id):
@@ -78,8 +82,9 @@ def claim_stdin(max_chars: int | None = None) -> CheckedLines:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    return CheckedLines(io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"),
-                        max_chars)
+    return CheckedLines(
+        io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace"), max_chars
+    )
 
 
 def _readable(raw: str | None) -> bool | None:
@@ -100,13 +105,22 @@ def unreadable(exc: Exception) -> JSONRPCError | None:
     raw = _raw_line(exc)
     if raw is not None and raw.startswith(TOO_LONG_MARK):
         size = json.loads(raw.removeprefix(TOO_LONG_MARK))
-        return JSONRPCError(jsonrpc="2.0", id=size["id"], error=ErrorData(code=INVALID_REQUEST, message=(
-            f"the request is {size['chars']} characters, more than the server reads ({size['limit']}); send "
-            "less (a state lists only its true fluent atoms), or start the server with a larger --max-pddl-bytes")))
+        return JSONRPCError(
+            jsonrpc="2.0",
+            id=size["id"],
+            error=ErrorData(
+                code=INVALID_REQUEST,
+                message=(
+                    f"the request is {size['chars']} characters, more than the server reads ({size['limit']}); send "
+                    "less (a state lists only its true fluent atoms), or start the server with a larger --max-pddl-bytes"
+                ),
+            ),
+        )
     readable = _readable(raw)
     if readable is False:  # a parse error: its id cannot be known (JSON-RPC 2.0, section 5)
-        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR,
-                                                                    message="the line is not valid JSON"))
+        return JSONRPCError(
+            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="the line is not valid JSON")
+        )
     fields = top_level_fields(raw)
     request_id = fields.get("id", NO_ID)
     if request_id is NO_ID and isinstance(fields.get("method"), str):
@@ -115,14 +129,19 @@ def unreadable(exc: Exception) -> JSONRPCError | None:
     if readable is None:
         message = "the request is nested too deeply to read; send arguments nested at most a few hundred levels"
     elif SURROGATE_ESCAPE.search(raw):
-        message = ("the request holds a lone surrogate escape (such as \\ud800), which is not Unicode text; send "
-                   "every string as valid UTF-8")
+        message = (
+            "the request holds a lone surrogate escape (such as \\ud800), which is not Unicode text; send "
+            "every string as valid UTF-8"
+        )
     elif request_id is not NO_ID and not valid_id(request_id):
         message = odd_id_message(request_id)
     else:
         message = "the request is not a valid JSON-RPC message"
-    return JSONRPCError(jsonrpc="2.0", id=request_id if valid_id(request_id) else None,
-                        error=ErrorData(code=INVALID_REQUEST, message=message))
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id if valid_id(request_id) else None,
+        error=ErrorData(code=INVALID_REQUEST, message=message),
+    )
 
 
 def _reply_to(exc: Exception) -> JSONRPCError | None:
@@ -131,8 +150,11 @@ def _reply_to(exc: Exception) -> JSONRPCError | None:
         return unreadable(exc)
     except Exception:  # noqa: BLE001 - the reader must go on whatever the line holds
         log.exception("could not read an unreadable line for its id")
-        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
-            code=INVALID_REQUEST, message="the request is not a valid JSON-RPC message"))
+        return JSONRPCError(
+            jsonrpc="2.0",
+            id=None,
+            error=ErrorData(code=INVALID_REQUEST, message="the request is not a valid JSON-RPC message"),
+        )
 
 
 class Pending:

@@ -22,7 +22,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _checkout] + [
 # the code under test (tests of the store itself pass their own file)
 os.environ["ACPTOOLS_CACHE"] = "off"
 
-# the proof store's rows are authenticated with a key file (acptools.store_key): tests use one of their
+# the proof store's rows are authenticated with a key file (acptools.proofs.signing_key): tests use one of their
 # own, made on first use in a private folder, never the user's ~/.config/acptools/store.key
 _key_folder = tempfile.mkdtemp(prefix="acptools-test-key-")
 atexit.register(shutil.rmtree, _key_folder, True)

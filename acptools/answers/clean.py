@@ -30,11 +30,19 @@ _ANSWER = re.compile(r"answers?\b")
 _OWNED = re.compile(r"(?:^|\W)(?:the|my|our|final)[ \t]+\Z")
 _ANSWER_TAIL = re.compile(r"[ \t]*(?:(?:is|are|would\s+be|will\s+be|should\s+be)\b[ \t]*[:=\-]?|[:=])")
 # weak markers, one literal-prefixed pattern each (a single alternation is ten times slower)
-_WEAK = tuple(re.compile(p) for p in (
-    r"therefore\b[ \t,:]*", r"thus\b[ \t,:]*", r"hence\b[ \t,:]*", r"in\s+conclusion\b[ \t,:]*",
-    r"in\s+summary\b[ \t,:]*", r"to\s+summarize\b[ \t,:]*", r"conclusion[ \t]*:",
-    r"next\s+action\b(?:\s+(?:to\s+take|that\s+\w+(?:\s+\w+){0,4}))?\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?",
-))
+_WEAK = tuple(
+    re.compile(p)
+    for p in (
+        r"therefore\b[ \t,:]*",
+        r"thus\b[ \t,:]*",
+        r"hence\b[ \t,:]*",
+        r"in\s+conclusion\b[ \t,:]*",
+        r"in\s+summary\b[ \t,:]*",
+        r"to\s+summarize\b[ \t,:]*",
+        r"conclusion[ \t]*:",
+        r"next\s+action\b(?:\s+(?:to\s+take|that\s+\w+(?:\s+\w+){0,4}))?\s+(?:is|would\s+be|should\s+be)\b[ \t]*:?",
+    )
+)
 _WEAK_COLON = re.compile(r"(?:^|\W)(?:is|are|be)[ \t]*\Z")  # "... are:" (checked before each ':')
 _PLAN = re.compile(r"plan\b(?:\s+(?:is|would\s+be|will\s+be)\b)?[ \t]*:?")
 _PLAN_ADJ = re.compile(r"(?:^|\W)(?:resulting|simplified|new|final|optimi[sz]ed|shorter|reduced)\s+\Z")
@@ -112,11 +120,11 @@ def calls_to_groups(text: str) -> str:
         if i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_-"):
             continue
         w = _WORD_BEFORE.search(text, max(0, i - 60), i)
-        if w is None or not _at_word(text, w.start()) or text[w.start() - 1:w.start()] in ("-", "(", "?"):
+        if w is None or not _at_word(text, w.start()) or text[w.start() - 1 : w.start()] in ("-", "(", "?"):
             continue
         if not _CALL_ARGS.match(text, i + 1):
             continue
-        out.append(text[last:w.start()])
+        out.append(text[last : w.start()])
         out.append("(" + w.group() + " ")
         last = i + 1
     if not out:
@@ -170,7 +178,9 @@ def _strong_markers(text: str) -> list[tuple[int, int]]:
             tail = None  # "answer is" needs "the"/"my"/"our"/"final" before it: not "this answer is right"
         final = before.rstrip().endswith("final")
         line_end = text.find("\n", j, j + _LINE_WINDOW)
-        heading = not before.strip(" \t#>-") and not text[j:line_end if line_end >= 0 else j + _LINE_WINDOW].strip(" \t:")
+        heading = not before.strip(" \t#>-") and not text[j : line_end if line_end >= 0 else j + _LINE_WINDOW].strip(
+            " \t:"
+        )
         if tail or final or heading:
             if final and not tail:
                 tail = _LABEL_DASH.match(text, j)
@@ -213,21 +223,21 @@ def regions(text: str):
     """
     if "<answer>" in text or "\\boxed" in text:
         tags = [m.group(1) for m in _TAG.finditer(text)] + [m.group(1) for m in _BOXED.finditer(text)]
-        for t in tags[:-_MAX_MARKERS - 1:-1]:
+        for t in tags[: -_MAX_MARKERS - 1 : -1]:
             yield t, MARKED
     strong = _strong_markers(text)
     for k in range(len(strong) - 1, max(-1, len(strong) - 1 - _MAX_MARKERS), -1):
         end = strong[k + 1][0] if k + 1 < len(strong) else len(text)
-        yield text[strong[k][1]:end], MARKED
+        yield text[strong[k][1] : end], MARKED
     weak, colon = _weak_markers(text)
     last_strong = strong[-1][0] if strong else -1
     for found, level in ((weak, MARKED), (colon, AFTER_COLON)):
         for k in range(len(found) - 1, max(-1, len(found) - 1 - _MAX_MARKERS), -1):
             end = last_strong if last_strong > found[k][1] else len(text)
-            yield text[found[k][1]:end], level
+            yield text[found[k][1] : end], level
     stop = _STOP_LINE.search(text)
-    if stop and text[:stop.start()].strip():
-        yield text[:stop.start()], UNMARKED
+    if stop and text[: stop.start()].strip():
+        yield text[: stop.start()], UNMARKED
     yield text, UNMARKED
 
 
@@ -290,7 +300,7 @@ def is_answer_line(s: str) -> bool:
     # what follows the last closing bracket must be an annotation ("- sail to l1", ": adds ..."),
     # punctuation, or "none" -- not a sentence (", which is false", ". Then we ...")
     last = max(s.rfind(")"), s.rfind("]"), s.rfind("}"))
-    rest = s[last + 1:].strip() if last >= 0 else ""
+    rest = s[last + 1 :].strip() if last >= 0 else ""
     return not rest or rest[0] in "-–—:=#(|/" or not re.search(r"[a-z]", rest) or NONE_PHRASE.match(rest) is not None
 
 
@@ -337,7 +347,7 @@ def answer_block(region: str, marked: bool) -> str:
             j -= 1
         if j >= 0 and has_group(kinds[j]) and re.search(r"(?:[:,]|\band|\bor)\s*$", kinds[j]):
             start = j
-        return "\n".join(lines[start:end + 1])
+        return "\n".join(lines[start : end + 1])
     for i in range(len(lines) - 1, -1, -1):
         if has_group(kinds[i]):
             return lines[i]
@@ -348,7 +358,7 @@ def sentences(line: str) -> list[str]:
     """'a (x). b (y).' -> ['a (x).', 'b (y).']"""
     out, last = [], 0
     for m in _SENTENCE_END.finditer(line):
-        out.append(line[last:m.start() + 1])
+        out.append(line[last : m.start() + 1])
         last = m.end()
     out.append(line[last:])
     return out

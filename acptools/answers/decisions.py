@@ -30,6 +30,7 @@ import re
 
 from lark import Token
 
+from ..kinds import KINDS
 from .clean import (
     AFTER_COLON,
     NONE_PHRASE,
@@ -61,14 +62,13 @@ from .grammar import (
     walk,
     words_to_name,
 )
-from ..kinds import KINDS
-from .types import TASKS, ParsedAnswer, ParsedName, canonical_task
+from .parsed import TASKS, ParsedAnswer, ParsedName, canonical_task
 
 __all__ = ["parse_answer", "parse_name", "vocabulary"]
 
 # the answer rules of each task, from the registry (acptools.kinds)
-_SINGLE = frozenset(t for t in TASKS if KINDS[t].single)     # exactly one item expected
-_NONE_OK = frozenset(t for t in TASKS if KINDS[t].none_ok)   # "None" is a valid answer
+_SINGLE = frozenset(t for t in TASKS if KINDS[t].single)  # exactly one item expected
+_NONE_OK = frozenset(t for t in TASKS if KINDS[t].none_ok)  # "None" is a valid answer
 _KIND = {t: KINDS[t].items for t in TASKS if KINDS[t].items}  # what the items are: atoms or ground actions
 
 _BARE_NO = re.compile(r"\s*no\s*[.!]?\s*\Z")
@@ -128,7 +128,7 @@ def _bare(line: str, marked: bool) -> ParsedName | None:
 def _none_outside(line: str):
     """The first none phrase of `line` that is not inside parentheses ('(nothing-else x)' is a name)."""
     for m in find_words(NONE_PHRASE, line):
-        before = line[:m.start()]
+        before = line[: m.start()]
         if before.count("(") <= before.count(")"):
             return m
     return _BARE_NO.match(line)
@@ -139,7 +139,7 @@ def _decide_line(task: str, line: str, marked: bool) -> ParsedAnswer | None:
     or a bare atom (possibly followed by a remark in parentheses: ``at t3 l1-2 (never true)``, which
     then needs an argument and a digit, ``_`` or ``-``)."""
     m = _none_outside(line)
-    head = line[:m.start()] if m else line
+    head = line[: m.start()] if m else line
     lead = head.split("(", 1)[0]
     if lead != head and _NAMEISH.search(lead):  # "at t3 l1-2 (never reachable)": bare atom, then a remark
         pn = _bare(lead, marked)
@@ -151,10 +151,14 @@ def _decide_line(task: str, line: str, marked: bool) -> ParsedAnswer | None:
         if task in _NONE_OK:
             return ParsedAnswer(task, True, none=True)
         # nexta: "none" is not an answer, but an action may still follow on the line
-        for pn, _neg in walk(read(line[m.end():])):
+        for pn, _neg in walk(read(line[m.end() :])):
             return ParsedAnswer(task, True, items=(pn,))
-        return ParsedAnswer(task, False, error="the answer says there is no such action, "
-                                               "but this task needs one ground action such as '(name arg1 arg2)'")
+        return ParsedAnswer(
+            task,
+            False,
+            error="the answer says there is no such action, "
+            "but this task needs one ground action such as '(name arg1 arg2)'",
+        )
     pn = _bare(line, marked)
     if pn is not None:
         return ParsedAnswer(task, True, items=(pn,))
@@ -181,8 +185,11 @@ def _single_task(task: str, region: str, marked: bool) -> ParsedAnswer | None:
         return None
     lead = sentences(lines[0])[0]  # a response that leads with its answer: "(a x).", "None. ..."
     first = strip_bullet(lead)
-    if ((is_answer_line(first) and has_group(first)) or (NONE_PHRASE.match(first) and not has_group(first))
-            or _bare(lines[0], False) is not None):
+    if (
+        (is_answer_line(first) and has_group(first))
+        or (NONE_PHRASE.match(first) and not has_group(first))
+        or _bare(lines[0], False) is not None
+    ):
         res = _decide_line(task, lead if has_group(first) or NONE_PHRASE.match(first) else lines[0], False)
         if res is not None and (res.ok or len(lines) == 1):
             return res
@@ -248,8 +255,9 @@ def _unlabelled_effects(elems: list) -> ParsedAnswer | None:
         return ParsedAnswer("prog", True, items=tuple(pos), negative=tuple(neg))
     found = list(walk(elems))
     if any(negated for _pn, negated in found):
-        return ParsedAnswer("prog", True, items=tuple(pn for pn, g in found if not g),
-                            negative=tuple(pn for pn, g in found if g))
+        return ParsedAnswer(
+            "prog", True, items=tuple(pn for pn, g in found if not g), negative=tuple(pn for pn, g in found if g)
+        )
     return None
 
 
@@ -294,12 +302,12 @@ def _plain_int(text: str, i: int, j: int) -> bool:
     1-based), a decimal ('2.5') or a '0-based' qualifier."""
     if i and (text[i - 1].isalnum() or text[i - 1] in "_.-"):
         return False
-    nxt = text[j:j + 1]
-    if nxt and (nxt.isalnum() or nxt in "_-" and not re.match(r"-\s", text[j:j + 2])):
+    nxt = text[j : j + 1]
+    if nxt and (nxt.isalnum() or nxt in "_-" and not re.match(r"-\s", text[j : j + 2])):
         return False
-    if nxt == "." and text[j + 1:j + 2].isdigit():
+    if nxt == "." and text[j + 1 : j + 2].isdigit():
         return False
-    return not re.match(r"\s*-?\s*(?:based|indexed|index\b)", text[j:j + 12])
+    return not re.match(r"\s*-?\s*(?:based|indexed|index\b)", text[j : j + 12])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -348,7 +356,7 @@ def vocabulary(task) -> frozenset[str]:
 def _parse_answer(task: str, text: str, budget) -> ParsedAnswer:
     task = canonical_task(task)
     if task not in TASKS:
-        raise ValueError(f"{task!r} is a generated form: its answers are read by acptools.answers.forms")
+        raise ValueError(f"{task!r} is a generated form: its answers are read by acptools.answers.form_readers")
     if not isinstance(text, str):
         return ParsedAnswer(task, False, error=f"the response must be text, got {type(text).__name__}")
     if not text.strip():
@@ -384,11 +392,15 @@ def _parse_answer(task: str, text: str, budget) -> ParsedAnswer:
 def _failure(task: str, clean: str) -> str:
     """The error sentence when no region gave an answer: what was missing and how to write it."""
     if task == "val":
-        return ("no index found: answer with the 0-based position of the first inapplicable action, e.g. 'Answer: 3' "
-                "(ordinals such as '4th' are not read, they are usually 1-based)")
+        return (
+            "no index found: answer with the 0-based position of the first inapplicable action, e.g. 'Answer: 3' "
+            "(ordinals such as '4th' are not read, they are usually 1-based)"
+        )
     if task == "prog":
-        return ("could not tell positive from negative effects: write 'Positive effects: [(p a)] "
-                "Negative effects: [(q b)]' or two bracketed lists")
+        return (
+            "could not tell positive from negative effects: write 'Positive effects: [(p a)] "
+            "Negative effects: [(q b)]' or two bracketed lists"
+        )
     kind = _KIND[task]
     if "(" not in clean:
         hint = f"no parenthesised {kind} found"

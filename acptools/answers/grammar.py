@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import re
 from contextvars import ContextVar
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 
-from .types import ParsedName
+from .parsed import ParsedName
 
 # The grammar's POS and NEG terminals: the pre-pass replaces prog section labels ("Positive
 # effects:", "del:") by these private-use characters, which no response contains.
@@ -30,8 +30,9 @@ LABEL_MARKS = frozenset({POS_MARK, NEG_MARK})
 
 # Words that say "empty" in a prog section ("Negative effects: none"); the only prose words kept
 # outside brackets when reading a prog region, besides the section labels.
-EMPTY_WORDS = frozenset({"none", "none.", "nothing", "nothing.", "empty", "n/a", "nil", "null", "no", "-", "--",
-                         "—", "∅", "{}"})
+EMPTY_WORDS = frozenset(
+    {"none", "none.", "nothing", "nothing.", "empty", "n/a", "nil", "null", "no", "-", "--", "—", "∅", "{}"}
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -80,14 +81,13 @@ class _TreeBuilder(Transformer):
     def group(self, children):
         if len(children) == 1 and isinstance(children[0], Token) and children[0].type == "ATOM":
             return Group(_ATOM_WORD.findall(children[0], 1, len(children[0]) - 1), ())  # the fast path
-        return Group([c for c in children if is_word(c)],
-                     [c for c in children if isinstance(c, (Group, BracketList))])
+        return Group([c for c in children if is_word(c)], [c for c in children if isinstance(c, (Group, BracketList))])
 
     def blist(self, children):
         return BracketList(children)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser() -> Lark:
     text = resources.files(__package__).joinpath("answer.lark").read_text(encoding="utf-8")
     return Lark(text, parser="lalr", lexer="contextual", transformer=_TreeBuilder(), start="start")
@@ -141,7 +141,7 @@ def _balance(text: str, keep_words: str = "all") -> str:
     last = 0
     for m in _BRACKETS.finditer(text):
         ch = m.group()
-        seg = text[last:m.start()]
+        seg = text[last : m.start()]
         out.append(seg if stack else top(seg))
         last = m.end()
         if ch in _OPEN:

@@ -10,6 +10,6 @@ and task beside chance.
 """
 
 from .answerers import ANSWERERS
-from .report import TOLERANCE, Audit, audit
+from .audit_report import TOLERANCE, Audit, audit
 
 __all__ = ["audit", "Audit", "ANSWERERS", "TOLERANCE"]

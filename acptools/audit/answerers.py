@@ -48,9 +48,9 @@ from ..budget import Budget
 from ..claims import decide, evaluate, without_actions
 from ..dataset import task_of
 from ..errors import AcpError
-from ..kinds import KINDS, form_of_kind
+from ..kinds import KINDS
 from ..scoring import gold_response, score_response
-from ..scoring.forms import gold_text
+from ..scoring.generated_forms import gold_text
 from ..scoring.question import plan_of_question
 from ..truth import task_for
 from .facts import Facts, mentions, normal, option_kind
@@ -70,9 +70,9 @@ ANSWERERS = {
     "ignore_actions": "the answer about the initial state (the actions ignored)",
 }
 YES = ("yes", "true")
-WITH_NONE = ("reach", "areach", "land")       # ACPBench Hard tasks whose answer may be None
-PLAIN = frozenset({"bool", "choice"})         # compared with the stored answer, no grader needed
-CLOSED = frozenset({"bool", "choice", "index", "name"})   # answers from a small set: elimination works
+WITH_NONE = ("reach", "areach", "land")  # ACPBench Hard tasks whose answer may be None
+PLAIN = frozenset({"bool", "choice"})  # compared with the stored answer, no grader needed
+CLOSED = frozenset({"bool", "choice", "index", "name"})  # answers from a small set: elimination works
 
 
 @dataclass
@@ -81,11 +81,13 @@ class Item:
 
     record: dict
     kind: str
-    budget: float = 10.0      # CPU seconds per proof (chance of reach and areach)
+    budget: float = 10.0  # CPU seconds per proof (chance of reach and areach)
 
     @property
     def form(self) -> str:
-        return form_of_kind(self.kind)
+        """The record's form: 'bool' for land_bool, 'arb' for arb_effects, 'hard' for app and plan."""
+        k = KINDS.get(self.kind)
+        return k.form if k is not None else "hard"
 
     @property
     def task(self) -> str:
@@ -120,7 +122,7 @@ class Item:
     def right(self) -> int | None:
         """The index of the right option (choice records)."""
         choices, answer = self.record.get("choices") or {}, str(self.record.get("answer", "")).strip()
-        labels = list(choices.get("label") or "ABCDEFGH"[:len(self.options)])
+        labels = list(choices.get("label") or "ABCDEFGH"[: len(self.options)])
         return labels.index(answer) if answer in labels else None
 
     @property
@@ -155,8 +157,11 @@ class Item:
     @property
     def closed(self) -> bool:
         """Is the answer one of a small closed set (found by elimination when an answerer is far below chance)?"""
-        return self.answer_type in CLOSED or self.kind == "val" or (
-            self.answer_type == "count" and (self.spec.get("query") or {}).get("query") == "steps_before_failure")
+        return (
+            self.answer_type in CLOSED
+            or self.kind == "val"
+            or (self.answer_type == "count" and (self.spec.get("query") or {}).get("query") == "steps_before_failure")
+        )
 
     @cached_property
     def chance(self) -> float:
@@ -189,7 +194,7 @@ class Answerers:
 
     def __init__(self, items: list[Item], budget: float = 10.0):
         self.items, self.budget = items, budget
-        right: dict[str, Counter] = {}    # by answer type: a task may mix yes/no, lists and counts
+        right: dict[str, Counter] = {}  # by answer type: a task may mix yes/no, lists and counts
         for it in items:
             right.setdefault(it.answer_type, Counter()).update(set(it.rights()))
         self._majority = {t: min(c, key=lambda text: (-c[text], text)) for t, c in right.items() if c}

@@ -12,11 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_END = r"\.(?=\s|$)"      # a sentence ends at a period followed by a space or the end
-STATE = re.compile(r"(?:Currently|Initially),\s*(?:the following facts hold:\s*)?(.*?)"
-                   r"(?:;\s*all other facts[^.]*)?" + _END, re.S)
-GOAL = re.compile(r"The goal is to reach a state where (?:the following facts hold|one of the following holds):"
-                  r"\s*(.*?)" + _END, re.S)
+_END = r"\.(?=\s|$)"  # a sentence ends at a period followed by a space or the end
+STATE = re.compile(
+    r"(?:Currently|Initially),\s*(?:the following facts hold:\s*)?(.*?)"
+    r"(?:;\s*all other facts[^.]*)?" + _END,
+    re.S,
+)
+GOAL = re.compile(
+    r"The goal is to reach a state where (?:the following facts hold|one of the following holds):"
+    r"\s*(.*?)" + _END,
+    re.S,
+)
 STATIC = re.compile(r"The following facts never change:\s*(.*?)" + _END, re.S)
 NOTHING_HOLDS = "none of the facts that can change holds"
 
@@ -76,7 +82,7 @@ class Facts:
     static: tuple[str, ...]
 
     @classmethod
-    def of(cls, context: str) -> "Facts":
+    def of(cls, context: str) -> Facts:
         """The facts of a record's context (empty tuples for what it does not state)."""
         return cls(_facts(STATE, context or ""), _facts(GOAL, context or ""), _facts(STATIC, context or ""))
 

@@ -19,6 +19,7 @@ says which); 2 bad input (the message says what, where, and what to do); 130 int
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 
@@ -28,8 +29,22 @@ from .common import EXIT_INPUT, EXIT_OK, Parser
 # subcommand name -> the module (":attribute") that registers and runs it; the order is the order of
 # `acptools --help`. Modules are imported only when their command is run (or all of them are listed),
 # so a quick command does not pay for every other command's imports.
-COMMANDS = {"eval": "eval", "score": "score", "cache": "cache", "rollout": "rollout", "generate": "generate",
-            "audit": "audit", "report": "report", "export": "export", "serve": "serve", "demo": "demo", "examples": "demo:Examples"}
+COMMANDS = {
+    "eval": "eval",
+    "score": "score",
+    "cache": "cache",
+    "rollout": "rollout",
+    "generate": "generate",
+    "audit": "audit",
+    "report": "report",
+    "export": "export",
+    "serve": "serve",
+    "demo": "demo",
+    "examples": "demo:Examples",
+}
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def command(name: str):
@@ -44,8 +59,15 @@ def parser(only: str | None = None) -> Parser:
     that names a subcommand)."""
     p = Parser(prog="acptools", description="Proven answers about PDDL planning tasks; a scorer for model answers.")
     p.add_argument("--version", action="version", version=f"acptools {__version__}")
+    p.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LOG_LEVELS,
+        default=None,
+        help="log to stderr from this level on (DEBUG: each grounding step and search, timed)",
+    )
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    for name in ([only] if only in COMMANDS else COMMANDS):
+    for name in [only] if only in COMMANDS else COMMANDS:
         command(name).add_parser(sub)
     return p
 
@@ -60,6 +82,8 @@ def main(argv=None) -> int:
     if args.command is None:
         parser().print_help()
         return EXIT_INPUT
+    if args.log_level is not None:
+        logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(name)s %(levelname)s: %(message)s")
     try:
         return command(args.command).run(args)
     except KeyboardInterrupt:

@@ -17,26 +17,43 @@ import json
 import sys
 
 from ..errors import AcpError
-from ..progress import Progress
+from ..util.progress import Progress
 from .common import EXIT_CHECK, EXIT_OK, fail
 
 
 def add_parser(sub):
     """Register `acptools audit`."""
-    a = sub.add_parser("audit", help="score trivial answerers on a record set, beside chance",
-                       description="Score trivial answerers (copy a goal fact, copy from the state, always yes or "
-                                   "no, the most frequent answer or letter, the longest option, None, ...) per form "
-                                   "and task of a record set, beside chance: can the set be answered without "
-                                   "reasoning?")
-    a.add_argument("data", nargs="+", metavar="SOURCE",
-                   help="files or folders of records (acptools generate output in any form, ACPBench v1 bool/mcq "
-                        "files, JSON arrays, JSONL, .gz) or acpbench-hard[:dev|test][:TASK] (the bundled copy)")
+    a = sub.add_parser(
+        "audit",
+        help="score trivial answerers on a record set, beside chance",
+        description="Score trivial answerers (copy a goal fact, copy from the state, always yes or "
+        "no, the most frequent answer or letter, the longest option, None, ...) per form "
+        "and task of a record set, beside chance: can the set be answered without "
+        "reasoning?",
+    )
+    a.add_argument(
+        "data",
+        nargs="+",
+        metavar="SOURCE",
+        help="files or folders of records (acptools generate output in any form, ACPBench v1 bool/mcq "
+        "files, JSON arrays, JSONL, .gz) or acpbench-hard[:dev|test][:TASK] (the bundled copy)",
+    )
     a.add_argument("--json", action="store_true", help="print the audit as JSON instead of a table")
-    a.add_argument("--budget", type=float, default=10.0, metavar="CPU_SECONDS",
-                   help="CPU seconds per proof when an answer is graded from the PDDL (default 10)")
-    a.add_argument("--tolerance", type=float, default=10.0, metavar="POINTS",
-                   help="points above chance an answerer may score before it is flagged (or below it, for yes/no, "
-                        "option, step and name answers; default 10)")
+    a.add_argument(
+        "--budget",
+        type=float,
+        default=10.0,
+        metavar="CPU_SECONDS",
+        help="CPU seconds per proof when an answer is graded from the PDDL (default 10)",
+    )
+    a.add_argument(
+        "--tolerance",
+        type=float,
+        default=10.0,
+        metavar="POINTS",
+        help="points above chance an answerer may score before it is flagged (or below it, for yes/no, "
+        "option, step and name answers; default 10)",
+    )
     a.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return a
 
@@ -50,6 +67,7 @@ def run(args) -> int:
             raise AcpError(f"--tolerance must be a number of points >= 0, got {args.tolerance}", "--tolerance")
         from ..audit import audit
         from ..dataset import load_records
+
         records = load_records(*args.data)
         if not records:
             raise AcpError("no records found", " ".join(args.data), "give files or folders of records")

@@ -12,13 +12,20 @@ from .common import EXIT_CHECK, EXIT_OK, fail
 
 def add_parser(sub):
     """Register `acptools cache`."""
-    c = sub.add_parser("cache", help="the proof store: statistics, verification, clearing",
-                       description="Proven truths are kept in an SQLite file and reused by later runs. Rows are "
-                                   "authenticated with a key kept outside the file (see docs/reproducibility.md).")
+    c = sub.add_parser(
+        "cache",
+        help="the proof store: statistics, verification, clearing",
+        description="Proven truths are kept in an SQLite file and reused by later runs. Rows are "
+        "authenticated with a key kept outside the file (see docs/reproducibility.md).",
+    )
     c.add_argument("action", choices=("stats", "verify", "clear"))
     c.add_argument("--cache", metavar="PATH", default="default", help="the store (default: the user cache dir)")
-    c.add_argument("--key-file", metavar="PATH", help="the key that authenticates its rows (default: "
-                   "$ACPTOOLS_STORE_KEY_FILE, or <user config dir>/acptools/store.key)")
+    c.add_argument(
+        "--key-file",
+        metavar="PATH",
+        help="the key that authenticates its rows (default: "
+        "$ACPTOOLS_STORE_KEY_FILE, or <user config dir>/acptools/store.key)",
+    )
     c.add_argument("--sample", type=int, metavar="N", help="verify: check N random rows (default: every row)")
     c.add_argument("--budget", type=float, default=60.0, metavar="S", help="verify: seconds per proof")
     return c
@@ -26,10 +33,11 @@ def add_parser(sub):
 
 def run(args) -> int:
     """stats: counts as JSON; clear: remove every fact; verify: check every row (exit 1 on any failure)."""
-    from .. import store
+    from ..proofs import store
+
     if args.sample is not None and args.sample < 1:
         return fail(AcpError(f"must be at least 1, not {args.sample}", "--sample", "leave it out to check every row"))
-    quiet = logging.getLogger("acptools.store")
+    quiet = logging.getLogger("acptools.proofs.store")
     level, quiet.level = quiet.level, logging.ERROR  # this command reports the store's state itself, once
     try:
         found = store.use(args.cache, key_file=args.key_file)
@@ -41,8 +49,9 @@ def run(args) -> int:
         if found.broken:
             raise AcpError(found.broken, "--cache")
         if found.readonly:
-            sys.stderr.write(f"acptools: note: the proof store {found.path} is read-only here: it is read, "
-                             "not written\n")
+            sys.stderr.write(
+                f"acptools: note: the proof store {found.path} is read-only here: it is read, not written\n"
+            )
         if args.action == "stats":
             print(json.dumps(found.stats(), indent=1))
         elif args.action == "clear":
@@ -61,18 +70,18 @@ def run(args) -> int:
 def _verify(found, args) -> int:
     """Every fact proven again, every stored grade graded again and every kept grounded task loaded
     again, from scratch (or --sample N of each)."""
-    from ..scoring.memo_verify import verify
-    from ..task_store import verify as verify_tasks
-    from ..truth import verify_store
-    res = verify_store(found, args.sample, budget=args.budget)
+    from ..proofs.verify import verify_facts, verify_grades, verify_kept_tasks
+    from ..scoring.batch import regrade
+
+    res = verify_facts(found, args.sample, budget=args.budget)
     failures = res["failures"]
     what = f"{res['checked']} random rows" if args.sample is not None else f"all {res['checked']} rows"
     print(f"checked {what} of {found.path}: {len(failures)} failed")
     for f in failures:
         print(f"  FAILED {f['kind']} {f['key']!r} (task {f['task']}, state {f['state']}): {f['problem']}")
-    grades = verify(found, args.sample)
+    grades = verify_grades(found, regrade, args.sample)
     _report(grades, args.sample, "graded again", "stored grades", "grade", "never served")
-    tasks = verify_tasks(found, args.sample)
+    tasks = verify_kept_tasks(found, args.sample)
     _report(tasks, args.sample, "loaded again", "grounded tasks", "grounded task", "never read")
     return EXIT_CHECK if failures or grades["failures"] or tasks["failures"] else EXIT_OK
 

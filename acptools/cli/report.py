@@ -14,10 +14,13 @@ from .common import EXIT_OK, fail, html_flag
 
 def add_parser(sub):
     """Register `acptools report`."""
-    p = sub.add_parser("report", help="one HTML page from score, eval and rollout outputs (models side by side)",
-                       description="Build one self-contained HTML page (no network) from the --out and --report "
-                                   "files of score, eval and rollout: summary per model x task x domain, "
-                                   "partial-credit histograms, a filterable item table, episodes step by step.")
+    p = sub.add_parser(
+        "report",
+        help="one HTML page from score, eval and rollout outputs (models side by side)",
+        description="Build one self-contained HTML page (no network) from the --out and --report "
+        "files of score, eval and rollout: summary per model x task x domain, "
+        "partial-credit histograms, a filterable item table, episodes step by step.",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="items.jsonl, traces.jsonl or report.json files")
     html_flag(p, required=True)
     p.add_argument("--title", default="acptools report", help="the page's title")
@@ -28,7 +31,8 @@ def add_parser(sub):
 def run(args) -> int:
     """The report command: one HTML page from the given output files."""
     from ..htmlreport import load_outputs, write_html
-    from ..runfile import check_fresh
+    from ..util.runfile import check_fresh
+
     try:
         check_fresh(args.html, False, args.force, "--html", resumable=False)
         outputs = load_outputs(args.files)

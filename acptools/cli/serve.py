@@ -11,8 +11,9 @@ import sys
 
 def add_parser(sub):
     """Register `acptools serve` (its options are the server's: `acptools serve --help`)."""
-    s = sub.add_parser("serve", help="run the MCP server (the same as acptools-server; options go to the server)",
-                       add_help=False)
+    s = sub.add_parser(
+        "serve", help="run the MCP server (the same as acptools-server; options go to the server)", add_help=False
+    )
     s.add_argument("server_args", nargs=argparse.REMAINDER, help="the options of acptools-server")
     return s
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 
-BLOCK = 2048   # rows per slice of the symmetric completion (bounds its memory: BLOCK x atoms bytes)
+BLOCK = 2048  # rows per slice of the symmetric completion (bounds its memory: BLOCK x atoms bytes)
 
 
 def h2_pairs(num_atoms: int, operators: list[Operator], state: int, budget=None) -> list[int]:
@@ -90,14 +90,15 @@ def _symmetrize(reach: list[int]) -> None:
         return
     width = (n + 7) // 8
     where = np.array(rows_of, dtype=np.intp)
-    packed = np.frombuffer(b"".join(reach[p].to_bytes(width, "little") for p in rows_of),
-                           dtype=np.uint8).reshape(len(rows_of), width)
+    packed = np.frombuffer(b"".join(reach[p].to_bytes(width, "little") for p in rows_of), dtype=np.uint8).reshape(
+        len(rows_of), width
+    )
     for lo in range(0, len(rows_of), BLOCK):
         hi = min(len(rows_of), lo + BLOCK)
         rows = np.unpackbits(packed[lo:hi], axis=1, count=n, bitorder="little")
         # bit q of every reached row p, for the atoms q of this slice: the transpose of the slice
         first = rows_of[lo] // 8
-        span = np.unpackbits(packed[:, first: rows_of[hi - 1] // 8 + 1], axis=1, bitorder="little")
+        span = np.unpackbits(packed[:, first : rows_of[hi - 1] // 8 + 1], axis=1, bitorder="little")
         mirrored = np.zeros_like(rows)
         mirrored[:, where] = span[:, where[lo:hi] - first * 8].T
         mirrored &= ~rows

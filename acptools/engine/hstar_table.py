@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from ..budget import Budget
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 
 INF = float("inf")
 
@@ -28,9 +28,9 @@ INF = float("inf")
 class Row:
     """One successor class of the table's state: the actions leading into it and bounds on its h*."""
 
-    key: int                 # the successor's symmetry key
-    state: int               # one successor of the class
-    actions: list[int]       # the applicable actions leading into the class
+    key: int  # the successor's symmetry key
+    state: int  # one successor of the class
+    actions: list[int]  # the applicable actions leading into the class
     lo: float
     hi: float = INF
 
@@ -49,7 +49,7 @@ class Gated:
     plan: list[int] | None
     floor: float
     complete: bool = True
-    how: str = ""            # the search that proved it
+    how: str = ""  # the search that proved it
 
 
 @bounded_repr
@@ -58,16 +58,18 @@ class HStarTable:
     """The successors of one state (up to symmetry) with bounds on their h*; `d` is h* of the state."""
 
     task: object
-    canon: object            # state -> symmetry key (symmetric states share h*)
+    canon: object  # state -> symmetry key (symmetric states share h*)
     state: int
     d: int
     rows: dict[int, Row] = field(default_factory=dict)
-    row_of: dict[int, int] = field(default_factory=dict)   # action id -> row key
-    after: dict[int, int] = field(default_factory=dict)    # action id -> its successor of s
-    plans: dict[int, list[int]] = field(default_factory=dict)  # action id -> the shortest plan from s known to start with it
+    row_of: dict[int, int] = field(default_factory=dict)  # action id -> row key
+    after: dict[int, int] = field(default_factory=dict)  # action id -> its successor of s
+    plans: dict[int, list[int]] = field(
+        default_factory=dict
+    )  # action id -> the shortest plan from s known to start with it
 
     @classmethod
-    def of_state(cls, task, canon, state: int, moves) -> "HStarTable":
+    def of_state(cls, task, canon, state: int, moves) -> HStarTable:
         """Rows for the applicable actions of `state`, given as `moves` (action id, successor)
         pairs; bounds follow from `set_root`."""
         table = cls(task, canon, state, 0)
@@ -85,7 +87,7 @@ class HStarTable:
                 table.plans[a] = [a]
         return table
 
-    def set_root(self, d: int, plan: list[int], optimal=None, not_optimal=frozenset()) -> "HStarTable":
+    def set_root(self, d: int, plan: list[int], optimal=None, not_optimal=frozenset()) -> HStarTable:
         """d = h*(s) with an optimal plan. `optimal`: the complete set of optimal first actions,
         when known; `not_optimal`: actions known not to start an optimal plan."""
         self.d = d
@@ -101,7 +103,7 @@ class HStarTable:
         self.learn_plan(plan)
         return self
 
-    def copy(self) -> "HStarTable":
+    def copy(self) -> HStarTable:
         """A table with its own rows (strategies that race each get one)."""
         rows = {k: replace(r, actions=list(r.actions)) for k, r in self.rows.items()}
         return replace(self, rows=rows, plans=dict(self.plans))
@@ -146,10 +148,13 @@ class HStarTable:
             self._keep(plan)
         for k in range(1, n):
             key = self.row_of.get(plan[k])
-            if key is not None and self.rows[key].hi > n - 1 and \
-                    task.is_plan(plan[:k] + plan[k + 1:], self.after[plan[k]]):
+            if (
+                key is not None
+                and self.rows[key].hi > n - 1
+                and task.is_plan(plan[:k] + plan[k + 1 :], self.after[plan[k]])
+            ):
                 self._upper(self.rows[key], n - 1)
-                self._keep([plan[k]] + plan[:k] + plan[k + 1:])
+                self._keep([plan[k]] + plan[:k] + plan[k + 1 :])
         self.learn_replay(plan)
         self.learn_replay(plan[1:])  # a plan from one successor often suits its siblings too
 
@@ -196,11 +201,12 @@ class HStarTable:
         def note(state: int, cost: float, rest: list[int] | None) -> None:
             if cost < known.get(state, (INF, None))[0]:
                 known[state] = (cost, rest)
+
         for plan in plans:
             state = self.state
             for i, a in enumerate(plan or ()):  # (a known h* may come without its plan)
                 state = self.task.apply_op(self.task.op_for(a, state), state)
-                note(state, len(plan) - i - 1, plan[i + 1:])
+                note(state, len(plan) - i - 1, plan[i + 1 :])
         note(self.state, self.d, None)
         for row in self.rows.values():
             kept = self.plans.get(row.actions[0])
@@ -247,7 +253,7 @@ def split(rows: list[Row], parts: int) -> list[list[Row]]:
     rows = sorted(rows, key=lambda r: (r.hi, r.lo, r.key))
     parts = max(1, min(parts, len(rows)))
     size = -(-len(rows) // parts)
-    return [rows[i:i + size] for i in range(0, len(rows), size)]
+    return [rows[i : i + size] for i in range(0, len(rows), size)]
 
 
 def side_by_side(jobs, budget: Budget) -> list:

@@ -30,8 +30,9 @@ def _entry_guarantees(relax: Relaxation) -> list[int]:
     return sure
 
 
-def fact_landmarks(relax: Relaxation, state: int, goal: list[tuple[int, int]],
-                   budget=None, closure: bool = True) -> tuple[int, int, bool] | None:
+def fact_landmarks(
+    relax: Relaxation, state: int, goal: list[tuple[int, int]], budget=None, closure: bool = True
+) -> tuple[int, int, bool] | None:
     """Atoms every plan from `state` to `goal` makes true at some point, as two masks (including
     atoms of the state and the goal): the relaxed landmarks, those only the first-achiever closure
     proves, and whether the closure finished; None when the goal is relaxed-unreachable (no plan at

@@ -42,13 +42,15 @@ class LiteralH2:
     def _compile(self, op: Operator) -> Operator:
         comp = self.complement
         conds = tuple((cp | comp(cn), 0, ca | comp(cd), cd) for cp, cn, ca, cd in op.conds)
-        return Operator(op.action, op.pre | comp(op.neg), 0, op.add | comp(op.dele & ~op.add),
-                        op.dele | comp(op.add), conds)
+        return Operator(
+            op.action, op.pre | comp(op.neg), 0, op.add | comp(op.dele & ~op.add), op.dele | comp(op.add), conds
+        )
 
     def pairs(self, state: int, budget=None) -> list[int]:
         """h^2 pairs over atoms and complements from `state` (raises BudgetExceeded)."""
-        return h2_pairs(self.num_atoms + len(self.index), self.operators,
-                        state | self.complement(self.negated & ~state), budget)
+        return h2_pairs(
+            self.num_atoms + len(self.index), self.operators, state | self.complement(self.negated & ~state), budget
+        )
 
     def reachable(self, pairs: list[int], pre: int, neg: int) -> bool:
         """May the atoms of `pre` hold while those of `neg` are false, as far as h^2 over literals can tell?"""

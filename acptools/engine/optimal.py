@@ -14,25 +14,18 @@ seconds (see acptools.budget), so a busy machine slows a search down without cha
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
-from ..lru import CacheMiss, LRUCache
 from ..ground.grounding import Operator
 from ..planners import fd, symk
-from .hstar_table import (
-    INF,
-    Gated,
-    HStarTable,
-    Row,
-    settle,
-    settle_each,
-    side_by_side,
-    split,
-)
+from ..util.lru import CacheMiss, LRUCache
+from ..verdict import Proof, chained
+from .hstar_table import INF, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
 from .lmcut import LmCut
 from .race import race
 from .relaxed import Relaxation
@@ -41,27 +34,26 @@ from .search import greedy_plan, optimal_first_actions, satisfies
 from .successors import SuccessorGenerator, operators_bytes
 from .symmetry import Symmetry, goal_targets
 
-QUICK_SECONDS = 0.05       # in-process A* alone, before any process start
-QUICK_WORK = 40_000        # ... and at most this many expansions x ground operators
-SYMMETRY_SECONDS = 30.0    # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
-ASTAR_DELAY = 0.3          # wall seconds before that A* joins a race (Fast Downward settles most states sooner)
-SYMK_DELAY = 3.0           # SymK joins the race this late: Fast Downward settles most states sooner
-FD_HEAD_START = 0.02       # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
-LMCUT_BOUND_SHARE = 0.3    # of what is left for the bounds of an unknown h*: LM-cut's lower bound (the rest seeks a plan)
-GATE_WORKERS = 2           # gated searches side by side (planner processes: 2 cores are worth it)
-REACHABLE_CACHE = 16       # states whose relaxed-reachable operator lists are kept
-BOUND_SHARE = 0.15         # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
-PROGRESS_CACHE = 256       # states whose partial search results (floors, plans) are kept for their bounds
-NEXT_CACHE = 1024          # states whose optimal next actions are kept
+QUICK_SECONDS = 0.05  # in-process A* alone, before any process start
+QUICK_WORK = 40_000  # ... and at most this many expansions x ground operators
+SYMMETRY_SECONDS = 30.0  # CPU seconds for the in-process A* beside Fast Downward, with object symmetries
+ASTAR_DELAY = 0.3  # wall seconds before that A* joins a race (Fast Downward settles most states sooner)
+SYMK_DELAY = 3.0  # SymK joins the race this late: Fast Downward settles most states sooner
+FD_HEAD_START = 0.02  # wall seconds the quick in-process A* runs alone before Fast Downward joins (tables)
+LMCUT_BOUND_SHARE = 0.3  # of what is left for the bounds of an unknown h*: LM-cut's lower bound (the rest seeks a plan)
+GATE_WORKERS = 2  # gated searches side by side (planner processes: 2 cores are worth it)
+REACHABLE_CACHE = 16  # states whose relaxed-reachable operator lists are kept
+BOUND_SHARE = 0.15  # of a budget kept back for bounds (a satisficing plan) when the exact search runs out
+PROGRESS_CACHE = 256  # states whose partial search results (floors, plans) are kept for their bounds
+NEXT_CACHE = 1024  # states whose optimal next actions are kept
 # measured with tracemalloc (x1.6 margin): LM-cut, symmetry and the relevance index per operator; a
 # state's kept answer (its optimal next actions, a plan)
 BYTES_PER_OPERATOR = 1300
 BYTES_PER_STATE = 2000
-FD_BOUND_SHARE = 0.6       # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
-NO_PLAN = "no-plan"        # a satisficing search's proof that no plan exists (None: it found nothing)
-LMCUT_HOW = "lm-cut"       # the proof name of a lower bound on h* from LM-cut alone
-QUICK_HOW = "astar-hmax"   # the proof name of the quick in-process A* (its first slice)
-STEP_HOW = "+optimal-step"  # added to a proof of h*(s) to name h*(s[a]) = h*(s) - 1 for an optimal a
+FD_BOUND_SHARE = 0.6  # of a bound's budget for Fast Downward's lazy greedy search (then the in-process one)
+
+
+log = logging.getLogger("acptools.engine")  # each search it starts, at DEBUG
 
 
 @dataclass
@@ -70,11 +62,12 @@ class HStar:
 
     cost: int | None
     plan: list[int] | None
-    how: str            # which engine proved it
+    how: str  # which engine proved it
     known: bool = True
     first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
-    lower: float = 0        # unknown: a proven lower bound on h* (inf: the goal is unreachable)
+    lower: float = 0  # unknown: a proven lower bound on h* (inf: the goal is unreachable)
     upper_plan: list[int] | None = None  # unknown: the shortest plan found (an upper bound on h*)
+    from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -88,8 +81,8 @@ class HStar:
 class NextActions:
     """h* of a state, its optimal first actions and a plan, with how they were proven."""
 
-    cost: int | None                 # h*(s); None when the goal is unreachable
-    optimal: frozenset[int]          # action ids a with h*(s[a]) = h*(s) - 1
+    cost: int | None  # h*(s); None when the goal is unreachable
+    optimal: frozenset[int]  # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
     how: str
     table: HStarTable | None = None  # h* after each action, as far as the search settled it
@@ -98,14 +91,14 @@ class NextActions:
     @property
     def quick(self) -> bool:
         """Settled by the quick in-process A* alone (no planner process)."""
-        return self.how == QUICK_HOW
+        return self.how == Proof.ASTAR
 
     def after(self, action: int) -> HStar:
         """h* of the state an optimal `action` leads to (one less), with an optimal plan from it when
         one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
         rest = plan[1:] if plan and len(plan) == self.cost else None
-        return HStar(self.cost - 1, rest, self.how.removesuffix(STEP_HOW) + STEP_HOW)
+        return HStar(self.cost - 1, rest, chained(self.how, Proof.OPTIMAL_STEP))
 
 
 class SharedRoot:
@@ -120,7 +113,7 @@ class SharedRoot:
         self.found: HStar | None = None
         self._stops: list[threading.Event] = []
 
-    def solve(self, search, budget: Budget, seat: "Seat") -> HStar | None:
+    def solve(self, search, budget: Budget, seat: Seat) -> HStar | None:
         """`search(budget)` -> HStar or None, unless another planner's root is known first."""
         with self._lock:
             if self.found is not None:
@@ -140,6 +133,7 @@ class SharedRoot:
 @dataclass
 class Seat:
     """One planner's place in a race with a shared root."""
+
     won: bool = False
 
     def workers(self) -> int:
@@ -163,8 +157,11 @@ class Optimizer:
         self.sym = Symmetry(self.task, goal_targets(self.task.goal), engine.static_classes)
         # only goal-relevant operators: same h* and optimal first actions, often far less search
         # (not with axioms: an operator can matter through the derived atoms it changes)
-        self.ops = (list(engine.operators) if self.task.axioms else
-                    [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)])
+        self.ops = (
+            list(engine.operators)
+            if self.task.axioms
+            else [engine.operators[i] for i in relevant_operators(engine.operators, self.task.goal)]
+        )
         self._relevant = {id(op) for op in self.ops}
         if len(self.ops) == len(engine.operators):  # every operator is relevant: the engine's indexes serve
             self.gen, self.relax = engine.gen, engine.relax
@@ -210,11 +207,11 @@ class Optimizer:
             if self.lmcut is not None and lower < INF:
                 lower = max(lower, self.lmcut.value(state, goal, budget=budget.share(LMCUT_BOUND_SHARE)))
             if lower == INF:
-                return HStar(None, None, "delete-relaxation")
+                return HStar(None, None, Proof.RELAXED)
             if plan is None or len(plan) > lower:
                 found = self._fd_greedy(state, budget.share(FD_BOUND_SHARE)) or self._greedy(state, budget)
-                if found is NO_PLAN:
-                    return HStar(None, None, "exhaustive-search")
+                if found is Proof.NO_PLAN:
+                    return HStar(None, None, Proof.EXHAUSTIVE)
                 if found is not None and (plan is None or len(found) < len(plan)):
                     plan = found
         except BudgetExceeded:
@@ -223,25 +220,38 @@ class Optimizer:
             plan = None  # never report a bound that a replay does not confirm
         if plan is not None and len(plan) <= lower:
             return HStar(len(plan), plan, "plan+lower-bound")
-        return HStar(None, None, "unknown", known=False, lower=lower, upper_plan=plan)
+        return HStar(None, None, Proof.UNKNOWN, known=False, lower=lower, upper_plan=plan)
 
     def _greedy(self, state: int, budget: Budget) -> list[int] | str | None:
-        """A plan by greedy best-first search with h^add; NO_PLAN: proven none; None: out of budget."""
+        """A plan by greedy best-first search with h^add; Proof.NO_PLAN: proven none; None: out of budget."""
         goal, relax = self.task.goal, self.engine.relax
         try:
-            plan = greedy_plan(self.engine.gen, state, goal, lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
-                               budget,
-                               canon=self.sym.canonical)
+            plan = greedy_plan(
+                self.engine.gen,
+                state,
+                goal,
+                lambda s: relax.hmax(s, goal, combine=sum, budget=budget),
+                budget,
+                canon=self.sym.canonical,
+            )
         except BudgetExceeded:
             return None
-        return NO_PLAN if plan is None else plan
+        return Proof.NO_PLAN if plan is None else plan
 
     def _fd_greedy(self, state: int, budget: Budget) -> list[int] | None:
         """A plan by Fast Downward's lazy greedy search with preferred operators (far sooner than the
         in-process search on large tasks); None when it found none."""
         ops = self.ops_from(state, budget)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, optimal=False,
-                       greedy=fd.FAST_SATISFICING, **self.fd_args)
+        res = fd.solve(
+            len(self.task.atoms),
+            ops,
+            state,
+            self.task.goal,
+            budget,
+            optimal=False,
+            greedy=fd.FAST_SATISFICING,
+            **self.fd_args,
+        )
         return None if res.plan is None else [ops[i].action for i in res.plan]
 
     # ---- operators a search from a state needs -----------------------------------------------
@@ -268,11 +278,20 @@ class Optimizer:
 
     def rows_of(self, state: int) -> HStarTable:
         """The successor table of `state` before anything is known about h*."""
-        return HStarTable.of_state(self.task, self.sym.canonical, state,
-                                   ((op.action, t) for op, t in self.engine.gen.successors(state)))
+        return HStarTable.of_state(
+            self.task, self.sym.canonical, state, ((op.action, t) for op, t in self.engine.gen.successors(state))
+        )
 
-    def new_table(self, state: int, d: int, plan: list[int], optimal=None, rows: HStarTable | None = None,
-                  hmax: bool = True, budget: Budget | None = None) -> HStarTable:
+    def new_table(
+        self,
+        state: int,
+        d: int,
+        plan: list[int],
+        optimal=None,
+        rows: HStarTable | None = None,
+        hmax: bool = True,
+        budget: Budget | None = None,
+    ) -> HStarTable:
         """The h* table of `state` rooted at h* = `d` with `plan`; goal-irrelevant first actions are
         marked not optimal. `hmax`: each row's h^max as its lower bound (admissible: a row at or
         above d is no optimal start), for as long as `budget` lasts (a row without keeps the bound it
@@ -310,8 +329,9 @@ class Optimizer:
     # ---- engines ----------------------------------------------------------------------------
     def _astar(self, state: int, budget: Budget):
         goal = self.task.goal
-        return optimal_first_actions(self.gen, state, goal, lambda s: self.relax.hmax(s, goal), budget,
-                                     canon=self.sym.canonical)
+        return optimal_first_actions(
+            self.gen, state, goal, lambda s: self.relax.hmax(s, goal), budget, canon=self.sym.canonical
+        )
 
     def _astar_h(self, state: int, budget: Budget) -> HStar | None:
         try:
@@ -319,8 +339,12 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        return HStar(r.cost, r.plan, "exhaustive-search" if r.cost is None else "astar-hmax",
-                     first_actions=frozenset(r.first_actions))
+        return HStar(
+            r.cost,
+            r.plan,
+            Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR,
+            first_actions=frozenset(r.first_actions),
+        )
 
     def _fd(self, state: int, budget: Budget) -> fd.FdResult:
         ops = self.ops_from(state)
@@ -338,9 +362,9 @@ class Optimizer:
         if res.plan is not None:
             plan = [self.task.parse_action(a) for a in res.plan]
             self.note(state, len(plan), plan)  # exact: should the optimal set run out of budget, h* stays known
-            return HStar(len(plan), plan, "symk-bidirectional")
+            return HStar(len(plan), plan, Proof.SYMK)
         if res.proven_none:
-            return HStar(None, None, "symk-bidirectional")
+            return HStar(None, None, Proof.SYMK)
         return None
 
     # ---- gated searches: plans from a state whose first action must start given table rows ----
@@ -349,7 +373,7 @@ class Optimizer:
         reachable from `state` (plus the applicable irrelevant ones, which rows start), only the
         rows' actions allowed first, stopped once no plan shorter than `stop_floor` can exist."""
         ops = self.ops_from(state) + self._irrelevant_first(state)
-        firsts: dict[int, list[int]] = {}   # row key -> operator indices that start it
+        firsts: dict[int, list[int]] = {}  # row key -> operator indices that start it
         for j, op in enumerate(ops):
             if state & op.pre == op.pre and not state & op.neg:
                 firsts.setdefault(self.sym.canonical(self.task.apply_op(op, state)), []).append(j)
@@ -358,18 +382,29 @@ class Optimizer:
             allowed = {j for r in rows for j in firsts.get(r.key, ())}
             not_first = frozenset(j for js in firsts.values() for j in js if j not in allowed)
             bound = int(stop) if stop < INF else None  # a plan that long or longer would decide nothing
-            r = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, not_first=not_first,
-                         bound=bound, stop_floor=bound, **self.fd_args)
+            r = fd.solve(
+                len(self.task.atoms),
+                ops,
+                state,
+                self.task.goal,
+                budget,
+                not_first=not_first,
+                bound=bound,
+                stop_floor=bound,
+                **self.fd_args,
+            )
             if r.plan is not None:
                 return Gated([ops[i].action for i in r.plan], len(r.plan), how=fd_how(r))
             if r.proven_none or r.floor:
                 return Gated(None, r.floor, complete=not r.timed_out, how=fd_how(r))
             return None
+
         return solve
 
     def symk_gate(self, state: int):
         """The same question for SymK, on the domain compiled with a first-action gate, bounded
         like Fast Downward's (a plan `stop` long or longer would decide nothing)."""
+
         def solve(rows: list[Row], stop: float, budget: Budget) -> Gated | None:
             try:
                 domain = self.task.gated_domain_text
@@ -383,6 +418,7 @@ class Optimizer:
             if res.proven_none:
                 return Gated(None, INF if bound is None else bound)
             return None
+
         return solve
 
     # ---- questions --------------------------------------------------------------------------
@@ -407,25 +443,27 @@ class Optimizer:
             return HStar(None, None, fd_how(res))
         return None
 
-    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True,
-               bound: bool = True) -> HStar:
+    def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True, bound: bool = True) -> HStar:
         """Exact h*(state) or, when every engine ran out of budget, known=False with proven bounds
         (`bound`: BOUND_SHARE of the budget is kept for them). `quick` and `astar` False leave out
         the in-process A* (its first slice, and its race entry), for states where it already failed
         on a sibling."""
         if satisfies(state, self.task.goal):
-            return HStar(0, [], "holds-in-state")
+            return HStar(0, [], Proof.HOLDS)
         if bound:
+            log.debug("search: h* of a state with %d true atoms", state.bit_count())
             h = self.h_star(state, budget.share(1 - BOUND_SHARE), quick, astar, bound=False)
             return h if h.known else self.bounds(state, budget)
         if quick:
             h = self._astar_h(state, self._quick(budget))
             if h:
                 return h
-        h = race([lambda b: self._fd_h(state, b),
-                  lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
-                 + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []), budget)
-        return h or HStar(None, None, "unknown", known=False)
+        h = race(
+            [lambda b: self._fd_h(state, b), lambda b: None if b.pause(SYMK_DELAY) else self._symk(state, b)]
+            + (self._astar_job(lambda b: self._astar_h(state, b)) if astar else []),
+            budget,
+        )
+        return h or HStar(None, None, Proof.UNKNOWN, known=False)
 
     def h_below(self, state: int, bound: int, budget: Budget) -> HStar:
         """h*(state) when it is below `bound`; otherwise the proof that it is not (known=False,
@@ -434,18 +472,20 @@ class Optimizer:
         LM-cut reaching `bound` proves it with no search. When the budget runs out first: the
         bounds that `h_star` gives."""
         if satisfies(state, self.task.goal):
-            return HStar(0, [], "holds-in-state")
+            return HStar(0, [], Proof.HOLDS)
+        log.debug("search: h* below %d of a state with %d true atoms", bound, state.bit_count())
         share = budget.share(1 - BOUND_SHARE)
         if self.lmcut is not None:
             lower = self.lmcut.value(state, self.task.goal, bound=bound, budget=share)
             if lower == INF:
-                return HStar(None, None, "delete-relaxation")
+                return HStar(None, None, Proof.RELAXED)
             if lower >= bound:
-                return HStar(None, None, LMCUT_HOW, known=False, lower=lower)
+                return HStar(None, None, Proof.LMCUT, known=False, lower=lower)
         h = self._astar_h(state, self._quick(share))
         if h is None:
-            h = race([lambda b: self._fd_below(state, bound, b)]
-                     + self._astar_job(lambda b: self._astar_h(state, b)), share)
+            h = race(
+                [lambda b: self._fd_below(state, bound, b)] + self._astar_job(lambda b: self._astar_h(state, b)), share
+            )
         if h is None:
             h = self.bounds(state, budget)
         return h
@@ -453,8 +493,9 @@ class Optimizer:
     def _fd_below(self, state: int, bound: int, budget: Budget) -> HStar | None:
         """Fast Downward's A* for plans shorter than `bound`, stopped once none can exist."""
         ops = self.ops_from(state)
-        res = fd.solve(len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound,
-                       **self.fd_args)
+        res = fd.solve(
+            len(self.task.atoms), ops, state, self.task.goal, budget, bound=bound, stop_floor=bound, **self.fd_args
+        )
         if res.plan is not None:
             plan = [ops[i].action for i in res.plan]
             self.note(state, len(plan), plan)
@@ -469,8 +510,9 @@ class Optimizer:
         return None
 
     # ---- whole tables: each strategy settles every row it can; the first to finish wins -------
-    def _settled_by_gate(self, table: HStarTable, gate, budget: Budget, exact: bool,
-                         workers=GATE_WORKERS) -> HStarTable | None:
+    def _settled_by_gate(
+        self, table: HStarTable, gate, budget: Budget, exact: bool, workers=GATE_WORKERS
+    ) -> HStarTable | None:
         settle(table, gate, budget, exact, workers=workers)
         return None if table.open_rows(exact) else table
 
@@ -492,9 +534,18 @@ class Optimizer:
             table.learn_value(row, h.cost, h.plan)
         return table
 
-    def _by_planner(self, state: int, root: HStar | None, gate, budget: Budget, exact: bool,
-                    partial: list | None, rows: HStarTable | None = None, learned=(),
-                    seat: Seat | None = None) -> NextActions | None:
+    def _by_planner(
+        self,
+        state: int,
+        root: HStar | None,
+        gate,
+        budget: Budget,
+        exact: bool,
+        partial: list | None,
+        rows: HStarTable | None = None,
+        learned=(),
+        seat: Seat | None = None,
+    ) -> NextActions | None:
         """The optimal first actions (with `exact`, h* after every action) from a planner's root
         solve and gated re-solves, each finding the best of the rows still open. `learned`: gated
         results (row keys, Gated) found before the root was known. A table that decides the
@@ -521,8 +572,14 @@ class Optimizer:
             return None
         return res
 
-    def by_fd(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
-              shared: SharedRoot | None = None) -> NextActions | None:
+    def by_fd(
+        self,
+        state: int,
+        budget: Budget,
+        exact: bool = False,
+        partial: list | None = None,
+        shared: SharedRoot | None = None,
+    ) -> NextActions | None:
         """Fast Downward's table. With `exact`, the root's solve is itself split: the rows in two
         groups, one gated search each side by side; h*(s) is the shorter of their plans, and the
         longer one already settles a row of the other group. `shared`: the race's root (another
@@ -553,10 +610,16 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        return NextActions(r.cost, r.first_actions, r.plan, QUICK_HOW)
+        return NextActions(r.cost, r.first_actions, r.plan, Proof.ASTAR)
 
-    def by_symk(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None,
-                shared: SharedRoot | None = None) -> NextActions | None:
+    def by_symk(
+        self,
+        state: int,
+        budget: Budget,
+        exact: bool = False,
+        partial: list | None = None,
+        shared: SharedRoot | None = None,
+    ) -> NextActions | None:
         """SymK's table: its root solve (or the race's root, once another planner proved it), then
         gated SymK searches on the first-action-gated domain."""
         gate = self.symk_gate(state)
@@ -566,7 +629,9 @@ class Optimizer:
         root = shared.solve(lambda b: self._symk(state, b), budget, seat)
         return self._by_planner(state, root, gate, budget, exact, partial, seat=seat)
 
-    def by_astar(self, state: int, budget: Budget, exact: bool = False, partial: list | None = None) -> NextActions | None:
+    def by_astar(
+        self, state: int, budget: Budget, exact: bool = False, partial: list | None = None
+    ) -> NextActions | None:
         """NextActions from an A* search (None when the budget runs out); with `exact`, only once h*
         after every action is settled too (else None, the unsettled result appended to `partial`)."""
         try:
@@ -574,7 +639,7 @@ class Optimizer:
         except BudgetExceeded as e:
             self.note(state, getattr(e, "floor", 0))
             return None
-        res = NextActions(r.cost, r.first_actions, r.plan, "astar-hmax-symmetry" if self.sym.active else "astar-hmax")
+        res = NextActions(r.cost, r.first_actions, r.plan, Proof.ASTAR_SYMMETRY if self.sym.active else Proof.ASTAR)
         if not exact or r.cost is None:
             return res
         res.table = self.new_table(state, r.cost, r.plan, optimal=r.first_actions, budget=budget)
@@ -585,8 +650,9 @@ class Optimizer:
             return None
         return res
 
-    def next_actions(self, state: int, budget: Budget, exact: bool = False, known: HStar | None = None,
-                     quick: bool = True) -> NextActions | None:
+    def next_actions(
+        self, state: int, budget: Budget, exact: bool = False, known: HStar | None = None, quick: bool = True
+    ) -> NextActions | None:
         """All optimal next actions of `state`, or None when the budget ran out. With `exact`, the
         race's engines go on to settle h* after every action (`NextActions.table`, complete unless
         the budget ran out; None after the quick in-process A*, which leaves the rows to the caller).
@@ -605,11 +671,13 @@ class Optimizer:
             self._next.put(state, replace(found, table=None))  # the rows' states would cost far more memory
         return found
 
-    def _next_actions(self, state: int, budget: Budget, exact: bool, known: HStar | None = None,
-                      quick: bool = True) -> NextActions | None:
+    def _next_actions(
+        self, state: int, budget: Budget, exact: bool, known: HStar | None = None, quick: bool = True
+    ) -> NextActions | None:
         task = self.task
         if satisfies(state, task.goal):
-            return NextActions(0, frozenset(), [], "holds-in-state")
+            return NextActions(0, frozenset(), [], Proof.HOLDS)
+        log.debug("search: next actions of a state with %d true atoms", state.bit_count())
         if not exact and quick:
             found = self._quick_next(state, budget)
             if found is not None:
@@ -624,11 +692,15 @@ class Optimizer:
         # (with symmetries the A* race entry below does the same search without the slice)
         quick = [lambda b: self._quick_next(state, b)] if exact and not self.sym.active else []
         shared = SharedRoot()
-        result = race(quick +
-                      [lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial,
-                                                                                          shared),
-                       lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial, shared),
-                       ] + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)), budget)
+        result = race(
+            quick
+            + [
+                lambda b: None if exact and b.pause(FD_HEAD_START) else self.by_fd(state, b, exact, partial, shared),
+                lambda b: None if b.pause(SYMK_DELAY) else self.by_symk(state, b, exact, partial, shared),
+            ]
+            + self._astar_job(lambda b: self.by_astar(state, b, exact, partial)),
+            budget,
+        )
         if result is not None:
             return result
         if partial:
@@ -662,13 +734,32 @@ class Optimizer:
             gated = res.cost > 0  # (no search from a goal state can be gated)
             # one in-process A* job: without symmetries in quick slices per row (it gives way to
             # the planners on any hard row), with them for as long as it takes (the planners lack them)
-            won = race([lambda b: self._settled_by_astar(table.copy(), b.child(SYMMETRY_SECONDS)) if self.sym.active
-                        else self._settled_by_quick(table.copy(), b)] +
-                       ([lambda b: None if b.pause(FD_HEAD_START) else
-                         self._settled_by_gate(table.copy(), self.fd_gate(state), b, True),
-                         lambda b: None if b.pause(SYMK_DELAY) else
-                         self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)] if gated else []),
-                       budget)
+            won = race(
+                [
+                    lambda b: (
+                        self._settled_by_astar(table.copy(), b.child(SYMMETRY_SECONDS))
+                        if self.sym.active
+                        else self._settled_by_quick(table.copy(), b)
+                    )
+                ]
+                + (
+                    [
+                        lambda b: (
+                            None
+                            if b.pause(FD_HEAD_START)
+                            else self._settled_by_gate(table.copy(), self.fd_gate(state), b, True)
+                        ),
+                        lambda b: (
+                            None
+                            if b.pause(SYMK_DELAY)
+                            else self._settled_by_gate(table.copy(), self.symk_gate(state), b, True)
+                        ),
+                    ]
+                    if gated
+                    else []
+                ),
+                budget,
+            )
             table = won or table
         if table.open_rows():  # nothing else could run: each row's own search
             settle_each(table, lambda t, b: self.h_star(t, b, quick=False, bound=False), budget)

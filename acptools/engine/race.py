@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 
 from ..budget import Budget
 
-LOSER_GRACE = 5.0          # a race waits this long (at most) for its cancelled engines to stop
+LOSER_GRACE = 5.0  # a race waits this long (at most) for its cancelled engines to stop
 
 
 def _new_pool() -> None:

@@ -15,10 +15,10 @@ from functools import cached_property
 from ..budget import Budget
 from ..errors import BudgetExceeded
 from ..ground.grounded import GroundedTask
-from ..lru import CacheMiss, LRUCache
 from ..planners import fd
-from ..shortrepr import bounded_repr
-from ..verdict import EXHAUSTIVE, H2, HOLDS, RELAXED, UNKNOWN, WITNESS, Verdict
+from ..util.lru import CacheMiss, LRUCache
+from ..util.shortrepr import bounded_repr
+from ..verdict import Proof, Verdict
 from .h2 import h2_pairs, pair_reachable
 from .literal_h2 import LiteralH2
 from .race import race
@@ -27,17 +27,17 @@ from .search import greedy_plan, optimal_first_actions, restrict, satisfies
 from .successors import SuccessorGenerator, operators_bytes
 from .symmetry import Symmetry, goal_targets, static_classes
 
-QUICK_SECONDS = 0.05   # the in-process greedy search's first slice: most witnesses are a few steps away
+QUICK_SECONDS = 0.05  # the in-process greedy search's first slice: most witnesses are a few steps away
 QUICK_STATES = 2000
-H2_SHARE = 0.3         # a list question's h^2 may use this share of what is left; past it, searches decide
-FD_AFTER = 0.05        # wall seconds h^2 runs alone before Fast Downward joins a reach question
-WALK_AFTER = 0.1       # wall seconds before random walks join (most questions are settled by then)
-WALK_STEPS = 100_000   # random-walk steps a reach question tries (about 0.5-2 CPU s)
-WALK_LENGTH = 200      # steps before a walk restarts from the state
-SHOWN_STATES = 8       # states whose atoms and actions shown reachable are kept for later lists
-H2_STATES = 32         # states whose h^2 pairs are kept (each a bitset per atom: atoms^2 / 8 bytes)
-RESTRICTED = 256       # restricted operator sets kept (landmarks ask one per candidate) ...
-RESTRICTED_OPERATORS = 4   # ... while they hold at most this many times the task's operators (plus MIN_ROOM)
+H2_SHARE = 0.3  # a list question's h^2 may use this share of what is left; past it, searches decide
+FD_AFTER = 0.05  # wall seconds h^2 runs alone before Fast Downward joins a reach question
+WALK_AFTER = 0.1  # wall seconds before random walks join (most questions are settled by then)
+WALK_STEPS = 100_000  # random-walk steps a reach question tries (about 0.5-2 CPU s)
+WALK_LENGTH = 200  # steps before a walk restarts from the state
+SHOWN_STATES = 8  # states whose atoms and actions shown reachable are kept for later lists
+H2_STATES = 32  # states whose h^2 pairs are kept (each a bitset per atom: atoms^2 / 8 bytes)
+RESTRICTED = 256  # restricted operator sets kept (landmarks ask one per candidate) ...
+RESTRICTED_OPERATORS = 4  # ... while they hold at most this many times the task's operators (plus MIN_ROOM)
 MIN_ROOM = 20_000
 BYTES_PER_PAIRS_ATOM = 40  # an h^2 bitset per atom: its bits and the int's header (x1.6 margin)
 
@@ -50,7 +50,7 @@ class Shown:
 
     atoms: int = 0
     actions: int = 0
-    swept: bool = True          # its breadth-first sweep alone decided its lists (they are cheap)
+    swept: bool = True  # its breadth-first sweep alone decided its lists (they are cheap)
     whole_atoms: bool = False
     whole_actions: bool = False
 
@@ -73,12 +73,18 @@ class Engine:
         self._h2_lock = threading.Lock()  # searches of one task run side by side (races, the server)
         self.base_bytes = operators_bytes(self.operators)
         room = RESTRICTED_OPERATORS * len(self.operators) + MIN_ROOM
-        self._restricted: LRUCache = LRUCache(RESTRICTED, max_bytes=room, sizeof=lambda parts: len(parts[0]),
-                                              remember_evicted=0, kind="restricted operator set")
+        self._restricted: LRUCache = LRUCache(
+            RESTRICTED,
+            max_bytes=room,
+            sizeof=lambda parts: len(parts[0]),
+            remember_evicted=0,
+            kind="restricted operator set",
+        )
         self._plans: dict[int, list[int] | None] = {}
 
-    def remember_shown(self, state: int, atoms: int = 0, actions=(), swept: bool = True,
-                       whole: str | None = None) -> None:
+    def remember_shown(
+        self, state: int, atoms: int = 0, actions=(), swept: bool = True, whole: str | None = None
+    ) -> None:
         """What a list showed about `state`: atoms and actions (ids) that visited states showed
         reachable from it (a later list from a state with a plan to `state` inherits them); `swept`
         False when its breadth-first sweep did not decide the list; `whole` ("atoms" or "actions"):
@@ -160,13 +166,18 @@ class Engine:
     def check_covers(self, state: int) -> None:
         """Raise when the state needs operators this engine lacks: a caller skipped task.ensure."""
         if state & ~self.covered and (self.generation != self.task.generation or state & ~self.task.reached):
-            raise RuntimeError("internal error: a state outside the grounded part of the task reached an engine "
-                               "(call task.ensure(state) first)")
+            raise RuntimeError(
+                "internal error: a state outside the grounded part of the task reached an engine "
+                "(call task.ensure(state) first)"
+            )
 
     def _make_restricted(self, banned_add: int):
         ops = restrict(self.operators, banned_add)
-        return (ops, SuccessorGenerator(ops, self.axioms, banned_add & self.task.derived),
-                Relaxation(len(self.task.atoms), ops, self.relaxed_axioms(banned_add)))
+        return (
+            ops,
+            SuccessorGenerator(ops, self.axioms, banned_add & self.task.derived),
+            Relaxation(len(self.task.atoms), ops, self.relaxed_axioms(banned_add)),
+        )
 
     def parts(self, banned_add: int = 0):
         """Operators, successor generator and relaxation, restricted to the operators that never add
@@ -178,7 +189,7 @@ class Engine:
 
     def witness(self, plan: list[int]) -> Verdict:
         """A reached goal: the plan as names for the caller, as ids for the library."""
-        return Verdict(True, WITNESS, self.task.action_list(plan), plan_ids=list(plan))
+        return Verdict(True, Proof.WITNESS, self.task.action_list(plan), plan_ids=list(plan))
 
     def reach(self, state: int, goal: list[tuple[int, int]], budget: Budget, banned_add: int = 0) -> Verdict:
         """Is some state satisfying `goal` reachable from `state` without ever adding `banned_add`?
@@ -190,47 +201,51 @@ class Engine:
         """
         self.check_covers(state)
         if satisfies(state, goal):
-            return Verdict(True, HOLDS, [], plan_ids=[])
+            return Verdict(True, Proof.HOLDS, [], plan_ids=[])
         try:
             return self._reach(state, goal, budget, banned_add)
         except BudgetExceeded as e:
-            return Verdict(None, UNKNOWN, detail=str(e))
+            return Verdict(None, Proof.UNKNOWN, detail=str(e))
 
     def _reach(self, state: int, goal, budget: Budget, banned_add: int) -> Verdict:
         ops, gen, relax = self.parts(banned_add)
         reached, _ = relax.reachable(state, budget)
         if not any(p & reached == p for p, _ in goal):
-            return Verdict(False, RELAXED)
+            return Verdict(False, Proof.RELAXED)
         hadd = lambda s: relax.hmax(s, goal, combine=sum)
         canon = Symmetry(self.task, goal_targets(goal, banned_add), self.static_classes).canonical
         try:
             plan = greedy_plan(gen, state, goal, hadd, budget.child(QUICK_SECONDS, QUICK_STATES), canon=canon)
             if plan is None:
-                return Verdict(False, EXHAUSTIVE)
+                return Verdict(False, Proof.EXHAUSTIVE)
             return self.witness(plan)
         except BudgetExceeded:
             budget.check()  # the slice ran out, not the whole budget (that raises on)
         # h^2 (a proof that the goal is unreachable) and Fast Downward's complete greedy search (a
         # witness, or a proof by exhaustion) side by side: the first to decide wins. Fast Downward
         # starts after FD_AFTER, so that the h^2 proofs that come at once start no process.
-        verdict = race([lambda b: self._refuted_by_h2(state, goal, ops, b),
-                        lambda b: None if b.pause(FD_AFTER) else self._by_fd(state, goal, ops, b, banned_add),
-                        lambda b: None if b.pause(WALK_AFTER) else self._by_walk(state, goal, gen, b)],
-                       budget)
+        verdict = race(
+            [
+                lambda b: self._refuted_by_h2(state, goal, ops, b),
+                lambda b: None if b.pause(FD_AFTER) else self._by_fd(state, goal, ops, b, banned_add),
+                lambda b: None if b.pause(WALK_AFTER) else self._by_walk(state, goal, gen, b),
+            ],
+            budget,
+        )
         if verdict is not None:
             return verdict
         plan = greedy_plan(gen, state, goal, hadd, budget, canon=canon)
         if plan is None:
-            return Verdict(False, EXHAUSTIVE)
+            return Verdict(False, Proof.EXHAUSTIVE)
         return self.witness(plan)
 
     def _refuted_by_h2(self, state: int, goal, ops, budget: Budget) -> Verdict | None:
         """Unreachable by h^2 (no goal disjunct's atoms, or literals, are pairwise reachable), else None."""
         pairs = self.h2(state, budget, ops)
         if not any(pair_reachable(pairs, p) for p, _ in goal):
-            return Verdict(False, H2)
+            return Verdict(False, Proof.H2)
         if ops is self.operators and self.refuted_by_literals(state, goal, budget):
-            return Verdict(False, H2)
+            return Verdict(False, Proof.H2)
         return None
 
     def _by_fd(self, state: int, goal, ops, budget: Budget, banned_add: int) -> Verdict | None:
@@ -238,11 +253,20 @@ class Engine:
         if banned_add & self.task.derived:  # a banned derived atom cannot be expressed to Fast Downward
             return None
         cache = fd.sas_cache(self.task)
-        res = fd.solve(len(self.task.atoms), ops, state, goal, budget, optimal=False, axioms=self.axioms,
-                       used=fd.mentioned_atoms(self.operators, cache), cache=cache)
+        res = fd.solve(
+            len(self.task.atoms),
+            ops,
+            state,
+            goal,
+            budget,
+            optimal=False,
+            axioms=self.axioms,
+            used=fd.mentioned_atoms(self.operators, cache),
+            cache=cache,
+        )
         if res.plan is not None:
             return self.witness([ops[i].action for i in res.plan])
-        return Verdict(False, EXHAUSTIVE) if res.proven_none else None
+        return Verdict(False, Proof.EXHAUSTIVE) if res.proven_none else None
 
     def _by_walk(self, state: int, goal, gen, budget: Budget) -> Verdict | None:
         """Seeded random walks from the state: a witness (its loops cut out) where the heuristic
@@ -251,7 +275,7 @@ class Engine:
         rng = random.Random(0)
         steps = budget.child(None, WALK_STEPS)
         path: list[int] = []
-        at = {state: 0}   # state -> its position on the path
+        at = {state: 0}  # state -> its position on the path
         s, walked = state, 0
         try:
             while True:
@@ -263,7 +287,7 @@ class Engine:
                 op, s = rng.choice(nexts)
                 walked += 1
                 if s in at:  # a loop: back to where it began
-                    del path[at[s]:]
+                    del path[at[s] :]
                     at = {k: i for k, i in at.items() if i <= at[s]}
                     continue
                 path.append(op.action)

@@ -36,8 +36,9 @@ def _identity(state: int) -> int:
     return state
 
 
-def greedy_plan(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic, budget: Budget,
-                canon=_identity) -> list[int] | None:
+def greedy_plan(
+    gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic, budget: Budget, canon=_identity
+) -> list[int] | None:
     """Greedy best-first search; a plan (not necessarily shortest), or None when proven impossible.
 
     `heuristic(state)` may return inf to prune a state that provably cannot reach the goal.
@@ -77,8 +78,9 @@ class OptimalResult:
     plan: list[int] | None
 
 
-def optimal_first_actions(gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic,
-                          budget: Budget, canon=_identity) -> OptimalResult:
+def optimal_first_actions(
+    gen: SuccessorGenerator, start: int, goal: list[tuple[int, int]], heuristic, budget: Budget, canon=_identity
+) -> OptimalResult:
     """A* ordered by (f, g) that keeps, per state, the first actions of all its cheapest paths.
 
     With an admissible, consistent heuristic and ties broken towards lower g, every parent on a

@@ -18,8 +18,12 @@ class Symmetry:
     """Classes of interchangeable objects for a task and a set of target masks. `base` (from
     `static_classes`, which depends only on the task) may be passed in to share its cost."""
 
-    def __init__(self, task: GroundedTask, targets: tuple[frozenset[tuple[int, ...]], ...] = (),
-                 base: list[list[str]] | None = None):
+    def __init__(
+        self,
+        task: GroundedTask,
+        targets: tuple[frozenset[tuple[int, ...]], ...] = (),
+        base: list[list[str]] | None = None,
+    ):
         self.task = task
         base = static_classes(task) if base is None else base
         classes: list[list[str]] = []
@@ -64,8 +68,9 @@ class Symmetry:
 
     def _orbit_key(self, state: int) -> tuple:
         sigs = self._signatures(state)
-        return (state & ~self.pattern_mask,) + tuple(tuple(sorted([sigs[n] for n in numbers]))
-                                                     for numbers in self.class_numbers)
+        return (state & ~self.pattern_mask,) + tuple(
+            tuple(sorted([sigs[n] for n in numbers])) for numbers in self.class_numbers
+        )
 
     def _signatures(self, state: int) -> list:
         """Per symmetric object (by number), what the state says of it: with one symmetric object
@@ -154,8 +159,9 @@ def static_classes(task: GroundedTask) -> list[list[str]]:
         if len(mentions.get(a, ())) != len(mentions.get(b, ())):
             return False
         sw = {a: b, b: a}
-        return all((p, tuple(sw.get(x, x) for x in args)) in statics
-                   for p, args in mentions.get(a, []) + mentions.get(b, []))
+        return all(
+            (p, tuple(sw.get(x, x) for x in args)) in statics for p, args in mentions.get(a, []) + mentions.get(b, [])
+        )
 
     result = []
     for group in by_types.values():

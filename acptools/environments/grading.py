@@ -38,5 +38,11 @@ def proof(record: dict, budget: float = 10.0) -> dict:
     """The stored answer as text and the grader's proof of it: verdict, reason, witness plan."""
     gold = gold_response(record)
     item = score_response(record, gold, budget=budget)
-    return {"answer": gold, "score": item.score, "verdict": item.verdict, "reason": item.reason,
-            "witness": item.witness, "metrics": item.metrics}
+    return {
+        "answer": gold,
+        "score": item.score,
+        "verdict": item.verdict,
+        "reason": item.reason,
+        "witness": item.witness,
+        "metrics": item.metrics,
+    }

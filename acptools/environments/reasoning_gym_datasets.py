@@ -32,7 +32,7 @@ from ..generate import TASKS, Difficulty, Options, generate
 from ..truth import task_for
 from .grading import CREDITS, proof, reward
 from .prompting import prompt
-from .sources import pddl_texts
+from .task_sources import pddl_texts
 
 PREFIX = "acp"
 WALK_LEVELS = [1, 5, 10, 20, 40]
@@ -52,22 +52,25 @@ class AcpConfig:
     task: str = "nexta"
     size: int = 100
     seed: int | None = None
-    budget: float = 10.0          # CPU seconds per proof
+    budget: float = 10.0  # CPU seconds per proof
     min_walk: int = 1
     max_walk: int = 20
     plan_share: float = 0.5
     min_steps: int = 1
     max_steps: int = 10
-    max_problems: int = 0         # ask about the N smallest problems only (fewest fluent atoms); 0: all
-    chunk: int = 8                # entries generated together
-    credit: str = "exact"         # or "partial": IoU / regret credit for wrong answers
-    pddl: bool = False            # put the PDDL in the question
+    max_problems: int = 0  # ask about the N smallest problems only (fewest fluent atoms); 0: all
+    chunk: int = 8  # entries generated together
+    credit: str = "exact"  # or "partial": IoU / regret credit for wrong answers
+    pddl: bool = False  # put the PDDL in the question
 
     def validate(self) -> None:
         """Raise AcpError when the configuration is inconsistent (unknown family or credit, empty ranges)."""
         if self.form not in TASKS or self.task not in TASKS[self.form]:
-            raise AcpError(f"no family {self.form}/{self.task}", "config", f"{self.form} tasks: "
-                           f"{', '.join(TASKS.get(self.form, ()))}")
+            raise AcpError(
+                f"no family {self.form}/{self.task}",
+                "config",
+                f"{self.form} tasks: {', '.join(TASKS.get(self.form, ()))}",
+            )
         if self.size < 1 or self.chunk < 1:
             raise AcpError("size and chunk must be at least 1", "config")
         if not 0 <= self.min_walk <= self.max_walk:
@@ -96,8 +99,15 @@ class AcpDataset(ProceduralDataset):
         """The generator Options for a chunk of entries drawn with `seed`."""
         c = self.config
         steps = tuple(sorted({c.min_steps, (c.min_steps + c.max_steps) // 2, c.max_steps}))
-        return Options(form=c.form, tasks=(c.task,), n=c.chunk, seed=seed, budget=c.budget, steps=steps,
-                       difficulty=Difficulty(walk=(c.min_walk, c.max_walk), plan_share=c.plan_share))
+        return Options(
+            form=c.form,
+            tasks=(c.task,),
+            n=c.chunk,
+            seed=seed,
+            budget=c.budget,
+            steps=steps,
+            difficulty=Difficulty(walk=(c.min_walk, c.max_walk), plan_share=c.plan_share),
+        )
 
     def _chunk(self, k: int) -> list[dict]:
         """The records of chunk k: generated with seeds derived from (seed, k), up to three tries."""
@@ -110,8 +120,11 @@ class AcpDataset(ProceduralDataset):
                 if len(made) >= self.config.chunk:
                     break
             if not made:
-                raise AcpError(f"no {self.name} question could be proven on this PDDL", self.name,
-                               "try another task, a larger budget or other problems")
+                raise AcpError(
+                    f"no {self.name} question could be proven on this PDDL",
+                    self.name,
+                    "try another task, a larger budget or other problems",
+                )
             self._chunks[k] = list(made.values())[: self.config.chunk]
         return self._chunks[k]
 
@@ -122,12 +135,25 @@ class AcpDataset(ProceduralDataset):
         record = records[idx % self.config.chunk % len(records)]
         c = self.config
         shown = proof(record, c.budget)
-        return {"question": prompt(record, c.pddl), "answer": shown.pop("answer"),
-                "metadata": {"source_dataset": self.name, "source_index": idx, "form": c.form, "task": c.task,
-                             "record": record, "domain_pddl": record["PDDL_domain"],
-                             "problem_pddl": record["PDDL_problem"], "proof": shown,
-                             "difficulty": {"walk": [c.min_walk, c.max_walk], "plan_share": c.plan_share,
-                                            "steps": list(self.options(0).steps)}}}
+        return {
+            "question": prompt(record, c.pddl),
+            "answer": shown.pop("answer"),
+            "metadata": {
+                "source_dataset": self.name,
+                "source_index": idx,
+                "form": c.form,
+                "task": c.task,
+                "record": record,
+                "domain_pddl": record["PDDL_domain"],
+                "problem_pddl": record["PDDL_problem"],
+                "proof": shown,
+                "difficulty": {
+                    "walk": [c.min_walk, c.max_walk],
+                    "plan_share": c.plan_share,
+                    "steps": list(self.options(0).steps),
+                },
+            },
+        }
 
     def score_answer(self, answer, entry: dict) -> float:
         """acptools' grader on the entry's record: 1.0 right, 0.0 wrong or unknown (partial credit
@@ -154,14 +180,32 @@ class AcpCurriculum(BaseCurriculum):
     def __init__(self):
         super().__init__(type(self).__name__, self.config_cls)
         self._define_attributes(
-            RangeAttributeDefinition(name="walk", levels=WALK_LEVELS, lower_field_name="min_walk",
-                                     upper_field_name="max_walk", description="random steps from the init"),
-            ScalarAttributeDefinition(name="plan_share", levels=PLAN_SHARE_LEVELS, field_name="plan_share",
-                                      description="share of states on optimal plans"),
-            RangeAttributeDefinition(name="steps", levels=STEP_LEVELS, lower_field_name="min_steps",
-                                     upper_field_name="max_steps", description="ARB action sequence length"),
-            ScalarAttributeDefinition(name="problems", levels=PROBLEM_LEVELS, field_name="max_problems",
-                                      description="the N smallest problems given"),
+            RangeAttributeDefinition(
+                name="walk",
+                levels=WALK_LEVELS,
+                lower_field_name="min_walk",
+                upper_field_name="max_walk",
+                description="random steps from the init",
+            ),
+            ScalarAttributeDefinition(
+                name="plan_share",
+                levels=PLAN_SHARE_LEVELS,
+                field_name="plan_share",
+                description="share of states on optimal plans",
+            ),
+            RangeAttributeDefinition(
+                name="steps",
+                levels=STEP_LEVELS,
+                lower_field_name="min_steps",
+                upper_field_name="max_steps",
+                description="ARB action sequence length",
+            ),
+            ScalarAttributeDefinition(
+                name="problems",
+                levels=PROBLEM_LEVELS,
+                field_name="max_problems",
+                description="the N smallest problems given",
+            ),
         )
 
 
@@ -171,8 +215,9 @@ def families() -> dict[str, tuple[str, str]]:
 
 
 def _classes(name: str, form: str, task: str):
-    config = make_dataclass(f"{name}_config", [("form", str, field(default=form)), ("task", str, field(default=task))],
-                            bases=(AcpConfig,))
+    config = make_dataclass(
+        f"{name}_config", [("form", str, field(default=form)), ("task", str, field(default=task))], bases=(AcpConfig,)
+    )
     curriculum = type(f"{name}_curriculum", (AcpCurriculum,), {"config_cls": config})
     return config, curriculum
 

@@ -17,13 +17,13 @@ from dataclasses import replace
 from .. import examples
 from ..dataset import NAME, load_records
 from ..errors import AcpError
-from .sources import Start, family_records, from_examples, from_records, is_pddl_text
+from .task_sources import Start, family_records, from_examples, from_records, is_pddl_text
 
 ARGS = ("domain", "problem", "problems", "state", "example", "record", "data", "family", "index")
-SOURCES = ("record", "data", "family", "example", "problem")   # at most one per reset
-NAMED_SOURCES = 8   # named record sources kept read
-FAMILY_SIZE = 16    # records generated per family, domain and seed (as acptools-qa generates by default)
-FAMILIES = 8        # generated families kept
+SOURCES = ("record", "data", "family", "example", "problem")  # at most one per reset
+NAMED_SOURCES = 8  # named record sources kept read
+FAMILY_SIZE = 16  # records generated per family, domain and seed (as acptools-qa generates by default)
+FAMILIES = 8  # generated families kept
 
 
 def start_for(args: dict, starts: list[Start], rng: random.Random, budget: float, seed: int | None = None) -> Start:
@@ -33,8 +33,9 @@ def start_for(args: dict, starts: list[Start], rng: random.Random, budget: float
     args = {k: v for k, v in args.items() if v is not None}
     unknown = sorted(set(args) - set(ARGS))
     if unknown:
-        raise AcpError(f"unknown reset argument {unknown[0]!r}", "reset",
-                       f"reset takes {', '.join(ARGS)}, seed and episode_id")
+        raise AcpError(
+            f"unknown reset argument {unknown[0]!r}", "reset", f"reset takes {', '.join(ARGS)}, seed and episode_id"
+        )
     state = args.pop("state", None)
     if state is not None and not isinstance(state, (str, list)):
         raise AcpError("state must be a list of atoms or one string of atoms", "state", "e.g. ['(at c0 l0)', ...]")
@@ -45,8 +46,11 @@ def start_for(args: dict, starts: list[Start], rng: random.Random, budget: float
 def _start(args: dict, starts: list[Start], rng: random.Random, budget: float, seed: int) -> Start:
     given = [k for k in SOURCES if k in args]
     if len(given) > 1:
-        raise AcpError(f"{' and '.join(given)} name two sources", "reset",
-                       "pass one of record, data, family, example, or domain with problem")
+        raise AcpError(
+            f"{' and '.join(given)} name two sources",
+            "reset",
+            "pass one of record, data, family, example, or domain with problem",
+        )
     kind = given[0] if given else ("domain" if "domain" in args else None)
     _refuse_extras(args, kind)
     if kind == "family":
@@ -67,12 +71,20 @@ def _start(args: dict, starts: list[Start], rng: random.Random, budget: float, s
 
 def _refuse_extras(args: dict, kind: str | None) -> None:
     """Arguments that the chosen source does not read are an error, not silently dropped."""
-    takes = {"family": {"family", "domain", "problems", "index"}, "data": {"data", "index"}, None: {"index"},
-             "problem": {"domain", "problem"}, "domain": {"domain", "problem"}}.get(kind, {kind})
+    takes = {
+        "family": {"family", "domain", "problems", "index"},
+        "data": {"data", "index"},
+        None: {"index"},
+        "problem": {"domain", "problem"},
+        "domain": {"domain", "problem"},
+    }.get(kind, {kind})
     extra = sorted(set(args) - takes)
     if extra:
-        raise AcpError(f"{extra[0]!r} does not go with {kind or 'the environment’s own starts'}", extra[0],
-                       f"with {kind or 'no source'}, reset reads {', '.join(sorted(takes))}")
+        raise AcpError(
+            f"{extra[0]!r} does not go with {kind or 'the environment’s own starts'}",
+            extra[0],
+            f"with {kind or 'no source'}, reset reads {', '.join(sorted(takes))}",
+        )
 
 
 def _text(value, arg: str) -> str:
@@ -91,8 +103,9 @@ def _pddl(text, arg: str) -> str:
     if text is None:
         raise AcpError(f"no {arg} given", arg, "pass both the domain and the problem as PDDL text")
     if not is_pddl_text(_text(text, arg)):
-        raise AcpError("not PDDL text (no '(define')", arg, "pass the PDDL itself: the environment reads no files "
-                       "a client names")
+        raise AcpError(
+            "not PDDL text (no '(define')", arg, "pass the PDDL itself: the environment reads no files a client names"
+        )
     return text
 
 
@@ -119,9 +132,12 @@ def _pick(starts: list[Start], index, rng: random.Random, arg: str) -> Start:
 def named_starts(source: str) -> list[Start]:
     """The starts of a named record source (each record's problem init); files are refused."""
     if source.split(":")[0] not in (NAME, "hf"):
-        raise AcpError(f"{source[:80]!r} is not a named record source", "data",
-                       f"a client names {NAME}[:dev|test][:TASK] (bundled) or hf:{NAME}[:dev|test][:TASK]; "
-                       "record files are read only from the environment's own --data")
+        raise AcpError(
+            f"{source[:80]!r} is not a named record source",
+            "data",
+            f"a client names {NAME}[:dev|test][:TASK] (bundled) or hf:{NAME}[:dev|test][:TASK]; "
+            "record files are read only from the environment's own --data",
+        )
     found = from_records(load_records(source))
     if not found:
         raise AcpError("the source holds no record", f"data {source!r}")
@@ -146,6 +162,7 @@ def family_starts(family: str, domain: str, problems: tuple[str, ...], seed: int
     """The starts of FAMILY_SIZE records of a generated family (each record's problem init)."""
     records = family_records(family, domain, problems, n=FAMILY_SIZE, seed=seed, budget=budget)
     if not records:
-        raise AcpError(f"the family gave no question on this domain (seed {seed})", "family",
-                       "try another family or problem")
+        raise AcpError(
+            f"the family gave no question on this domain (seed {seed})", "family", "try another family or problem"
+        )
     return [replace(s, label=f"family:{family}:seed={seed}:{s.label}") for s in from_records(records)]

@@ -1,6 +1,6 @@
 """One policy episode at a time, as an environment plays it: a reset picks a start (one of the
 environment's starts, or what the reset asks for: see reset_args), each step applies and grades one
-action text (acptools.episode) and is rewarded and ended as acptools.environments.policy says; tool
+action text (acptools.episode) and is rewarded and ended as acptools.environments.step_rewards says; tool
 calls, served by whoever serves the tools, are counted against their own limit. Each reset and step
 returns a `Report`: the fields a trainer logs. No server and no threads here: the Gymnasium and the
 OpenEnv environments both play through a session.
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, fields
 from ..describe import describe
 from ..episode import Episode, Step
 from ..errors import AcpError
-from ..lru import LRUCache
 from ..task import Task
 from ..truth import task_for, truth_for
-from .policy import DEAD_END, GOAL, TOOL_LIMIT, Rewards, entered_dead_end, ending
+from ..util.lru import LRUCache
 from .reset_args import start_for
-from .sources import Start
+from .step_rewards import DEAD_END, GOAL, TOOL_LIMIT, Rewards, ending, entered_dead_end
+from .task_sources import Start
 
 GOALS = 64  # goal texts kept, by task
 
@@ -92,8 +92,12 @@ class PolicySession:
     """Plays one episode at a time over `starts` (the environment's own). `load(domain, problem,
     budget)` gives the task of two PDDL texts: a server passes one that enforces its limits."""
 
-    def __init__(self, settings: Settings | None = None, starts: list[Start] | None = None,
-                 load: Callable[[str, str, float], Task] = load_quietly):
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        starts: list[Start] | None = None,
+        load: Callable[[str, str, float], Task] = load_quietly,
+    ):
         self.settings = settings or Settings()
         self.starts = list(starts or [])
         self.load = load
@@ -111,8 +115,11 @@ class PolicySession:
         if seed is not None:
             self.rng.seed(seed)
         if not self.starts and not any(k != "index" and v is not None for k, v in args.items()):
-            raise AcpError("this environment has no starts of its own", "reset",
-                           "pass domain and problem (PDDL text), example, record, data or family")
+            raise AcpError(
+                "this environment has no starts of its own",
+                "reset",
+                "pass domain and problem (PDDL text), example, record, data or family",
+            )
         return self.begin(start_for(args, self.starts, self.rng, self.settings.budget, seed))
 
     def begin(self, start: Start) -> Report:
@@ -121,11 +128,16 @@ class PolicySession:
         task = self.load(start.domain, start.problem, budget)
         episode = Episode(task, None if start.state is None else task.questions.state(start.state), budget)
         self.episode, self.start, self.tool_calls, self._last = episode, start, 0, ""
-        self.done_reason = GOAL if episode.solved else (DEAD_END if episode.h_star_known and episode.h_star_start is None
-                                                        else None)
+        self.done_reason = (
+            GOAL if episode.solved else (DEAD_END if episode.h_star_known and episode.h_star_start is None else None)
+        )
         proof = {"h_star_how": episode.how, **episode.start_bounds}
-        return self._report(h_star_after=episode.h_star_start, h_star_known=episode.h_star_known, proof=proof,
-                            dead_end=self.done_reason == DEAD_END)
+        return self._report(
+            h_star_after=episode.h_star_start,
+            h_star_known=episode.h_star_known,
+            proof=proof,
+            dead_end=self.done_reason == DEAD_END,
+        )
 
     def act(self, text) -> Report:
         """Apply and grade one action text; the report holds its verdict, grade, reward and whether
@@ -141,10 +153,19 @@ class PolicySession:
         else:
             before, known = episode.h_star(budget)  # the state stays: h* before and after is its h*
             after = before
-        return self._report(h_star_before=before, h_star_after=after, h_star_known=known, proof=self._proof(step),
-                            verdict=step.verdict, action=step.action, reason=step.reason, regret=step.regret,
-                            optimal=step.optimal, dead_end=dead_end,
-                            reward=self.settings.rewards.of(step, dead_end, episode.solved))
+        return self._report(
+            h_star_before=before,
+            h_star_after=after,
+            h_star_known=known,
+            proof=self._proof(step),
+            verdict=step.verdict,
+            action=step.action,
+            reason=step.reason,
+            regret=step.regret,
+            optimal=step.optimal,
+            dead_end=dead_end,
+            reward=self.settings.rewards.of(step, dead_end, episode.solved),
+        )
 
     def now(self) -> Report | None:
         """The live episode as it stands, for a step that changed nothing (None before any reset)."""
@@ -177,8 +198,9 @@ class PolicySession:
         truth = truth_for(self.episode.task, self.episode.state)
         proof = {"h_star_how": truth.h_star(self.settings.budget).how if truth.h_tried else "unknown"}
         if step.applied:
-            proof.update(positive_effects=step.positive_effects, negative_effects=step.negative_effects,
-                         **step.bounds())
+            proof.update(
+                positive_effects=step.positive_effects, negative_effects=step.negative_effects, **step.bounds()
+            )
         return proof
 
     def _report(self, **values) -> Report:
@@ -188,15 +210,27 @@ class PolicySession:
         actions = task.questions.applicable(state) if settings.show_actions else None
         goal = self._goals.get_or_make(task.key, lambda: describe(task).goal_formula)
         done = self.done_reason is not None
-        return Report(start=self.start.label, task_id=task.id, state=names, goal=goal, applicable_actions=actions,
-                      text=observation_text(names, goal, actions, len(episode.history), settings.max_steps, self._last),
-                      done=done, done_reason=self.done_reason, solved=episode.solved, steps=len(episode.history),
-                      tool_calls=self.tool_calls, max_steps=settings.max_steps,
-                      summary=episode.summary().to_dict() if done else None, **values)
+        return Report(
+            start=self.start.label,
+            task_id=task.id,
+            state=names,
+            goal=goal,
+            applicable_actions=actions,
+            text=observation_text(names, goal, actions, len(episode.history), settings.max_steps, self._last),
+            done=done,
+            done_reason=self.done_reason,
+            solved=episode.solved,
+            steps=len(episode.history),
+            tool_calls=self.tool_calls,
+            max_steps=settings.max_steps,
+            summary=episode.summary().to_dict() if done else None,
+            **values,
+        )
 
 
-def observation_text(state: list[str], goal: str, actions: list[str] | None, steps: int, max_steps: int,
-                     last: str = "") -> str:
+def observation_text(
+    state: list[str], goal: str, actions: list[str] | None, steps: int, max_steps: int, last: str = ""
+) -> str:
     """The observation as text: the state, the goal, the applicable actions (None: not shown) and the
     attempts so far (with the last one's verdict)."""
     lines = [f"State: {' '.join(state)}", f"Goal: {goal}"]

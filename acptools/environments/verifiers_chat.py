@@ -14,8 +14,9 @@ from contextlib import AsyncExitStack, asynccontextmanager
 try:
     import verifiers.v1 as vf
 except ImportError as e:  # the environments are an optional extra
-    raise ImportError(f"acptools' verifiers environments need verifiers ({e}): pip install 'acptools[verifiers]' "
-                      "(Python 3.11+)") from e
+    raise ImportError(
+        f"acptools' verifiers environments need verifiers ({e}): pip install 'acptools[verifiers]' (Python 3.11+)"
+    ) from e
 from openai import AsyncOpenAI
 from pydantic import Field
 from verifiers.v1.dialects.chat import message_to_wire
@@ -47,10 +48,18 @@ class StdioTools:
         self.client = client
         self.specs: list[dict] = []
 
-    async def load(self) -> "StdioTools":
+    async def load(self) -> StdioTools:
         for tool in (await self.client.list_tools()).tools:
-            self.specs.append({"type": "function", "function": {
-                "name": tool.name, "description": tool.description or "", "parameters": tool.input_schema}})
+            self.specs.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description or "",
+                        "parameters": tool.input_schema,
+                    },
+                }
+            )
         return self
 
     async def call(self, name: str, arguments: str) -> str:
@@ -71,13 +80,17 @@ async def stdio_tools(command: list[str]):
         yield None
         return
     from mcp import Client, StdioServerParameters, stdio_client
+
     params = StdioServerParameters(command=command[0], args=list(command[1:]))
     async with AsyncExitStack() as stack:
         try:  # a stdio transport, which mcp's Client takes in 2.0 as in 2.3
             client = await stack.enter_async_context(Client(stdio_client(params)))
         except OSError as e:
-            raise AcpError(f"cannot start the MCP server {command[0]!r}: {e}", "mcp_command",
-                           "install acptools (it provides acptools-server) or fix the command") from None
+            raise AcpError(
+                f"cannot start the MCP server {command[0]!r}: {e}",
+                "mcp_command",
+                "install acptools (it provides acptools-server) or fix the command",
+            ) from None
         yield await StdioTools(client).load()
 
 
@@ -90,8 +103,9 @@ class ChatHarness(vf.Harness[ChatHarnessConfig]):
     EXECUTES_CODE = False
     NEEDS_CONTAINER = False
 
-    async def launch(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data,
-                     tool_interception_url=None) -> vf.ProgramResult:
+    async def launch(
+        self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, tool_interception_url=None
+    ) -> vf.ProgramResult:
         system, prompt = self.resolve_prompt(data)
         messages = [{"role": "system", "content": system}] if system else []
         if isinstance(prompt, str):

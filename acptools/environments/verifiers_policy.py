@@ -25,13 +25,15 @@ from ..describe import describe
 from ..episode import Episode
 from ..errors import AcpError
 from ..truth import task_for
-from .policy import entered_dead_end
-from .sources import starts
-from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnvConfig
+from .step_rewards import entered_dead_end
+from .task_sources import starts
+from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnvConfig, vf
 
-INTRO = ("You act in a planning task. Each turn, reply with exactly one ground action in PDDL syntax, "
-         "e.g. (action obj1 obj2); it is applied if its preconditions hold. Reach the goal in as few actions "
-         "as you can.")
+INTRO = (
+    "You act in a planning task. Each turn, reply with exactly one ground action in PDDL syntax, "
+    "e.g. (action obj1 obj2); it is applied if its preconditions hold. Reach the goal in as few actions "
+    "as you can."
+)
 
 
 class PolicyData(vf.TaskData):
@@ -60,7 +62,7 @@ def observation(task, state, show_actions: bool) -> str:
     return "\n".join(lines)
 
 
-def first_turn(domain: str, problem: str, config: "PolicyTaskConfig") -> str:
+def first_turn(domain: str, problem: str, config: PolicyTaskConfig) -> str:
     """The opening user turn: the PDDL (with config.pddl) and the start's observation."""
     task = task_for(domain, problem)
     text = observation(task, task.questions.state(None), config.show_actions)
@@ -132,8 +134,17 @@ class PolicyTaskset(vf.Taskset[PolicyTask, PolicyConfig]):
             raise AcpError("pass either source or data, not both", "--env.taskset")
         found = starts(load_records(c.data) if c.data else (c.source or None))
         for s in found[: c.num_tasks] if c.num_tasks else found:
-            yield PolicyTask(PolicyData(name=s.label, domain=s.domain, problem=s.problem, label=s.label,
-                                        system_prompt=INTRO, prompt=first_turn(s.domain, s.problem, c.task)), c.task)
+            yield PolicyTask(
+                PolicyData(
+                    name=s.label,
+                    domain=s.domain,
+                    problem=s.problem,
+                    label=s.label,
+                    system_prompt=INTRO,
+                    prompt=first_turn(s.domain, s.problem, c.task),
+                ),
+                c.task,
+            )
 
 
 class PolicyHarness(ChatHarness):
@@ -159,5 +170,14 @@ class PolicyEnv(vf.Env[PolicyEnvConfig]):
                 segment = await chat.turn(step_report(step, episode, c.show_actions))
 
 
-__all__ = ["PolicyTaskset", "PolicyHarness", "PolicyEnv", "PolicyTask", "PolicyData", "PolicyConfig",
-           "PolicyTaskConfig", "PolicyEnvConfig", "ChatHarnessConfig"]
+__all__ = [
+    "PolicyTaskset",
+    "PolicyHarness",
+    "PolicyEnv",
+    "PolicyTask",
+    "PolicyData",
+    "PolicyConfig",
+    "PolicyTaskConfig",
+    "PolicyEnvConfig",
+    "ChatHarnessConfig",
+]

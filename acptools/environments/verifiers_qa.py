@@ -17,10 +17,10 @@ from pydantic import Field
 from .. import examples
 from ..dataset import load_records
 from ..errors import AcpError
-from . import sources
+from . import task_sources
 from .grading import CREDITS, reward
 from .prompting import prompt
-from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnv
+from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnv, vf
 
 SYSTEM = "You answer questions about PDDL planning tasks. Reply with the answer in the format the question asks for."
 
@@ -45,7 +45,9 @@ class QaTask(vf.Task[QaData, vf.State, QaTaskConfig]):
     async def correct(self, trace: vf.Trace) -> float:
         c = self.config
         if c.credit not in CREDITS:
-            raise AcpError(f"unknown credit {c.credit!r}", "--env.taskset.task.credit", f"credits: {', '.join(CREDITS)}")
+            raise AcpError(
+                f"unknown credit {c.credit!r}", "--env.taskset.task.credit", f"credits: {', '.join(CREDITS)}"
+            )
         return await asyncio.to_thread(reward, self.data.record, trace.last_reply, c.credit, c.budget)
 
 
@@ -57,16 +59,23 @@ class QaConfig(vf.TasksetConfig):
     family: str = ""
     domain: str = examples.DEFAULT
     problems: list[str] = Field(default_factory=list)
-    num_tasks: int = Field(0, ge=0)   # 0: every record of `data`; a family generates 16 by default
+    num_tasks: int = Field(0, ge=0)  # 0: every record of `data`; a family generates 16 by default
     seed: int = 0
-    pddl: bool = False                # put the PDDL in front of each question
+    pddl: bool = False  # put the PDDL in front of each question
     task: QaTaskConfig = QaTaskConfig()
 
 
 def family_records(config: QaConfig) -> list[dict]:
     """Records generated for config.family ("FORM:TASK"), every answer proven."""
-    return sources.family_records(config.family, config.domain, config.problems, config.num_tasks or 16,
-                                  config.seed, config.task.budget, where="--env.taskset.family")
+    return task_sources.family_records(
+        config.family,
+        config.domain,
+        config.problems,
+        config.num_tasks or 16,
+        config.seed,
+        config.task.budget,
+        where="--env.taskset.family",
+    )
 
 
 def records(config: QaConfig) -> list[dict]:
@@ -80,8 +89,9 @@ def records(config: QaConfig) -> list[dict]:
 def task_data(record: dict, pddl: bool, hint: str = "") -> QaData:
     """The task data of one record: the question text, the system prompt and the record."""
     text = prompt(record, pddl)
-    return QaData(id=str(record.get("id", "")) or None, prompt=f"{text}\n\n{hint}".strip(), system_prompt=SYSTEM,
-                  record=record)
+    return QaData(
+        id=str(record.get("id", "")) or None, prompt=f"{text}\n\n{hint}".strip(), system_prompt=SYSTEM, record=record
+    )
 
 
 class QaTaskset(vf.Taskset[QaTask, QaConfig]):

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .verifiers_chat import vf, ChatHarness, ChatHarnessConfig, LocalEnv, LocalEnvConfig, server_command
+from .verifiers_chat import ChatHarness, ChatHarnessConfig, LocalEnv, LocalEnvConfig, server_command, vf
 from .verifiers_qa import QaTask, QaTaskset, records, task_data
 
-HINT = ("You may call the acptools tools: load_task(domain=..., problem=...) with the PDDL above gives the "
-        "task_id the other tools take; the question's state is the problem's init.")
+HINT = (
+    "You may call the acptools tools: load_task(domain=..., problem=...) with the PDDL above gives the "
+    "task_id the other tools take; the question's state is the problem's init."
+)
 
 
 class ToolsTaskset(QaTaskset):
@@ -48,8 +50,9 @@ class ToolsEnvConfig(LocalEnvConfig):
     """The seat plays through ToolsHarness by default, so `--env.agent.harness.profile` needs no id."""
 
     # constructed unvalidated: validating would import acptools_tools, the package being imported
-    agent: vf.AgentConfig = vf.AgentConfig.model_construct(harness=ToolsHarnessConfig(id="acptools-tools"),
-                                                           runtime=vf.SubprocessConfig())
+    agent: vf.AgentConfig = vf.AgentConfig.model_construct(
+        harness=ToolsHarnessConfig(id="acptools-tools"), runtime=vf.SubprocessConfig()
+    )
 
 
 class ToolsEnv(LocalEnv, vf.Env[ToolsEnvConfig]):

@@ -11,7 +11,7 @@ own prompts, through a policy (`openai:` / `anthropic:` / `cmd:` / `python:`), e
 generated form's own question); `runner` asks, grades and writes (docs/evaluating.md).
 """
 
-from .questions import Question, messages_for, question_for
-from .runner import EvalConfig, evaluate, finished, run_async
+from .chat_prompts import Question, messages_for, question_for
+from .run_eval import EvalConfig, evaluate, finished, run_async
 
 __all__ = ["EvalConfig", "Question", "evaluate", "finished", "messages_for", "question_for", "run_async"]

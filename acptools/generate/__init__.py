@@ -19,5 +19,17 @@ from .run import ALIASES, TASKS, Generated, Options, generate
 from .states import Difficulty
 from .templates import Templates, for_domain
 
-__all__ = ["generate", "Options", "Generated", "Difficulty", "TASKS", "ALIASES", "write_jsonl", "dumps",
-           "make_record", "record_id", "Templates", "for_domain"]
+__all__ = [
+    "generate",
+    "Options",
+    "Generated",
+    "Difficulty",
+    "TASKS",
+    "ALIASES",
+    "write_jsonl",
+    "dumps",
+    "make_record",
+    "record_id",
+    "Templates",
+    "for_domain",
+]

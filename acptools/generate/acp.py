@@ -14,17 +14,17 @@ from functools import partial
 from itertools import islice
 
 from ..errors import BudgetExceeded
-from ..kinds import ACP_STEMS, ACP_TASKS, generator
+from ..kinds import ACP_STEMS, ACP_TASKS
 from .balance import GOAL_SHOWN, choice_shapes, mixed, pick_options, placed, yes_no_shape
 from .base import NO_LANDMARK, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, some_sequence
 from .states import random_walk, replay, step
 
 LABELS = ("A", "B", "C", "D")
-SAMPLE = 12          # candidates offered per hint
-DECISIONS = 24       # proofs tried per question before giving up
-RIGHT_POOL = 3       # right options proven per 4-choice question, one of them asked (balance.pick_options)
-WRONG_POOL = 8       # wrong options proven per 4-choice question, three of them asked
+SAMPLE = 12  # candidates offered per hint
+DECISIONS = 24  # proofs tried per question before giving up
+RIGHT_POOL = 3  # right options proven per 4-choice question, one of them asked (balance.pick_options)
+WRONG_POOL = 8  # wrong options proven per 4-choice question, three of them asked
 NO_TRUE = "no candidate proven true in the state"
 FEW_FALSE = "too few candidates proven false in the state"
 NO_FOUR = "no four candidates of one shape that may give one right and three wrong options"
@@ -49,17 +49,22 @@ def _sample(item: Item, xs, k: int = SAMPLE) -> list:
 
 # ---- candidates per task --------------------------------------------------------------------------
 
+
 def _app(item: Item, need_no: bool = True) -> Pool:
     task, s = item.task, item.state
     applicable = task.applicable(s)
     now = set(applicable)
     others = [a for a in task.possible_action_ids() if a not in now and task.ops_of_action[a]]
     cands = [(a, True) for a in _sample(item, applicable)] + [(a, False) for a in _sample(item, others)]
-    return Pool("Is the following action applicable in this state: {}?",
-                "Which of the following actions will be applicable in this state?",
-                "Which action will be applicable in this state?",
-                [({"claim": "applicable", "action": task.action_names[a]}, item.render.action(task.action_names[a]), h)
-                 for a, h in cands])
+    return Pool(
+        "Is the following action applicable in this state: {}?",
+        "Which of the following actions will be applicable in this state?",
+        "Which action will be applicable in this state?",
+        [
+            ({"claim": "applicable", "action": task.action_names[a]}, item.render.action(task.action_names[a]), h)
+            for a, h in cands
+        ],
+    )
 
 
 def _prog(item: Item, need_no: bool = True) -> Pool:
@@ -70,14 +75,20 @@ def _prog(item: Item, need_no: bool = True) -> Pool:
     added, deleted = t & ~s, s & ~t
     unchanged_true, other_false = t & s, ~t & ~s & ((1 << len(task.atoms)) - 1)
     cands = []
-    for mask, hint, k in ((added, True, SAMPLE), (unchanged_true, True, 4), (deleted, False, SAMPLE),
-                          (other_false, False, 6)):
+    for mask, hint, k in (
+        (added, True, SAMPLE),
+        (unchanged_true, True, 4),
+        (deleted, False, SAMPLE),
+        (other_false, False, 6),
+    ):
         cands += [(n, hint) for n in _sample(item, task.names(mask), k)]
     text = item.render.action(name)
-    return Pool(f'Will the fact "{{}}" hold after performing the action "{text}" in the current state?',
-                f'Which of the following facts hold after performing the action "{text}" in the current state?',
-                f'Which fact will hold after performing the action "{text}" in the current state?',
-                [({"claim": "holds", "after": [name], "atoms": [n]}, item.render.atom(n), h) for n, h in cands])
+    return Pool(
+        f'Will the fact "{{}}" hold after performing the action "{text}" in the current state?',
+        f'Which of the following facts hold after performing the action "{text}" in the current state?',
+        f'Which fact will hold after performing the action "{text}" in the current state?',
+        [({"claim": "holds", "after": [name], "atoms": [n]}, item.render.atom(n), h) for n, h in cands],
+    )
 
 
 def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], bool | None]]:
@@ -94,8 +105,15 @@ def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], boo
     atoms = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
     for p in _sample(item, atoms, SAMPLE):
         pred, args = task.atoms[task.atom_name_index[p]]
-        near = [q for q in atoms if q != p and (task.atoms[task.atom_name_index[q]][0] == pred or
-                                                set(args) & set(task.atoms[task.atom_name_index[q]][1]))]
+        near = [
+            q
+            for q in atoms
+            if q != p
+            and (
+                task.atoms[task.atom_name_index[q]][0] == pred
+                or set(args) & set(task.atoms[task.atom_name_index[q]][1])
+            )
+        ]
         if near:
             out.append((sorted([p, rng.choice(near)]), None))
     return [(pair, h) for pair, h in out if len(pair) == 2]
@@ -136,10 +154,12 @@ def _reach(item: Item, need_no: bool = True) -> Pool:
     singles = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
     pairs = _reach_pairs(item, unreachable)
     cands = pairs + singles if item.rng.random() < 0.5 else singles + pairs
-    return Pool("Is it possible to transition to a state where the following holds: {}?",
-                "Which of the following options can hold in a state that can potentially be reached?",
-                "Which fact is reachable from this state?",
-                [({"claim": "reachable", "atoms": atoms}, item.render.atoms(atoms), h) for atoms, h in cands])
+    return Pool(
+        "Is it possible to transition to a state where the following holds: {}?",
+        "Which of the following options can hold in a state that can potentially be reached?",
+        "Which fact is reachable from this state?",
+        [({"claim": "reachable", "atoms": atoms}, item.render.atoms(atoms), h) for atoms, h in cands],
+    )
 
 
 def _areach(item: Item, need_no: bool = True) -> Pool:
@@ -157,10 +177,12 @@ def _areach(item: Item, need_no: bool = True) -> Pool:
         allowed = task.possible_set()
         never.update(islice((n for n in task.all_ground_actions() if n not in allowed), 4 * SAMPLE))
     cands = [(n, False) for n in _sample(item, never)] + [(n, None) for n in _sample(item, possible)]
-    return Pool('Is it possible to transition to a state where the action "{}" can be applied?',
-                "Which of the following actions can eventually be applied?",
-                "Which action is reachable from this state?",
-                [({"claim": "action_reachable", "action": n}, item.render.action(n), h) for n, h in cands])
+    return Pool(
+        'Is it possible to transition to a state where the action "{}" can be applied?',
+        "Which of the following actions can eventually be applied?",
+        "Which action is reachable from this state?",
+        [({"claim": "action_reachable", "action": n}, item.render.action(n), h) for n, h in cands],
+    )
 
 
 def _land(item: Item, need_no: bool = True) -> Pool:
@@ -184,11 +206,12 @@ def _land(item: Item, need_no: bool = True) -> Pool:
     if item.trivial_landmarks:
         cands += [(n, True) for n in _sample(item, task.names(task.goal_atoms & ~s), 2)]
     cands += [(n, False) for n in _sample(item, task.names(candidates & ~on_path))]
-    return Pool("Is the following fact a landmark (must hold at some point along any plan) for the current state? {}",
-                "Which of the following facts is a landmark (must hold at some point along any plan) for the "
-                "current state?",
-                "Which fact must hold at some point on any way to the goal from the current state?",
-                [({"claim": "landmark", "atom": n}, item.render.atom(n), h) for n, h in cands])
+    return Pool(
+        "Is the following fact a landmark (must hold at some point along any plan) for the current state? {}",
+        "Which of the following facts is a landmark (must hold at some point along any plan) for the current state?",
+        "Which fact must hold at some point on any way to the goal from the current state?",
+        [({"claim": "landmark", "atom": n}, item.render.atom(n), h) for n, h in cands],
+    )
 
 
 def _val(item: Item, need_no: bool = True) -> Pool:
@@ -198,9 +221,12 @@ def _val(item: Item, need_no: bool = True) -> Pool:
     if len(plan) > 1:
         cands.append((names[:-1], None))
     cands.append((item.names(corrupted(item, plan)[0]), False))
-    return Pool('Is the following sequence of actions "{}" valid in this problem?', "", "",
-                [({"claim": "plan", "plan": seq}, ", ".join(item.render.action(n) for n in seq), h)
-                 for seq, h in cands])
+    return Pool(
+        'Is the following sequence of actions "{}" valid in this problem?',
+        "",
+        "",
+        [({"claim": "plan", "plan": seq}, ", ".join(item.render.action(n) for n in seq), h) for seq, h in cands],
+    )
 
 
 def _just_plan(item: Item) -> tuple[list[str], str]:
@@ -215,11 +241,20 @@ def _just(item: Item, need_no: bool = True) -> Pool:
     good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
     singles = [(i,) for i, n in enumerate(names) if names.count(n) == 1]
     pairs = [(i, i + 1) for i in range(len(names) - 1)]
-    return Pool(f'Given the plan: "{text}"; can the following {{what}} be removed from this plan and still have a '
-                'valid plan: {}?', "", "",
-                [({"claim": "removable", "plan": names, "steps": list(sp)},
-                  " and ".join(item.render.action(names[i]) for i in sp), sp in good)
-                 for sp in _sample(item, singles, 2 * SAMPLE) + _sample(item, pairs, 2 * SAMPLE)])
+    return Pool(
+        f'Given the plan: "{text}"; can the following {{what}} be removed from this plan and still have a '
+        "valid plan: {}?",
+        "",
+        "",
+        [
+            (
+                {"claim": "removable", "plan": names, "steps": list(sp)},
+                " and ".join(item.render.action(names[i]) for i in sp),
+                sp in good,
+            )
+            for sp in _sample(item, singles, 2 * SAMPLE) + _sample(item, pairs, 2 * SAMPLE)
+        ],
+    )
 
 
 POOLS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": _val, "just": _just, "land": _land}
@@ -227,13 +262,18 @@ POOLS = {"app": _app, "prog": _prog, "reach": _reach, "areach": _areach, "val": 
 
 # ---- deciding candidates ------------------------------------------------------------------------
 
-def find(item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset(),
-         least: int | None = None) -> list[tuple[dict, str]]:
+
+def find(
+    item: Item, candidates, want: bool, k: int, avoid: set[str] = frozenset(), least: int | None = None
+) -> list[tuple[dict, str]]:
     """Up to k (at least `least`, default k) candidates proven to have truth `want` (those hinted so
     first), with distinct texts."""
     least = k if least is None else least
-    order = [c for c in candidates if c[2] is want] + [c for c in candidates if c[2] is None] + \
-            [c for c in candidates if c[2] is (not want)]
+    order = (
+        [c for c in candidates if c[2] is want]
+        + [c for c in candidates if c[2] is None]
+        + [c for c in candidates if c[2] is (not want)]
+    )
     out, texts, unproven, tried = [], set(avoid), 0, 0
     for claim, text, _hint in order:
         if len(out) == k or tried >= DECISIONS:
@@ -258,11 +298,16 @@ def yes_no(item: Item, task: str) -> Draft:
     """A yes/no question about `task` whose answer (the item says which) is proven; its shape is
     drawn before the answer is sought (acptools.generate.balance)."""
     pool = POOLS[task](item, not item.target)
-    (claim, text), = find(item, yes_no_shape(item, pool.candidates, _goal_shown(item, task)), item.target, 1)
+    ((claim, text),) = find(item, yes_no_shape(item, pool.candidates, _goal_shown(item, task)), item.target, 1)
     what = "pair of consecutive actions" if len(claim.get("steps", ())) == 2 else "action"
-    return Draft(f"{ACP_STEMS[task]}_bool", context(item, task), pool.yes_no.format(text, what=what),
-                 "yes" if item.target else "no", item.state,
-                 {"form": "bool", "spec": {"answer_type": "bool", "claim": claim}})
+    return Draft(
+        f"{ACP_STEMS[task]}_bool",
+        context(item, task),
+        pool.yes_no.format(text, what=what),
+        "yes" if item.target else "no",
+        item.state,
+        {"form": "bool", "spec": {"answer_type": "bool", "claim": claim}},
+    )
 
 
 def _goal_shown(item: Item, task: str) -> bool:
@@ -276,9 +321,19 @@ def choices(item: Item, task: str, stem: str, query: str, right, wrong) -> Draft
     options, at = placed(item, right, wrong)
     answer = LABELS[at]
     question = stem + " " + " ".join(f"{label}. {text}." for label, (_, text) in zip(LABELS, options))
-    return Draft(f"{ACP_STEMS[task]}_mcq", context(item, task), question, answer, item.state,
-                 {"form": "mcq", "choices": {"text": [t for _, t in options], "label": list(LABELS)},
-                  "query": query, "spec": {"answer_type": "choice", "claims": [c for c, _ in options]}})
+    return Draft(
+        f"{ACP_STEMS[task]}_mcq",
+        context(item, task),
+        question,
+        answer,
+        item.state,
+        {
+            "form": "mcq",
+            "choices": {"text": [t for _, t in options], "label": list(LABELS)},
+            "query": query,
+            "spec": {"answer_type": "choice", "claims": [c for c, _ in options]},
+        },
+    )
 
 
 def multiple_choice(item: Item, task: str) -> Draft:
@@ -313,16 +368,24 @@ def _val_choices(item: Item) -> Draft:
     if kind == "inapplicable":
         seq, _ = corrupted(item, plan)
     elif kind == "applicable":
-        seq = plan[:item.rng.randrange(1, len(plan))]
+        seq = plan[: item.rng.randrange(1, len(plan))]
     else:
         seq = plan
     names = item.names(seq)
-    claims = [({"claim": "plan_status", "plan": names, "status": "plan"}, "The sequence is a plan"),
-              ({"claim": "plan_status", "plan": names, "status": "applicable"},
-               "The sequence is applicable, but does not achieve the goal")]
-    claims += [({"claim": "plan_status", "plan": names, "status": "inapplicable", "step": i},
-                f"The sequence is not applicable: step {i + 1} is the first action that cannot be applied")
-               for i in range(len(names))]
+    claims = [
+        ({"claim": "plan_status", "plan": names, "status": "plan"}, "The sequence is a plan"),
+        (
+            {"claim": "plan_status", "plan": names, "status": "applicable"},
+            "The sequence is applicable, but does not achieve the goal",
+        ),
+    ]
+    claims += [
+        (
+            {"claim": "plan_status", "plan": names, "status": "inapplicable", "step": i},
+            f"The sequence is not applicable: step {i + 1} is the first action that cannot be applied",
+        )
+        for i in range(len(names))
+    ]
     truths = [item.decide(c) for c, _ in claims]
     assert truths.count(True) == 1, truths  # the three statuses exclude each other, and one holds
     right = claims[truths.index(True)]
@@ -333,9 +396,14 @@ def _val_choices(item: Item) -> Draft:
         raise Skip(NOTHING)
     wrong = statuses + item.rng.sample(indexes, need)
     text = ", ".join(item.render.action(n) for n in names)
-    return choices(item, "val", f'Which of the following claims is true with regard to the following sequence of '
-                   f'actions "{text}"?', f'Is the sequence of actions "{text}" applicable in the current state, and '
-                   'does it achieve the goal?', right, wrong)
+    return choices(
+        item,
+        "val",
+        f'Which of the following claims is true with regard to the following sequence of actions "{text}"?',
+        f'Is the sequence of actions "{text}" applicable in the current state, and does it achieve the goal?',
+        right,
+        wrong,
+    )
 
 
 def _just_choices(item: Item) -> Draft:
@@ -343,13 +411,25 @@ def _just_choices(item: Item) -> Draft:
     good = {r.indices for r in item.task.questions.simplify(names, item.state, item.budget())}
     width = 2 if any(len(g) == 2 for g in good) and len(names) >= 5 else 1
     spans = [tuple(range(i, i + width)) for i in range(len(names) - width + 1)]
-    cands = [({"claim": "removable", "plan": names, "steps": list(sp)},
-              " and ".join(item.render.action(names[i]) for i in sp), sp in good) for sp in spans]
+    cands = [
+        (
+            {"claim": "removable", "plan": names, "steps": list(sp)},
+            " and ".join(item.render.action(names[i]) for i in sp),
+            sp in good,
+        )
+        for sp in spans
+    ]
     right, wrong = _options(item, [cands])
     what = "pairs of consecutive actions" if width == 2 else "actions"
-    return choices(item, "just", f'Given the plan: "{text}"; which of the following {what} can be removed from this '
-                   'plan and still have a valid plan?', f'Given the plan: "{text}"; which of the {what} can be removed '
-                   'from this plan?', right, wrong)
+    return choices(
+        item,
+        "just",
+        f'Given the plan: "{text}"; which of the following {what} can be removed from this '
+        "plan and still have a valid plan?",
+        f'Given the plan: "{text}"; which of the {what} can be removed from this plan?',
+        right,
+        wrong,
+    )
 
 
 def context(item: Item, task: str) -> str:
@@ -357,7 +437,9 @@ def context(item: Item, task: str) -> str:
     return item.render.context(item.state, goal=task in ("val", "just", "land"))
 
 
-# every ACPBench task in both forms, registered under its kind ('app_bool', 'app_mcq', ...)
-for _task in ACP_TASKS:
-    generator(f"{_task}_bool")(partial(yes_no, task=_task))
-    generator(f"{_task}_mcq")(partial(multiple_choice, task=_task))
+# the builder of every ACPBench task in both forms, by kind ('app_bool', 'app_mcq', ...): acptools.kinds
+BUILDERS = {
+    f"{task}_{form}": partial(build, task=task)
+    for task in ACP_TASKS
+    for form, build in (("bool", yes_no), ("mcq", multiple_choice))
+}

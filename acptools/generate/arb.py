@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 
 from ..claims import COUNTED, atoms_of, count, evaluate
-from ..kinds import generator
 from .arb_changes import MAX_LIST, changed_object, differs, literal, literals, moved
 from .base import NOTHING, Draft, Item, Skip
 from .render import join
@@ -29,8 +28,12 @@ ATOMS = "Answer with a list of propositions such as [(p a) (q b)], or None."
 PROPERTIES = "valid properties of the state"
 POSITIVE = PROPERTIES + " that do not involve negations"
 NEGATIVE = "valid properties of the state that involve negations"
-COUNT_NAMES = {"true_atoms": POSITIVE, "false_atoms": NEGATIVE, "executable_actions": "executable actions",
-               "inexecutable_actions": "inexecutable actions"}
+COUNT_NAMES = {
+    "true_atoms": POSITIVE,
+    "false_atoms": NEGATIVE,
+    "executable_actions": "executable actions",
+    "inexecutable_actions": "inexecutable actions",
+}
 
 
 class Seq:
@@ -99,75 +102,108 @@ def _set(item: Item, family: str, question: str, query: dict, actions: bool = Fa
     if len(answer) > MAX_LIST:
         raise Skip(NOTHING)
     moved(item, query, answer)
-    return _draft(item, family, question, answer, {"answer_type": "set", "query": query},
-                  atoms=not actions, actions=actions)
+    return _draft(
+        item, family, question, answer, {"answer_type": "set", "query": query}, atoms=not actions, actions=actions
+    )
 
 
 # ---- families -------------------------------------------------------------------------------------
 
-@generator("arb_fluent_tracking")
+
 def fluent_tracking(item: Item) -> Draft:
     """Fluent tracking: which properties (positive or negative) hold after the actions."""
     seq = Seq(item)
     head = seq.head
     if item.rng.random() < 0.5 or item.fluent_kind == "static" or not _about_objects(item):
         claim, text = literal(item, seq.end, item.target, _changed(item, seq.ids))
-        return _bool(item, "fluent_tracking", f"{head} is it True or False that {text}?",
-                     {"claim": "holds", "after": seq.names, **claim})
+        return _bool(
+            item,
+            "fluent_tracking",
+            f"{head} is it True or False that {text}?",
+            {"claim": "holds", "after": seq.names, **claim},
+        )
     sign = _sign(item, 0.6)
     obj = changed_object(item, seq.end, sign)
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
-    return _set(item, "fluent_tracking", f"{head} what are the {what} for {obj}{_among_kind(item)}? {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
+    return _set(
+        item,
+        "fluent_tracking",
+        f"{head} what are the {what} for {obj}{_among_kind(item)}? {NONE} {ATOMS}",
+        {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)},
+    )
 
 
-@generator("arb_state_tracking")
 def state_tracking(item: Item) -> Draft:
     """State tracking: the whole state after the actions, restricted to what they changed."""
     seq = Seq(item)
     head = seq.head
     if item.rng.random() < 0.4 or item.fluent_kind == "static":
         claim, text = literals(item, seq.end, item.target, _changed(item, seq.ids))
-        return _bool(item, "state_tracking", f"{head} are all of the following {PROPERTIES} true: {text}? "
-                     "Respond with True or False.", {"claim": "holds", "after": seq.names, **claim})
+        return _bool(
+            item,
+            "state_tracking",
+            f"{head} are all of the following {PROPERTIES} true: {text}? Respond with True or False.",
+            {"claim": "holds", "after": seq.names, **claim},
+        )
     if item.fluent_kind:
         sign = _sign(item, 0)
     else:
         sign = "false" if item.rng.random() < 0.3 and count(item.task, seq.end, "false_atoms") <= MAX_LIST else "true"
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
-    return _set(item, "state_tracking", f"{head} list all {what}{_among_kind(item)}. {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "after": seq.names, **_kind_filter(item)})
+    return _set(
+        item,
+        "state_tracking",
+        f"{head} list all {what}{_among_kind(item)}. {NONE} {ATOMS}",
+        {"query": "atoms", "sign": sign, "after": seq.names, **_kind_filter(item)},
+    )
 
 
-@generator("arb_action_executability")
 def action_executability(item: Item) -> Draft:
     """Action executability: whether (or from which step) the sequence can be executed."""
     seq, rng = Seq(item, least=1), item.rng
     variant = rng.randrange(4)
     if variant == 3:
-        return _set(item, "action_executability", f"{seq.head} list all executable actions. "
-                    f"{NONE} Answer with a list of actions such as [(a x) (b y)], or None.",
-                    {"query": "applicable", "after": seq.names}, actions=True)
+        return _set(
+            item,
+            "action_executability",
+            f"{seq.head} list all executable actions. "
+            f"{NONE} Answer with a list of actions such as [(a x) (b y)], or None.",
+            {"query": "applicable", "after": seq.names},
+            actions=True,
+        )
     ids, at = (seq.ids, rng.randrange(len(seq.ids))) if item.target and variant < 2 else corrupted(item, seq.ids)
     names = item.names(ids)
     text = item.render.actions(names)
     if variant == 0:
-        return _bool(item, "action_executability", f"{PLANNED.format(actions=text)} Is it possible to execute it, "
-                     "True or False?", {"claim": "executable", "plan": names})
+        return _bool(
+            item,
+            "action_executability",
+            f"{PLANNED.format(actions=text)} Is it possible to execute it, True or False?",
+            {"claim": "executable", "plan": names},
+        )
     if variant == 1:
-        return _bool(item, "action_executability", f"{INIT}, for steps 1 through {len(names)} the following actions "
-                     f"are planned to be performed: {text}. Is the action: {item.render.action(names[at])} executable "
-                     f"at step {at + 1}, True or False?", {"claim": "executable_at", "plan": names, "step": at})
+        return _bool(
+            item,
+            "action_executability",
+            f"{INIT}, for steps 1 through {len(names)} the following actions "
+            f"are planned to be performed: {text}. Is the action: {item.render.action(names[at])} executable "
+            f"at step {at + 1}, True or False?",
+            {"claim": "executable_at", "plan": names, "step": at},
+        )
     if rng.random() < 1 / (len(seq.names) + 1):  # None as often as each step, for a uniform answer
         names, text = seq.names, seq.text
     query = {"query": "first_failure", "plan": names}
-    return _draft(item, "action_executability", f"{PLANNED.format(actions=text)} What is the first inexecutable "
-                  f"action in the sequence? Answer with its step number, from 1 to {len(names)}, or None if every "
-                  "action can be executed.", evaluate(item.task, item.state, query),
-                  {"answer_type": "index", "query": query})
+    return _draft(
+        item,
+        "action_executability",
+        f"{PLANNED.format(actions=text)} What is the first inexecutable "
+        f"action in the sequence? Answer with its step number, from 1 to {len(names)}, or None if every "
+        "action can be executed.",
+        evaluate(item.task, item.state, query),
+        {"answer_type": "index", "query": query},
+    )
 
 
-@generator("arb_effects")
 def effects(item: Item) -> Draft:
     """Effects: what changes if the next action is performed after the sequence (asked as a list, of an
     action that changes something of the kind asked about, not as it would in the initial state)."""
@@ -177,17 +213,27 @@ def effects(item: Item) -> Draft:
         a = item.pick(task.applicable(seq.end))[0]
         name, end = task.action_names[a], replay(task, seq.end, [a])
         claim, text = literal(item, end, item.target, _changed(item, [a]), focus=end ^ seq.end)
-        return _bool(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Is it True or "
-                     f"False that afterwards {text}?", {"claim": "holds", "after": seq.names + [name], **claim})
+        return _bool(
+            item,
+            "effects",
+            f"{head} suppose {item.render.action(name)} is performed next. Is it True or False that afterwards {text}?",
+            {"claim": "holds", "after": seq.names + [name], **claim},
+        )
     for a in item.pick(task.applicable(seq.end), len(task.applicable(seq.end)) or 1):
         name = task.action_names[a]
         query = {"query": "effects", "action": name, "after": seq.names, **_kind_filter(item)}
         answer = evaluate(task, item.state, query)
         if (answer["pos"] or answer["neg"]) and differs(item, query, answer):  # neither nothing nor as initially
-            return _draft(item, "effects", f"{head} suppose {item.render.action(name)} is performed next. Which "
-                          f"properties{_among_kind(item)} would become true, and which would become false? Answer "
-                          "with two lists of propositions: the positive effects and the negative effects.", answer,
-                          {"answer_type": "effects", "query": query}, atoms=True)
+            return _draft(
+                item,
+                "effects",
+                f"{head} suppose {item.render.action(name)} is performed next. Which "
+                f"properties{_among_kind(item)} would become true, and which would become false? Answer "
+                "with two lists of propositions: the positive effects and the negative effects.",
+                answer,
+                {"answer_type": "effects", "query": query},
+                atoms=True,
+            )
     raise Skip(NOTHING)
 
 
@@ -200,10 +246,14 @@ def _count_claim(item: Item, seq: Seq) -> Draft:
         n, own = count(task, seq.end, of), count(task, item.state, of)
         if (n != own) != changed:
             continue
-        if not item.target:   # wrong after the actions: the initial count when it changed, else another
+        if not item.target:  # wrong after the actions: the initial count when it changed, else another
             n = own if changed else rng.choice([m for m in range(max(0, n - 2), n + 3) if m not in (n, own)])
-        return _bool(item, "numerical_reasoning", f"{seq.head} is the number of {COUNT_NAMES[of]} equal to {n}? "
-                     "True or False", {"claim": "count", "of": of, "value": n, "after": seq.names})
+        return _bool(
+            item,
+            "numerical_reasoning",
+            f"{seq.head} is the number of {COUNT_NAMES[of]} equal to {n}? True or False",
+            {"claim": "count", "of": of, "value": n, "after": seq.names},
+        )
     raise Skip(NOTHING)
 
 
@@ -215,7 +265,6 @@ def _changed_count(item: Item, state: int) -> str:
     raise Skip(NOTHING)
 
 
-@generator("arb_numerical_reasoning")
 def numerical_reasoning(item: Item) -> Draft:
     """Numerical reasoning: how many properties or executable actions there are after the actions."""
     variant = item.rng.randrange(3)
@@ -229,18 +278,19 @@ def numerical_reasoning(item: Item) -> Draft:
     else:
         names = item.names(corrupted(item, seq.ids)[0])
         query = {"query": "steps_before_failure", "plan": names}
-        q = (f"{PLANNED.format(actions=item.render.actions(names))} How many actions are there before the first "
-             "inexecutable action? Write as an integer.")
+        q = (
+            f"{PLANNED.format(actions=item.render.actions(names))} How many actions are there before the first "
+            "inexecutable action? Write as an integer."
+        )
     answer = evaluate(item.task, item.state, query)
     moved(item, query, answer)
     return _draft(item, "numerical_reasoning", q, answer, {"answer_type": "count", "query": query})
 
 
-@generator("arb_composite")
 def composite(item: Item) -> Draft:
     """Composite: a question combining executability and the resulting state."""
     seq, rng = Seq(item, least=1), item.rng
-    changed = not item.unchanged   # then some action applies before the failure (when the lengths allow)
+    changed = not item.unchanged  # then some action applies before the failure (when the lengths allow)
     if changed and len(seq.ids) < 2 and max(item.steps) >= 2:
         raise Skip(NOTHING)
     ids, at = corrupted(item, seq.ids, rng.randrange(1, len(seq.ids)) if changed and len(seq.ids) >= 2 else None)
@@ -252,23 +302,36 @@ def composite(item: Item) -> Draft:
         variant = 0 if item.fluent_kind == "static" or variant == 0 or not _about_objects(item) else 2
     if variant == 0:
         claim, text = literals(item, before, item.target, changed and at > 0)
-        return _bool(item, "composite", f"{head} Are the following properties true before the first inexecutable "
-                     f"action in the sequence: {text}? True or False", {"claim": "holds", "before_failure": names,
-                                                                       **claim})
+        return _bool(
+            item,
+            "composite",
+            f"{head} Are the following properties true before the first inexecutable "
+            f"action in the sequence: {text}? True or False",
+            {"claim": "holds", "before_failure": names, **claim},
+        )
     if variant == 1:
         of = _changed_count(item, before)
         query = {"query": "count", "of": of, "before_failure": names}
         answer = evaluate(item.task, item.state, query)
         moved(item, query, answer)
-        return _draft(item, "composite", f"{head} How many {COUNT_NAMES[of]} are there just before the first "
-                      "inexecutable action in the sequence? Write as an integer.", answer,
-                      {"answer_type": "count", "query": query})
+        return _draft(
+            item,
+            "composite",
+            f"{head} How many {COUNT_NAMES[of]} are there just before the first "
+            "inexecutable action in the sequence? Write as an integer.",
+            answer,
+            {"answer_type": "count", "query": query},
+        )
     sign = _sign(item, 1)
     obj = changed_object(item, before, sign)
     what = POSITIVE if sign == "true" else NEGATIVE + " (list the propositions that are false)"
-    return _set(item, "composite", f"{head} What are the {what} for {obj}{_among_kind(item)} just before the first "
-                f"inexecutable action in the sequence? {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "object": obj, "before_failure": names, **_kind_filter(item)})
+    return _set(
+        item,
+        "composite",
+        f"{head} What are the {what} for {obj}{_among_kind(item)} just before the first "
+        f"inexecutable action in the sequence? {NONE} {ATOMS}",
+        {"query": "atoms", "sign": sign, "object": obj, "before_failure": names, **_kind_filter(item)},
+    )
 
 
 def invented_object(task, like: str) -> str:
@@ -291,7 +354,6 @@ def _invent(item: Item, name: str) -> str:
     return "(" + " ".join([head] + args) + ")"
 
 
-@generator("arb_hallucination")
 def hallucination(item: Item) -> Draft:
     """Hallucination: whether a named object, fluent or action exists at all in the task."""
     rng, task = item.rng, item.task
@@ -302,18 +364,30 @@ def hallucination(item: Item) -> Draft:
         obj = rng.choice(sorted(task.types.objects))
         if not item.target:
             obj = invented_object(task, obj)
-        return _bool(item, "hallucination", f"{head} some objects may or may not be defined. Is {obj} part of the "
-                     "domain? True or False", {"claim": "defined", "name": obj, "what": "object"})
+        return _bool(
+            item,
+            "hallucination",
+            f"{head} some objects may or may not be defined. Is {obj} part of the domain? True or False",
+            {"claim": "defined", "name": obj, "what": "object"},
+        )
     if variant == 1:
         names = list(seq.names)
         if rng.random() < len(names) / (len(names) + 1):  # None as often as each listed name
             i = rng.randrange(len(names))
             names[i] = _invent(item, names[i])
         query = {"query": "undefined", "names": names, "what": "action"}
-        q = (f"{PLANNED.format(actions=item.render.actions(names))} Some of these actions may not be defined in this "
-             "domain. Which action is not defined? Answer with the action, or None if all are defined.")
-        return _draft(item, "hallucination", q, evaluate(task, item.state, query),
-                      {"answer_type": "name", "query": query}, actions=True)
+        q = (
+            f"{PLANNED.format(actions=item.render.actions(names))} Some of these actions may not be defined in this "
+            "domain. Which action is not defined? Answer with the action, or None if all are defined."
+        )
+        return _draft(
+            item,
+            "hallucination",
+            q,
+            evaluate(task, item.state, query),
+            {"answer_type": "name", "query": query},
+            actions=True,
+        )
     facts = item.pick(task.names(seq.end), min(3, bin(seq.end).count("1")) or 1)
     if rng.random() < len(facts) / (len(facts) + 1):  # None as often as each listed name
         with_args = [i for i, f in enumerate(facts) if " " in f]
@@ -322,10 +396,16 @@ def hallucination(item: Item) -> Draft:
         i = rng.choice(with_args)
         facts[i] = _invent(item, facts[i])
     query = {"query": "undefined", "names": facts, "what": "atom"}
-    return _draft(item, "hallucination", f"{head} some properties may or may not be defined. Which property out of "
-                  f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are "
-                  "defined.",
-                  evaluate(task, item.state, query), {"answer_type": "name", "query": query}, atoms=True)
+    return _draft(
+        item,
+        "hallucination",
+        f"{head} some properties may or may not be defined. Which property out of "
+        f"{item.render.atoms(facts)} is not defined? Answer with the proposition, or None if all are "
+        "defined.",
+        evaluate(task, item.state, query),
+        {"answer_type": "name", "query": query},
+        atoms=True,
+    )
 
 
 def _about(task, obj: str) -> list[str]:
@@ -333,7 +413,6 @@ def _about(task, obj: str) -> list[str]:
     return sorted(n for n, (_, args) in zip(task.atom_names, task.atoms) if obj in args)
 
 
-@generator("arb_object_tracking")
 def object_tracking(item: Item) -> Draft:
     """Object tracking: the properties of one named object after the actions, all of them (positive
     or negative) or which of a few listed ones hold."""
@@ -341,17 +420,27 @@ def object_tracking(item: Item) -> Draft:
     head = seq.head
     if item.fluent_kind == "static":
         claim, text = literal(item, seq.end, item.target, False)
-        return _bool(item, "object_tracking", f"{head} is it True or False that {text}?",
-                     {"claim": "holds", "after": seq.names, **claim})
+        return _bool(
+            item,
+            "object_tracking",
+            f"{head} is it True or False that {text}?",
+            {"claim": "holds", "after": seq.names, **claim},
+        )
     if rng.random() < 0.4:
         return _listed_properties(item, seq)
     sign = _sign(item, 0.6)
     obj = changed_object(item, seq.end, sign)
-    what = ("do not involve negations" if sign == "true" else
-            "involve negations (list the propositions about it that are false)")
-    return _set(item, "object_tracking", f"{head} list all valid properties of {item.render.object(obj)}"
-                f"{_among_kind(item)} that {what}. {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)})
+    what = (
+        "do not involve negations"
+        if sign == "true"
+        else "involve negations (list the propositions about it that are false)"
+    )
+    return _set(
+        item,
+        "object_tracking",
+        f"{head} list all valid properties of {item.render.object(obj)}{_among_kind(item)} that {what}. {NONE} {ATOMS}",
+        {"query": "atoms", "sign": sign, "object": obj, "after": seq.names, **_kind_filter(item)},
+    )
 
 
 def _listed_properties(item: Item, seq: Seq) -> Draft:
@@ -380,6 +469,10 @@ def _listed_properties(item: Item, seq: Seq) -> Draft:
         others = [o for o in others if o != unlisted] if len(others) > k - len(must) else others
     among = sorted(must | set(rng.sample(others, k - len(must))))
     verb = "hold" if sign == "true" else "do not hold"
-    return _set(item, "object_tracking", f"{seq.head} which of the following properties of {item.render.object(obj)} "
-                f"{verb}: {item.render.atoms(among)}? {NONE} {ATOMS}",
-                {"query": "atoms", "sign": sign, "object": obj, "among": among, "after": seq.names})
+    return _set(
+        item,
+        "object_tracking",
+        f"{seq.head} which of the following properties of {item.render.object(obj)} "
+        f"{verb}: {item.render.atoms(among)}? {NONE} {ATOMS}",
+        {"query": "atoms", "sign": sign, "object": obj, "among": among, "after": seq.names},
+    )

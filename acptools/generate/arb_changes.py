@@ -16,7 +16,7 @@ from ..claims import atoms_of, evaluate, without_actions
 from ..errors import AcpError
 from .base import NOTHING, Item, Skip
 
-MAX_LIST = 60        # longer answer lists are not asked for
+MAX_LIST = 60  # longer answer lists are not asked for
 
 
 def kind_mask(item: Item) -> int:
@@ -82,7 +82,7 @@ def literals(item: Item, state: int, want: bool, changed: bool, k: int = 3) -> t
     `changed`."""
     if item.fluent_kind and item.fluent_kind != "static":
         k = max(1, min(k, bin(kind_mask(item)).count("1") - 1))
-    one = item.rng.randrange(k)   # the false literal, or the changed true one
+    one = item.rng.randrange(k)  # the false literal, or the changed true one
     parts = [literal(item, state, want or i != one, changed and i == one) for i in range(k)]
     atoms = sorted({a for c, _ in parts for a in c.get("atoms", ())})
     negated = sorted({a for c, _ in parts for a in c.get("negated", ())})
@@ -104,8 +104,9 @@ def changed_object(item: Item, state: int, sign: str) -> str:
     item.rng.shuffle(objs)
     for o in objs:
         names = _of_kind(item, atoms_of(item.task, state, sign, o))
-        if 0 < len(names) <= MAX_LIST and (state == item.state or
-                                           names != _of_kind(item, atoms_of(item.task, item.state, sign, o))):
+        if 0 < len(names) <= MAX_LIST and (
+            state == item.state or names != _of_kind(item, atoms_of(item.task, item.state, sign, o))
+        ):
             return o
     raise Skip(NOTHING)
 

@@ -21,17 +21,17 @@ from .balance import GIVEAWAY
 from .base import DUPLICATE, NO_KIND, NOTHING
 from .states import sample_states
 
-RETRIES = 6          # failures in a row that retire a state when another random choice may succeed
+RETRIES = 6  # failures in a row that retire a state when another random choice may succeed
 RANDOM = frozenset({NOTHING, DUPLICATE, NO_KIND})
-FRESH_ROUNDS = 3     # times fresh states are drawn once every state is retired (once while nothing was made)
+FRESH_ROUNDS = 3  # times fresh states are drawn once every state is retired (once while nothing was made)
 
 
 @dataclass
 class _Slot:
     problem: int
     state: int
-    retired: str | None = None     # the reason that retired it
-    misses: int = 0                # failures in a row
+    retired: str | None = None  # the reason that retired it
+    misses: int = 0  # failures in a row
 
 
 class States:
@@ -87,8 +87,11 @@ class States:
         drawn = []
         for k, task in enumerate(self.tasks):
             rng = random.Random(f"{self.opt.seed}/states/{k}/{self.name}/{self.fresh_rounds}")
-            new = [s.state for s in sample_states(task, max(4, len(self.seen[k])), rng, walks, self.opt.budget)
-                   if s.state not in self.seen[k]]
+            new = [
+                s.state
+                for s in sample_states(task, max(4, len(self.seen[k])), rng, walks, self.opt.budget)
+                if s.state not in self.seen[k]
+            ]
             self.seen[k].update(new)
             drawn.append([_Slot(k, s) for s in new])
         new_slots = _interleave(drawn)
@@ -104,8 +107,9 @@ class States:
         fresh = f", {self.fresh} of them drawn afresh for this task" if self.fresh else ""
         live = sum(1 for s in self.slots if s.retired is None)
         end = "the attempts ran out" if live else "no state was left to try"
-        return (f"{made} of {wanted} records: {len(self.slots)} states tried{fresh}; {end}; "
-                f"states retired: {why or 'none'}")
+        return (
+            f"{made} of {wanted} records: {len(self.slots)} states tried{fresh}; {end}; states retired: {why or 'none'}"
+        )
 
 
 def _interleave(pools: list[list]) -> list:

@@ -20,8 +20,8 @@ from ..audit.facts import normal, option_kind
 from .base import NOTHING, Item, Skip
 
 LETTERS = 4
-GOAL_SHOWN = ("val", "just", "land")    # the tasks whose context states the goal
-LIMIT = 1.5          # records' worth an option answerer may stray from chance, summed over a task's records
+GOAL_SHOWN = ("val", "just", "land")  # the tasks whose context states the goal
+LIMIT = 1.5  # records' worth an option answerer may stray from chance, summed over a task's records
 GIVEAWAY = "every choice of options would single out the right one by its length or kind"
 
 
@@ -31,8 +31,7 @@ def shape(item: Item, claim: dict, goal_shown: bool) -> tuple[int, bool, bool]:
     task = item.task
     ids = [task.atom_name_index[n] for n in names if n in task.atom_name_index]
     size = len(names) or len(claim.get("steps", ())) or 1
-    return (size, any(item.state >> i & 1 for i in ids),
-            goal_shown and any(task.goal_atoms >> i & 1 for i in ids))
+    return (size, any(item.state >> i & 1 for i in ids), goal_shown and any(task.goal_atoms >> i & 1 for i in ids))
 
 
 def by_shape(item: Item, candidates, goal_shown: bool) -> dict[tuple, list]:
@@ -127,8 +126,12 @@ def pick_options(item: Item, rights: list, wrong: list, k: int = LETTERS - 1) ->
     if len(wrong) < k or not rights:
         raise Skip(NOTHING)
     ledger = item.ledger if item.ledger is not None else Ledger()
-    scored = [(ledger.cost(s), right, c, s) for right in rights for c in combinations(wrong, k)
-              for s in [ledger.scores(right[1], [w[1] for w in c])]]
+    scored = [
+        (ledger.cost(s), right, c, s)
+        for right in rights
+        for c in combinations(wrong, k)
+        for s in [ledger.scores(right[1], [w[1] for w in c])]
+    ]
     best = min(x[0] for x in scored)
     _, right, combo, scores = item.rng.choice([x for x in scored if x[0] == best])
     if any(abs(ledger.total[a] + scores[a] - 1 / LETTERS) > max(LIMIT, abs(ledger.total[a])) for a in Ledger.NAMES):

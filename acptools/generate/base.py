@@ -13,9 +13,9 @@ from functools import cached_property
 
 from ..budget import Budget
 from ..claims import decide
-from ..shortrepr import bounded_repr
 from ..task import Task
 from ..truth import StateTruth, truth_for
+from ..util.shortrepr import bounded_repr
 from .render import Renderer
 from .states import optimal_path
 

@@ -25,8 +25,8 @@ from ..errors import BudgetExceeded
 from .states import reachable_states
 
 KINDS = ("base", "constrained", "derived", "static")
-H2_SECONDS = 5.0          # CPU seconds for the h^2 proof of a task's invariants
-MAX_STATES = 20000        # the most reachable states an exhaustive proof goes through
+H2_SECONDS = 5.0  # CPU seconds for the h^2 proof of a task's invariants
+MAX_STATES = 20000  # the most reachable states an exhaustive proof goes through
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Constraint:
 
     predicate: str
     position: int
-    how: str = "h2-mutex"    # or "exhaustive-search"
+    how: str = "h2-mutex"  # or "exhaustive-search"
 
     def text(self, params) -> str:
         """The invariant in words, e.g. 'for each ?c, (at ?c ?l) holds for at most one ?l'."""
@@ -85,7 +85,7 @@ def _groups(task, pred: str, position: int) -> list[int]:
     groups: dict[tuple, int] = {}
     for i, (p, args) in enumerate(task.atoms):
         if p == pred and len(args) > position:
-            rest = args[:position] + args[position + 1:]
+            rest = args[:position] + args[position + 1 :]
             groups[rest] = groups.get(rest, 0) | 1 << i
     return list(groups.values())
 
@@ -119,8 +119,14 @@ def classify(task, derived=(), seconds: float = H2_SECONDS) -> FluentKinds:
     budget = Budget(None, cpu=seconds)
     states = reachable_states(task, MAX_STATES) if getattr(task, "axioms", None) else None
     if getattr(task, "axioms", None) and states is None:  # nothing proves an invariant
-        return FluentKinds({n: ("derived" if n in derived else "base" if n in task.fluents else "static")
-                            for n in task.domain.predicates}, {}, arity)
+        return FluentKinds(
+            {
+                n: ("derived" if n in derived else "base" if n in task.fluents else "static")
+                for n in task.domain.predicates
+            },
+            {},
+            arity,
+        )
     for name, pred in sorted(task.domain.predicates.items()):
         if name in derived:
             kinds[name] = "derived"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..audit.shares import share
 from ..dataset import TASK_TO_GROUP
-from ..kinds import PLAN_GROUP, generator
+from ..kinds import PLAN_GROUP
 from .base import AT_GOAL, DEAD_END, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, removal_code, some_sequence
 from .spread import Spread
@@ -25,27 +25,31 @@ from .spread import Spread
 LIST_CAP = 50
 
 APP = "Generate the list of all ground actions that are applicable in this state."
-PROG = ('Break down the outcomes of performing the action "{action}" into two lists, positive effects and negative '
-        'effects. Positive effects are the propositions that are false in the current state but will become true '
-        'after performing the action. Negative effects are the propositions that are true in the current state and '
-        'will become false after performing the action.')
+PROG = (
+    'Break down the outcomes of performing the action "{action}" into two lists, positive effects and negative '
+    "effects. Positive effects are the propositions that are false in the current state but will become true "
+    "after performing the action. Negative effects are the propositions that are true in the current state and "
+    "will become false after performing the action."
+)
 REACH = "What proposition can never hold in any potentially reachable state?"
 AREACH = "What action can never become applicable, in any state reachable from the current state?"
 VAL = 'What is the first inapplicable action in the next sequence of actions: "{plan}"?'
 # the reference scorer cuts the plan out of this text by position: keep it exactly as published
-JUST = ('Simplify the plan "{plan}" by removing either a single action or a pair of consecutive actions, while still '
-        'maintaining a valid plan. Provide the resulting simplified plan.')
+JUST = (
+    'Simplify the plan "{plan}" by removing either a single action or a pair of consecutive actions, while still '
+    "maintaining a valid plan. Provide the resulting simplified plan."
+)
 LAND = "Generate a non-trivial fact landmark, one that does not hold in the initial state or goal."
 NEXTA = "What is the next action that takes us towards the goal?"
-PLAN = ("Generate a plan that reaches the goal from the current state: a sequence of ground actions, such as "
-        "[(a x) (b y)].")
+PLAN = (
+    "Generate a plan that reaches the goal from the current state: a sequence of ground actions, such as [(a x) (b y)]."
+)
 
 
 def _draft(item: Item, task: str, question: str, answer, **context) -> Draft:
     return Draft(TASK_TO_GROUP[task], item.render.context(item.state, **context), question, answer, item.state)
 
 
-@generator("app")
 def app(item: Item) -> Draft:
     """A app question (every action applicable in the state) about the item's state, its answer proven."""
     return _draft(item, "app", APP, item.truth.applicable(), actions=True)
@@ -64,7 +68,6 @@ def _spread(item: Item) -> Spread:
     return item.spread
 
 
-@generator("prog")
 def prog(item: Item) -> Draft:
     """A prog question (the positive and negative effects of an action) about the item's state, its
     answer proven; the action is one whose effects have not been the answer too often already."""
@@ -81,7 +84,6 @@ def prog(item: Item) -> Draft:
     return _draft(item, "prog", q, answers[a], atoms=True)
 
 
-@generator("reach")
 def reach(item: Item) -> Draft:
     """A reach question (a proposition that can never hold) about the item's state, its answer proven."""
     res = item.truth.unreachable_atoms(item.budget())
@@ -90,7 +92,6 @@ def reach(item: Item) -> Draft:
     return _draft(item, "reach", REACH, [n[1:-1] for n in res.names[:LIST_CAP]], atoms=True)
 
 
-@generator("areach")
 def areach(item: Item) -> Draft:
     """A areach question (an action that can never become applicable) about the item's state, its answer proven."""
     res = item.truth.unreachable_actions(item.budget())
@@ -104,7 +105,6 @@ def val_answer(item: Item, plan: list[str]) -> int | None:
     return item.truth.validate(tuple(plan)).first_inapplicable
 
 
-@generator("val")
 def val(item: Item) -> Draft:
     """A val question (the first inapplicable action of a sequence) about the item's state, its answer proven."""
     seq, at = corrupted(item, some_sequence(item))
@@ -121,7 +121,6 @@ def just_answer(item: Item, plan: list[str]) -> list[list[str]]:
     return [c for c in (removal_code(plan, r.indices) for r in removals) if c]
 
 
-@generator("just")
 def just(item: Item) -> Draft:
     """A just question (a plan with one or two consecutive actions removed) about the item's state, its answer proven."""
     names = item.names(redundant_plan(item))
@@ -131,7 +130,6 @@ def just(item: Item) -> Draft:
     return _draft(item, "just", JUST.format(plan=" ".join(names)), codes, goal=True, actions=True)
 
 
-@generator("land")
 def land(item: Item) -> Draft:
     """A land question (a non-trivial fact landmark) about the item's state, its answer proven."""
     item.solvable()  # at a dead end every atom would be a landmark: nothing to ask
@@ -146,7 +144,6 @@ def land(item: Item) -> Draft:
     return _draft(item, "land", LAND, {"yes": sorted(yes), "no": no}, goal=True, atoms=True)
 
 
-@generator("nexta")
 def nexta(item: Item) -> Draft:
     """A nexta question (an action that brings the goal one step closer) about the item's state, its answer proven."""
     rep = item.task.questions.optimal_next(item.state, item.budget())
@@ -159,16 +156,22 @@ def nexta(item: Item) -> Draft:
     yes = sorted(rep.optimal_actions)
     no = sorted(set(item.truth.applicable()) - set(yes))
     _spread(item).take(yes, share("nexta", item.task, item.state, len(yes)))
-    return _draft(item, "nexta", NEXTA, {"yes": yes, "no": no, "maybe": [], "opt": str(rep.h_star)},
-                  goal=True, actions=True)
+    return _draft(
+        item, "nexta", NEXTA, {"yes": yes, "no": no, "maybe": [], "opt": str(rep.h_star)}, goal=True, actions=True
+    )
 
 
-@generator("plan")
 def plan(item: Item) -> Draft:
     """A plan question (a plan that reaches the goal) about the item's state, its answer proven."""
     if item.h_star() == 0:
         raise Skip(AT_GOAL)
     path = item.names(item.optimal_plan())
     context = item.render.context(item.state, goal=True, actions=True)
-    return Draft(PLAN_GROUP, context, PLAN, {"opt": str(len(path)), "plan": path}, item.state,
-                 {"form": "hard", "spec": {"answer_type": "plan"}})
+    return Draft(
+        PLAN_GROUP,
+        context,
+        PLAN,
+        {"opt": str(len(path)), "plan": path},
+        item.state,
+        {"form": "hard", "spec": {"answer_type": "plan"}},
+    )

@@ -19,9 +19,11 @@ from ..errors import AcpError
 # the words of PDDL the written text uses (a declared name must not be one: renaming it would rename them)
 WRITTEN = frozenset("define domain problem and or not imply forall exists when either object".split())
 # words of PDDL, written or not: an obfuscated name is never one
-KEYWORDS = WRITTEN | frozenset("define domain problem and or not imply forall exists when either object number "
-                     "increase decrease assign minimize maximize total-cost total-time at over start end all "
-                     "preference sometime always within".split())
+KEYWORDS = WRITTEN | frozenset(
+    "define domain problem and or not imply forall exists when either object number "
+    "increase decrease assign minimize maximize total-cost total-time at over start end all "
+    "preference sometime always within".split()
+)
 CONSONANTS = "bcdfghjklmnprstvz"
 VOWELS = "aeiou"
 SYLLABLES = 3
@@ -32,12 +34,20 @@ KINDS = ("domain", "types", "constants", "predicates", "actions", "variables", "
 def _declared(task) -> dict[str, list[str]]:
     """The names a task declares, by kind, in a fixed order (the written text is lower-case)."""
     d, p = task.domain, task.problem
-    variables = {v for a in d.actions.values() for v, _ in a.params} | {v for pr in d.predicates.values()
-                                                                       for v, _ in pr.params}
+    variables = {v for a in d.actions.values() for v, _ in a.params} | {
+        v for pr in d.predicates.values() for v, _ in pr.params
+    }
     variables |= set(re.findall(r"\?[^\s()]+", _domain_text(task) + task.problem_for(task.init)))
-    names = {"domain": [d.name], "types": [t for t in d.supertypes if t != "object"], "constants": d.constants,
-             "predicates": d.predicates, "actions": d.actions, "variables": variables, "problem": [p.name],
-             "objects": p.objects}
+    names = {
+        "domain": [d.name],
+        "types": [t for t in d.supertypes if t != "object"],
+        "constants": d.constants,
+        "predicates": d.predicates,
+        "actions": d.actions,
+        "variables": variables,
+        "problem": [p.name],
+        "objects": p.objects,
+    }
     return {kind: sorted(str(n) for n in found) for kind, found in names.items()}  # plain str: records pickle
 
 
@@ -65,8 +75,11 @@ def mappings(tasks, seed: int) -> list[dict]:
     every = {n for dec in declared for names in dec.values() for n in names}
     for name in sorted(every):
         if name in WRITTEN:
-            raise AcpError(f"cannot obfuscate the name {name!r}: it is a PDDL keyword", "--obfuscate",
-                           "rename it in the PDDL first")
+            raise AcpError(
+                f"cannot obfuscate the name {name!r}: it is a PDDL keyword",
+                "--obfuscate",
+                "rename it in the PDDL first",
+            )
     rng = random.Random(f"{seed}/obfuscate")
     taken = set(KEYWORDS) | {n.lstrip("?") for n in every}
     words: dict[str, str] = {}

@@ -2,7 +2,7 @@
 crash or Ctrl-C leaves a valid partial file and --resume makes only the tasks not finished.
 
 The settings (and the ids of each finished task's records) are kept in `<out>.run.json`
-(acptools.runfile); at the end the file is rewritten in the tasks' order, byte-identical to a run
+(acptools.util.runfile); at the end the file is rewritten in the tasks' order, byte-identical to a run
 that was never interrupted."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ..runfile import check_fresh, check_settings, read_jsonl, read_progress, write_sidecar
+from ..util.runfile import check_fresh, check_settings, read_jsonl, read_progress, write_sidecar
 from .records import dumps, write_jsonl
 
 COMMAND = "generate"

@@ -28,9 +28,9 @@ class Definition:
     q's arguments that p's k-th parameter fills."""
 
     predicate: str
-    params: tuple            # p's (variable, types)
+    params: tuple  # p's (variable, types)
     other: str
-    other_params: tuple      # q's (variable, types)
+    other_params: tuple  # q's (variable, types)
     places: tuple[int, ...]
     positive: bool
 

@@ -83,5 +83,9 @@ def compile_problem(problem_text: str, definitions) -> str:
     """The problem without the definitions' atoms in its initial state."""
     preds = {d.predicate for d in definitions}
     tree = parse(problem_text)
-    return write([[p[0]] + [a for a in p[1:] if not _names(a, preds)] if isinstance(p, list) and p and p[0] == ":init"
-                  else p for p in tree])
+    return write(
+        [
+            [p[0]] + [a for a in p[1:] if not _names(a, preds)] if isinstance(p, list) and p and p[0] == ":init" else p
+            for p in tree
+        ]
+    )

@@ -23,8 +23,14 @@ def record_id(body: dict) -> int:
 
 def make_record(task: Task, draft: Draft) -> dict:
     """A record from a builder's draft: ACPBench Hard's fields first, then the form's, with a content-hashed id."""
-    body = {"group": draft.group, "context": draft.context, "question": draft.question, "answer": draft.answer,
-            "PDDL_domain": task.domain_text, "PDDL_problem": task.problem_for(draft.state)}
+    body = {
+        "group": draft.group,
+        "context": draft.context,
+        "question": draft.question,
+        "answer": draft.answer,
+        "PDDL_domain": task.domain_text,
+        "PDDL_problem": task.problem_for(draft.state),
+    }
     body.update(draft.extra)
     record = {"id": record_id(body)}
     record.update((k, body[k]) for k in FIELDS[1:])

@@ -21,11 +21,6 @@ def join(items, word: str = "and") -> str:
     return ", ".join(items[:-1]) + f", {word} " + items[-1]
 
 
-def capital(text: str) -> str:
-    """The text with its first letter upper-cased."""
-    return text[:1].upper() + text[1:]
-
-
 class Renderer:
     """Phrases for one task, from its templates."""
 
@@ -94,21 +89,29 @@ class Renderer:
 
     def action_help(self) -> str:
         """The lifted actions an answer is written with, each with its natural-language phrase."""
-        return "The available actions are: " + self._lifted(self.domain.actions, self.templates.actions,
-                                                            sorted(self.domain.actions)) + "."
+        return (
+            "The available actions are: "
+            + self._lifted(self.domain.actions, self.templates.actions, sorted(self.domain.actions))
+            + "."
+        )
 
     def atom_help(self) -> str:
         """The lifted propositions an answer is written with, each with its natural-language phrase."""
-        return "The available propositions are: " + self._lifted(self.domain.predicates, self.templates.predicates,
-                                                                 sorted(self.task.fluents)) + "."
+        return (
+            "The available propositions are: "
+            + self._lifted(self.domain.predicates, self.templates.predicates, sorted(self.task.fluents))
+            + "."
+        )
 
     # ---- the world ------------------------------------------------------------------------------
     def description(self) -> str:
         """The domain's description: the template's, or a generic sentence naming the domain."""
         if self.templates.description:
             return self.templates.description
-        return (f"This is a planning task of the {self.domain.name} domain ({PDDL_PROMISE}). "
-                "Facts are written as predicate(arguments) and actions as name(arguments).")
+        return (
+            f"This is a planning task of the {self.domain.name} domain ({PDDL_PROMISE}). "
+            "Facts are written as predicate(arguments) and actions as name(arguments)."
+        )
 
     def objects(self) -> str:
         """The objects of the task by type, in natural language."""
@@ -122,8 +125,11 @@ class Renderer:
         facts = sorted(f for f in self.task.static_true if f[0] not in self.templates.hidden)
         if not facts:
             return ""
-        return "The following facts never change: " + self.atoms("(" + " ".join((p,) + tuple(a)) + ")"
-                                                                 for p, a in facts) + "."
+        return (
+            "The following facts never change: "
+            + self.atoms("(" + " ".join((p,) + tuple(a)) + ")" for p, a in facts)
+            + "."
+        )
 
     def state(self, state: int, lead: str = "Currently") -> str:
         """A state in natural language."""
@@ -140,11 +146,15 @@ class Renderer:
             parts.append(self.literals(task.names(pos), task.names(neg)) or "nothing")
         if len(parts) == 1:
             return f"The goal is to reach a state where the following facts hold: {parts[0]}."
-        return "The goal is to reach a state where one of the following holds: " + \
-            join([f"({p})" for p in parts], "or") + "."
+        return (
+            "The goal is to reach a state where one of the following holds: "
+            + join([f"({p})" for p in parts], "or")
+            + "."
+        )
 
-    def context(self, state: int, *, goal: bool = False, actions: bool = False, atoms: bool = False,
-                lead: str = "Currently") -> str:
+    def context(
+        self, state: int, *, goal: bool = False, actions: bool = False, atoms: bool = False, lead: str = "Currently"
+    ) -> str:
         """The text a question is asked in: the domain, its objects and static facts, the state, and
         (when asked for) the goal and the PDDL names of the actions and propositions."""
         parts = [self.description(), self.objects(), self.statics(), self.state(state, lead)]

@@ -4,8 +4,8 @@ records (or its attempts run out), every answer proven; what could not be built 
 from __future__ import annotations
 
 import math
-import re
 import random
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,24 +17,29 @@ from ..errors import AcpError
 from ..kinds import ACP_TASKS, ARB_FAMILIES, FORMS, GENERATOR, cost, implementation, kind_of, kinds_of_form
 from ..task import Task, task_key
 from ..truth import task_for
-from . import acp, arb, hard  # noqa: F401  (importing them registers their builders in acptools.kinds)
 from .attempts import States
 from .balance import Ledger, slot
-from .spread import BY_STATE, REPEATED, Spread
 from .base import DUPLICATE, NO_KIND, Item, Skip
-from .records import make_record
-from .render import Renderer
-from .states import Difficulty, sample_states
+from .fluent_kinds import KINDS, classify
 from .obfuscate import obfuscated_texts, rename
 from .ramify import proven_definitions
 from .ramify_pddl import compile_domain, compile_problem
+from .records import make_record
+from .render import Renderer
+from .spread import BY_STATE, REPEATED, Spread
+from .states import Difficulty, sample_states
 from .templates import Templates, for_domain, paraphrased
-from .fluent_kinds import KINDS, classify
 
 TASKS = {"hard": kinds_of_form("hard"), "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ARB_FAMILIES}
-ALIASES = {"fluent": "fluent_tracking", "state": "state_tracking", "executability": "action_executability",
-           "exec": "action_executability", "numerical": "numerical_reasoning", "count": "numerical_reasoning",
-           "object": "object_tracking"}
+ALIASES = {
+    "fluent": "fluent_tracking",
+    "state": "state_tracking",
+    "executability": "action_executability",
+    "exec": "action_executability",
+    "numerical": "numerical_reasoning",
+    "count": "numerical_reasoning",
+    "object": "object_tracking",
+}
 ATTEMPTS_PER_RECORD = 10
 MISSES_PER_KIND = 1
 FLUENT_FAMILIES = ("fluent_tracking", "state_tracking", "effects", "composite", "object_tracking")
@@ -92,8 +97,9 @@ def check_tasks(form: str, tasks) -> tuple[str, ...]:
     for t in tasks:
         name = ALIASES.get(t.strip().lower(), t.strip().lower()) if form == "arb" else t.strip().lower()
         if name not in TASKS[form]:
-            raise AcpError(f"{t!r} is not a task of the {form} form", "--tasks",
-                           f"{form} tasks: {', '.join(TASKS[form])}")
+            raise AcpError(
+                f"{t!r} is not a task of the {form} form", "--tasks", f"{form} tasks: {', '.join(TASKS[form])}"
+            )
         out.append(name)
     return tuple(dict.fromkeys(out))
 
@@ -118,8 +124,9 @@ def read_texts(domain, problems) -> tuple[str, list[tuple[str, str]]]:
     dtext, dwhere = _text(domain, "domain")
     if not problems:
         raise AcpError("no problem given", "--problem", "pass one or more PDDL problem files")
-    return dtext, [(ptext, f"{dwhere} + {pwhere}") for k, p in enumerate(problems)
-                   for ptext, pwhere in [_text(p, f"problem[{k}]")]]
+    return dtext, [
+        (ptext, f"{dwhere} + {pwhere}") for k, p in enumerate(problems) for ptext, pwhere in [_text(p, f"problem[{k}]")]
+    ]
 
 
 def _load(dtext: str, ptext: str, where: str = "") -> Task:
@@ -134,15 +141,24 @@ def builder(form: str, task: str):
     return implementation(GENERATOR, kind_of(form, task))
 
 
-def generate(domain, problems, options: Options | None = None, jobs: int = 1, backend: str = "local",
-             address: str | None = None, done: dict | None = None, on_task=None, progress=None) -> Generated:
+def generate(
+    domain,
+    problems,
+    options: Options | None = None,
+    jobs: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    done: dict | None = None,
+    on_task=None,
+    progress=None,
+) -> Generated:
     """Records of one form for a domain and its problems (PDDL texts or Paths; one problem may be
     given alone), every answer proven. The work runs as independent units on `backend` with `jobs`
     workers (acptools.backends): first each problem's states, then each task's records; the output
     is the same bytes whichever backend and however many jobs. `done`: {task: its records} of an
     earlier run with the same options (not made again: each task's records depend only on the
     options); `on_task(task, records)` is called as each task's records are made. `progress` (an
-    acptools.progress.Progress, or anything with its `note(text)` and `(done, total)`) hears of the
+    acptools.util.progress.Progress, or anything with its `note(text)` and `(done, total)`) hears of the
     states drawn, each record made (in this process; with several workers, each task finished)
     and each task finished."""
     done = dict(done or {})
@@ -158,8 +174,9 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     ramified = None
     if opt.ramifications:
         if opt.form != "arb":
-            raise AcpError("--ramifications is a variant of the ActionReasoningBench form", "--ramifications",
-                           "add --form arb")
+            raise AcpError(
+                "--ramifications is a variant of the ActionReasoningBench form", "--ramifications", "add --form arb"
+            )
         dtext, ptexts, ramified = _ramify(tasks, ptexts)
         tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]
     if opt.obfuscate:
@@ -169,8 +186,11 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
         templates = [Templates(t.domain.name) for t in tasks]  # phrases would give the names away
         if ramified is not None:
             names = {kind: m for kind, m in marks[0].items() if kind != "seed"}
-            ramified = {**ramified, "ramified": [rename(p, names) for p in ramified["ramified"]],
-                        "definitions": [_rename_atoms(t, names) for t in ramified["definitions"]]}
+            ramified = {
+                **ramified,
+                "ramified": [rename(p, names) for p in ramified["ramified"]],
+                "definitions": [_rename_atoms(t, names) for t in ramified["definitions"]],
+            }
     else:
         templates = [for_domain(t.domain, opt.nl) for t in tasks]
     keys = [task_key(dtext, ptext) for ptext, _ in ptexts]
@@ -178,10 +198,18 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     order = sorted(range(len(tasks)), key=lambda k: -len(ptexts[k][0]))  # largest first
     pools: list = [None] * len(tasks)
     report = _Report(progress, opt.n * len(tasks_wanted), sum(len(made) for made in done.values()))
-    report.note(f"drawing the states of {len(tasks)} problem(s), then {opt.n} {opt.form} records for each of "
-                f"{len(tasks_wanted)} task(s)")
-    for k, pool in run_sharing_proofs(_states_unit, [(k, dtext, ptexts[k][0], count, opt) for k in order],
-                                      [[keys[k]] for k in order], jobs, backend, address):
+    report.note(
+        f"drawing the states of {len(tasks)} problem(s), then {opt.n} {opt.form} records for each of "
+        f"{len(tasks_wanted)} task(s)"
+    )
+    for k, pool in run_sharing_proofs(
+        _states_unit,
+        [(k, dtext, ptexts[k][0], count, opt) for k in order],
+        [[keys[k]] for k in order],
+        jobs,
+        backend,
+        address,
+    ):
         pools[k] = pool
         report.note(f"states of problem {k + 1}/{len(tasks)}: {len(pool)} drawn")
     problem_texts = [ptext for ptext, _ in ptexts]
@@ -189,8 +217,13 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
     done = {name: (made, Counter(), 0.0, "") for name, made in done.items()}
     tick = report.tick if jobs <= 1 and backend == "local" else None  # a worker's records are seen as it ends
     for name, made, dropped, seconds, short in run_sharing_proofs(
-            _records_unit, [(name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick) for name in order],
-            [keys] * len(order), jobs, backend, address):
+        _records_unit,
+        [(name, opt, dtext, problem_texts, templates, pools, marks, ramified, tick) for name in order],
+        [keys] * len(order),
+        jobs,
+        backend,
+        address,
+    ):
         done[name] = made, dropped, seconds, short
         report.finished(name, len(made), sum(dropped.values()), seconds, short)
         if on_task:
@@ -211,8 +244,9 @@ def generate(domain, problems, options: Options | None = None, jobs: int = 1, ba
 def _states_unit(args) -> tuple[int, list]:
     """One problem's states (a unit of work)."""
     k, dtext, ptext, count, opt = args
-    return k, sample_states(_load(dtext, ptext), count, random.Random(f"{opt.seed}/states/{k}"), opt.difficulty,
-                            opt.budget)
+    return k, sample_states(
+        _load(dtext, ptext), count, random.Random(f"{opt.seed}/states/{k}"), opt.difficulty, opt.budget
+    )
 
 
 def _records_unit(args) -> tuple[str, list[dict], Counter, float, str]:
@@ -238,8 +272,11 @@ def ask_kind(item: Item, kinds, wanted, index: int, misses: int, family: str) ->
     every family together cover them; object tracking asks only about kinds with arguments); after every MISSES_PER_KIND failed attempts the next
     kind is tried (a state may offer nothing of a kind)."""
     hidden = item.render.templates.hidden
-    available = tuple(k for k in kinds.available(wanted, about_objects=family == "object_tracking")
-                      if k != "static" or any(p not in hidden for p in kinds.predicates("static")))
+    available = tuple(
+        k
+        for k in kinds.available(wanted, about_objects=family == "object_tracking")
+        if k != "static" or any(p not in hidden for p in kinds.predicates("static"))
+    )
     if not available:
         raise Skip(NO_KIND)
     item.kinds = kinds
@@ -247,9 +284,11 @@ def ask_kind(item: Item, kinds, wanted, index: int, misses: int, family: str) ->
     item.fluent_kind = available[(pair + misses // MISSES_PER_KIND) % k]
     item.negative = (pair + (pair // k if k % 2 == 0 else 0)) % 2 == 1
     if item.fluent_kind == "constrained":
-        item.notes = ("In every state these constraints hold: " +
-                      "; ".join(c.text(item.task.domain.predicates[p].params)
-                                for p, c in sorted(kinds.constraints.items())) + ".",)
+        item.notes = (
+            "In every state these constraints hold: "
+            + "; ".join(c.text(item.task.domain.predicates[p].params) for p, c in sorted(kinds.constraints.items()))
+            + ".",
+        )
 
 
 def _ramify(tasks, ptexts) -> tuple[str, list[tuple[str, str]], dict]:
@@ -275,8 +314,11 @@ def _ramification_fields(draft, ramified) -> None:
     if ramified is not None:
         draft.extra["ramified"] = ramified["ramified"]
         if ramified["definitions"]:
-            draft.context += (" Some facts follow from others in every state (they change only through them): " +
-                              "; ".join(ramified["definitions"]) + ".")
+            draft.context += (
+                " Some facts follow from others in every state (they change only through them): "
+                + "; ".join(ramified["definitions"])
+                + "."
+            )
 
 
 class _Report:
@@ -300,14 +342,17 @@ class _Report:
         """A task's records are all made (or it fell short, and `short` says why)."""
         seen, self.current = self.current, 0
         self.done += made
-        self.note(f"  {name}: {made} records in {seconds:.1f} s ({dropped} attempts dropped)" +
-                  (f"; SHORT: {short}" if short else ""))
+        self.note(
+            f"  {name}: {made} records in {seconds:.1f} s ({dropped} attempts dropped)"
+            + (f"; SHORT: {short}" if short else "")
+        )
         if self.progress is not None and seen != made:  # not told record by record (a worker made them)
             self.progress(self.done, self.total)
 
 
-def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified,
-              tick=None) -> tuple[list[dict], Counter, str]:
+def _one_task(
+    opt: Options, name: str, tasks, renders, pools, marks, ramified, tick=None
+) -> tuple[list[dict], Counter, str]:
     """One task's records: attempts in states taken in turn (acptools.generate.attempts), until N
     records are made, the attempts run out or no state is left; with the attempts dropped (by
     reason) and, when the task fell short, why. Records passed over only because their answer
@@ -320,9 +365,9 @@ def _one_task(opt: Options, name: str, tasks, renders, pools, marks, ramified,
     made: list[dict] = []
     ids: set[int] = set()
     dropped: Counter = Counter()
-    aside: list = []       # ((problem, draft), its right answers and chance) over the spread's limit
-    misses, last = 0, -1   # failed attempts since the last record was made, and how many were made then
-    yes_no, acted = 0, 0   # yes/no records made, and those of them about facts after some actions
+    aside: list = []  # ((problem, draft), its right answers and chance) over the spread's limit
+    misses, last = 0, -1  # failed attempts since the last record was made, and how many were made then
+    yes_no, acted = 0, 0  # yes/no records made, and those of them about facts after some actions
     for attempt in range(ATTEMPTS_PER_RECORD * opt.n + 20):
         if len(made) >= opt.n or states.next() is None:
             break
@@ -372,16 +417,27 @@ def _about_acted_facts(record: dict) -> bool:
     return without_actions(record["spec"].get("claim")) is not None and record.get("fluent_kind") != "static"
 
 
-def _item(opt: Options, name: str, task, state: int, render, attempt: int, index: int, yes_no: int = 0,
-          acted: int = 0) -> Item:
+def _item(
+    opt: Options, name: str, task, state: int, render, attempt: int, index: int, yes_no: int = 0, acted: int = 0
+) -> Item:
     """The item of one attempt: its seeded generator, the answer a yes/no question should have (in
     turn over the task's `yes_no` records so far) and whether it asks about facts the actions left
     unchanged (two records in turn over the `acted` ones so far, those about facts after actions:
     every four of them ask both ways with both answers when they are all), the right option's
     letter, and the paraphrases drawn for it."""
-    item = Item(task, state, random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"), render,
-                opt.budget, target=yes_no % 2 == 0, steps=opt.steps, slot=slot(f"{opt.seed}/{opt.form}/{name}", index),
-                index=index, trivial_landmarks=opt.trivial_landmarks, unchanged=acted // 2 % 2 == 1)
+    item = Item(
+        task,
+        state,
+        random.Random(f"{opt.seed}/{opt.form}/{name}/{attempt}"),
+        render,
+        opt.budget,
+        target=yes_no % 2 == 0,
+        steps=opt.steps,
+        slot=slot(f"{opt.seed}/{opt.form}/{name}", index),
+        index=index,
+        trivial_landmarks=opt.trivial_landmarks,
+        unchanged=acted // 2 % 2 == 1,
+    )
     if opt.paraphrase:
         templates, item.phrased = paraphrased(render.templates, random.Random(f"{opt.seed}/paraphrase/{attempt}"))
         item.render = Renderer(task, templates)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from .base import DEAD_END, NOTHING, Item, Skip
 from .states import random_walk, step
 
-TRIES = 8            # insertion points tried for a redundant detour
-CANDIDATES = 24      # actions tried at each point
+TRIES = 8  # insertion points tried for a redundant detour
+CANDIDATES = 24  # actions tried at each point
 
 
 def trajectory(task, start: int, actions) -> list[int]:
@@ -78,7 +78,7 @@ def corrupted(item: Item, actions: list[int], at: int | None = None) -> tuple[li
     if at is None:
         at = item.rng.randrange(len(actions))
     states = trajectory(item.task, item.state, actions[:at])
-    return actions[:at] + inapplicable(item, states[at]) + actions[at + 1:], at
+    return actions[:at] + inapplicable(item, states[at]) + actions[at + 1 :], at
 
 
 def removal_code(plan: list[str], steps) -> list[str] | None:
@@ -87,7 +87,7 @@ def removal_code(plan: list[str], steps) -> list[str] | None:
     earlier than at `steps` (the entry would name another removal)."""
     if len(steps) == 1:
         i = steps[0]
-        return [plan[i], str(plan[:i + 1].count(plan[i]))]
+        return [plan[i], str(plan[: i + 1].count(plan[i]))]
     i = steps[0]
     first = next(j for j in range(len(plan) - 1) if plan[j] == plan[i] and plan[j + 1] == plan[i + 1])
     return [plan[i], plan[i + 1], "-1"] if first == i else None

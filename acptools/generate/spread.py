@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-
-BY_STATE = ("land", "nexta")   # spread by passing states over: fresh states include optimal-plan prefixes
+BY_STATE = ("land", "nexta")  # spread by passing states over: fresh states include optimal-plan prefixes
 REPEATED = "its answer would be right in more records than chance has it"
-LIMIT = 1.5          # records' worth above chance an answer may be right in
-SHARE = 0.05         # or this share of the records, when that is more
-RATIO_FLOOR = 0.01   # the chance a record of chance 0 counts as, choosing among those set aside
+LIMIT = 1.5  # records' worth above chance an answer may be right in
+SHARE = 0.05  # or this share of the records, when that is more
+RATIO_FLOOR = 0.01  # the chance a record of chance 0 counts as, choosing among those set aside
 
 
 class Spread:

@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass
 
 from ..budget import Budget
-from ..shortrepr import bounded_repr
 from ..task import Task
+from ..util.shortrepr import bounded_repr
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,9 @@ class Difficulty:
 @dataclass(frozen=True)
 class Sampled:
     """A sampled state and how it was reached (a walk, or a prefix of an optimal plan)."""
+
     state: int
-    origin: str          # 'init', 'walk:K' (K random steps) or 'plan:K' (K steps along an optimal plan)
+    origin: str  # 'init', 'walk:K' (K random steps) or 'plan:K' (K steps along an optimal plan)
 
 
 def step(task: Task, state: int, action: int) -> int:

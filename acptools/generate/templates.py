@@ -35,8 +35,13 @@ KEYS = ("domain", "description", "predicates", "negated", "actions", "hidden")
 TABLES = ("predicates", "negated", "actions")
 MAX_VARIANTS = 5
 # how a question names one object with its type ('car c1'): any domain, so no template file needs them
-OBJECT_PHRASES = ("{type} {name}", "the {type} {name}", "{name}, a {type}", "{name} (a {type})",
-                  "the {type} named {name}")
+OBJECT_PHRASES = (
+    "{type} {name}",
+    "the {type} {name}",
+    "{name}, a {type}",
+    "{name} (a {type})",
+    "the {type} named {name}",
+)
 
 
 @dataclass
@@ -59,20 +64,28 @@ class Templates:
 
     def check(self, domain) -> None:
         """Every phrase names a predicate/action of `domain` and only its parameters."""
-        for key, defs, what in (("predicates", domain.predicates, "predicate"),
-                                ("negated", domain.predicates, "predicate"),
-                                ("actions", domain.actions, "action")):
+        for key, defs, what in (
+            ("predicates", domain.predicates, "predicate"),
+            ("negated", domain.predicates, "predicate"),
+            ("actions", domain.actions, "action"),
+        ):
             for name, phrase in ((n, p) for n in getattr(self, key) for p in self.phrasings(key, n)):
                 where = f"{self.source}: {what} {name!r}"
                 d = defs.get(name)
                 if d is None:
-                    raise AcpError(f"the domain {domain.name!r} has no {what} {name!r}", where,
-                                   f"{what}s: {', '.join(sorted(defs))}")
+                    raise AcpError(
+                        f"the domain {domain.name!r} has no {what} {name!r}",
+                        where,
+                        f"{what}s: {', '.join(sorted(defs))}",
+                    )
                 params = {v.lstrip("?") for v, _ in d.params}
                 for m in PLACEHOLDER.finditer(phrase):
                     if m.group(1) not in params:
-                        raise AcpError(f"{{{m.group(1)}}} is not a parameter of {name!r}", where,
-                                       "parameters: " + (", ".join(f"{{{p}}}" for p in sorted(params)) or "none"))
+                        raise AcpError(
+                            f"{{{m.group(1)}}} is not a parameter of {name!r}",
+                            where,
+                            "parameters: " + (", ".join(f"{{{p}}}" for p in sorted(params)) or "none"),
+                        )
         for name in self.hidden:
             if name not in domain.predicates:
                 raise AcpError(f"'hidden' names {name!r}, which is not a predicate of {domain.name!r}", self.source)
@@ -91,8 +104,9 @@ def _strings(doc: dict, key: str, where: str) -> dict[str, list[str]]:
     table = doc.get(key, {})
     lists = {k: _phrases(v) for k, v in table.items()} if isinstance(table, dict) else None
     if lists is None or any(v is None or not isinstance(k, str) for k, v in lists.items()):
-        raise AcpError(f"{key!r} must map names to phrases (strings, or lists of 1 to {MAX_VARIANTS} paraphrases)",
-                       where)
+        raise AcpError(
+            f"{key!r} must map names to phrases (strings, or lists of 1 to {MAX_VARIANTS} paraphrases)", where
+        )
     return {k.lower(): v for k, v in lists.items()}
 
 
@@ -112,9 +126,16 @@ def parse(text: str, source: str = "templates") -> Templates:
         raise AcpError("'hidden' must be a list of predicate names", source)
     tables = {key: _strings(doc, key, source) for key in TABLES}
     first = {key: {n: v[0] for n, v in table.items()} for key, table in tables.items()}
-    return Templates(str(doc.get("domain", "")).lower(), str(doc.get("description", "")),
-                     first["predicates"], first["negated"], first["actions"], frozenset(h.lower() for h in hidden),
-                     source, {key: {n: v for n, v in table.items() if len(v) > 1} for key, table in tables.items()})
+    return Templates(
+        str(doc.get("domain", "")).lower(),
+        str(doc.get("description", "")),
+        first["predicates"],
+        first["negated"],
+        first["actions"],
+        frozenset(h.lower() for h in hidden),
+        source,
+        {key: {n: v for n, v in table.items() if len(v) > 1} for key, table in tables.items()},
+    )
 
 
 def paraphrased(templates: Templates, rng) -> tuple[Templates, dict[str, int]]:
@@ -135,6 +156,7 @@ def paraphrased(templates: Templates, rng) -> tuple[Templates, dict[str, int]]:
 def starter_for(domain_text: str) -> str:
     """The JSON text of a first template file for a domain's PDDL text (see `starter`)."""
     from ..describe import parse_domain
+
     return json.dumps(starter(parse_domain(domain_text)), indent=2) + "\n"
 
 
@@ -142,9 +164,13 @@ def starter(domain) -> dict:
     """A first template file for a parsed domain, for a user to edit: a phrase per predicate and per
     action that names each parameter with its type ('car {c} is at location {l}'), and a
     description naming the types. It loads and checks as it is, so it can be tried before it is edited."""
+
     def typed(params) -> list[str]:
-        return [(f"{'/'.join(t for t in types if t != 'object')} " if set(types) - {"object"} else "")
-                + f"{{{v.lstrip('?')}}}" for v, types in params]
+        return [
+            (f"{'/'.join(t for t in types if t != 'object')} " if set(types) - {"object"} else "")
+            + f"{{{v.lstrip('?')}}}"
+            for v, types in params
+        ]
 
     def words(name: str) -> str:
         return re.sub(r"[-_]+", " ", name)
@@ -160,11 +186,13 @@ def starter(domain) -> dict:
 
     types = sorted(t for t in domain.supertypes if t != "object")
     kinds = f" Its objects are of the types {', '.join(types)}." if types else ""
-    return {"domain": domain.name.lower(),
-            "description": f"This is the {domain.name} domain.{kinds}",
-            "predicates": {n: predicate(p) for n, p in sorted(domain.predicates.items())},
-            "actions": {n: action(a) for n, a in sorted(domain.actions.items())},
-            "hidden": []}
+    return {
+        "domain": domain.name.lower(),
+        "description": f"This is the {domain.name} domain.{kinds}",
+        "predicates": {n: predicate(p) for n, p in sorted(domain.predicates.items())},
+        "actions": {n: action(a) for n, a in sorted(domain.actions.items())},
+        "hidden": [],
+    }
 
 
 def load(path) -> Templates:
@@ -193,8 +221,11 @@ def for_domain(domain, path=None) -> Templates:
     if path is not None:
         t = load(path)
         if t.domain and t.domain != domain.name.lower():
-            raise AcpError(f"the template file is for domain {t.domain!r}, the PDDL is domain {domain.name!r}",
-                           str(path), "pass the template file written for this domain")
+            raise AcpError(
+                f"the template file is for domain {t.domain!r}, the PDDL is domain {domain.name!r}",
+                str(path),
+                "pass the template file written for this domain",
+            )
         t.check(domain)
         return t
     f = bundled().get(domain.name.lower())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import AcpError
 from ..pddl.model import Domain
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 
 CHECK_EVERY = 1024  # head bindings between budget checks
 
@@ -66,8 +66,11 @@ def ground_axioms(domain: Domain, grounder, limit: int, budget=None) -> Axioms |
     types = grounder.types
     heads = sum(math.prod(len(types.of(t)) for _, t in ax.params) for ax in domain.axioms)
     if heads > limit:
-        raise AcpError(f"the derived predicates have {heads} ground axioms, more than {limit}", "grounding",
-                       "use a smaller problem")
+        raise AcpError(
+            f"the derived predicates have {heads} ground axioms, more than {limit}",
+            "grounding",
+            "use a smaller problem",
+        )
     layers: list[list[Rule]] = [[] for _ in range(max(domain.strata.values()) + 1)]
     derived = 0
     for pred in domain.strata:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from .grounded import bits
 from .grounding import Operator
 
-MAX_VARIANTS = 64          # per operator
-MAX_GROWTH = 4             # the compiled list may have this many times the operators (plus MIN_ROOM)
+MAX_VARIANTS = 64  # per operator
+MAX_GROWTH = 4  # the compiled list may have this many times the operators (plus MIN_ROOM)
 MIN_ROOM = 2000
 
 
@@ -46,11 +46,11 @@ def _variants(op: Operator) -> list[Operator] | None:
     for (cp, cn), (ca, cd) in effects.items():
         grown = set()
         for pre, neg, add, dele in variants:
-            if cp & neg or cn & pre:      # the condition cannot hold here
+            if cp & neg or cn & pre:  # the condition cannot hold here
                 grown.add((pre, neg, add, dele))
                 continue
-            grown.add((pre | cp, neg | cn, add | ca, dele | cd))   # it holds: its effects fire
-            for a in bits(cp & ~pre):     # it fails: one of its undecided literals is false
+            grown.add((pre | cp, neg | cn, add | ca, dele | cd))  # it holds: its effects fire
+            for a in bits(cp & ~pre):  # it fails: one of its undecided literals is false
                 grown.add((pre, neg | 1 << a, add, dele))
             for a in bits(cn & ~neg):
                 grown.add((pre | 1 << a, neg, add, dele))

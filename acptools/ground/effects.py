@@ -30,21 +30,21 @@ def simplify(pre: int, neg: int, add: int, dele: int, conds: tuple) -> tuple[int
     merged: dict[tuple[int, int], list[int]] = {}
     for cp, cn, ca, cd in conds:
         if cp & neg or cn & pre or cp & cn:
-            continue                       # the condition can never hold
+            continue  # the condition can never hold
         cp &= ~pre
         cn &= ~neg
-        for x in bits(ca & ~add):          # conditional adds the plain ones do not give
+        for x in bits(ca & ~add):  # conditional adds the plain ones do not give
             bit = 1 << x
             if not bit & deletable:
                 if bit & cp:
-                    continue               # adds x where x holds and nothing deletes it
+                    continue  # adds x where x holds and nothing deletes it
                 _put(merged, cp, cn & ~bit, bit, 0)
             else:
                 _put(merged, cp, cn, bit, 0)
         for x in bits(cd & ~dele & ~add):  # conditional deletes not given, and not undone, by the plain effects
             bit = 1 << x
             if bit & cn:
-                continue                   # deletes x where x is already false
+                continue  # deletes x where x is already false
             _put(merged, cp & ~bit, cn, 0, bit)
     out = []
     for (cp, cn), (ca, cd) in merged.items():

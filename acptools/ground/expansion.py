@@ -42,7 +42,7 @@ class Size:
     certain: int = 0
     pure: bool = True
 
-    def times(self, n: int) -> "Size":
+    def times(self, n: int) -> Size:
         """The work and the conditional effects of `n` expansions of this size (one after another)."""
         return replace(self, bindings=n * self.bindings, conds=n * self.conds, certain=n * self.certain)
 
@@ -68,16 +68,30 @@ def _and(parts: list[Size]) -> Size:
     for p in parts:
         held = max(held, p.held, min(width, MAX_DISJUNCTS) * p.width)
         width = min(width * p.width, MAX_DISJUNCTS)
-    return Size(width, held, sum(p.bindings for p in parts), all(p.static for p in parts),
-                widest=_widest(*parts), certain=_visited(parts), pure=all(p.pure for p in parts))
+    return Size(
+        width,
+        held,
+        sum(p.bindings for p in parts),
+        all(p.static for p in parts),
+        widest=_widest(*parts),
+        certain=_visited(parts),
+        pure=all(p.pure for p in parts),
+    )
 
 
 def _or(parts: list[Size]) -> Size:
     """A disjunction's size: the widths add up; a static part is true (one disjunct) or adds none."""
     width = max(sum(p.width for p in parts if not p.static), int(any(p.static for p in parts)))
     held = max([width] + [p.held for p in parts])
-    return Size(width, held, sum(p.bindings for p in parts), all(p.static for p in parts),
-                widest=_widest(*parts), certain=_visited(parts), pure=all(p.pure for p in parts))
+    return Size(
+        width,
+        held,
+        sum(p.bindings for p in parts),
+        all(p.static for p in parts),
+        widest=_widest(*parts),
+        certain=_visited(parts),
+        pure=all(p.pure for p in parts),
+    )
 
 
 def bindings_bound(params, formula: tuple, types, static: dict) -> int:
@@ -140,8 +154,7 @@ class Sizer:
         tag, params, body = f
         n = math.prod(len(self.types.of(t)) for _, t in params)
         inner = self.formula(body, where, positive)
-        widest = max((n, f"the {tag} of {where} ({_variables(params, self.types)})"), inner.widest,
-                     key=lambda w: w[0])
+        widest = max((n, f"the {tag} of {where} ({_variables(params, self.types)})"), inner.widest, key=lambda w: w[0])
         work = n * (inner.bindings + 1)
         certain = n * (inner.certain + 1) if inner.pure else inner.certain + int(n > 0)
         if (tag == "forall") == positive:  # a conjunction of n copies
@@ -164,20 +177,28 @@ class Sizer:
         if tag == "and":
             parts = [self.effect(g, where, condition) for g in e[1]]
             width = sum(p.width for p in parts)
-            return Size(width, width, sum(p.bindings for p in parts), conds=sum(p.conds for p in parts),
-                        widest=_widest(*parts))
+            return Size(
+                width, width, sum(p.bindings for p in parts), conds=sum(p.conds for p in parts), widest=_widest(*parts)
+            )
         if tag == "forall":
             n = math.prod(len(self.types.of(t)) for _, t in e[1])
             inner = self.effect(e[2], where, condition)
-            widest = max((n, f"the forall of {where} ({_variables(e[1], self.types)})"), inner.widest,
-                         key=lambda w: w[0])
-            return Size(n * inner.width, n * inner.width, n * (inner.bindings + 1), conds=n * inner.conds,
-                        widest=widest)
+            widest = max(
+                (n, f"the forall of {where} ({_variables(e[1], self.types)})"), inner.widest, key=lambda w: w[0]
+            )
+            return Size(
+                n * inner.width, n * inner.width, n * (inner.bindings + 1), conds=n * inner.conds, widest=widest
+            )
         if tag == "when":
             cond = self.formula(e[1], where)
             inner = self.effect(e[2], where, max(condition, 1) * cond.width)
-            return Size(inner.width, max(inner.held, cond.held), cond.bindings + inner.bindings,
-                        conds=inner.conds, widest=_widest(cond, inner))
+            return Size(
+                inner.width,
+                max(inner.held, cond.held),
+                cond.bindings + inner.bindings,
+                conds=inner.conds,
+                widest=_widest(cond, inner),
+            )
         return Size(0, 0)
 
 

@@ -28,15 +28,15 @@ class Exploration:
         self.relations = relations
         self.ground = ground
         self.seeds: dict[str, list[tuple[str, int]]] = {}  # fluent predicate -> (schema, literal index)
-        self.unseeded: list[str] = []                       # schemas with no fluent literal to seed
+        self.unseeded: list[str] = []  # schemas with no fluent literal to seed
         for name, join in joins.items():
             fluent = [i for i, lit in enumerate(join.literals) if lit.fluent]
             for i in fluent:
                 self.seeds.setdefault(join.literals[i].rel, []).append((name, i))
             if not fluent:
                 self.unseeded.append(name)
-        self.reached = 0       # atoms whose consequences are all explored
-        self.frontier = 0      # atoms of the wave in progress
+        self.reached = 0  # atoms whose consequences are all explored
+        self.frontier = 0  # atoms of the wave in progress
         self.started = False
         self.done: set[tuple] = set()
         self.unit_action: list[int] = []
@@ -44,7 +44,7 @@ class Exploration:
         self.missing: list[int] = []
         self.waiting: dict[int, list[int]] = {}
         self.ready: list[int] = []
-        self.fired: list[int] = []            # action ids not yet taken by the task
+        self.fired: list[int] = []  # action ids not yet taken by the task
         self.in_task: set[int] = set()
 
     def extend(self, atoms: int, budget=None) -> None:

@@ -33,11 +33,11 @@ from dataclasses import dataclass, replace
 from ..errors import AcpError
 from .expansion import Size, Sizer, bindings_bound
 
-BYTES_PER_ATOM = 480            # an atom's tuple, names both ways and index entries (x1.6 margin)
-BYTES_PER_OPERATOR = 960        # an operator and its action's name, index and lists (x1.6 margin)
-BYTES_PER_OPERATOR_ATOM = 0.4   # its masks: up to a bit per atom for pre, add and delete (x1.6 margin)
-BYTES_PER_ITEM = 200            # a disjunct, conditional effect or axiom rule: a tuple of masks (x1.6 margin)
-BYTES_PER_ITEM_ATOM = 0.8       # its masks: up to a bit per atom for up to four masks (x1.6 margin)
+BYTES_PER_ATOM = 480  # an atom's tuple, names both ways and index entries (x1.6 margin)
+BYTES_PER_OPERATOR = 960  # an operator and its action's name, index and lists (x1.6 margin)
+BYTES_PER_OPERATOR_ATOM = 0.4  # its masks: up to a bit per atom for pre, add and delete (x1.6 margin)
+BYTES_PER_ITEM = 200  # a disjunct, conditional effect or axiom rule: a tuple of masks (x1.6 margin)
+BYTES_PER_ITEM_ATOM = 0.8  # its masks: up to a bit per atom for up to four masks (x1.6 margin)
 BINDINGS_PER_SECOND = 10_000_000  # quantifier bindings grounding visits: ~30 times what it reaches
 
 
@@ -63,7 +63,7 @@ class Footprint:
     actions: int
     counted: bool = False
     schemas: tuple[SchemaSize, ...] = ()
-    fixed: Size = Size(0, 0)   # the axioms and the goal: rules (width), items held, bindings visited
+    fixed: Size = Size(0, 0)  # the axioms and the goal: rules (width), items held, bindings visited
     widest: tuple[int, str] = (0, "")
 
     @property
@@ -118,14 +118,15 @@ class Footprint:
         """The bytes the atoms and one plain operator per ground action would take (no formula expanded)."""
         return int(self.atoms * BYTES_PER_ATOM + self.actions * self.bytes_per_action)
 
-    def counted_as(self, counts: dict[str, int]) -> "Footprint":
+    def counted_as(self, counts: dict[str, int]) -> Footprint:
         """This footprint with each schema's ground actions counted (`counts`: schema -> actions)."""
         schemas = tuple(replace(s, actions=counts[s.name]) for s in self.schemas)
         return replace(self, actions=sum(counts.values()), counted=True, schemas=schemas)
 
 
-def within_limits(found: Footprint, max_bytes: int | None, max_actions: int | None, count,
-                  seconds: float | None = None) -> Footprint:
+def within_limits(
+    found: Footprint, max_bytes: int | None, max_actions: int | None, count, seconds: float | None = None
+) -> Footprint:
     """``found``, or an AcpError before grounding when the task may need more than ``max_bytes``, has
     more than ``max_actions`` ground actions that the static facts allow, or certainly expands more
     quantifier bindings than grounding visits in ``seconds``. When the bound says no, ``count(limit)``
@@ -134,15 +135,19 @@ def within_limits(found: Footprint, max_bytes: int | None, max_actions: int | No
     if over_bytes or (max_actions is not None and found.actions > max_actions):
         if over_bytes and found.fixed_bytes > max_bytes:
             raise _too_big(found, max_bytes)
-        room = min(math.inf if max_bytes is None else found.room(max_bytes),
-                   math.inf if max_actions is None else max_actions)
+        room = min(
+            math.inf if max_bytes is None else found.room(max_bytes), math.inf if max_actions is None else max_actions
+        )
         counts = count(int(room))
         if counts is None:
             if max_actions is None or room < max_actions:
                 raise _too_big(found, max_bytes, more_than=int(room))
-            raise AcpError(f"the task has more than {max_actions:,} ground actions that its static facts do not "
-                           "rule out; it was refused before grounding", "ground actions",
-                           "use a smaller problem (fewer objects)")
+            raise AcpError(
+                f"the task has more than {max_actions:,} ground actions that its static facts do not "
+                "rule out; it was refused before grounding",
+                "ground actions",
+                "use a smaller problem (fewer objects)",
+            )
         found = found.counted_as(counts)
         if max_bytes is not None and found.bytes > max_bytes:
             raise _too_big(found, max_bytes)
@@ -162,16 +167,20 @@ def _too_big(found: Footprint, max_bytes: int, more_than: int | None = None) -> 
         actions += f"; {found.widest[1]}, up to {found.held:,} disjuncts or effects at once"
     return AcpError(
         f"the task may need up to {found.bytes / 1e6:,.0f} MB ({found.atoms:,} fluent atoms, {actions}), more than "
-        f"the memory limit of {max_bytes / 1e6:,.0f} MB; it was refused before grounding", "memory",
-        "use a smaller problem (fewer objects, or quantifiers over fewer variables)")
+        f"the memory limit of {max_bytes / 1e6:,.0f} MB; it was refused before grounding",
+        "memory",
+        "use a smaller problem (fewer objects, or quantifiers over fewer variables)",
+    )
 
 
 def _too_slow(found: Footprint, seconds: float) -> AcpError:
     return AcpError(
         f"loading the task visits at least {found.certain:,} bindings of its quantified formulas ({found.widest[1]}), "
         f"more than {BINDINGS_PER_SECOND * seconds:,.0f}, what grounding could visit in the {seconds:,.1f} s its "
-        "budget has left even at thirty times its speed; it was refused before grounding", "budget",
-        "use a smaller problem (fewer objects, or quantifiers over fewer variables), or a larger budget")
+        "budget has left even at thirty times its speed; it was refused before grounding",
+        "budget",
+        "use a smaller problem (fewer objects, or quantifiers over fewer variables), or a larger budget",
+    )
 
 
 def footprint(domain, problem, types, fluents) -> Footprint:
@@ -188,11 +197,16 @@ def footprint(domain, problem, types, fluents) -> Footprint:
         heads = math.prod(len(types.of(t)) for _, t in ax.params)
         body = sizer.formula(ax.body, f"the derived predicate {ax.predicate}")
         fixed.append(replace(body.times(heads), width=heads * body.width))
-    total = Size(sum(f.width for f in fixed), max(f.held for f in fixed), sum(f.bindings for f in fixed),
-                 certain=sum(f.certain for f in fixed))
+    total = Size(
+        sum(f.width for f in fixed),
+        max(f.held for f in fixed),
+        sum(f.bindings for f in fixed),
+        certain=sum(f.certain for f in fixed),
+    )
     widest = max([f.widest for f in fixed] + [w for _, w in sized], key=lambda w: w[0])
-    return Footprint(atoms, sum(s.actions for s, _ in sized), schemas=tuple(s for s, _ in sized), fixed=total,
-                     widest=widest)
+    return Footprint(
+        atoms, sum(s.actions for s, _ in sized), schemas=tuple(s for s, _ in sized), fixed=total, widest=widest
+    )
 
 
 def _schema_size(schema, types, static: dict, sizer: Sizer) -> tuple[SchemaSize, tuple[int, str]]:
@@ -201,5 +215,9 @@ def _schema_size(schema, types, static: dict, sizer: Sizer) -> tuple[SchemaSize,
     eff = sizer.effect(schema.effect, f"the effect of action {schema.name}")
     actions = bindings_bound(schema.params, schema.precondition, types, static)
     # a precondition is expanded twice (to tell whether the action is possible, then to ground it)
-    return (SchemaSize(schema.name, actions, pre.width, eff.conds, max(pre.held, eff.held),
-                       2 * pre.bindings + eff.bindings), max(pre.widest, eff.widest, key=lambda w: w[0]))
+    return (
+        SchemaSize(
+            schema.name, actions, pre.width, eff.conds, max(pre.held, eff.held), 2 * pre.bindings + eff.bindings
+        ),
+        max(pre.widest, eff.widest, key=lambda w: w[0]),
+    )

@@ -33,19 +33,18 @@ from dataclasses import dataclass
 from operator import getitem
 
 from ..errors import AcpError, UnknownNameError
-from ..hashing import task_key
-from ..pddl import parse_domain, parse_problem
+from ..pddl import parse_domain
+from ..pddl.model import Domain, Problem
 from ..pddl.writer import allowed_predicate, write_domain, write_problem
-from .axioms import ground_axioms
+from ..util.hashing import task_key
 from .bitset import bits
 from .exploration import Exploration
-from .footprint import Footprint, footprint, within_limits
-from .grounding import (MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates,
-                        proposition_atoms)
+from .footprint import Footprint
+from .grounding import MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates
 from .join import Relation, compile_join
 from .names import did_you_mean, render, split_name, split_plan
 
-__all__ = ["GroundedTask", "Unsatisfied", "bits", "split_atoms", "task_key"]
+__all__ = ["GroundedTask", "Lifted", "Unsatisfied", "bits", "compile_joins", "split_atoms", "task_key"]
 # a parsed domain is read-only, so the tasks of one domain share it (graders load many problems of few domains)
 parsed_domain = functools.lru_cache(maxsize=64)(parse_domain)
 POSSIBLE_CHECK_EVERY = 1024  # bindings between budget checks while listing the possible actions
@@ -69,44 +68,92 @@ class Unsatisfied:
         return list(self.missing) + [f"(not {a})" for a in self.present]
 
 
-class GroundedTask:
-    """A PDDL task grounded once: names both ways, operators, init and goal as bitsets."""
+@dataclass
+class Lifted:
+    """A parsed task ready to ground (what acptools.ground.pipeline's first steps make): the domain and
+    problem, the type table, the fluent predicates, the grounder (static facts, the atoms' numbering)
+    and one join per action schema over shared relations (the static facts, and the fluent atoms
+    reached so far)."""
 
-    def __init__(self, domain_text: str, problem_text: str, max_operators: int = MAX_GROUND_OPERATORS,
-                 budget=None, ground_all: bool = False, max_bytes: int | None = None,
-                 max_actions: int | None = None):
+    domain: Domain
+    problem: Problem
+    types: TypeTable
+    fluents: frozenset[str]
+    grounder: Grounder
+    joins: dict
+    relations: dict
+
+    @classmethod
+    def of(cls, domain: Domain, problem: Problem) -> Lifted:
+        """The lifted task of a parsed domain and problem, its joins compiled."""
+        types, fluents = TypeTable(domain, problem), fluent_predicates(domain)
+        grounder = Grounder(domain, problem, types, fluents)
+        joins, relations = compile_joins(domain, types, fluents, grounder.static_true)
+        return cls(domain, problem, types, fluents, grounder, joins, relations)
+
+    def count_possible(self, limit: int, budget) -> dict[str, int] | None:
+        """Bindings that the static facts allow, per schema (None: more than ``limit`` in all)."""
+        counts: dict[str, int] = {}
+        for name, join in self.joins.items():
+            found = join.bindings(budget, fluent=False, limit=limit - sum(counts.values()), keep=False)
+            if found is None:
+                return None
+            counts[name] = len(found)
+        return counts
+
+
+def compile_joins(domain: Domain, types: TypeTable, fluents, static_true) -> tuple[dict, dict]:
+    """(joins, relations): one join per schema over shared relations, the static facts per predicate
+    and the fluent atoms reached so far (filled by exploration)."""
+    relations: dict = {p: Relation() for p in domain.predicates}
+    for pred, args in sorted(static_true):
+        relations[pred].add(args)
+    count = lambda p: math.prod(len(types.of(t)) for _, t in domain.predicates[p].params)  # noqa: E731
+    joins = {
+        name: compile_join(schema, [types.of(t) for _, t in schema.params], fluents, relations, count)
+        for name, schema in domain.actions.items()
+    }
+    return joins, relations
+
+
+class GroundedTask:
+    """A PDDL task grounded once: names both ways, operators, init and goal as bitsets.
+
+    Made by acptools.ground.pipeline.ground_task from its parts: the lifted task, its footprint, the
+    grounded axioms and goal (with the atoms numbered); then `ground_everything` or `explore` grounds
+    its operators."""
+
+    def __init__(
+        self,
+        domain_text: str,
+        problem_text: str,
+        lifted: Lifted,
+        footprint: Footprint,
+        axioms,
+        goal: list[tuple[int, int]],
+        max_operators: int = MAX_GROUND_OPERATORS,
+        lazy: bool = True,
+    ):
+        g = lifted.grounder
         self.domain_text, self.problem_text = domain_text, problem_text
-        self.domain = parsed_domain(domain_text)
-        self.problem = parse_problem(problem_text, self.domain, budget)
+        self.domain, self.problem = lifted.domain, lifted.problem
         self.key = task_key(domain_text, problem_text)
         self.id = self.key[:16]
-        self.types = TypeTable(self.domain, self.problem)
-        self.fluents = fluent_predicates(self.domain)
-        g = Grounder(self.domain, self.problem, self.types, self.fluents)
-        self.static_true = g.static_true
-        self._joins = self._compile_joins()
-        self.footprint = within_limits(footprint(self.domain, self.problem, self.types, self.fluents),
-                                       max_bytes, max_actions, lambda limit: self._count_possible(limit, budget),
-                                       None if budget is None else budget.left())
-        for k, atom in enumerate(proposition_atoms(self.domain, self.problem.goal, self.types, self.fluents)):
-            if budget is not None and not k % POSSIBLE_CHECK_EVERY:
-                budget.check()
-            g.atom_id(atom)
-        g.frozen = True
-        with g.spending(budget):
-            self.axioms = ground_axioms(self.domain, g, max_operators, budget)  # None without derived predicates
-            self.goal = g.dnf(self.problem.goal, {})  # DNF: [(pos, neg)]
-        self.derived = self.axioms.derived if self.axioms else 0
-        if self.axioms:
+        self.types, self.fluents, self.static_true = lifted.types, lifted.fluents, g.static_true
+        self._joins, self._relations = lifted.joins, lifted.relations
+        self.footprint = footprint
+        self.axioms = axioms  # None without derived predicates
+        self.goal = goal  # DNF: [(pos, neg)]
+        self.derived = axioms.derived if axioms else 0
+        if axioms:
             self.apply_op = self._apply_and_derive
-            ground_all = True  # lazy exploration does not follow axioms: ground every possible action
         self.atoms = g.atoms
         self.atom_index = g.atom_ids
         self.atom_names = [render(p, a) for p, a in self.atoms]
         self.atom_name_index = {n: i for i, n in enumerate(self.atom_names)}
         self.init = self.close(sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents))
         self.goal_atoms = 0
-        for p, _ in self.goal:
+        for p, _ in goal:
             self.goal_atoms |= p
         self._grounder = g
         self._lock = threading.RLock()
@@ -123,19 +170,18 @@ class GroundedTask:
         self._possible: list[str] | None = None
         self._possible_names: frozenset[str] | None = None
         self._schemas = {name: SchemaGrounder(schema, g) for name, schema in self.domain.actions.items()}
-        self._explores = not ground_all  # lazy grounding: an exploration to continue
-        if ground_all:
-            self._exploration = None
-            self._ground_everything(budget)
-        else:
-            self._exploration = Exploration(self.atoms, self._joins, self._relations, self._action_of)
-            with self._lock:
-                self._extend(self.init, budget)
+        self._explores = lazy  # lazy grounding: an exploration to continue
+        self._exploration = Exploration(self.atoms, self._joins, self._relations, self._action_of) if lazy else None
+
+    def explore(self, budget=None) -> None:
+        """Ground the operators relaxed-reachable from init (lazy grounding's first fixpoint)."""
+        with self._lock:
+            self._extend(self.init, budget)
 
     # ---- kept whole (acptools.ground.snapshot): a restored task rebuilds these on first use -------
     # the lock; the compiled templates; the joins; the exploration's state, most of the bytes and of
     # the time to restore, needed only to ground a state outside `reached`
-    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "questions", "apply_op", "caches")
+    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "apply_op", "caches")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self.REBUILT}
@@ -161,7 +207,8 @@ class GroundedTask:
         self._schemas = {name: SchemaGrounder(schema, self._grounder) for name, schema in self.domain.actions.items()}
 
     def _rebuild_joins(self) -> None:
-        self._joins = self._compile_joins()  # (and the relations, holding the static facts)
+        # (and the relations, holding the static facts)
+        self._joins, self._relations = compile_joins(self.domain, self.types, self.fluents, self.static_true)
 
     def _rebuild_exploration(self) -> None:
         """The fixpoint run again from `reached` (closed, so it fires only operators the task holds)."""
@@ -173,31 +220,14 @@ class GroundedTask:
         exp.take_fired()
         self._exploration = exp
 
-    _REBUILD = {"_schemas": _rebuild_schemas, "_joins": _rebuild_joins, "_relations": _rebuild_joins,
-                "_exploration": _rebuild_exploration}
+    _REBUILD = {
+        "_schemas": _rebuild_schemas,
+        "_joins": _rebuild_joins,
+        "_relations": _rebuild_joins,
+        "_exploration": _rebuild_exploration,
+    }
 
-    def _compile_joins(self) -> dict:
-        """One join per schema over shared relations: the static facts per predicate, and the
-        fluent atoms reached so far (filled by exploration)."""
-        self._relations: dict = {p: Relation() for p in self.domain.predicates}
-        for pred, args in sorted(self.static_true):
-            self._relations[pred].add(args)
-        count = lambda p: math.prod(len(self.types.of(t)) for _, t in self.domain.predicates[p].params)  # noqa: E731
-        return {name: compile_join(schema, [self.types.of(t) for _, t in schema.params], self.fluents,
-                                   self._relations, count)
-                for name, schema in self.domain.actions.items()}
-
-    def _count_possible(self, limit: int, budget) -> dict[str, int] | None:
-        """Bindings that the static facts allow, per schema (None: more than ``limit`` in all)."""
-        counts: dict[str, int] = {}
-        for name, join in self._joins.items():
-            found = join.bindings(budget, fluent=False, limit=limit - sum(counts.values()), keep=False)
-            if found is None:
-                return None
-            counts[name] = len(found)
-        return counts
-
-    def _ground_everything(self, budget) -> None:
+    def ground_everything(self, budget=None) -> None:
         """Every action whose precondition can hold by the static facts (the reference the lazy
         grounding is tested against; also what `ground_all=True` asks for)."""
         with self._grounder.spending(budget):
@@ -216,8 +246,9 @@ class GroundedTask:
                         raise self._too_many()
 
     def _too_many(self) -> AcpError:
-        return AcpError(f"the task has more than {self.max_operators} ground operators", "grounding",
-                        "use a smaller problem")
+        return AcpError(
+            f"the task has more than {self.max_operators} ground operators", "grounding", "use a smaller problem"
+        )
 
     def static_bindings(self, schema: str, budget=None, ordered: bool = True) -> list[tuple[str, ...]]:
         """Argument tuples of a schema that its top-level static literals allow (see join.py), in
@@ -325,19 +356,29 @@ class GroundedTask:
     def _check_args(self, kind: str, name: str, params, args, text: str, where: str) -> None:
         if len(args) != len(params):
             shape = render(name, [v for v, _ in params])
-            raise UnknownNameError(f"{kind} {name!r} takes {len(params)} arguments, got {len(args)} in {text!r}",
-                                   where, f"write it as {shape}")
+            raise UnknownNameError(
+                f"{kind} {name!r} takes {len(params)} arguments, got {len(args)} in {text!r}",
+                where,
+                f"write it as {shape}",
+            )
         for (var, types), obj in zip(params, args):
             fitting = self.types.of(types)
             if obj not in self.types.objects:
                 # an object of the type this position needs is the likelier intended name
-                raise UnknownNameError(f"unknown object {obj!r} in {text!r}", where,
-                                       did_you_mean(obj, fitting) or did_you_mean(obj, self.types.objects) or
-                                       f"objects of type {'/'.join(types)}: {', '.join(fitting[:8])}")
+                raise UnknownNameError(
+                    f"unknown object {obj!r} in {text!r}",
+                    where,
+                    did_you_mean(obj, fitting)
+                    or did_you_mean(obj, self.types.objects)
+                    or f"objects of type {'/'.join(types)}: {', '.join(fitting[:8])}",
+                )
             if not self.types.fits(obj, types):
                 objtype = "/".join(self.types.objects[obj])
-                raise UnknownNameError(f"{obj!r} is a {objtype}, but {var} of {name!r} must be a {'/'.join(types)}"
-                                       f" in {text!r}", where, f"objects of that type: {', '.join(fitting[:8])}")
+                raise UnknownNameError(
+                    f"{obj!r} is a {objtype}, but {var} of {name!r} must be a {'/'.join(types)} in {text!r}",
+                    where,
+                    f"objects of that type: {', '.join(fitting[:8])}",
+                )
 
     def parse_action(self, text: str, where: str = "") -> int:
         """Id of a ground action (any type-correct instance, even one whose static preconditions
@@ -349,9 +390,11 @@ class GroundedTask:
             return i
         schema = self.domain.actions.get(name)
         if schema is None:
-            raise UnknownNameError(f"unknown action {name!r} in {text!r}", where,
-                                   did_you_mean(name, self.domain.actions) or
-                                   f"actions: {', '.join(sorted(self.domain.actions))}")
+            raise UnknownNameError(
+                f"unknown action {name!r} in {text!r}",
+                where,
+                did_you_mean(name, self.domain.actions) or f"actions: {', '.join(sorted(self.domain.actions))}",
+            )
         self._check_args("action", name, schema.params, args, text, where)
         with self._lock:
             i, _ = self._action_of(name, args)
@@ -370,16 +413,21 @@ class GroundedTask:
             return i
         pred = self.domain.predicates.get(name)
         if pred is None:
-            raise UnknownNameError(f"unknown predicate {name!r} in {text!r}", where,
-                                   did_you_mean(name, self.domain.predicates) or
-                                   f"predicates: {', '.join(sorted(self.domain.predicates))}")
+            raise UnknownNameError(
+                f"unknown predicate {name!r} in {text!r}",
+                where,
+                did_you_mean(name, self.domain.predicates)
+                or f"predicates: {', '.join(sorted(self.domain.predicates))}",
+            )
         self._check_args("predicate", name, pred.params, args, text, where)
         if name not in self.fluents:
             if allow_static:
                 return None
-            raise UnknownNameError(f"{render(name, args)} is a static fact (no action changes {name!r}), "
-                                   "not a proposition of the task", where, "ask about a fluent predicate: " +
-                                   ", ".join(sorted(self.fluents)))
+            raise UnknownNameError(
+                f"{render(name, args)} is a static fact (no action changes {name!r}), not a proposition of the task",
+                where,
+                "ask about a fluent predicate: " + ", ".join(sorted(self.fluents)),
+            )
         raise UnknownNameError(f"{text!r} is not a proposition of the task", where)
 
     def parse_state(self, atoms, where: str = "state") -> int:
@@ -395,8 +443,12 @@ class GroundedTask:
             if i is None:
                 name, args = split_name(text)
                 if (name, args) not in self.static_true:
-                    raise AcpError(f"{render(name, args)} is a static fact that is false in this problem and no "
-                                   "action can make it true", at, "static facts always come from the problem")
+                    raise AcpError(
+                        f"{render(name, args)} is a static fact that is false in this problem and no "
+                        "action can make it true",
+                        at,
+                        "static facts always come from the problem",
+                    )
                 continue
             state |= 1 << i
         return self._derive(state, where) if self.axioms else state
@@ -406,18 +458,24 @@ class GroundedTask:
         repeat some: refused before any atom is read, so a huge list costs nothing."""
         most = len(self.atoms) + len(self.static_true)
         if listed > most:
-            raise AcpError(f"the state lists {listed} atoms, more than this task has ({len(self.atoms)} fluent atoms "
-                           f"and {len(self.static_true)} true static facts)", where, "list each true atom once")
+            raise AcpError(
+                f"the state lists {listed} atoms, more than this task has ({len(self.atoms)} fluent atoms "
+                f"and {len(self.static_true)} true static facts)",
+                where,
+                "list each true atom once",
+            )
 
     def _derive(self, listed: int, where: str) -> int:
         """A listed state with its derived atoms evaluated; a listed derived atom must follow."""
         state = self.axioms.close(listed)
         wrong = listed & self.derived & ~state
         if wrong:
-            raise AcpError(f"{', '.join(self.names(wrong))} does not hold in this state: derived atoms follow from "
-                           "the basic ones by the domain's axioms", where,
-                           "list only the basic atoms (derived atoms are computed), or drop the derived ones that do "
-                           "not follow")
+            raise AcpError(
+                f"{', '.join(self.names(wrong))} does not hold in this state: derived atoms follow from "
+                "the basic ones by the domain's axioms",
+                where,
+                "list only the basic atoms (derived atoms are computed), or drop the derived ones that do not follow",
+            )
         return state
 
     def parse_plan(self, plan, where: str = "plan") -> list[int]:
@@ -444,8 +502,9 @@ class GroundedTask:
         too; and what the layers above keep in `caches` (each part with an ``approx_bytes``)."""
         found = Footprint(len(self.atoms), len(self.operators))
         kept = sum(getattr(part, "approx_bytes", 0) for part in list(self.caches.values()))
-        return int(found.bytes + self._items() * found.bytes_per_item + kept + len(self.domain_text) +
-                   len(self.problem_text))
+        return int(
+            found.bytes + self._items() * found.bytes_per_item + kept + len(self.domain_text) + len(self.problem_text)
+        )
 
     def _items(self) -> int:
         """Conditional effects of the operators and axiom rules (counted once per generation)."""
@@ -522,8 +581,9 @@ class GroundedTask:
         """The smallest reason among the action's precondition disjuncts."""
         ops = self.ops_of_action[action]
         if not ops:
-            return Unsatisfied(self.false_static_facts(action) or ("static preconditions that are false in this problem",),
-                               ())
+            return Unsatisfied(
+                self.false_static_facts(action) or ("static preconditions that are false in this problem",), ()
+            )
         best = min(ops, key=lambda op: bin(op.pre & ~state).count("1") + bin(op.neg & state).count("1"))
         return Unsatisfied(tuple(self.names(best.pre & ~state)), tuple(self.names(best.neg & state)))
 

@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
-from ..shortrepr import bounded_repr
+from ..util.shortrepr import bounded_repr
 from .effects import simplify
 
 MAX_DISJUNCTS = 256
@@ -173,8 +173,11 @@ class Grounder:
                 if not result:
                     return []
                 if len(result) > MAX_DISJUNCTS:
-                    raise PddlError("unsupported: a precondition whose disjunctive normal form exceeds "
-                                    f"{MAX_DISJUNCTS} cases", "grounding", "split the action into several actions")
+                    raise PddlError(
+                        f"unsupported: a precondition whose disjunctive normal form exceeds {MAX_DISJUNCTS} cases",
+                        "grounding",
+                        "split the action into several actions",
+                    )
             return _simplify(result, self._budget())
         result = []
         for g, b in parts:
@@ -200,8 +203,9 @@ class Grounder:
                 self.effects(e[2], b, cond, out)
         elif tag == "when":
             inner = self.dnf(e[1], binding)
-            both = _simplify([(p1 | p2, n1 | n2) for p1, n1 in cond for p2, n2 in inner if not (p1 | p2) & (n1 | n2)],
-                             self._budget())
+            both = _simplify(
+                [(p1 | p2, n1 | n2) for p1, n1 in cond for p2, n2 in inner if not (p1 | p2) & (n1 | n2)], self._budget()
+            )
             if both:
                 self.effects(e[2], binding, tuple(both), out)
         return out
@@ -295,8 +299,9 @@ class _Template:
         pick = lambda args: _arguments([index.get(a, -1) for a in args], args)  # noqa: E731
         fluent = grounder.fluents
         self.equal = [(positive, pick(args)) for positive, tag, _, args in lits if tag == "="]
-        self.static = [(positive, pred, pick(args)) for positive, tag, pred, args in lits
-                       if tag == "atom" and pred not in fluent]
+        self.static = [
+            (positive, pred, pick(args)) for positive, tag, pred, args in lits if tag == "atom" and pred not in fluent
+        ]
         self.pos = [(pred, pick(args)) for positive, tag, pred, args in lits if positive and pred in fluent]
         self.neg = [(pred, pick(args)) for positive, tag, pred, args in lits if not positive and pred in fluent]
         self.adds = [(pred, pick(args)) for is_add, pred, args in effs if is_add and pred in fluent]
@@ -375,8 +380,9 @@ class SchemaGrounder:
         return [(p, n) + simplify(p, n, plain_add, plain_del, tuple(conds)) for p, n in pre]
 
 
-def proposition_atoms(domain: Domain, goal: tuple, types: TypeTable,
-                      fluents: set[str]) -> list[tuple[str, tuple[str, ...]]]:
+def proposition_atoms(
+    domain: Domain, goal: tuple, types: TypeTable, fluents: set[str]
+) -> list[tuple[str, tuple[str, ...]]]:
     """Every fluent atom of the task, numbered once at load and never renumbered: each type-correct
     atom (predicates in name order, arguments in type order), then the atoms an action or goal can
     mention with arguments outside the predicate's declared types (a variable typed more loosely

@@ -13,7 +13,7 @@ whole precondition, and it never drops a binding whose precondition can hold.
 from __future__ import annotations
 
 CHECK_EVERY = 4096  # partial bindings between budget checks
-OR_LIMIT = 20_000   # a static `or` with more solutions than this is left to the grounding, not joined
+OR_LIMIT = 20_000  # a static `or` with more solutions than this is left to the grounding, not joined
 
 
 class _TooMany(Exception):
@@ -155,14 +155,15 @@ class SchemaJoin:
                             take(_Step(None, bound, x, alias=y))
                             return
 
-
         if seed is not None:
             take(_Step(self.literals[seed], bound))
         while todo:
+
             def score(i):
                 lit = self.literals[i]
                 free = len(lit.vars - bound)
                 return (not (lit.constant or lit.vars & bound), free, lit.fluent, lit.size)
+
             take(_Step(self.literals[min(todo, key=score)], bound))
         for v in range(len(self.domains)):
             if v not in bound:
@@ -183,8 +184,15 @@ class SchemaJoin:
         self._plans[(seed, fluent)] = (steps, upfront)
         return steps, upfront
 
-    def bindings(self, budget=None, seed: int | None = None, facts=(), fluent: bool = True,
-                 limit: int | None = None, keep: bool = True) -> list[tuple] | None:
+    def bindings(
+        self,
+        budget=None,
+        seed: int | None = None,
+        facts=(),
+        fluent: bool = True,
+        limit: int | None = None,
+        keep: bool = True,
+    ) -> list[tuple] | None:
         """Argument tuples of every binding the literals allow: all of them, or only those whose
         literal `seed` is one of `facts`. With fluent=False only static literals prune. None when
         there are more than `limit`. With keep=False the list holds None per binding (to count them
@@ -308,8 +316,12 @@ def _or_generator(disjuncts, names, domains, fluents, relations, atom_count, key
     move = lambda args: tuple(local[a] if isinstance(a, int) else a for a in args)  # noqa: E731
     union = Relation()
     for lits, checks in parts:
-        join = SchemaJoin([domains[v] for v in used], [Literal(lit.rel, move(lit.args), False, lit.size) for lit in lits],
-                          [Check(c.equality, c.positive, c.rel, move(c.args)) for c in checks], relations)
+        join = SchemaJoin(
+            [domains[v] for v in used],
+            [Literal(lit.rel, move(lit.args), False, lit.size) for lit in lits],
+            [Check(c.equality, c.positive, c.rel, move(c.args)) for c in checks],
+            relations,
+        )
         found = join.bindings(fluent=False, limit=OR_LIMIT)
         if found is None:
             return None

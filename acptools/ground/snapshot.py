@@ -1,4 +1,4 @@
-"""A grounded task as bytes and back: what acptools.task_store keeps in the proof store.
+"""A grounded task as bytes and back: what acptools.proofs.kept_tasks keeps in the proof store.
 
 The bytes are plain data, never code: zlib-compressed JSON of strings, small ints, lists and
 booleans, followed by the table of distinct operator masks as little-endian bytes; this module
@@ -27,11 +27,40 @@ from .grounding import Grounder, Operator, TypeTable, fluent_predicates
 
 FORMAT = 1  # the layout below; rows are also keyed by the code's digest, so a change never reads old rows
 # what dumps writes: every field of a freshly loaded task (GroundedTask.__getstate__), checked when writing
-FIELDS = frozenset((
-    "domain_text", "problem_text", "domain", "problem", "key", "id", "types", "fluents", "static_true",
-    "footprint", "axioms", "derived", "atoms", "atom_index", "atom_names", "atom_name_index", "init", "goal",
-    "goal_atoms", "_grounder", "max_operators", "action_names", "action_index", "ops_of_action", "operators",
-    "generation", "reached", "_possible", "_possible_names", "_explores"))
+FIELDS = frozenset(
+    (
+        "domain_text",
+        "problem_text",
+        "domain",
+        "problem",
+        "key",
+        "id",
+        "types",
+        "fluents",
+        "static_true",
+        "footprint",
+        "axioms",
+        "derived",
+        "atoms",
+        "atom_index",
+        "atom_names",
+        "atom_name_index",
+        "init",
+        "goal",
+        "goal_atoms",
+        "_grounder",
+        "max_operators",
+        "action_names",
+        "action_index",
+        "ops_of_action",
+        "operators",
+        "generation",
+        "reached",
+        "_possible",
+        "_possible_names",
+        "_explores",
+    )
+)
 
 
 def _hex(mask: int) -> str:
@@ -52,21 +81,38 @@ def dumps(task: GroundedTask) -> bytes:
         raise ValueError("an atom's name does not spell the atom")
     problem, axioms = task.problem, task.axioms
     data = {
-        "format": FORMAT, "key": task.key, "problem_text": task.problem_text,
-        "problem": [problem.name, problem.domain_name, {o: " ".join(t) for o, t in problem.objects.items()},
-                    sorted(" ".join((p, *a)) for p, a in problem.init), problem.goal, problem.has_metric,
-                    problem.ignored],
+        "format": FORMAT,
+        "key": task.key,
+        "problem_text": task.problem_text,
+        "problem": [
+            problem.name,
+            problem.domain_name,
+            {o: " ".join(t) for o, t in problem.objects.items()},
+            sorted(" ".join((p, *a)) for p, a in problem.init),
+            problem.goal,
+            problem.has_metric,
+            problem.ignored,
+        ],
         "footprint": [task.footprint.atoms, task.footprint.actions, task.footprint.counted],
-        "atom_names": task.atom_names, "init": _hex(task.init), "goal": [[_hex(p), _hex(n)] for p, n in task.goal],
-        "max_operators": task.max_operators, "action_names": task.action_names,
-        "operators": _operator_actions(task), "generation": task.generation, "reached": _hex(task.reached),
-        "possible": task._possible, "explores": task._explores,
+        "atom_names": task.atom_names,
+        "init": _hex(task.init),
+        "goal": [[_hex(p), _hex(n)] for p, n in task.goal],
+        "max_operators": task.max_operators,
+        "action_names": task.action_names,
+        "operators": _operator_actions(task),
+        "generation": task.generation,
+        "reached": _hex(task.reached),
+        "possible": task._possible,
+        "explores": task._explores,
     }
     masks: dict[int, int] = {}
     index = lambda mask: masks.setdefault(mask, len(masks))  # noqa: E731
     data.update(_operator_data(task.ops_of_action, index))
-    data["axioms"] = None if axioms is None else \
-        [index(axioms.derived), [[[r.head, index(r.pos), index(r.neg)] for r in layer] for layer in axioms.layers]]
+    data["axioms"] = (
+        None
+        if axioms is None
+        else [index(axioms.derived), [[[r.head, index(r.pos), index(r.neg)] for r in layer] for layer in axioms.layers]]
+    )
     data["mask_sizes"] = [(m.bit_length() + 7) // 8 for m in masks]
     raw = b"".join(m.to_bytes(n, "little") for m, n in zip(masks, data["mask_sizes"]))
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\0" + raw, 1)
@@ -78,9 +124,11 @@ def _operator_data(ops_of_action: list[list[Operator]], index) -> dict:
     the empty one, an action's delete list shared by its disjuncts, ...), and the operators with
     conditional effects (each effect's four masks in a row)."""
     ops = [op for found in ops_of_action for op in found]
-    return {"op_counts": list(map(len, ops_of_action)),
-            "op_masks": [index(m) for op in ops for m in (op.pre, op.neg, op.add, op.dele)],
-            "op_conds": [[k, [index(m) for c in op.conds for m in c]] for k, op in enumerate(ops) if op.conds]}
+    return {
+        "op_counts": list(map(len, ops_of_action)),
+        "op_masks": [index(m) for op in ops for m in (op.pre, op.neg, op.add, op.dele)],
+        "op_conds": [[k, [index(m) for c in op.conds for m in c]] for k, op in enumerate(ops) if op.conds],
+    }
 
 
 def _operator_actions(task: GroundedTask) -> list[int]:
@@ -89,15 +137,15 @@ def _operator_actions(task: GroundedTask) -> list[int]:
     actions, k, ops = [], 0, task.operators
     while k < len(ops):
         whole = task.ops_of_action[ops[k].action]
-        if k + len(whole) > len(ops) or any(a is not b for a, b in zip(whole, ops[k:k + len(whole)])):
+        if k + len(whole) > len(ops) or any(a is not b for a, b in zip(whole, ops[k : k + len(whole)])):
             raise ValueError("the task's operators are not whole actions' operators")
         actions.append(ops[k].action)
         k += len(whole)
     return actions
 
 
-def loads(blob: bytes, domain_text: str, cls: type[GroundedTask] = GroundedTask) -> GroundedTask:
-    """The task `dumps` wrote, as a `cls`; `domain_text` is its domain's PDDL. Bad bytes raise
+def loads(blob: bytes, domain_text: str) -> GroundedTask:
+    """The task `dumps` wrote; `domain_text` is its domain's PDDL. Bad bytes raise
     ValueError (json's errors among them), zlib.error, KeyError, TypeError or IndexError."""
     text, _, raw = zlib.decompress(blob).partition(b"\0")
     data = json.loads(text)
@@ -115,23 +163,45 @@ def loads(blob: bytes, domain_text: str, cls: type[GroundedTask] = GroundedTask)
     ops_of_action = _operators(data, masks)
     axioms = data["axioms"]
     if axioms is not None:
-        axioms = Axioms([[Rule(int(h), masks[p], masks[n]) for h, p, n in layer] for layer in axioms[1]],
-                        masks[axioms[0]])
+        axioms = Axioms(
+            [[Rule(int(h), masks[p], masks[n]) for h, p, n in layer] for layer in axioms[1]], masks[axioms[0]]
+        )
     actions, possible, goal = list(map(str, data["action_names"])), data["possible"], data["goal"]
-    task = cls.__new__(cls)
-    task.__setstate__({
-        "domain_text": domain_text, "problem_text": str(data["problem_text"]), "domain": domain, "problem": problem,
-        "key": str(data["key"]), "id": str(data["key"])[:16], "types": types, "fluents": fluents,
-        "static_true": grounder.static_true, "footprint": Footprint(*data["footprint"]), "axioms": axioms,
-        "derived": axioms.derived if axioms else 0, "atoms": grounder.atoms, "atom_index": grounder.atom_ids,
-        "atom_names": names, "atom_name_index": {n: i for i, n in enumerate(names)}, "init": int(data["init"], 16),
-        "goal": [(int(pos, 16), int(neg, 16)) for pos, neg in goal], "goal_atoms": _union(p for p, _ in goal),
-        "_grounder": grounder, "max_operators": int(data["max_operators"]), "action_names": actions,
-        "action_index": {n: i for i, n in enumerate(actions)}, "ops_of_action": ops_of_action,
-        "operators": [op for aid in data["operators"] for op in ops_of_action[aid]],
-        "generation": int(data["generation"]), "reached": int(data["reached"], 16),
-        "_possible": None if possible is None else list(map(str, possible)),
-        "_possible_names": None, "_explores": bool(data["explores"])})
+    task = GroundedTask.__new__(GroundedTask)
+    task.__setstate__(
+        {
+            "domain_text": domain_text,
+            "problem_text": str(data["problem_text"]),
+            "domain": domain,
+            "problem": problem,
+            "key": str(data["key"]),
+            "id": str(data["key"])[:16],
+            "types": types,
+            "fluents": fluents,
+            "static_true": grounder.static_true,
+            "footprint": Footprint(*data["footprint"]),
+            "axioms": axioms,
+            "derived": axioms.derived if axioms else 0,
+            "atoms": grounder.atoms,
+            "atom_index": grounder.atom_ids,
+            "atom_names": names,
+            "atom_name_index": {n: i for i, n in enumerate(names)},
+            "init": int(data["init"], 16),
+            "goal": [(int(pos, 16), int(neg, 16)) for pos, neg in goal],
+            "goal_atoms": _union(p for p, _ in goal),
+            "_grounder": grounder,
+            "max_operators": int(data["max_operators"]),
+            "action_names": actions,
+            "action_index": {n: i for i, n in enumerate(actions)},
+            "ops_of_action": ops_of_action,
+            "operators": [op for aid in data["operators"] for op in ops_of_action[aid]],
+            "generation": int(data["generation"]),
+            "reached": int(data["reached"], 16),
+            "_possible": None if possible is None else list(map(str, possible)),
+            "_possible_names": None,
+            "_explores": bool(data["explores"]),
+        }
+    )
     return task
 
 
@@ -140,7 +210,7 @@ def _masks(raw: memoryview, sizes: list[int]) -> list[int]:
     if sum(sizes) != len(raw):
         raise ValueError("the masks' bytes do not match their sizes")
     ends = list(itertools.accumulate(sizes))
-    return [int.from_bytes(raw[end - n:end], "little") for n, end in zip(sizes, ends)]
+    return [int.from_bytes(raw[end - n : end], "little") for n, end in zip(sizes, ends)]
 
 
 def _union(masks) -> int:
@@ -157,8 +227,15 @@ def _atoms(texts) -> list[tuple[str, tuple[str, ...]]]:
 
 def _problem(data: list) -> Problem:
     name, domain_name, objects, init, goal, has_metric, ignored = data
-    return Problem(str(name), str(domain_name), {str(o): tuple(t.split(" ")) for o, t in objects.items()},
-                   set(_atoms(init)), _tuples(goal), bool(has_metric), list(map(str, ignored)))
+    return Problem(
+        str(name),
+        str(domain_name),
+        {str(o): tuple(t.split(" ")) for o, t in objects.items()},
+        set(_atoms(init)),
+        _tuples(goal),
+        bool(has_metric),
+        list(map(str, ignored)),
+    )
 
 
 def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
@@ -179,5 +256,14 @@ def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
 def fingerprint(task: GroundedTask) -> tuple:
     """What a restored task must share with a fresh load of its PDDL: names, operators, init, goal and
     the reached atoms."""
-    return (task.key, task.atom_names, task.action_names, task.ops_of_action, task.operators, task.init,
-            task.goal, task.reached, sorted(task.static_true))
+    return (
+        task.key,
+        task.atom_names,
+        task.action_names,
+        task.ops_of_action,
+        task.operators,
+        task.init,
+        task.goal,
+        task.reached,
+        sorted(task.static_true),
+    )

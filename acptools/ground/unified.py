@@ -23,24 +23,44 @@ from .names import render, split_name
 SUPPORTED_FEATURES = {
     "PROBLEM_CLASS": ["ACTION_BASED"],
     "TYPING": ["FLAT_TYPING", "HIERARCHICAL_TYPING"],
-    "CONDITIONS_KIND": ["NEGATIVE_CONDITIONS", "DISJUNCTIVE_CONDITIONS", "EQUALITIES", "EXISTENTIAL_CONDITIONS",
-                        "UNIVERSAL_CONDITIONS"],
-    "EFFECTS_KIND": ["CONDITIONAL_EFFECTS", "FORALL_EFFECTS", "STATIC_FLUENTS_IN_BOOLEAN_ASSIGNMENTS",
-                     "FLUENTS_IN_BOOLEAN_ASSIGNMENTS"],
+    "CONDITIONS_KIND": [
+        "NEGATIVE_CONDITIONS",
+        "DISJUNCTIVE_CONDITIONS",
+        "EQUALITIES",
+        "EXISTENTIAL_CONDITIONS",
+        "UNIVERSAL_CONDITIONS",
+    ],
+    "EFFECTS_KIND": [
+        "CONDITIONAL_EFFECTS",
+        "FORALL_EFFECTS",
+        "STATIC_FLUENTS_IN_BOOLEAN_ASSIGNMENTS",
+        "FLUENTS_IN_BOOLEAN_ASSIGNMENTS",
+    ],
     "QUALITY_METRICS": ["PLAN_LENGTH", "ACTIONS_COST"],
-    "ACTIONS_COST_KIND": ["STATIC_FLUENTS_IN_ACTIONS_COST", "INT_NUMBERS_IN_ACTIONS_COST",
-                          "REAL_NUMBERS_IN_ACTIONS_COST"],
+    "ACTIONS_COST_KIND": [
+        "STATIC_FLUENTS_IN_ACTIONS_COST",
+        "INT_NUMBERS_IN_ACTIONS_COST",
+        "REAL_NUMBERS_IN_ACTIONS_COST",
+    ],
 }
 
 # how a refused feature is named to the user (the rest: the feature's own name, in words)
 FEATURE_WORDS = {
-    "INT_FLUENTS": "numeric fluents", "REAL_FLUENTS": "numeric fluents", "NUMERIC_FLUENTS": "numeric fluents",
-    "OBJECT_FLUENTS": "object-valued fluents", "CONTINUOUS_TIME": "durative actions (continuous time)",
-    "DISCRETE_TIME": "durative actions (discrete time)", "HIERARCHICAL": "hierarchical (HTN) problems",
-    "SCHEDULING": "scheduling problems", "ACTION_BASED_MULTI_AGENT": "multi-agent problems",
-    "CONTINGENT": "contingent planning", "SIMULATED_EFFECTS": "simulated effects",
-    "STATE_INVARIANTS": "state invariants", "TRAJECTORY_CONSTRAINTS": "trajectory constraints",
-    "INCREASE_EFFECTS": "numeric increase effects", "DECREASE_EFFECTS": "numeric decrease effects",
+    "INT_FLUENTS": "numeric fluents",
+    "REAL_FLUENTS": "numeric fluents",
+    "NUMERIC_FLUENTS": "numeric fluents",
+    "OBJECT_FLUENTS": "object-valued fluents",
+    "CONTINUOUS_TIME": "durative actions (continuous time)",
+    "DISCRETE_TIME": "durative actions (discrete time)",
+    "HIERARCHICAL": "hierarchical (HTN) problems",
+    "SCHEDULING": "scheduling problems",
+    "ACTION_BASED_MULTI_AGENT": "multi-agent problems",
+    "CONTINGENT": "contingent planning",
+    "SIMULATED_EFFECTS": "simulated effects",
+    "STATE_INVARIANTS": "state invariants",
+    "TRAJECTORY_CONSTRAINTS": "trajectory constraints",
+    "INCREASE_EFFECTS": "numeric increase effects",
+    "DECREASE_EFFECTS": "numeric decrease effects",
     "FLUENTS_IN_ACTIONS_COST": "action costs that depend on changing fluents",
 }
 
@@ -57,20 +77,24 @@ def supported_kind() -> ProblemKind:
 def unsupported_features(kind: ProblemKind) -> list[str]:
     """The features of a Problem kind outside acptools' fragment, in words (empty: supported)."""
     allowed = {f for features in SUPPORTED_FEATURES.values() for f in features}
-    return sorted({f"{FEATURE_WORDS.get(f, f.lower().replace('_', ' '))} ({f})" for f in kind.features
-                   if f not in allowed})
+    return sorted(
+        {f"{FEATURE_WORDS.get(f, f.lower().replace('_', ' '))} ({f})" for f in kind.features if f not in allowed}
+    )
 
 
-def convert(problem) -> tuple[str, str, "UPNames"]:
+def convert(problem) -> tuple[str, str, UPNames]:
     """(domain text, problem text, names) of a unified-planning Problem; AcpError naming what
     acptools does not support."""
     # non-constant boolean assignments (f := g) are written as the conditional effects they mean
     writer = PDDLWriter(problem, rewrite_bool_assignments=True)
-    refused = unsupported_features(writer.problem_kind)   # the writer's copy: a Problem's kind is not cached
+    refused = unsupported_features(writer.problem_kind)  # the writer's copy: a Problem's kind is not cached
     if refused:
-        raise AcpError(f"unsupported: the Problem {problem.name!r} has {', '.join(refused)}", "problem",
-                       "acptools reads classical planning: STRIPS with types, negative, disjunctive and quantified "
-                       "conditions, equality, conditional and universal effects (action costs are ignored)")
+        raise AcpError(
+            f"unsupported: the Problem {problem.name!r} has {', '.join(refused)}",
+            "problem",
+            "acptools reads classical planning: STRIPS with types, negative, disjunctive and quantified "
+            "conditions, equality, conditional and universal effects (action costs are ignored)",
+        )
     try:
         domain_text, problem_text = writer.get_domain(), writer.get_problem()
     except UPException as e:
@@ -98,9 +122,11 @@ class UPNames:
         try:
             return self.writer.get_pddl_name(item)
         except UPException:
-            raise UnknownNameError(f"{item} is not an item of the Problem {self.problem.name!r}", "",
-                                   "pass actions, objects and fluents of the Problem the task was loaded from") \
-                from None
+            raise UnknownNameError(
+                f"{item} is not an item of the Problem {self.problem.name!r}",
+                "",
+                "pass actions, objects and fluents of the Problem the task was loaded from",
+            ) from None
 
     def action_instance(self, name: str) -> ActionInstance:
         """'(board c0 l0)' -> the ActionInstance of the Problem's action on its objects."""
@@ -127,6 +153,7 @@ class UPNames:
 
     def _object_name(self, exp) -> str:
         if not exp.is_object_exp():
-            raise AcpError(f"{exp} is not an object of the Problem", "parameters",
-                           "ground every parameter with an object")
+            raise AcpError(
+                f"{exp} is not an object of the Problem", "parameters", "ground every parameter with an object"
+            )
         return self.pddl_name(exp.object())

@@ -6,7 +6,7 @@
 The page needs no network (styles and scripts are inline), so it can be mailed or archived.
 """
 
-from .html import render_page, write_html
-from .sources import Outputs, load_outputs
+from .page import render_page, write_html
+from .readers import Outputs, load_outputs
 
 __all__ = ["Outputs", "load_outputs", "render_page", "write_html"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 from html import escape
 
 from ..answers import TASKS
-from ..scoring.report import SET_TASKS, item_iou, summarize
-from .items import item_table
+from ..scoring.score_report import SET_TASKS, item_iou, summarize
+from .item_table import item_table
 from .svg import grouped_bar_chart, histogram
 
 
@@ -28,8 +28,10 @@ def _cell(st: dict | None) -> str:
     iou = "–" if st["mean_iou"] is None else f"{st['mean_iou']:.3f}"
     unk = st["unknown"] + st["errors"]
     cls = ' class="num unk"' if unk else ' class="num"'
-    return (f'<td class="num">{_pct(st["accuracy"])}</td><td class="num">{iou}</td>'
-            f'<td class="num">{st["n"]}</td><td{cls}>{unk}{"!" if st["errors"] else ""}</td>')
+    return (
+        f'<td class="num">{_pct(st["accuracy"])}</td><td class="num">{iou}</td>'
+        f'<td class="num">{st["n"]}</td><td{cls}>{unk}{"!" if st["errors"] else ""}</td>'
+    )
 
 
 def _domains(n: int) -> str:
@@ -52,10 +54,12 @@ def summary_table(summary: dict) -> str:
     cells = "".join(_cell(summary[m]["overall"]) for m in models)
     covered = max((summary[m]["overall"].get("domain_count") or 0 for m in models), default=0)
     rows.append(f'<tr class="total"><td>ALL</td><td>{_domains(covered) if covered else ""}</td>{cells}</tr>')
-    return (f'<table id="qa-summary"><thead><tr><th rowspan="2">task</th><th rowspan="2">domain</th>{head1}</tr>'
-            f"<tr>{head2}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            '<p class="small">acc: accuracy over decided items; IoU: mean IoU (set answers; an unreadable '
-            "answer counts 0); n: items; unk: unknown (+ errors, marked !)</p>")
+    return (
+        f'<table id="qa-summary"><thead><tr><th rowspan="2">task</th><th rowspan="2">domain</th>{head1}</tr>'
+        f"<tr>{head2}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        '<p class="small">acc: accuracy over decided items; IoU: mean IoU (set answers; an unreadable '
+        "answer counts 0); n: items; unk: unknown (+ errors, marked !)</p>"
+    )
 
 
 def _metric_values(items: list[dict], key: str) -> list[float]:
@@ -75,8 +79,12 @@ DISTANCES = ("index_error", "regret")
 
 
 def _numeric_metrics(items: list[dict]) -> list[str]:
-    keys = {k for it in items for k, v in (it.get("metrics") or {}).items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    keys = {
+        k
+        for it in items
+        for k, v in (it.get("metrics") or {}).items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
     if any(it.get("task") in SET_TASKS for it in items):
         keys.add("iou")  # unparsed set answers count IoU 0 even without metrics
     return [k for k in SHARES + DISTANCES if k in keys]
@@ -97,8 +105,9 @@ def distributions(items: list[dict]) -> str:
                 labels, series = histogram(values, key in SHARES)
                 charts.append(grouped_bar_chart(labels, series, f"{t} {key}"))
         if charts:
-            out.append(f'<h3>{escape(str(t))}</h3><div class="charts" data-task="{escape(str(t))}">'
-                       f"{''.join(charts)}</div>")
+            out.append(
+                f'<h3>{escape(str(t))}</h3><div class="charts" data-task="{escape(str(t))}">{"".join(charts)}</div>'
+            )
     return "".join(out) or '<p class="small">No item carries a numeric partial-credit metric.</p>'
 
 

@@ -24,20 +24,26 @@ def grouped_bar_chart(labels: list[str], series: dict[str, list[int]], title: st
     height += 14 * len(names)
     base = head + plot_h
     bar_w = (slot_w - 6) / max(1, len(names))
-    parts = [f'<svg class="chart" role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-             f'<text x="{width / 2:.0f}" y="14" text-anchor="middle" class="ct">{escape(title)}</text>']
+    parts = [
+        f'<svg class="chart" role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+        f'<text x="{width / 2:.0f}" y="14" text-anchor="middle" class="ct">{escape(title)}</text>',
+    ]
     for k, m in enumerate(names):
         y = 28 + 14 * k
-        parts.append(f'<rect x="{left}" y="{y - 9}" width="10" height="10" fill="{COLOURS[k]}"/>'
-                     f'<text x="{left + 14}" y="{y}" class="cl" data-legend="{escape(m, quote=True)}">'
-                     f'{escape(m)} (n={sum(series[m])})</text>')
+        parts.append(
+            f'<rect x="{left}" y="{y - 9}" width="10" height="10" fill="{COLOURS[k]}"/>'
+            f'<text x="{left + 14}" y="{y}" class="cl" data-legend="{escape(m, quote=True)}">'
+            f"{escape(m)} (n={sum(series[m])})</text>"
+        )
     for i, label in enumerate(labels):
         x0 = left + i * slot_w + 3
         for k, m in enumerate(names):
             parts.append(_bar(x0 + k * bar_w, bar_w, base, plot_h, series[m][i], top, COLOURS[k], m))
-        parts.append(f'<text x="{x0 + (slot_w - 6) / 2:.1f}" y="{base + 13:.1f}" text-anchor="middle" class="cl">'
-                     f'{escape(label)}</text>')
+        parts.append(
+            f'<text x="{x0 + (slot_w - 6) / 2:.1f}" y="{base + 13:.1f}" text-anchor="middle" class="cl">'
+            f"{escape(label)}</text>"
+        )
     parts.append(f'<line x1="{left}" y1="{base}" x2="{width - left}" y2="{base}" class="axis"/></svg>')
     return "".join(parts)
 
@@ -45,10 +51,15 @@ def grouped_bar_chart(labels: list[str], series: dict[str, list[int]], title: st
 def _bar(x: float, w: float, base: float, plot_h: float, count: int, top: int, colour: str, name: str) -> str:
     """One bar with its count above it (a zero is a thin line, so it reads as zero)."""
     h = plot_h * count / top if count > 0 else 1.5
-    value = (f'<text x="{x + w / 2:.1f}" y="{base - h - 3:.1f}" text-anchor="middle" class="cv">{count}</text>'
-             if count or w >= 8 else "")
-    return (f'<rect class="bar{"" if count else " zero"}" data-model="{escape(name, quote=True)}" data-count="{count}" '
-            f'x="{x:.1f}" y="{base - h:.1f}" width="{max(1.0, w - 1):.1f}" height="{h:.1f}" fill="{colour}"/>{value}')
+    value = (
+        f'<text x="{x + w / 2:.1f}" y="{base - h - 3:.1f}" text-anchor="middle" class="cv">{count}</text>'
+        if count or w >= 8
+        else ""
+    )
+    return (
+        f'<rect class="bar{"" if count else " zero"}" data-model="{escape(name, quote=True)}" data-count="{count}" '
+        f'x="{x:.1f}" y="{base - h:.1f}" width="{max(1.0, w - 1):.1f}" height="{h:.1f}" fill="{colour}"/>{value}'
+    )
 
 
 def histogram(values: dict[str, list[float]], unit_interval: bool) -> tuple[list[str], dict[str, list[int]]]:
@@ -58,8 +69,7 @@ def histogram(values: dict[str, list[float]], unit_interval: bool) -> tuple[list
     at or above it."""
     if unit_interval:
         labels = [f".{k}" if k else "0" for k in range(10)] + ["1"]
-        return labels, {m: _counts(vs, lambda v: 10 if v >= 1 else max(0, int(v * 10)), 11)
-                        for m, vs in values.items()}
+        return labels, {m: _counts(vs, lambda v: 10 if v >= 1 else max(0, int(v * 10)), 11) for m, vs in values.items()}
     every = [v for vs in values.values() for v in vs]
     lo = int(min(every))
     hi = min(int(max(every)), lo + 10)

@@ -34,6 +34,7 @@ ARITHMETIC = ("+", "-", "*", "/")
 @dataclass
 class Predicate:
     """A predicate: name and typed parameters."""
+
     name: str
     params: tuple[Param, ...]
 
@@ -41,6 +42,7 @@ class Predicate:
 @dataclass
 class Function:
     """A numeric function (fluent): name and typed parameters; its value is a number."""
+
     name: str
     params: tuple[Param, ...]
 
@@ -48,6 +50,7 @@ class Function:
 @dataclass
 class ActionSchema:
     """An action schema: name, typed parameters, precondition and effect formulas."""
+
     name: str
     params: tuple[Param, ...]
     precondition: tuple
@@ -57,6 +60,7 @@ class ActionSchema:
 @dataclass
 class Axiom:
     """A derived predicate's rule: the head (predicate, typed variables) holds whenever the body does."""
+
     predicate: str
     params: tuple[Param, ...]
     body: tuple
@@ -65,10 +69,11 @@ class Axiom:
 @dataclass
 class Domain:
     """A parsed domain: types, constants, predicates, functions and action schemas."""
+
     name: str
     requirements: tuple[str, ...]
     supertypes: dict[str, tuple[str, ...]]  # type -> its direct parents ('object' is the root)
-    constants: dict[str, tuple[str, ...]]   # name -> types
+    constants: dict[str, tuple[str, ...]]  # name -> types
     predicates: dict[str, Predicate]
     actions: dict[str, ActionSchema]
     axioms: list[Axiom] = field(default_factory=list)
@@ -84,6 +89,7 @@ class Domain:
 @dataclass
 class Problem:
     """A parsed problem: objects, init facts and values, goal formula and metric."""
+
     name: str
     domain_name: str
     objects: dict[str, tuple[str, ...]]

@@ -7,12 +7,26 @@ from difflib import get_close_matches
 from fractions import Fraction
 
 from ..errors import PddlError
-from .model import (ARITHMETIC, NUMERIC_EFFECTS, ActionSchema, Axiom, Domain, Function, Param, Predicate,
-                    Problem)
+from .model import (
+    ARITHMETIC,
+    NUMERIC_EFFECTS,
+    ActionSchema,
+    Axiom,
+    Domain,
+    Function,
+    GroundTerm,
+    Param,
+    Predicate,
+    Problem,
+)
 from .sexpr import CHECK_EVERY, SList, Token, read_sexpr, where
 
-_UNSUPPORTED_SECTIONS = {":durative-action": "durative actions",
-                         ":process": "processes", ":event": "events", ":constraints": "constraints"}
+_UNSUPPORTED_SECTIONS = {
+    ":durative-action": "durative actions",
+    ":process": "processes",
+    ":event": "events",
+    ":constraints": "constraints",
+}
 _ORDERINGS = ("<", ">", "<=", ">=")
 _NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)\Z")  # PDDL's numbers, and negative ones as planners read them
 _EXPRESSION_HINT = "a numeric expression is a number, a function term such as (fuel ?t), or (+ - * / ...) of them"
@@ -21,21 +35,51 @@ _EXPRESSION_HINT = "a numeric expression is a number, a function term such as (f
 def number(word: str) -> Fraction | None:
     """The exact value of a number word ('3', '0.1', '-2.5'), None for any other word."""
     return Fraction(word) if word[:1] in "0123456789-." and _NUMBER.match(word) else None
+
+
 # the requirement flags of PDDL 1.2 to 3.1 (and PDDL+'s :time): accepted, since a construct acptools does not
 # support is refused where it is written
-REQUIREMENTS = frozenset((
-    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
-    ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions", ":conditional-effects",
-    ":adl", ":derived-predicates", ":domain-axioms", ":action-costs", ":fluents", ":numeric-fluents",
-    ":object-fluents", ":durative-actions", ":duration-inequalities", ":continuous-effects",
-    ":timed-initial-literals", ":preferences", ":constraints", ":safety-constraints", ":expression-evaluation",
-    ":subgoals-through-axioms", ":action-expansions", ":foreach-expansions", ":dag-expansions", ":ucpop",
-    ":time"))
+REQUIREMENTS = frozenset(
+    (
+        ":strips",
+        ":typing",
+        ":negative-preconditions",
+        ":disjunctive-preconditions",
+        ":equality",
+        ":existential-preconditions",
+        ":universal-preconditions",
+        ":quantified-preconditions",
+        ":conditional-effects",
+        ":adl",
+        ":derived-predicates",
+        ":domain-axioms",
+        ":action-costs",
+        ":fluents",
+        ":numeric-fluents",
+        ":object-fluents",
+        ":durative-actions",
+        ":duration-inequalities",
+        ":continuous-effects",
+        ":timed-initial-literals",
+        ":preferences",
+        ":constraints",
+        ":safety-constraints",
+        ":expression-evaluation",
+        ":subgoals-through-axioms",
+        ":action-expansions",
+        ":foreach-expansions",
+        ":dag-expansions",
+        ":ucpop",
+        ":time",
+    )
+)
 # flags that change what every action or state means, even where no construct shows it
-_UNSUPPORTED_REQUIREMENTS = {":open-world": "an open world (states are read under the closed-world assumption)",
-                             ":true-negation": "true negation (states are read under the closed-world assumption)",
-                             ":non-deterministic": "non-deterministic effects",
-                             ":probabilistic-effects": "probabilistic effects"}
+_UNSUPPORTED_REQUIREMENTS = {
+    ":open-world": "an open world (states are read under the closed-world assumption)",
+    ":true-negation": "true negation (states are read under the closed-world assumption)",
+    ":non-deterministic": "non-deterministic effects",
+    ":probabilistic-effects": "probabilistic effects",
+}
 
 
 class _Reader:
@@ -115,8 +159,9 @@ class _Reader:
             return (str(head), params, self.formula(args[1], ctx))
         if head == "=":
             if len(args) != 2:
-                raise self.fail(lst, f"(= a b) takes two arguments ({ctx})",
-                                "compare two names, or two numeric expressions")
+                raise self.fail(
+                    lst, f"(= a b) takes two arguments ({ctx})", "compare two names, or two numeric expressions"
+                )
             if _names(args):
                 return ("=", str(args[0]), str(args[1]))
             return ("cmp", "=", self.expression(args[0], ctx), self.expression(args[1], ctx))
@@ -134,8 +179,11 @@ class _Reader:
                 return ("num", value)
             if node.startswith("?"):
                 raise self.fail(node, f"variable {node} stands for an object, not a number ({ctx})", _EXPRESSION_HINT)
-            raise self.fail(node, f"expected a number or a function term, found {node!r} ({ctx})",
-                            f"a function term is written in parentheses: ({node})")
+            raise self.fail(
+                node,
+                f"expected a number or a function term, found {node!r} ({ctx})",
+                f"a function term is written in parentheses: ({node})",
+            )
         if not node or isinstance(node[0], SList) or number(node[0]) is not None:
             raise self.fail(node, f"malformed numeric expression ({ctx})", _EXPRESSION_HINT)
         head, args = node[0], node[1:]
@@ -149,8 +197,11 @@ class _Reader:
             for arg in args[1:]:
                 out = (str(head), out, self.expression(arg, ctx))
             return out
-        return ("fn", str(head), tuple(str(self.expect_word(a, "an object or a variable (the argument of a function)"))
-                                       for a in args))
+        return (
+            "fn",
+            str(head),
+            tuple(str(self.expect_word(a, "an object or a variable (the argument of a function)")) for a in args),
+        )
 
     def effect(self, node, ctx: str) -> tuple:
         lst = self.expect_list(node, "an effect")
@@ -176,11 +227,19 @@ class _Reader:
             if len(args) != 2:
                 raise self.fail(lst, f"({head} function-term expression) expected ({ctx})")
             target = args[0]
-            if not isinstance(target, SList) or not target or not isinstance(target[0], Token) \
-                    or target[0] in ARITHMETIC or number(target[0]) is not None:
+            if (
+                not isinstance(target, SList)
+                or not target
+                or not isinstance(target[0], Token)
+                or target[0] in ARITHMETIC
+                or number(target[0]) is not None
+            ):
                 found = repr(target) if isinstance(target, Token) else "another expression"
-                raise self.fail(target, f"({head} ...) changes a function term such as (total-cost), found {found} "
-                                f"({ctx})", f"write ({target})" if isinstance(target, Token) else "")
+                raise self.fail(
+                    target,
+                    f"({head} ...) changes a function term such as (total-cost), found {found} ({ctx})",
+                    f"write ({target})" if isinstance(target, Token) else "",
+                )
             return ("num-eff", str(head), self.expression(target, ctx), self.expression(args[1], ctx))
         if isinstance(head, SList) or head in ("or", "exists", "imply", "="):
             raise self.fail(lst, f"unsupported: {head if isinstance(head, Token) else 'list'} in the effect of {ctx}")
@@ -214,7 +273,7 @@ def parse_domain(text: str) -> Domain:
     predicates: dict[str, Predicate] = {}
     functions: dict[str, Function] = {}
     actions: dict[str, ActionSchema] = {}
-    raw: dict[str, SList] = {}   # action name -> its section as written (to locate errors in it)
+    raw: dict[str, SList] = {}  # action name -> its section as written (to locate errors in it)
     axioms: list[tuple[Axiom, SList]] = []
     seen: dict[str, SList] = {}
     declared: dict[str, Token] = {}  # type -> where it is declared
@@ -224,8 +283,11 @@ def parse_domain(text: str) -> Domain:
             raise r.fail(sec, "empty section")
         head = sec[0]
         if head in (":requirements", ":types", ":constants", ":predicates", ":functions") and head in seen:
-            raise r.fail(sec, f"a second ({head} ...) section", f"the first is at line {seen[head].line}, column "
-                         f"{seen[head].col}: merge them into one")
+            raise r.fail(
+                sec,
+                f"a second ({head} ...) section",
+                f"the first is at line {seen[head].line}, column {seen[head].col}: merge them into one",
+            )
         seen.setdefault(str(head), sec)
         if head == ":requirements":
             requirements = _requirements(r, sec[1:])
@@ -248,22 +310,36 @@ def parse_domain(text: str) -> Domain:
             act = _action(r, sec)
             if act.name in actions:
                 first = raw[act.name]
-                raise r.fail(sec, f"a second action named {act.name!r}",
-                             f"the first is at line {first.line}, column {first.col}: rename or remove one")
+                raise r.fail(
+                    sec,
+                    f"a second action named {act.name!r}",
+                    f"the first is at line {first.line}, column {first.col}: rename or remove one",
+                )
             actions[act.name] = act
             raw[act.name] = sec
         elif head == ":derived":
             axioms.append((_axiom(r, sec), sec))
         elif head in _UNSUPPORTED_SECTIONS:
-            raise r.fail(sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
-                         "acptools handles STRIPS/ADL actions with numeric fluents (PDDL 2.1 level 2)")
+            raise r.fail(
+                sec,
+                f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
+                "acptools handles STRIPS/ADL actions with numeric fluents (PDDL 2.1 level 2)",
+            )
         else:
             raise r.fail(sec, f"unknown domain section {head!r}")
     _check_type_cycles(r, supertypes, declared)
-    dom = Domain(name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms],
-                 functions=functions)
-    _check_domain(r, dom, {**{f"action {a}": sec for a, sec in raw.items()},
-                           **{_axiom_label(dom, k): sec for k, (_, sec) in enumerate(axioms)}, **seen})
+    dom = Domain(
+        name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms], functions=functions
+    )
+    _check_domain(
+        r,
+        dom,
+        {
+            **{f"action {a}": sec for a, sec in raw.items()},
+            **{_axiom_label(dom, k): sec for k, (_, sec) in enumerate(axioms)},
+            **seen,
+        },
+    )
     return dom
 
 
@@ -272,19 +348,23 @@ def _functions(r: _Reader, items) -> dict[str, Function]:
     `number` (also when left out); any other type declares object fluents, which are refused."""
     out: dict[str, Function] = {}
     where_declared: dict[str, SList] = {}
-    pending: list[str] = []   # functions declared since the last '- type'
+    pending: list[str] = []  # functions declared since the last '- type'
     i = 0
     while i < len(items):
         item = items[i]
         if isinstance(item, Token) and item == "-":
             if i + 1 >= len(items) or not pending:
-                raise r.fail(item, "'-' must stand between function declarations and their type",
-                             "write '(f ?x - t) - number'")
+                raise r.fail(
+                    item, "'-' must stand between function declarations and their type", "write '(f ?x - t) - number'"
+                )
             result = items[i + 1]
             if result != "number":
                 shown = result if isinstance(result, Token) else "(either ...)"
-                raise r.fail(result, f"unsupported: object fluents ({', '.join(pending)} of type {shown})",
-                             "acptools reads numeric functions only: declare them '- number'")
+                raise r.fail(
+                    result,
+                    f"unsupported: object fluents ({', '.join(pending)} of type {shown})",
+                    "acptools reads numeric functions only: declare them '- number'",
+                )
             pending = []
             i += 2
             continue
@@ -294,8 +374,11 @@ def _functions(r: _Reader, items) -> dict[str, Function]:
         fname = str(r.expect_word(decl[0], "a function name"))
         if fname in out:
             first = where_declared[fname]
-            raise r.fail(decl, f"a second function named {fname!r}",
-                         f"the first is at line {first.line}, column {first.col}: keep one")
+            raise r.fail(
+                decl,
+                f"a second function named {fname!r}",
+                f"the first is at line {first.line}, column {first.col}: keep one",
+            )
         out[fname] = Function(fname, tuple(r.typed_list(decl[1:], True)))
         where_declared[fname] = decl
         pending.append(fname)
@@ -308,12 +391,20 @@ def _requirements(r: _Reader, words) -> tuple[str, ...]:
     for word in words:
         word = r.expect_word(word, "a requirement flag such as :strips")
         if word in _UNSUPPORTED_REQUIREMENTS:
-            raise r.fail(word, f"unsupported requirement {word}: {_UNSUPPORTED_REQUIREMENTS[word]}",
-                         "acptools handles classical (STRIPS/ADL) planning")
+            raise r.fail(
+                word,
+                f"unsupported requirement {word}: {_UNSUPPORTED_REQUIREMENTS[word]}",
+                "acptools handles classical (STRIPS/ADL) planning",
+            )
         if word not in REQUIREMENTS:
             close = get_close_matches(word, REQUIREMENTS, 1, 0.6)
-            raise r.fail(word, f"unknown requirement {word!r}", f"did you mean {close[0]}?" if close else
-                         "PDDL requirements include :strips, :typing, :negative-preconditions, :adl")
+            raise r.fail(
+                word,
+                f"unknown requirement {word!r}",
+                f"did you mean {close[0]}?"
+                if close
+                else "PDDL requirements include :strips, :typing, :negative-preconditions, :adl",
+            )
     return tuple(str(w) for w in words)
 
 
@@ -330,10 +421,13 @@ def _check_type_cycles(r: _Reader, supertypes: dict[str, tuple[str, ...]], decla
                 todo.pop()
                 state[path.pop()] = 2
             elif state.get(t) == 1:
-                cycle = path[path.index(t):] + [t]
+                cycle = path[path.index(t) :] + [t]
                 first = min(cycle[:-1], key=lambda c: (declared[c].line, declared[c].col) if c in declared else (0, 0))
-                raise r.fail(declared.get(first), f"the types form a cycle: {' - '.join(cycle)}",
-                             "a type cannot be its own ancestor: remove one of these parents")
+                raise r.fail(
+                    declared.get(first),
+                    f"the types form a cycle: {' - '.join(cycle)}",
+                    "a type cannot be its own ancestor: remove one of these parents",
+                )
             elif t not in state:
                 state[t] = 1
                 path.append(t)
@@ -343,8 +437,11 @@ def _check_type_cycles(r: _Reader, supertypes: dict[str, tuple[str, ...]], decla
 def _axiom(r: _Reader, sec: SList) -> Axiom:
     """(:derived (pred ?x - t ...) body); untyped head variables take the predicate's types later."""
     if len(sec) != 3:
-        raise r.fail(sec, "(:derived (predicate ?vars) formula) expected",
-                     "write one head atom and one formula (wrap several conditions in (and ...))")
+        raise r.fail(
+            sec,
+            "(:derived (predicate ?vars) formula) expected",
+            "write one head atom and one formula (wrap several conditions in (and ...))",
+        )
     head = r.expect_list(sec[1], "the derived atom (predicate ?vars)")
     if not head:
         raise r.fail(head, "the derived atom has no predicate")
@@ -375,8 +472,11 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
             raise r.fail(key, f"{key} has no value in action {name}")
         if isinstance(key, Token) and key in given:
             first = given[key]
-            raise r.fail(key, f"a second {key} in action {name}",
-                         f"the first is at line {first.line}, column {first.col}: keep one")
+            raise r.fail(
+                key,
+                f"a second {key} in action {name}",
+                f"the first is at line {first.line}, column {first.col}: keep one",
+            )
         if isinstance(key, Token):
             given[key] = key
         val = sec[i + 1]
@@ -387,8 +487,9 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
         elif key == ":effect":
             eff = r.effect(val, f"action {name}")
         else:
-            raise r.fail(key, f"unknown action field {key!r} in action {name}",
-                         "expected :parameters, :precondition or :effect")
+            raise r.fail(
+                key, f"unknown action field {key!r} in action {name}", "expected :parameters, :precondition or :effect"
+            )
         i += 2
     return ActionSchema(name, params, pre, eff)
 
@@ -396,8 +497,15 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
 class _Misnamed(PddlError):
     """A semantic error found on the parsed model; `pred` and `word` say which node to point at."""
 
-    def __init__(self, what: str, where: str = "", suggestion: str = "", pred: str | tuple | None = None,
-                 word: str | None = None, inside: int | None = None):
+    def __init__(
+        self,
+        what: str,
+        where: str = "",
+        suggestion: str = "",
+        pred: str | tuple | None = None,
+        word: str | None = None,
+        inside: int | None = None,
+    ):
         super().__init__(what, where, suggestion)
         self.pred, self.word, self.inside = pred, word, inside  # inside: look only in this part of the section
 
@@ -410,7 +518,7 @@ def _find(node, pred: str | tuple | None, word: str | None):
         return node if word is not None and pred is None and node == word else None
     if not isinstance(node, SList):
         return None
-    if isinstance(pred, tuple):   # (outer, inner): the (inner ...) list directly inside an (outer ...) list
+    if isinstance(pred, tuple):  # (outer, inner): the (inner ...) list directly inside an (outer ...) list
         if node and node[0] == pred[0]:
             hit = next((c for c in node[1:] if isinstance(c, SList) and c and c[0] == pred[1]), None)
             if hit is not None:
@@ -473,9 +581,13 @@ def _check_functions(dom: Domain) -> None:
     """Function declarations name declared types and no predicate."""
     for f in dom.functions.values():
         if f.name in dom.predicates:
-            raise _Misnamed(f"{f.name!r} is declared both as a predicate and as a function", "domain, :functions",
-                            "rename one of them", pred=f.name)
-        for v, types in f.params:
+            raise _Misnamed(
+                f"{f.name!r} is declared both as a predicate and as a function",
+                "domain, :functions",
+                "rename one of them",
+                pred=f.name,
+            )
+        for _v, types in f.params:
             for t in types:
                 if t not in dom.supertypes:
                     raise _Misnamed(f"function {f.name} uses undeclared type {t!r}", "domain, :functions", word=t)
@@ -490,18 +602,28 @@ def _check_axioms(dom: Domain) -> None:
         ctx = f"domain, {_axiom_label(dom, k)}"
         decl = dom.predicates.get(ax.predicate)
         if decl is None:
-            raise _Misnamed(f"undeclared derived predicate {ax.predicate!r}", ctx,
-                            "declare it in (:predicates ...) too", pred=ax.predicate)
+            raise _Misnamed(
+                f"undeclared derived predicate {ax.predicate!r}",
+                ctx,
+                "declare it in (:predicates ...) too",
+                pred=ax.predicate,
+            )
         if len(ax.params) != len(decl.params):
-            raise _Misnamed(f"({ax.predicate} ...) takes {len(decl.params)} arguments, got {len(ax.params)}", ctx,
-                            "write the head as (" + " ".join([ax.predicate] + [v for v, _ in decl.params]) + ")",
-                            pred=ax.predicate)
+            raise _Misnamed(
+                f"({ax.predicate} ...) takes {len(decl.params)} arguments, got {len(ax.params)}",
+                ctx,
+                "write the head as (" + " ".join([ax.predicate] + [v for v, _ in decl.params]) + ")",
+                pred=ax.predicate,
+            )
         names = [v for v, _ in ax.params]
         for v in names:
             if names.count(v) > 1:
-                raise _Misnamed(f"variable {v} appears twice in the head of an axiom", ctx,
-                                "use distinct variables and compare them with (= ...) in the body",
-                                pred=ax.predicate)
+                raise _Misnamed(
+                    f"variable {v} appears twice in the head of an axiom",
+                    ctx,
+                    "use distinct variables and compare them with (= ...) in the body",
+                    pred=ax.predicate,
+                )
         ax.params = tuple((v, t if t != ("object",) else d) for (v, t), (_, d) in zip(ax.params, decl.params))
         for v, types in ax.params:
             for t in types:
@@ -552,10 +674,15 @@ def _stratify(dom: Domain) -> None:
         uses.setdefault(h, set()).add(q)
     for k, q, h, neg in edges:
         if neg and h in _closure(uses, q):
-            raise _Misnamed(f"derived predicate {h!r} depends on the negation of {q!r}, which depends on {h!r}: "
-                            "the axioms are not stratified", f"domain, {_axiom_label(dom, k)}",
-                            f"negate a derived predicate only where it does not depend back on the one being "
-                            f"defined (e.g. define the complement of {q!r} positively)", pred=q, inside=2)
+            raise _Misnamed(
+                f"derived predicate {h!r} depends on the negation of {q!r}, which depends on {h!r}: "
+                "the axioms are not stratified",
+                f"domain, {_axiom_label(dom, k)}",
+                f"negate a derived predicate only where it does not depend back on the one being "
+                f"defined (e.g. define the complement of {q!r} positively)",
+                pred=q,
+                inside=2,
+            )
 
 
 def _closure(uses: dict[str, set[str]], start: str) -> set[str]:
@@ -573,15 +700,23 @@ def _closure(uses: dict[str, set[str]], start: str) -> set[str]:
 def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
     if pred not in dom.predicates:
         if pred in dom.functions:
-            raise _Misnamed(f"{pred!r} is a function, not a predicate", ctx,
-                            f"compare its value, e.g. (> ({pred} ...) 0), or change it with (assign ({pred} ...) v)",
-                            pred=pred)
+            raise _Misnamed(
+                f"{pred!r} is a function, not a predicate",
+                ctx,
+                f"compare its value, e.g. (> ({pred} ...) 0), or change it with (assign ({pred} ...) v)",
+                pred=pred,
+            )
         close = get_close_matches(pred, list(dom.predicates), 1)
-        raise _Misnamed(f"undeclared predicate {pred!r}", ctx, f"did you mean {close[0]!r}?" if close else
-                        "declare it in (:predicates ...)", pred=pred)
+        raise _Misnamed(
+            f"undeclared predicate {pred!r}",
+            ctx,
+            f"did you mean {close[0]!r}?" if close else "declare it in (:predicates ...)",
+            pred=pred,
+        )
     if len(args) != len(dom.predicates[pred].params):
-        raise _Misnamed(f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx,
-                        pred=pred)
+        raise _Misnamed(
+            f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx, pred=pred
+        )
     _check_bound(dom, pred, args, bound, ctx)
 
 
@@ -592,13 +727,24 @@ def _check_term(dom: Domain, term: tuple, bound: set[str], ctx: str, changed_by:
     decl = dom.functions.get(name)
     if decl is None:
         if name in dom.predicates:
-            what = f"({changed_by} ...) changes {name!r}, a predicate" if changed_by else \
-                f"{name!r} is a predicate, not a function"
-            raise _Misnamed(what, ctx, "numeric expressions and effects use the functions of (:functions ...)",
-                            pred=(changed_by, name) if changed_by else name)
+            what = (
+                f"({changed_by} ...) changes {name!r}, a predicate"
+                if changed_by
+                else f"{name!r} is a predicate, not a function"
+            )
+            raise _Misnamed(
+                what,
+                ctx,
+                "numeric expressions and effects use the functions of (:functions ...)",
+                pred=(changed_by, name) if changed_by else name,
+            )
         close = get_close_matches(name, list(dom.functions), 1)
-        raise _Misnamed(f"undeclared function {name!r}", ctx, f"did you mean {close[0]!r}?" if close else
-                        "declare it in (:functions ...)", pred=name)
+        raise _Misnamed(
+            f"undeclared function {name!r}",
+            ctx,
+            f"did you mean {close[0]!r}?" if close else "declare it in (:functions ...)",
+            pred=name,
+        )
     if len(args) != len(decl.params):
         raise _Misnamed(f"({name} ...) takes {len(decl.params)} arguments, got {len(args)}", ctx, pred=name)
     _check_bound(dom, name, args, bound, ctx)
@@ -617,11 +763,17 @@ def _check_bound(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> Non
     """The arguments of (pred ...) are variables in scope or declared constants."""
     for a in args:
         if a.startswith("?") and a not in bound:
-            raise _Misnamed(f"unbound variable {a} in ({pred} ...)", ctx, "declare it in :parameters or a quantifier",
-                            pred=pred, word=a)
+            raise _Misnamed(
+                f"unbound variable {a} in ({pred} ...)",
+                ctx,
+                "declare it in :parameters or a quantifier",
+                pred=pred,
+                word=a,
+            )
         if not a.startswith("?") and a not in dom.constants:
-            raise _Misnamed(f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)",
-                            pred=pred, word=a)
+            raise _Misnamed(
+                f"unknown constant {a!r} in ({pred} ...)", ctx, "declare it in (:constants ...)", pred=pred, word=a
+            )
 
 
 def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
@@ -651,8 +803,12 @@ def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
     tag = e[0]
     if tag in ("add", "del"):
         if any(a.predicate == e[1] for a in dom.axioms):
-            raise _Misnamed(f"the derived predicate {e[1]!r} in an action's effect", ctx,
-                            "axioms compute derived predicates: actions may test them, never set them", pred=e[1])
+            raise _Misnamed(
+                f"the derived predicate {e[1]!r} in an action's effect",
+                ctx,
+                "axioms compute derived predicates: actions may test them, never set them",
+                pred=e[1],
+            )
         _check_args(dom, e[1], e[2], bound, ctx)
     elif tag == "and":
         for g in e[1]:
@@ -675,7 +831,7 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
     objects: dict[str, tuple[str, ...]] = {}
     init: set[tuple[str, tuple[str, ...]]] = set()
     init_nodes: list = []
-    value_nodes: list = []   # the (= (f o) v) of :init
+    value_nodes: list = []  # the (= (f o) v) of :init
     goal_node = metric_node = None
     for sec in sections:
         sec = r.expect_list(sec, "a problem section")
@@ -688,8 +844,11 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
             for o, types in r.typed_list(sec[1:], False):
                 for t in types:
                     if t not in domain.supertypes:
-                        raise r.fail(sec, f"object {o!r} has undeclared type {t!r}",
-                                     "declare the type in the domain's (:types ...)")
+                        raise r.fail(
+                            sec,
+                            f"object {o!r} has undeclared type {t!r}",
+                            "declare the type in the domain's (:types ...)",
+                        )
                 objects[o] = types
         elif head == ":init":
             for fact in sec[1:]:
@@ -700,8 +859,11 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
                     continue  # negative facts are the default
                 pred = str(r.expect_word(fact[0], "a predicate name"))
                 if pred in domain.strata:
-                    raise r.fail(fact, f"the derived predicate {pred!r} in :init",
-                                 "axioms compute derived predicates from the other facts: remove it")
+                    raise r.fail(
+                        fact,
+                        f"the derived predicate {pred!r} in :init",
+                        "axioms compute derived predicates from the other facts: remove it",
+                    )
                 args = tuple(str(r.expect_word(a, "an object name")) for a in fact[1:])
                 init.add((pred, args))
                 init_nodes.append(fact)
@@ -711,17 +873,24 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
             goal_node = sec[1]
         elif head == ":metric":
             if metric_node is not None:
-                raise r.fail(sec, "a second (:metric ...) section",
-                             f"the first is at line {metric_node.line}, column {metric_node.col}: keep one")
+                raise r.fail(
+                    sec,
+                    "a second (:metric ...) section",
+                    f"the first is at line {metric_node.line}, column {metric_node.col}: keep one",
+                )
             metric_node = sec
         elif head in _UNSUPPORTED_SECTIONS:
-            raise r.fail(sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
-                         "acptools plans for the goal alone: remove the section")
+            raise r.fail(
+                sec,
+                f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
+                "acptools plans for the goal alone: remove the section",
+            )
         else:
             raise r.fail(sec, f"unknown problem section {head!r}")
     if domain_name and domain_name != domain.name:
-        raise PddlError(f"the problem is for domain {domain_name!r}, not {domain.name!r}", "problem",
-                        "pass the matching domain")
+        raise PddlError(
+            f"the problem is for domain {domain_name!r}, not {domain.name!r}", "problem", "pass the matching domain"
+        )
     if goal_node is None:
         raise PddlError("the problem has no (:goal ...)", "problem")
     names = _ObjectNames(domain, objects)
@@ -732,8 +901,16 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
     values = names.initial_values(r, value_nodes)
     names.check_goal(r, goal_node, set())
     metric = None if metric_node is None else names.metric(r, metric_node)
-    return Problem(name, domain_name, objects, init, r.formula(goal_node, "the goal"), metric_node is not None,
-                   num_init=values, metric=metric)
+    return Problem(
+        name,
+        domain_name,
+        objects,
+        init,
+        r.formula(goal_node, "the goal"),
+        metric_node is not None,
+        num_init=values,
+        metric=metric,
+    )
 
 
 class _ObjectNames:
@@ -761,18 +938,27 @@ class _ObjectNames:
     def fits(self, obj: str, types) -> bool:
         return any(set(types) & self.ancestors(t) for t in self.objects[obj])
 
-    def check_atom(self, r: _Reader, node, where: str, bound: set[str]) -> None:
+    def check_atom(self, r: _Reader, node, where: str, bound: set[str], kind: str = "predicate") -> None:
+        """An atom (or, with kind "function", a function term) names a declaration and fitting objects."""
         pred = str(node[0])
-        decl = self.domain.predicates.get(pred)
+        declared = self.domain.predicates if kind == "predicate" else self.domain.functions
+        decl = declared.get(pred)
         if decl is None:
-            close = get_close_matches(pred, list(self.domain.predicates), 3, 0.5)
-            raise r.fail(node, f"undeclared predicate {pred!r} in {where}",
-                         f"did you mean {' or '.join(map(repr, close))}?" if close else
-                         f"predicates: {', '.join(sorted(self.domain.predicates))}")
+            close = get_close_matches(pred, list(declared), 3, 0.5)
+            raise r.fail(
+                node,
+                f"undeclared {kind} {pred!r} in {where}",
+                f"did you mean {' or '.join(map(repr, close))}?"
+                if close
+                else f"{kind}s: {', '.join(sorted(declared)) or 'none declared'}",
+            )
         args = node[1:]
         if len(args) != len(decl.params):
-            raise r.fail(node, f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
-                         "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")")
+            raise r.fail(
+                node,
+                f"({pred} ...) takes {len(decl.params)} arguments, got {len(args)} in {where}",
+                "write it as (" + " ".join([pred] + [v for v, _ in decl.params]) + ")",
+            )
         for arg, (var, types) in zip(args, decl.params):
             a = str(r.expect_word(arg, "an object name"))
             if a.startswith("?"):
@@ -784,12 +970,16 @@ class _ObjectNames:
             fitting = sorted(o for o in self.objects if self.fits(o, types))
             if a not in self.objects:
                 close = get_close_matches(a, fitting, 3, 0.5) or get_close_matches(a, list(self.objects), 3, 0.5)
-                raise r.fail(arg, f"unknown object {a!r} in {where}",
-                             f"did you mean {' or '.join(map(repr, close))}?" if close else
-                             "declare it in (:objects ...)")
-            raise r.fail(arg, f"{a!r} is a {'/'.join(self.objects[a])}, but {var} of {pred!r} must be a "
-                         f"{'/'.join(types)} in {where}",
-                         f"objects of that type: {', '.join(fitting[:8])}" if fitting else "")
+                raise r.fail(
+                    arg,
+                    f"unknown object {a!r} in {where}",
+                    f"did you mean {' or '.join(map(repr, close))}?" if close else "declare it in (:objects ...)",
+                )
+            raise r.fail(
+                arg,
+                f"{a!r} is a {'/'.join(self.objects[a])}, but {var} of {pred!r} must be a {'/'.join(types)} in {where}",
+                f"objects of that type: {', '.join(fitting[:8])}" if fitting else "",
+            )
 
     def check_goal(self, r: _Reader, node, bound: set[str]) -> None:
         """Every atom of the goal formula (walked as written, so errors keep their location)."""
@@ -803,12 +993,63 @@ class _ObjectNames:
         elif head in ("forall", "exists") and len(lst) == 3:
             variables = r.typed_list(r.expect_list(lst[1], "variables"), True)
             self.check_goal(r, lst[2], bound | {v for v, _ in variables})
-        elif head == "=":
+        elif head == "=" and _names(lst[1:]):
             for arg in lst[1:]:
                 a = str(arg)
                 if isinstance(arg, Token) and not a.startswith("?") and a not in self.objects:
                     close = get_close_matches(a, list(self.objects), 3, 0.5)
-                    raise r.fail(arg, f"unknown object {a!r} in the goal",
-                                 f"did you mean {' or '.join(map(repr, close))}?" if close else "")
-        elif isinstance(head, Token) and head not in ("<", ">", "<=", ">="):
+                    raise r.fail(
+                        arg,
+                        f"unknown object {a!r} in the goal",
+                        f"did you mean {' or '.join(map(repr, close))}?" if close else "",
+                    )
+        elif head == "=" or head in _ORDERINGS:
+            for side in lst[1:]:
+                self.check_expression(r, side, "the goal", bound)
+        elif isinstance(head, Token):
             self.check_atom(r, lst, "the goal", bound)
+
+    def check_expression(self, r: _Reader, node, where: str, bound: set[str]) -> None:
+        """The function terms of a numeric expression as written (numbers and operators pass)."""
+        if not isinstance(node, SList) or not node or not isinstance(node[0], Token):
+            return
+        if node[0] in ARITHMETIC:
+            for part in node[1:]:
+                self.check_expression(r, part, where, bound)
+        else:
+            self.check_atom(r, node, where, bound, kind="function")
+
+    def initial_values(self, r: _Reader, nodes) -> dict[GroundTerm, Fraction]:
+        """The (= (f o...) v) of :init: a declared function over fitting objects, a number, each term once."""
+        values: dict[GroundTerm, Fraction] = {}
+        seen: dict[GroundTerm, SList] = {}
+        for node in nodes:
+            if len(node) != 3 or not isinstance(node[1], SList) or not node[1] or not isinstance(node[2], Token):
+                raise r.fail(node, "an initial value is written (= (f o ...) number)", "for example (= (fuel t1) 10)")
+            term, word = node[1], node[2]
+            self.check_atom(r, term, ":init", set(), kind="function")
+            value = number(word)
+            if value is None:
+                raise r.fail(word, f"the initial value of ({' '.join(term)}) must be a number, found {word!r}")
+            key = (str(term[0]), tuple(str(a) for a in term[1:]))
+            if key in seen:
+                first = seen[key]
+                raise r.fail(
+                    node,
+                    f"a second initial value for ({' '.join(term)})",
+                    f"the first is at line {first.line}, column {first.col}: keep one",
+                )
+            seen[key] = node
+            values[key] = value
+        return values
+
+    def metric(self, r: _Reader, node) -> tuple[str, tuple]:
+        """(:metric minimize|maximize EXPR) with EXPR over ground function terms and total-time."""
+        if len(node) != 3 or node[1] not in ("minimize", "maximize"):
+            raise r.fail(
+                node, "a metric is written (:metric minimize|maximize expression)", "(:metric minimize (total-cost))"
+            )
+        if node[2] == "total-time" or (isinstance(node[2], SList) and list(node[2]) == ["total-time"]):
+            return (str(node[1]), ("total-time",))
+        self.check_expression(r, node[2], "the metric", set())
+        return (str(node[1]), r.expression(node[2], "the metric"))

@@ -58,12 +58,17 @@ def read_sexpr(text: str, source: str, budget=None) -> SList:
             if stack:
                 stack[-1].append(lst)
             elif result is not None:
-                raise PddlError("text after the closing parenthesis of (define ...)", f"{source} line {line}, column {col}",
-                                "a file holds one domain or one problem")
+                raise PddlError(
+                    "text after the closing parenthesis of (define ...)",
+                    f"{source} line {line}, column {col}",
+                    "a file holds one domain or one problem",
+                )
             stack.append(lst)
         elif tok == ")":
             if not stack:
-                raise PddlError("unbalanced ')'", f"{source} line {line}, column {col}", "remove it or add the matching '('")
+                raise PddlError(
+                    "unbalanced ')'", f"{source} line {line}, column {col}", "remove it or add the matching '('"
+                )
             done = stack.pop()
             if not text[line_start:start].strip() and done.col != col:
                 misaligned = done  # a ')' that starts its line closes the list opened at its column, if indented
@@ -71,9 +76,14 @@ def read_sexpr(text: str, source: str, budget=None) -> SList:
                 result = done
         else:
             if not stack:
-                hint = ("this looks like a file name: pass pathlib.Path(...) or the file's text"
-                        if "/" in tok or tok.endswith(".pddl") else "PDDL text starts with (define ...)")
-                raise PddlError(f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}", hint)
+                hint = (
+                    "this looks like a file name: pass pathlib.Path(...) or the file's text"
+                    if "/" in tok or tok.endswith(".pddl")
+                    else "PDDL text starts with (define ...)"
+                )
+                raise PddlError(
+                    f"unexpected word {tok!r} outside parentheses", f"{source} line {line}, column {col}", hint
+                )
             stack[-1].append(Token(tok, line, col))
     if stack:
         opened, why = _surplus(stack[0]) or _misaligned(misaligned) or (stack[-1], "add the missing ')'")
@@ -83,8 +93,24 @@ def read_sexpr(text: str, source: str, budget=None) -> SList:
     return result
 
 
-SECTIONS = frozenset({":domain", ":requirements", ":types", ":constants", ":predicates", ":functions", ":action",
-                      ":derived", ":durative-action", ":objects", ":init", ":goal", ":metric", ":constraints"})
+SECTIONS = frozenset(
+    {
+        ":domain",
+        ":requirements",
+        ":types",
+        ":constants",
+        ":predicates",
+        ":functions",
+        ":action",
+        ":derived",
+        ":durative-action",
+        ":objects",
+        ":init",
+        ":goal",
+        ":metric",
+        ":constraints",
+    }
+)
 
 
 def _surplus(root: SList):

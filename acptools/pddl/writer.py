@@ -60,8 +60,9 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
     if any(len(parents) > 1 for parents in domain.supertypes.values()):
         # an outside translator might read `either` supertypes differently: never risk a wrong task
         raise ValueError("a type with several parent types cannot be written for outside planners")
-    types = " ".join(f"{t} - {parents[0]}" for t, parents in sorted(domain.supertypes.items())
-                     if t != "object" and parents)
+    types = " ".join(
+        f"{t} - {parents[0]}" for t, parents in sorted(domain.supertypes.items()) if t != "object" and parents
+    )
     constants = typed_list(sorted(domain.constants.items()))
     predicates = [f"({p.name} {typed_list(p.params)})" for p in domain.predicates.values()]
     actions = []
@@ -72,20 +73,25 @@ def write_domain(domain, first_action_gate: bool = False) -> str:
             predicates.append(f"({allowed_predicate(a.name)} {typed_list(a.params)})")
             pre = f"(and {pre} (or ({STARTED}) ({allowed_predicate(a.name)} {variables})))"
             eff = f"(and {eff} ({STARTED}))"
-        actions.append(f" (:action {a.name}\n  :parameters ({typed_list(a.params)})\n  :precondition {pre}\n"
-                       f"  :effect {eff})")
+        actions.append(
+            f" (:action {a.name}\n  :parameters ({typed_list(a.params)})\n  :precondition {pre}\n  :effect {eff})"
+        )
     if first_action_gate:
         predicates.append(f"({STARTED})")
     axioms = [f" (:derived ({a.predicate} {typed_list(a.params)})\n  {formula(a.body)})" for a in domain.axioms]
-    return (f"(define (domain {domain.name})\n (:requirements :typing :negative-preconditions :equality "
-            f":disjunctive-preconditions :existential-preconditions :universal-preconditions "
-            f":conditional-effects{' :derived-predicates' if axioms else ''})\n (:types {types})\n"
-            f" (:constants {constants})\n (:predicates {' '.join(predicates)})\n" + "\n".join(axioms + actions) + ")\n")
+    return (
+        f"(define (domain {domain.name})\n (:requirements :typing :negative-preconditions :equality "
+        f":disjunctive-preconditions :existential-preconditions :universal-preconditions "
+        f":conditional-effects{' :derived-predicates' if axioms else ''})\n (:types {types})\n"
+        f" (:constants {constants})\n (:predicates {' '.join(predicates)})\n" + "\n".join(axioms + actions) + ")\n"
+    )
 
 
 def write_problem(problem, domain_name: str, true_atoms) -> str:
     """The problem with `true_atoms` (pairs of predicate and arguments) as its initial state."""
     objects = typed_list(sorted(problem.objects.items()))
     init = " ".join("(" + " ".join((p,) + tuple(a)) + ")" for p, a in sorted(true_atoms))
-    return (f"(define (problem {problem.name})\n (:domain {domain_name})\n (:objects {objects})\n"
-            f" (:init {init})\n (:goal {formula(problem.goal)}))\n")
+    return (
+        f"(define (problem {problem.name})\n (:domain {domain_name})\n (:objects {objects})\n"
+        f" (:init {init})\n (:goal {formula(problem.goal)}))\n"
+    )

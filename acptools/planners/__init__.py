@@ -18,4 +18,13 @@ from .process import (
     wait_stopped,
 )
 
-__all__ = ["failures", "kill_all", "limit_memory", "memory_hint", "memory_limit", "remove_stale_folders", "running", "wait_stopped"]
+__all__ = [
+    "failures",
+    "kill_all",
+    "limit_memory",
+    "memory_hint",
+    "memory_limit",
+    "remove_stale_folders",
+    "running",
+    "wait_stopped",
+]

@@ -32,14 +32,15 @@ _FOUND, _UNSOLVABLE, _UNSOLVED_INCOMPLETE, _NOT_WITHIN_BOUND = 0, 11, 12, 13
 INF = float("inf")
 
 
-def optimal_heuristic(operators: list[Operator], cache: "SasCache | None" = None) -> str:
+def optimal_heuristic(operators: list[Operator], cache: SasCache | None = None) -> str:
     """The admissible heuristic for A*: LM-cut, or h^max when there are conditional effects that
     cannot be compiled away (LM-cut does not support them)."""
     return "lmcut" if plain_operators(operators, cache) is not None else "hmax"
 
 
-def plain_operators(operators: list[Operator], cache: "SasCache | None" = None) \
-        -> tuple[list[Operator], list[int]] | None:
+def plain_operators(
+    operators: list[Operator], cache: SasCache | None = None
+) -> tuple[list[Operator], list[int]] | None:
     """`operators` without conditional effects, with each one's source index (see
     conditional.py), or None when compiling them away would grow the list too much."""
     if not any(op.conds for op in operators):
@@ -83,10 +84,10 @@ class FdResult:
     timed_out: bool = False
     detail: str = ""
     floor: float = 0
-    heuristic: str = ""    # the optimal search's heuristic (lmcut or hmax), for the proof's name
+    heuristic: str = ""  # the optimal search's heuristic (lmcut or hmax), for the proof's name
 
 
-MAX_EFFECT_SPLIT = 256     # a delete meeting conditional adds becomes at most this many effects
+MAX_EFFECT_SPLIT = 256  # a delete meeting conditional adds becomes at most this many effects
 
 
 class Numbering:
@@ -111,13 +112,13 @@ class SasCache:
     operator's text. Held by the task (`sas_cache`), so it goes when the task goes; each part is
     bounded (the operators' texts by a few per operator of the task)."""
 
-    LISTS = 4            # operator lists remembered (per generation, or pruned for a state)
+    LISTS = 4  # operator lists remembered (per generation, or pruned for a state)
     NUMBERINGS = 8
     TEXTS_PER_OPERATOR = 3
     MIN_TEXTS = 20_000
-    TEXT_BYTES = 200        # an operator text's entry beside its characters: key, tuple, str header
-    NUMBERED_BYTES = 120    # a numbered atom: a list slot and a dict entry
-    COMPILED_BYTES = 500    # a compiled operator and its masks
+    TEXT_BYTES = 200  # an operator text's entry beside its characters: key, tuple, str header
+    NUMBERED_BYTES = 120  # a numbered atom: a list slot and a dict entry
+    COMPILED_BYTES = 500  # a compiled operator and its masks
 
     def __init__(self) -> None:
         self.plain: dict[int, tuple[list[Operator], object]] = {}
@@ -133,8 +134,12 @@ class SasCache:
         """Rough memory held: the texts, the numberings and the compiled operator lists."""
         numbered = sum(len(n.atoms) for n in list(self.numberings.values()))
         compiled = sum(len(hit[1][0]) for hit in list(self.plain.values()) if hit[1] is not None)
-        return (self.text_bytes + sum(map(len, list(self.variables.values()))) + self.NUMBERED_BYTES * numbered +
-                self.COMPILED_BYTES * compiled)
+        return (
+            self.text_bytes
+            + sum(map(len, list(self.variables.values())))
+            + self.NUMBERED_BYTES * numbered
+            + self.COMPILED_BYTES * compiled
+        )
 
     def per_list(self, table: dict, operators: list[Operator], compute):
         """``compute(operators)``, remembered for this list object (keyed by its id, checked by identity)."""
@@ -207,8 +212,7 @@ def _variables(num_atoms: int, gate: bool) -> str:
     for a in range(num_atoms):
         lines += ["begin_variable", f"v{a}", "-1", "2", f"Atom a{a}()", f"NegatedAtom a{a}()", "end_variable"]
     if gate:
-        lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()",
-                  "end_variable"]
+        lines += ["begin_variable", "started", "-1", "2", "Atom started()", "NegatedAtom started()", "end_variable"]
     return "\n".join(lines)
 
 
@@ -233,14 +237,21 @@ def _rules(axioms) -> list[str]:
     out = []
     for r in axioms.rules:
         conds = [f"{a} 0" for a in bits(r.pos)] + [f"{a} 1" for a in bits(r.neg)]
-        out.append("\n".join(["begin_rule", str(len(conds))] + conds +
-                             [f"{r.head.bit_length() - 1} 1 0", "end_rule"]))
+        out.append("\n".join(["begin_rule", str(len(conds))] + conds + [f"{r.head.bit_length() - 1} 1 0", "end_rule"]))
     return out
 
 
-def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-              not_first: frozenset[int] = frozenset(), axioms=None, budget: Budget | None = None,
-              used: int | None = None, cache: SasCache | None = None) -> str:
+def write_sas(
+    num_atoms: int,
+    operators: list[Operator],
+    state: int,
+    goal: list[tuple[int, int]],
+    not_first: frozenset[int] = frozenset(),
+    axioms=None,
+    budget: Budget | None = None,
+    used: int | None = None,
+    cache: SasCache | None = None,
+) -> str:
     """SAS+ text: one binary variable per atom the operators or goal mention (value 0 = true; all
     atoms, atom i as variable i, with axioms); a disjunctive goal gets a 0-cost helper action per
     disjunct that sets an extra goal variable. Operators in `not_first` may not start the plan:
@@ -260,9 +271,20 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
     goal_var = count + (started is not None)
     multi_goal = len(goal) > 1
     gate = started is not None
-    out = ["begin_version", "3", "end_version", "begin_metric", "1", "end_metric", str(goal_var + multi_goal),
-           _derived_variables(num_atoms, gate, axioms) if axioms else
-           _variables(count, gate) if cache is None else cache.variables_text(count, gate)]
+    out = [
+        "begin_version",
+        "3",
+        "end_version",
+        "begin_metric",
+        "1",
+        "end_metric",
+        str(goal_var + multi_goal),
+        _derived_variables(num_atoms, gate, axioms)
+        if axioms
+        else _variables(count, gate)
+        if cache is None
+        else cache.variables_text(count, gate),
+    ]
     if multi_goal:
         out += ["begin_variable", "goal", "-1", "2", "Atom goal()", "NegatedAtom goal()", "end_variable"]
     out += ["0", "begin_state"]
@@ -284,14 +306,20 @@ def write_sas(num_atoms: int, operators: list[Operator], state: int, goal: list[
     for i, op in enumerate(operators):
         if budget is not None:
             budget.check()
-        body = (_sas_operator_body(op, started, i in not_first, numbering) if cache is None
-                else cache.operator_body(op, started, i in not_first, numbering))
+        body = (
+            _sas_operator_body(op, started, i in not_first, numbering)
+            if cache is None
+            else cache.operator_body(op, started, i in not_first, numbering)
+        )
         if body is not None:
             ops_text.append(f"begin_operator\no{i}\n{body}")
     for j, (p, n) in enumerate(goal if multi_goal else ()):
         pre = _conditions(p, n, numbering)
-        ops_text.append("\n".join(["begin_operator", f"goal{j}", str(len(pre))] + pre +
-                                  ["1", f"0 {goal_var} -1 0", "0", "end_operator"]))
+        ops_text.append(
+            "\n".join(
+                ["begin_operator", f"goal{j}", str(len(pre))] + pre + ["1", f"0 {goal_var} -1 0", "0", "end_operator"]
+            )
+        )
     out.append(str(len(ops_text)))
     out += ops_text
     rules = _rules(axioms) if axioms else []
@@ -338,8 +366,9 @@ def _effects(op: Operator) -> list[tuple[tuple, int, int]]:
     return sorted(effects)
 
 
-def _sas_operator_body(op: Operator, started: int | None = None, gated: bool = False,
-                       numbering: Numbering | None = None) -> str | None:
+def _sas_operator_body(
+    op: Operator, started: int | None = None, gated: bool = False, numbering: Numbering | None = None
+) -> str | None:
     pre_val = {a: 0 for a in bits(op.pre)}
     pre_val.update({a: 1 for a in bits(op.neg)})
     effects = _effects(op)
@@ -366,20 +395,29 @@ def _sas_operator_body(op: Operator, started: int | None = None, gated: bool = F
     return "\n".join(lines)
 
 
-def run_search(binary: str, config: str, sas: str, budget: Budget, memory_mb: int = 4096,
-               stop_when=None) -> tuple[int | None, str | None, str]:
+def run_search(
+    binary: str, config: str, sas: str, budget: Budget, memory_mb: int = 4096, stop_when=None
+) -> tuple[int | None, str | None, str]:
     """Run a Fast Downward-style search binary on SAS+ text under `budget`: (exit code or None when
     stopped by the budget, a cancel or `stop_when`, plan text or None, tail of its output). With
     `stop_when(new_output_text) -> bool`, the planner's log is read as it grows and the planner is
     stopped once that returns True."""
+
     def work(folder: str):
         plan_file = os.path.join(folder, "plan")
         sas_file, out_file = os.path.join(folder, "input.sas"), os.path.join(folder, "output.txt")
         with open(sas_file, "w") as f:
             f.write(sas)
         watch = None if stop_when is None else _LogWatch(out_file, stop_when)
-        code, why = planner.run([binary, "--search", config, "--internal-plan-file", plan_file], budget, folder,
-                                sas_file, out_file, memory_mb, watch=watch)
+        code, why = planner.run(
+            [binary, "--search", config, "--internal-plan-file", plan_file],
+            budget,
+            folder,
+            sas_file,
+            out_file,
+            memory_mb,
+            watch=watch,
+        )
         if watch is not None:
             watch()  # the last lines, whether it stopped or finished
         if code is None:
@@ -387,6 +425,7 @@ def run_search(binary: str, config: str, sas: str, budget: Budget, memory_mb: in
         tail = Path(out_file).read_text()[-300:]
         plan_text = Path(plan_file).read_text() if os.path.exists(plan_file) else None
         return code, plan_text, tail
+
     return planner.in_folder("search", work)
 
 
@@ -431,10 +470,22 @@ def plan_lines(plan_text: str) -> list[str]:
     return [line.strip() for line in plan_text.splitlines() if line.strip().startswith("(")]
 
 
-def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-          budget: "Budget | float", bound: int | None = None, memory_mb: int = 4096, optimal: bool = True,
-          not_first: frozenset[int] = frozenset(), stop_floor: float | None = None, axioms=None,
-          greedy: str = SATISFICING, used: int | None = None, cache: SasCache | None = None) -> FdResult:
+def solve(
+    num_atoms: int,
+    operators: list[Operator],
+    state: int,
+    goal: list[tuple[int, int]],
+    budget: Budget | float,
+    bound: int | None = None,
+    memory_mb: int = 4096,
+    optimal: bool = True,
+    not_first: frozenset[int] = frozenset(),
+    stop_floor: float | None = None,
+    axioms=None,
+    greedy: str = SATISFICING,
+    used: int | None = None,
+    cache: SasCache | None = None,
+) -> FdResult:
     """Optimal plan with A* (or any plan with the `greedy` search when not `optimal`) within `budget` (a
     Budget, or wall seconds); with `bound`, only plans of length < bound count. The optimal search
     reports in `floor` how cheap a plan could still be, and with `stop_floor` it stops as soon as
@@ -451,16 +502,44 @@ def solve(num_atoms: int, operators: list[Operator], state: int, goal: list[tupl
     if any(state & p == p and not state & n for p, n in goal):
         return FdResult([], False)  # (Fast Downward rejects an empty goal)
     heuristic = "blind" if axioms else optimal_heuristic(operators, cache) if optimal else ""
-    res = _search(binary, num_atoms, operators, state, goal, budget, bound, memory_mb, heuristic, not_first,
-                  stop_floor, axioms, greedy, used, cache)
+    res = _search(
+        binary,
+        num_atoms,
+        operators,
+        state,
+        goal,
+        budget,
+        bound,
+        memory_mb,
+        heuristic,
+        not_first,
+        stop_floor,
+        axioms,
+        greedy,
+        used,
+        cache,
+    )
     res.heuristic = heuristic
     return res
 
 
-def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, goal: list[tuple[int, int]],
-            budget: Budget, bound: int | None, memory_mb: int, heuristic: str, not_first: frozenset[int],
-            stop_floor: float | None, axioms=None, greedy: str = SATISFICING, used: int | None = None,
-            cache: SasCache | None = None) -> FdResult:
+def _search(
+    binary: str,
+    num_atoms: int,
+    operators: list[Operator],
+    state: int,
+    goal: list[tuple[int, int]],
+    budget: Budget,
+    bound: int | None,
+    memory_mb: int,
+    heuristic: str,
+    not_first: frozenset[int],
+    stop_floor: float | None,
+    axioms=None,
+    greedy: str = SATISFICING,
+    used: int | None = None,
+    cache: SasCache | None = None,
+) -> FdResult:
     """`solve` past its trivial cases: A* with `heuristic` (the `greedy` search without one)."""
     optimal = bool(heuristic)
     config = OPTIMAL.format(heuristic) if optimal else greedy
@@ -483,8 +562,13 @@ def _search(binary: str, num_atoms: int, operators: list[Operator], state: int, 
     seen = min(watch.floor, INF if bound is None else bound) if watch is not None else 0
     if code is None:
         stopped = watch is not None and watch.stop_at is not None and watch.floor >= watch.stop_at
-        return FdResult(None, False, timed_out=not stopped, floor=seen,
-                        detail=f"Fast Downward stopped at f = {seen}" if stopped else f"Fast Downward {tail}")
+        return FdResult(
+            None,
+            False,
+            timed_out=not stopped,
+            floor=seen,
+            detail=f"Fast Downward stopped at f = {seen}" if stopped else f"Fast Downward {tail}",
+        )
     if code == _FOUND and plan_text is not None:
         # our operators are named o<index>; goal<j> are the 0-cost helpers of a disjunctive goal
         names = [line[1:-1].split()[0] for line in plan_lines(plan_text)]

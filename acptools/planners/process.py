@@ -42,7 +42,7 @@ ANSWER_EXITS = frozenset({0, 10, 11, 12})
 MEMORY_EXITS = frozenset({1, 3, 20, 22, 24})
 MEMORY_WORDS = ("memory", "bad_alloc", "failed to map segment")
 TAIL_BYTES = 4096
-_live: dict[subprocess.Popen, Budget] = {}   # running planners -> the outermost budget paying for them
+_live: dict[subprocess.Popen, Budget] = {}  # running planners -> the outermost budget paying for them
 _failed: weakref.WeakKeyDictionary[Budget, list[Failure]] = weakref.WeakKeyDictionary()
 FIRST_POLL_SECONDS = 0.001
 CANCEL_CHECK_SECONDS = 0.01  # with an exit descriptor: how often a waiting call looks for a cancel
@@ -115,7 +115,9 @@ def _limits(memory_mb: int):
     def apply() -> None:
         _die_with_parent()
         import resource
+
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+
     return apply
 
 
@@ -133,14 +135,17 @@ def memory_hint(memory_mb: int) -> str:
     """What to do about a planner that ran out of memory at `memory_mb`."""
     hard = _hard_address_space()
     room = "" if hard is None else f", and at most this process's own address-space limit ({hard >> 20} MB, ulimit -v)"
-    return (f"each planner may use {memory_mb} MB: set it with --max-planner-memory MB (acptools-server) or "
-            f"acptools.planners.limit_memory(MB){room}")
+    return (
+        f"each planner may use {memory_mb} MB: set it with --max-planner-memory MB (acptools-server) or "
+        f"acptools.planners.limit_memory(MB){room}"
+    )
 
 
 def exit_detail(planner: str, code: int, output: str, memory_mb: int) -> str:
     """A planner's exit that is no answer, for a result's detail: for lack of memory, what to do."""
-    failure = Failure(planner, code, output.strip().splitlines()[-1][:200] if output.strip() else "",
-                      memory_limit(memory_mb))
+    failure = Failure(
+        planner, code, output.strip().splitlines()[-1][:200] if output.strip() else "", memory_limit(memory_mb)
+    )
     if failure.memory:
         return f"{failure}; {memory_hint(failure.memory_mb)}"
     return f"{planner} exit code {code}: {output}"
@@ -161,7 +166,7 @@ def remove_stale_folders() -> int:
     removed = 0
     root = Path(tempfile.gettempdir())
     for path in root.glob(PREFIX + "*"):
-        pid = path.name[len(PREFIX):].split("-", 1)[0]
+        pid = path.name[len(PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)) and path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
             removed += 1
@@ -233,8 +238,16 @@ def _name(argv: list[str]) -> str:
     return os.path.basename(argv[0])
 
 
-def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None, stdout_path: str | None = None,
-        memory_mb: int = 4096, env: dict | None = None, watch=None) -> tuple[int | None, str]:
+def run(
+    argv: list[str],
+    budget: Budget,
+    cwd: str,
+    stdin_path: str | None = None,
+    stdout_path: str | None = None,
+    memory_mb: int = 4096,
+    env: dict | None = None,
+    watch=None,
+) -> tuple[int | None, str]:
     """Run a planner under `budget`: (exit code, or None when stopped by the budget, a cancel or
     `watch`; a short reason when stopped). Its CPU time is charged to the budget as it runs; `watch()`
     is asked at every poll whether to stop it (it has learnt enough). Input and output go through
@@ -250,8 +263,15 @@ def run(argv: list[str], budget: Budget, cwd: str, stdin_path: str | None = None
     root = _outermost(budget)
     try:
         with _live_lock:  # started and filed at once, so a waiter never misses a planner
-            proc = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.STDOUT, cwd=cwd, env=env,
-                                    preexec_fn=_limits(memory_mb))
+            proc = subprocess.Popen(
+                argv,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=subprocess.STDOUT,
+                cwd=cwd,
+                env=env,
+                preexec_fn=_limits(memory_mb),
+            )
             _live[proc] = root
     except (OSError, subprocess.SubprocessError, MemoryError) as e:
         why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__

@@ -36,13 +36,15 @@ def available() -> bool:
 @dataclass
 class SymkResult:
     """What one SymK run found: an optimal plan, or a proof that none exists (`proven_none`), or neither."""
-    plan: list[str] | None     # action names of an optimal plan
-    proven_none: bool          # the goal is unreachable
+
+    plan: list[str] | None  # action names of an optimal plan
+    proven_none: bool  # the goal is unreachable
     detail: str = ""
 
 
-def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", memory_mb: int = 8192,
-                 bound: int | None = None) -> SymkResult:
+def optimal_plan(
+    domain_text: str, problem_text: str, budget: Budget | float, memory_mb: int = 8192, bound: int | None = None
+) -> SymkResult:
     """An optimal (unit-cost) plan, or a proof that none exists, or neither within `budget` (a
     Budget, or wall seconds). The translator and the search both run under the budget. With
     `bound`, only plans shorter than it count: `proven_none` then says there is none (the search
@@ -59,8 +61,13 @@ def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", 
         p.write_text(problem_text)
         env = dict(os.environ, PYTHONPATH=str(root))  # the planner's own translator package
         log = str(Path(folder, "translate.log"))
-        code, why = planner.run([sys.executable, "-m", "translate", str(d), str(p), "--sas-file", str(out)],
-                                budget, folder, stdout_path=log, env=env)
+        code, why = planner.run(
+            [sys.executable, "-m", "translate", str(d), str(p), "--sas-file", str(out)],
+            budget,
+            folder,
+            stdout_path=log,
+            env=env,
+        )
         if code is None:
             return SymkResult(None, False, f"the translator {why}")
         if code == _TRANSLATE_UNSOLVABLE:
@@ -73,6 +80,8 @@ def optimal_plan(domain_text: str, problem_text: str, budget: "Budget | float", 
             return SymkResult(plan_lines(plan_text), False)
         if code in (_UNSOLVABLE, _UNSOLVED):
             return SymkResult(None, True)
-        return SymkResult(None, False, f"SymK {tail}" if code is None else planner.exit_detail("SymK", code, tail, memory_mb))
+        return SymkResult(
+            None, False, f"SymK {tail}" if code is None else planner.exit_detail("SymK", code, tail, memory_mb)
+        )
 
     return planner.in_folder("symk", work)

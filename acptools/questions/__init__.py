@@ -22,19 +22,28 @@ from dataclasses import dataclass
 
 from ..budget import DEFAULT_SECONDS, Budget, Effort
 from ..engine.hstar_table import INF
-from ..engine.optimal import Optimizer
+from ..engine.optimal import HStar, Optimizer
 from ..engine.reachability import Engine
 from ..errors import AcpError
 from ..ground.grounded import GroundedTask
-from ..verdict import EXHAUSTIVE, UNKNOWN, WITNESS, Verdict
+from ..verdict import Proof, Verdict
 from . import basic, landmarks, nexta, reach
 from .basic import Progression, Removal, Validation
 from .nexta import ActionValue, NextActionReport
 from .results import Item, ItemList
 
-
-__all__ = ["Questions", "Progression", "Removal", "Validation", "ActionValue", "NextActionReport", "HStarReport",
-           "Item", "ItemList", "DEFAULT_SECONDS"]
+__all__ = [
+    "Questions",
+    "Progression",
+    "Removal",
+    "Validation",
+    "ActionValue",
+    "NextActionReport",
+    "HStarReport",
+    "Item",
+    "ItemList",
+    "DEFAULT_SECONDS",
+]
 
 
 @dataclass
@@ -49,11 +58,15 @@ class HStarReport:
     lower: int | None = None  # proven lower <= h* <= upper (None: unreachable, or no plan found)
     upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: the shortest plan found (upper long), re-validated
+    from_store: bool = False  # read from the proof store (acptools.truth), not proven by this call
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
-        return {} if self.known else {"h_star_lower": self.lower, "h_star_upper": self.upper,
-                                      "upper_plan": self.upper_plan}
+        return (
+            {}
+            if self.known
+            else {"h_star_lower": self.lower, "h_star_upper": self.upper, "upper_plan": self.upper_plan}
+        )
 
 
 class Questions:
@@ -103,7 +116,7 @@ class Questions:
         self.task.ensure(s)
         return s
 
-    def as_budget(self, budget: "float | Budget | Effort | None") -> Budget:
+    def as_budget(self, budget: float | Budget | Effort | None) -> Budget:
         """Wall seconds (default DEFAULT_SECONDS), a Budget the caller holds (to cancel it), or an
         Effort (CPU seconds per question)."""
         if isinstance(budget, Budget):
@@ -140,12 +153,12 @@ class Questions:
         """Do the actions apply in turn and reach the goal?"""
         return self.task.is_plan(self._plan(plan), self.state(state))
 
-    def simplify(self, plan, state=None, budget: "float | Budget | None" = None) -> list[Removal]:
+    def simplify(self, plan, state=None, budget: float | Budget | None = None) -> list[Removal]:
         """just: every single action and consecutive pair whose removal leaves a plan."""
         return basic.simplify(self.task, self._plan(plan), self.state(state), self.as_budget(budget))
 
     # ---- reach, areach ------------------------------------------------------------------------
-    def is_reachable(self, atom, state=None, budget: "float | Budget | None" = None) -> Verdict:
+    def is_reachable(self, atom, state=None, budget: float | Budget | None = None) -> Verdict:
         """reach: can the atom ever hold? True with a witness plan, False with a proof, or unknown.
         A list of atoms asks whether they can all hold at once (ACPBench's two-fact questions)."""
         if isinstance(atom, (list, tuple)):
@@ -159,46 +172,52 @@ class Questions:
         s = self.state(state)
         return reach.is_reachable(self.engine, mask, s, self.as_budget(budget))
 
-    def unreachable_atoms(self, state=None, budget: "float | Budget | None" = None,
-                          limit: int | None = None) -> ItemList:
+    def unreachable_atoms(self, state=None, budget: float | Budget | None = None, limit: int | None = None) -> ItemList:
         """reach: every proposition that can never hold, each with its proof; `complete` says
         every other one was shown reachable."""
         s = self.state(state)
         return reach.unreachable_atoms(self.engine, s, self.as_budget(budget), limit)
 
-    def is_action_reachable(self, action, state=None, budget: "float | Budget | None" = None) -> Verdict:
+    def is_action_reachable(self, action, state=None, budget: float | Budget | None = None) -> Verdict:
         """areach: can the ground action ever become applicable? (witness, proof, or unknown)"""
         a, s = self._action(action), self.state(state)
         return reach.is_action_reachable(self.engine, a, s, self.as_budget(budget))
 
-    def unreachable_actions(self, state=None, budget: "float | Budget | None" = None,
-                            limit: int | None = None) -> ItemList:
+    def unreachable_actions(
+        self, state=None, budget: float | Budget | None = None, limit: int | None = None
+    ) -> ItemList:
         """areach: every type-correct ground action that can never become applicable, with proofs."""
         s = self.state(state)
         return reach.unreachable_actions(self.engine, s, self.as_budget(budget), limit)
 
     # ---- land --------------------------------------------------------------------------------
-    def is_landmark(self, atom, state=None, budget: "float | Budget | None" = None) -> Verdict:
+    def is_landmark(self, atom, state=None, budget: float | Budget | None = None) -> Verdict:
         """land: must every plan from the state make the atom true? False comes with a plan that
         avoids it; trivial landmarks (true now, or in the goal) say so in `extra['trivial']`."""
         a, s = self._atom(atom), self.state(state)
         return landmarks.is_landmark(self.engine, a, s, self.as_budget(budget))
 
-    def landmarks(self, state=None, budget: "float | Budget | None" = None) -> ItemList:
+    def landmarks(self, state=None, budget: float | Budget | None = None) -> ItemList:
         """land: every non-trivial fact landmark of the state, with proofs."""
         s = self.state(state)
         return landmarks.landmarks(self.engine, s, self.as_budget(budget))
 
     # ---- nexta, planning ---------------------------------------------------------------------
-    def optimal_next(self, state=None, budget: "float | Budget | None" = None, actions=None,
-                     table: bool = False) -> NextActionReport:
+    def optimal_next(
+        self,
+        state=None,
+        budget: float | Budget | None = None,
+        actions=None,
+        table: bool = False,
+        root: HStar | None = None,
+    ) -> NextActionReport:
         """nexta: h*, every optimal next action and one optimal plan; h* after and the regret of
         each action named in `actions`; with `table`, of every applicable action (costs a search
         per action the cheap arguments leave open). When the budget runs out, h* and the regrets
-        come as proven intervals."""
+        come as proven intervals. `root`: h* of the state proven already (see nexta.optimal_next)."""
         s = self.state(state)
         picked = self.applicable_ids(actions, s)
-        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table)
+        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table, root)
 
     def applicable_ids(self, actions, state: int) -> list[int]:
         """Action names (or ids) that must be applicable in the state, as ids; a clear error for an
@@ -211,31 +230,50 @@ class Questions:
         for name in actions:
             a = self._action(name)
             if self.task.op_for(a, state) is None:
-                raise AcpError(f"{self.task.action_names[a]} is not applicable in the state", "actions",
-                               "name actions from list_applicable / applicable()")
+                raise AcpError(
+                    f"{self.task.action_names[a]} is not applicable in the state",
+                    "actions",
+                    "name actions from list_applicable / applicable()",
+                )
             ids.append(a)
         return ids
 
-    def h_star(self, state=None, budget: "float | Budget | None" = None) -> HStarReport:
+    def h_star(self, state=None, budget: float | Budget | None = None) -> HStarReport:
         """The length of a shortest plan from the state, with one such plan; when the budget runs
         out, proven bounds (`lower`, `upper` with the plan it comes from)."""
         s = self.state(state)
         return self._report(self.optimizer.h_star(s, self.as_budget(budget)))
 
-    def action_value(self, action, state=None, budget: "float | Budget | None" = None) -> HStarReport | None:
+    def action_value(self, action, state=None, budget: float | Budget | None = None) -> HStarReport | None:
         """h*(s[a]) for one action; None when the action is not applicable in the state."""
         a, s = self._action(action), self.state(state)
         h = self.optimizer.action_value(s, a, self.as_budget(budget))
         return None if h is None else self._report(h)
 
+    def plan_of(self, h: HStar) -> Verdict:
+        """The optimal plan an h* search found, as `plan` answers it."""
+        if not h.known:
+            return Verdict(None, Proof.UNKNOWN, extra=self._report(h).bounds())
+        if h.cost is None:
+            return Verdict(False, h.how, detail="the goal is unreachable from this state")
+        return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})
+
     def _report(self, h) -> HStarReport:
         plan = None if h.plan is None else self.task.action_list(h.plan)
         upper = None if h.upper_plan is None else self.task.action_list(h.upper_plan)
         lo, hi = h.bounds
-        return HStarReport(h.cost if h.known else None, plan, h.how, h.known,
-                           None if lo == INF else int(lo), None if hi == INF else int(hi), upper)
+        return HStarReport(
+            h.cost if h.known else None,
+            plan,
+            h.how,
+            h.known,
+            None if lo == INF else int(lo),
+            None if hi == INF else int(hi),
+            upper,
+            h.from_store,
+        )
 
-    def plan(self, state=None, optimal: bool = True, budget: "float | Budget | None" = None) -> Verdict:
+    def plan(self, state=None, optimal: bool = True, budget: float | Budget | None = None) -> Verdict:
         """A plan from the state: optimal (with h* in extra['h_star']) or the first one greedy
         search finds. answer False: proven unsolvable; None: the budget ran out, and for an optimal
         plan extra holds what is still proven: h_star_lower, h_star_upper and upper_plan (a plan that
@@ -243,15 +281,10 @@ class Questions:
         s = self.state(state)
         b = self.as_budget(budget)
         if optimal:
-            h = self.optimizer.h_star(s, b)
-            if not h.known:
-                return Verdict(None, UNKNOWN, extra=self._report(h).bounds())
-            if h.cost is None:
-                return Verdict(False, h.how, detail="the goal is unreachable from this state")
-            return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})
+            return self.plan_of(self.optimizer.h_star(s, b))
         p = nexta.satisficing_plan(self.optimizer, s, b)
         if p is False:
-            return Verdict(None, UNKNOWN)
+            return Verdict(None, Proof.UNKNOWN)
         if p is None:
-            return Verdict(False, EXHAUSTIVE, detail="the goal is unreachable from this state")
-        return Verdict(True, WITNESS, self.task.action_list(p))
+            return Verdict(False, Proof.EXHAUSTIVE, detail="the goal is unreachable from this state")
+        return Verdict(True, Proof.WITNESS, self.task.action_list(p))

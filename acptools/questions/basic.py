@@ -10,21 +10,23 @@ from ..ground.grounded import GroundedTask
 @dataclass
 class Progression:
     """What progress returns: applicable or not, the next state, the effects, unsatisfied preconditions."""
+
     action: str
     applicable: bool
-    state: list[str]                    # the next state (the same state when not applicable)
-    positive_effects: list[str]         # t \ s
-    negative_effects: list[str]         # s \ t
+    state: list[str]  # the next state (the same state when not applicable)
+    positive_effects: list[str]  # t \ s
+    negative_effects: list[str]  # s \ t
     unsatisfied_preconditions: list[str]
-    goal_reached: bool = False          # the returned state satisfies the goal
+    goal_reached: bool = False  # the returned state satisfies the goal
 
 
 @dataclass
 class Validation:
     """What validate returns: the first inapplicable action and why, whether the goal is reached."""
-    first_inapplicable: int | None      # 0-based index, None when every action applies
+
+    first_inapplicable: int | None  # 0-based index, None when every action applies
     unsatisfied_preconditions: list[str]
-    goal_reached: bool                  # only meaningful when every action applies
+    goal_reached: bool  # only meaningful when every action applies
     unmet_goals: list[str]
     final_state: list[str]
     steps: int
@@ -35,7 +37,7 @@ class Removal:
     """Positions whose removal leaves a plan; the shortened plan is built only when asked for
     (every removal shares one copy of the original plan, so a long plan costs linear memory)."""
 
-    indices: tuple[int, ...]            # 0-based positions removed from the plan
+    indices: tuple[int, ...]  # 0-based positions removed from the plan
     original: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
@@ -55,11 +57,13 @@ def progress(task: GroundedTask, action: int, state: int) -> Progression:
     name = task.action_names[action]
     op = task.op_for(action, state)
     if op is None:
-        return Progression(name, False, task.names(state), [], [], task.unsatisfied(action, state).describe(),
-                           task.is_goal(state))
+        return Progression(
+            name, False, task.names(state), [], [], task.unsatisfied(action, state).describe(), task.is_goal(state)
+        )
     nxt = task.apply_op(op, state)
-    return Progression(name, True, task.names(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [],
-                       task.is_goal(nxt))
+    return Progression(
+        name, True, task.names(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [], task.is_goal(nxt)
+    )
 
 
 def unmet_goals(task: GroundedTask, state: int) -> list[str]:
@@ -75,8 +79,14 @@ def validate(task: GroundedTask, actions: list[int], state: int) -> Validation:
     bad, last = task.run(actions, state)
     unsat = task.unsatisfied(actions[bad], last).describe() if bad is not None else []
     goal = bad is None and task.is_goal(last)
-    return Validation(bad, unsat, goal, unmet_goals(task, last) if bad is None else [],
-                      task.names(last), len(actions) if bad is None else bad)
+    return Validation(
+        bad,
+        unsat,
+        goal,
+        unmet_goals(task, last) if bad is None else [],
+        task.names(last),
+        len(actions) if bad is None else bad,
+    )
 
 
 def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) -> list[Removal]:
@@ -106,8 +116,9 @@ def simplify(task: GroundedTask, actions: list[int], state: int, budget=None) ->
     return out
 
 
-def _replay_until_rejoined(task: GroundedTask, actions: list[int], along: list[int], k: int, s: int,
-                           original_is_plan: bool) -> tuple[int, bool]:
+def _replay_until_rejoined(
+    task: GroundedTask, actions: list[int], along: list[int], k: int, s: int, original_is_plan: bool
+) -> tuple[int, bool]:
     """(steps replayed, whether actions[k:] from `s` reach the goal), stopping early where the
     replay meets the original trajectory."""
     steps = 0

@@ -15,8 +15,8 @@ from ..engine.reachability import Engine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, FIRST_ACHIEVERS, RELAXED, TRIVIAL, UNKNOWN, WITNESS, Verdict
-from .results import AVOIDED, Item, ItemList
+from ..verdict import Proof, Verdict
+from .results import Item, ItemList
 from .rounds import decide_in_rounds
 
 
@@ -33,23 +33,31 @@ def is_landmark(engine: Engine, atom: int, state: int, budget: Budget) -> Verdic
     """Verdict for a non-trivial landmark; trivial ones answer True with how='trivial'."""
     reason = trivial_reason(engine, atom, state)
     if reason:
-        return Verdict(True, TRIVIAL, detail=reason, extra={"trivial": True})
+        return Verdict(True, Proof.TRIVIAL, detail=reason, extra={"trivial": True})
     try:
         cheap = cheap_landmarks(engine, state, budget)
     except BudgetExceeded as e:
-        return Verdict(None, UNKNOWN, detail=str(e), extra={"trivial": False})
+        return Verdict(None, Proof.UNKNOWN, detail=str(e), extra={"trivial": False})
     if cheap is None:
-        return Verdict(True, RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False})
-    for mask, how in zip(cheap, (RELAXED, FIRST_ACHIEVERS)):
+        return Verdict(
+            True, Proof.RELAXED, None, "the goal cannot be reached even ignoring deletes", {"trivial": False}
+        )
+    for mask, how in zip(cheap, (Proof.RELAXED, Proof.FIRST_ACHIEVERS)):
         if mask >> atom & 1:
             return Verdict(True, how, None, "the goal cannot be reached without it", {"trivial": False})
     plan = engine.some_plan(state, budget)
     if plan is not None and not _trajectory_atoms(engine, state, plan) >> atom & 1:
-        return Verdict(False, WITNESS, engine.task.action_list(plan), "a plan reaches the goal without it",
-                       {"trivial": False}, plan_ids=plan)
+        return Verdict(
+            False,
+            Proof.WITNESS,
+            engine.task.action_list(plan),
+            "a plan reaches the goal without it",
+            {"trivial": False},
+            plan_ids=plan,
+        )
     v = engine.reach(state, engine.task.goal, budget, banned_add=1 << atom)
     if v.answer is None:
-        return Verdict(None, UNKNOWN, detail=v.detail, extra={"trivial": False})
+        return Verdict(None, Proof.UNKNOWN, detail=v.detail, extra={"trivial": False})
     if v.answer:  # a plan that never makes the atom true
         return Verdict(False, v.how, v.witness, "a plan reaches the goal without it", {"trivial": False})
     return Verdict(True, v.how, None, "the goal cannot be reached without it", {"trivial": False})
@@ -68,9 +76,9 @@ def _trajectory_atoms_of(task, state: int, plan: list[int]) -> int:
     return seen
 
 
-CHEAP_SHARE = 0.25       # the cheap landmark proofs may use this share of what is left
-FAST_PLAN_SHARE = 0.3    # the fast witness search for a first plan may use this share of what is left,
-FIRST_PLAN_SHARE = 0.7   # then the engine's complete search this share of the rest
+CHEAP_SHARE = 0.25  # the cheap landmark proofs may use this share of what is left
+FAST_PLAN_SHARE = 0.3  # the fast witness search for a first plan may use this share of what is left,
+FIRST_PLAN_SHARE = 0.7  # then the engine's complete search this share of the rest
 
 
 def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, int] | None:
@@ -94,7 +102,7 @@ def cheap_landmarks(engine: Engine, state: int, budget: Budget) -> tuple[int, in
     return found and found[:2]
 
 
-_CHEAP: "weakref.WeakKeyDictionary[Engine, dict]" = weakref.WeakKeyDictionary()
+_CHEAP: weakref.WeakKeyDictionary[Engine, dict] = weakref.WeakKeyDictionary()
 
 
 def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
@@ -111,8 +119,8 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     except BudgetExceeded as e:
         return ItemList([], False, 0, task.names(candidates), str(e))
     if not any(p & reached == p for p, _ in task.goal):
-        return _vacuous(task, candidates, RELAXED)
-    first = first_plan(engine, state, budget) if candidates else Verdict(True, WITNESS, [], plan_ids=[])
+        return _vacuous(task, candidates, Proof.RELAXED)
+    first = first_plan(engine, state, budget) if candidates else Verdict(True, Proof.WITNESS, [], plan_ids=[])
     if first.answer is False:
         return _vacuous(task, candidates, first.how)
     refuted: list[Item] = []
@@ -122,8 +130,8 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     except BudgetExceeded:
         cheap = (0, 0)
     relaxed, closure = cheap or (0, 0)
-    found = [Item(task.atom_names[a], RELAXED) for a in bits(todo & relaxed)]
-    found += [Item(task.atom_names[a], FIRST_ACHIEVERS) for a in bits(todo & closure & ~relaxed)]
+    found = [Item(task.atom_names[a], Proof.RELAXED) for a in bits(todo & relaxed)]
+    found += [Item(task.atom_names[a], Proof.FIRST_ACHIEVERS) for a in bits(todo & closure & ~relaxed)]
     todo &= ~relaxed & ~closure
     if first.answer is None:
         return _partial(task, found, refuted, todo, "no plan found within the budget")
@@ -148,8 +156,13 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
 
 def _vacuous(task, candidates: int, how: str) -> ItemList:
     names = task.names(candidates)
-    return ItemList([Item(n, how) for n in names], True, len(names), [],
-                    "the goal is unreachable, so every atom is (vacuously) a landmark")
+    return ItemList(
+        [Item(n, how) for n in names],
+        True,
+        len(names),
+        [],
+        "the goal is unreachable, so every atom is (vacuously) a landmark",
+    )
 
 
 def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
@@ -159,13 +172,21 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     task = engine.task
     left = budget.left()
     # a wall-clock share: a CPU slice would not bound the subprocess
-    res = fd.solve(len(task.atoms), engine.operators, state, task.goal,
-                   Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget), optimal=False,
-                   greedy=fd.FAST_SATISFICING, axioms=task.axioms, cache=fd.sas_cache(task))
+    res = fd.solve(
+        len(task.atoms),
+        engine.operators,
+        state,
+        task.goal,
+        Budget(None if left is None else FAST_PLAN_SHARE * left, None, parent=budget),
+        optimal=False,
+        greedy=fd.FAST_SATISFICING,
+        axioms=task.axioms,
+        cache=fd.sas_cache(task),
+    )
     if res.plan is not None:
         return engine.witness([engine.operators[i].action for i in res.plan])
     if res.proven_none:
-        return Verdict(False, EXHAUSTIVE)
+        return Verdict(False, Proof.EXHAUSTIVE)
     left = budget.left()
     return engine.reach(state, task.goal, budget.child(None if left is None else FIRST_PLAN_SHARE * left))
 
@@ -176,7 +197,7 @@ def _refute(task, todo: int, state: int, plan: list[int], refuted: list[Item]) -
     avoided = todo & ~_trajectory_atoms_of(task, state, plan)
     if avoided:
         witness = task.action_list(plan)
-        refuted.extend(Item(task.atom_names[a], AVOIDED, witness) for a in bits(avoided))
+        refuted.extend(Item(task.atom_names[a], Proof.AVOIDED, witness) for a in bits(avoided))
     return todo & ~avoided
 
 

@@ -15,6 +15,7 @@ from ..engine.hstar_table import INF
 from ..engine.optimal import BOUND_SHARE, HStar, NextActions, Optimizer
 from ..engine.search import greedy_plan
 from ..errors import BudgetExceeded
+from ..verdict import Proof, chained
 
 AFTER_SHARE = 0.5  # of what is left, for the h* after one named action (the rest for the others)
 
@@ -23,12 +24,13 @@ AFTER_SHARE = 0.5  # of what is left, for the h* after one named action (the res
 class ActionValue:
     """One applicable action: h* after it, its regret, whether it is optimal, whether that is known.
     Unknown values come with proven bounds (None upper: no plan known)."""
+
     action: str
-    h_star_after: int | None   # None: the goal is unreachable after it (or unknown, see known)
-    regret: int | None         # h*(s[a]) + 1 - h*(s)
-    optimal: bool | None       # None: the bounds do not decide it
+    h_star_after: int | None  # None: the goal is unreachable after it (or unknown, see known)
+    regret: int | None  # h*(s[a]) + 1 - h*(s)
+    optimal: bool | None  # None: the bounds do not decide it
     known: bool = True
-    h_star_after_lower: int | None = None   # None: the goal is unreachable after it
+    h_star_after_lower: int | None = None  # None: the goal is unreachable after it
     h_star_after_upper: int | None = None
     regret_lower: int | None = None
     regret_upper: int | None = None
@@ -37,8 +39,12 @@ class ActionValue:
         """The proven intervals of a value that is not known exactly (else {})."""
         if self.known:
             return {}
-        return {"h_star_after_lower": self.h_star_after_lower, "h_star_after_upper": self.h_star_after_upper,
-                "regret_lower": self.regret_lower, "regret_upper": self.regret_upper}
+        return {
+            "h_star_after_lower": self.h_star_after_lower,
+            "h_star_after_upper": self.h_star_after_upper,
+            "regret_lower": self.regret_lower,
+            "regret_upper": self.regret_upper,
+        }
 
 
 @dataclass
@@ -46,6 +52,7 @@ class NextActionReport:
     """h*, the optimal next actions, an optimal plan, how it is known, and the values of the actions
     asked about. Unknown: h* within [h_star_lower, h_star_upper] (upper None: no plan found; a plan
     of that length is `upper_plan`), and `optimal_actions` holds those the bounds prove optimal."""
+
     h_star: int | None
     optimal_actions: list[str]
     plan: list[str] | None
@@ -55,30 +62,54 @@ class NextActionReport:
     h_star_lower: int | None = None
     h_star_upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long (re-validated), if one was found
+    from_store: bool = False  # h* and the optimal actions read from the proof store (acptools.truth)
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
-        return {} if self.known else {"h_star_lower": self.h_star_lower, "h_star_upper": self.h_star_upper,
-                                      "upper_plan": self.upper_plan}
+        return (
+            {}
+            if self.known
+            else {"h_star_lower": self.h_star_lower, "h_star_upper": self.h_star_upper, "upper_plan": self.upper_plan}
+        )
 
 
 def _int(x: float) -> int | None:
     return None if x == INF else int(x)
 
 
-def optimal_next(opt: Optimizer, state: int, budget: Budget, actions: list[int] | None = None,
-                 table: bool = False) -> NextActionReport:
+def optimal_next(
+    opt: Optimizer,
+    state: int,
+    budget: Budget,
+    actions: list[int] | None = None,
+    table: bool = False,
+    root: HStar | None = None,
+) -> NextActionReport:
     """h* of the state, every optimal next action and a plan; the values (h* after, regret) of
-    `actions` (applicable action ids); with `table`, of every applicable action."""
+    `actions` (applicable action ids); with `table`, of every applicable action. `root`: h* of the
+    state proven already (a table searches anyway): with its plan and all optimal first actions it
+    is the answer, without a search; otherwise only the searches for the optimal actions run."""
     if table:
         res, tab = opt.successor_table(state, budget.share(1 - BOUND_SHARE))
         picked = opt.task.applicable(state)
     else:
-        res, tab = opt.next_actions(state, budget.share(1 - BOUND_SHARE)), None
-        picked = list(dict.fromkeys(actions or ()))
+        res = settled(root) or opt.next_actions(state, budget.share(1 - BOUND_SHARE), known=root)
+        tab, picked = None, list(dict.fromkeys(actions or ()))
     if res is None:
         return _unknown(opt, state, budget, picked)
     return _report(opt, state, res, _values(opt, state, res, tab, picked, budget))
+
+
+def settled(root: HStar | None) -> NextActions | None:
+    """The optimal next actions a proven h* settles on its own: the goal unreachable, or h* with an
+    optimal plan and the complete set of optimal first actions; else None."""
+    if root is None or not root.known:
+        return None
+    if root.cost is None:
+        return NextActions(None, frozenset(), None, root.how)
+    if root.plan is not None and root.first_actions is not None:
+        return NextActions(root.cost, root.first_actions, root.plan, root.how)
+    return None
 
 
 def _report(opt: Optimizer, state: int, res: NextActions, values: list[ActionValue]) -> NextActionReport:
@@ -116,7 +147,7 @@ def _after(opt: Optimizer, state: int, a: int, res: NextActions, budget: Budget)
     if a in res.optimal:
         return HStar(d - 1, None, res.how)
     if res.plan is not None and task.is_plan(res.plan, t):
-        return HStar(d, res.plan, "plan-replay+" + res.how)
+        return HStar(d, res.plan, chained(Proof.PLAN_REPLAY, res.how))
     h = opt.h_star(t, budget)
     if not h.known:
         h.lower = max(h.lower, d)
@@ -160,11 +191,12 @@ def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> N
         if v.optimal:
             optimal.append(v.action)
     names = None if plan is None else task.action_list(plan)
-    return NextActionReport(None, sorted(optimal), None, "unknown", False, values, _int(lo_s), _int(hi_s), names)
+    return NextActionReport(None, sorted(optimal), None, Proof.UNKNOWN, False, values, _int(lo_s), _int(hi_s), names)
 
 
-def _after_bounds(opt: Optimizer, state: int, a: int, lo_s: float, plan: list[int] | None,
-                  budget: Budget) -> tuple[float, float]:
+def _after_bounds(
+    opt: Optimizer, state: int, a: int, lo_s: float, plan: list[int] | None, budget: Budget
+) -> tuple[float, float]:
     """Proven bounds on h*(s[a]) while h*(s) is only bounded: at least h*(s) - 1; at most the length
     of the plan from s less one when it starts with `a` (or its length when it replays from s[a]);
     then, while the budget lasts, what a search from s[a] proves. A table has a row per applicable
@@ -196,8 +228,13 @@ def satisficing_plan(opt: Optimizer, state: int, budget: Budget) -> list[int] | 
     task = opt.task
     relax = opt.engine.relax
     try:
-        return greedy_plan(opt.engine.gen, state, task.goal,
-                           lambda s: relax.hmax(s, task.goal, combine=sum, budget=budget), budget,
-                           canon=opt.sym.canonical)
+        return greedy_plan(
+            opt.engine.gen,
+            state,
+            task.goal,
+            lambda s: relax.hmax(s, task.goal, combine=sum, budget=budget),
+            budget,
+            canon=opt.sym.canonical,
+        )
     except BudgetExceeded:
         return False

@@ -11,12 +11,12 @@ from ..budget import Budget
 from ..engine.h2 import pair_reachable
 from ..engine.reachability import H2_SHARE, Engine, Shown
 from ..errors import BudgetExceeded
-from ..lru import CacheMiss
 from ..ground.grounded import bits
 from ..ground.grounding import Operator
 from ..planners import fd
-from ..verdict import EXHAUSTIVE, H2, HOLDS, MUTUAL, PERSISTENT, RELAXED, STATIC, UNKNOWN, Verdict
-from .results import SHOWN, Item, ItemList
+from ..util.lru import CacheMiss
+from ..verdict import Proof, Verdict
+from .results import Item, ItemList
 from .rounds import decide_in_rounds
 
 # A breadth-first sweep and a novelty search, then around the end of each batch's plan a novelty
@@ -48,15 +48,18 @@ def is_action_reachable(engine: Engine, action: int, state: int, budget: Budget)
     """Can the action become applicable from the state? A Verdict with its proof or witness."""
     goal = action_goal(engine, action)
     if not goal:
-        return Verdict(False, STATIC, detail="its static preconditions are false in this problem")
+        return Verdict(False, Proof.STATIC, detail="its static preconditions are false in this problem")
     if any(neg & state for _, neg in goal):  # a negative precondition holds now: can it ever stop?
         try:
             relaxed, _ = engine.relax.reachable(state, budget)
             if all(cheaply_never(pre, neg, relaxed, persistent_atoms(engine, state, relaxed)) for pre, neg in goal):
-                return Verdict(False, PERSISTENT, detail="an atom it needs false holds, and nothing that can ever "
-                               "apply deletes it")
+                return Verdict(
+                    False,
+                    Proof.PERSISTENT,
+                    detail="an atom it needs false holds, and nothing that can ever apply deletes it",
+                )
         except BudgetExceeded as e:
-            return Verdict(None, UNKNOWN, detail=str(e))
+            return Verdict(None, Proof.UNKNOWN, detail=str(e))
     return engine.reach(state, goal, budget)
 
 
@@ -130,8 +133,9 @@ def _within(budget: Budget, states: int) -> bool:
         return False
 
 
-def _walk(engine: Engine, start: int, atoms: int, actions: set[int], budget: Budget,
-          seed: int = 0) -> tuple[int, set[int]]:
+def _walk(
+    engine: Engine, start: int, atoms: int, actions: set[int], budget: Budget, seed: int = 0
+) -> tuple[int, set[int]]:
     """Seeded random walks from `start` (a reachable state) until the `budget` slice is spent:
     returns the wanted atoms and actions they did not show (also when the whole budget ran out:
     what they showed stands)."""
@@ -182,8 +186,11 @@ def _explore(engine: Engine, start: int, atoms: int, actions: set[int], budget: 
                 if t in visited:
                     continue
                 visited.add(t)
-                if (t & ~seen_atoms or _enables_new(needs_true, t & ~state, t, seen_actions)
-                        or _enables_new(needs_false, state & ~t, t, seen_actions)):
+                if (
+                    t & ~seen_atoms
+                    or _enables_new(needs_true, t & ~state, t, seen_actions)
+                    or _enables_new(needs_false, state & ~t, t, seen_actions)
+                ):
                     t_ops = gen.applicable(t)
                     shown = {o.action for o in t_ops}
                     seen_atoms |= t
@@ -219,9 +226,17 @@ def _leads(engine: Engine, start: int, end: int, budget: Budget) -> bool:
     basic = ((1 << len(task.atoms)) - 1) & ~task.derived  # derived atoms follow from the others
     if not (start ^ end) & basic:
         return True
-    res = fd.solve(len(task.atoms), engine.operators, start, [(end & basic, basic & ~end)],
-                   budget.child(RETURN_SECONDS), optimal=False, greedy=fd.FAST_SATISFICING, axioms=task.axioms,
-                   cache=fd.sas_cache(task))
+    res = fd.solve(
+        len(task.atoms),
+        engine.operators,
+        start,
+        [(end & basic, basic & ~end)],
+        budget.child(RETURN_SECONDS),
+        optimal=False,
+        greedy=fd.FAST_SATISFICING,
+        axioms=task.axioms,
+        cache=fd.sas_cache(task),
+    )
     s = start
     for i in res.plan or ():
         op = engine.operators[i]
@@ -309,9 +324,10 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     tally = {"explore": [0, 0.0], "walk": [0, 0.0]}  # items shown and CPU seconds around plan ends
     while atoms or actions:
         if not conjunctive and not walked:  # before the complete search: a long walk shows what
-            walked = True                   # heuristic searches miss (dead ends they cannot see)
-            atoms, actions = _walk(engine, state, atoms, actions, budget.child(LONG_WALK_SECONDS, LONG_WALK_STEPS),
-                                   seed=1)
+            walked = True  # heuristic searches miss (dead ends they cannot see)
+            atoms, actions = _walk(
+                engine, state, atoms, actions, budget.child(LONG_WALK_SECONDS, LONG_WALK_STEPS), seed=1
+            )
             continue
         if conjunctive:
             goal = [_compatible_batch(engine, pairs, atoms, actions)]
@@ -321,12 +337,28 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
                 goal.extend((op.pre, op.neg) for op in task.ops_of_action[a])
         # a batch only needs a witness: the fast search first, then the complete one; the
         # disjunction of all needs the complete search (its exhaustion is the proof)
-        res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS) if conjunctive
-                       else budget, optimal=False, greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING,
-                       axioms=task.axioms, cache=fd.sas_cache(task))
+        res = fd.solve(
+            len(task.atoms),
+            operators,
+            state,
+            goal,
+            budget.child(BATCH_SECONDS) if conjunctive else budget,
+            optimal=False,
+            greedy=fd.FAST_SATISFICING if conjunctive else fd.SATISFICING,
+            axioms=task.axioms,
+            cache=fd.sas_cache(task),
+        )
         if conjunctive and res.plan is None:
-            res = fd.solve(len(task.atoms), operators, state, goal, budget.child(BATCH_SECONDS), optimal=False,
-                           axioms=task.axioms, cache=fd.sas_cache(task))
+            res = fd.solve(
+                len(task.atoms),
+                operators,
+                state,
+                goal,
+                budget.child(BATCH_SECONDS),
+                optimal=False,
+                axioms=task.axioms,
+                cache=fd.sas_cache(task),
+            )
         if res.plan is None:
             if not conjunctive and res.proven_none:
                 return atoms, actions, True
@@ -348,8 +380,9 @@ def _cover(engine: Engine, state: int, atoms: int, actions: set[int], budget: Bu
     return atoms, actions, False
 
 
-def _around(engine: Engine, end: int, atoms: int, actions: set[int], budget: Budget, tally: dict,
-            seed: int) -> tuple[int, set[int]]:
+def _around(
+    engine: Engine, end: int, atoms: int, actions: set[int], budget: Budget, tally: dict, seed: int
+) -> tuple[int, set[int]]:
     """Show the wanted items around a plan's `end` with a short novelty search or a short walk,
     whichever has shown more per CPU second around the earlier plans of this list (`tally`; each is
     tried once first): the novelty search wins where regions are wide (household), walks where
@@ -367,8 +400,9 @@ def _around(engine: Engine, end: int, atoms: int, actions: set[int], budget: Bud
     return atoms, actions
 
 
-def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None,
-            kind: str):
+def _settle(
+    engine: Engine, state: int, atoms: int, actions: set[int], budget: Budget, pairs: list[int] | None, kind: str
+):
     """Decide the atoms/actions no cheap proof settled: a sweep and batched plans show most of
     them reachable; the rest are decided one by one. Returns (unreachable Items, undecided names).
     What was shown is remembered for later lists; with nothing undecided, the `kind` ("atoms" or
@@ -396,12 +430,14 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
     proven: list[Item] = []
     if exhausted:  # the whole state space was seen: what was not seen is unreachable
         engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept, kind)
-        proven = [Item(task.atom_names[i], EXHAUSTIVE) for i in bits(atoms)]
-        return proven + [Item(task.action_names[a], EXHAUSTIVE) for a in sorted(actions)], []
-    leftovers = [(task.atom_names[i], 1 << i, None, lambda b, i=i: is_reachable(engine, 1 << i, state, b))
-                 for i in bits(atoms)]
-    leftovers += [(task.action_names[a], 0, a, lambda b, a=a: is_action_reachable(engine, a, state, b))
-                  for a in sorted(actions)]
+        proven = [Item(task.atom_names[i], Proof.EXHAUSTIVE) for i in bits(atoms)]
+        return proven + [Item(task.action_names[a], Proof.EXHAUSTIVE) for a in sorted(actions)], []
+    leftovers = [
+        (task.atom_names[i], 1 << i, None, lambda b, i=i: is_reachable(engine, 1 << i, state, b)) for i in bits(atoms)
+    ]
+    leftovers += [
+        (task.action_names[a], 0, a, lambda b, a=a: is_action_reachable(engine, a, state, b)) for a in sorted(actions)
+    ]
 
     def decide(item, share: Budget) -> bool:
         nonlocal atoms
@@ -414,8 +450,9 @@ def _settle(engine: Engine, state: int, atoms: int, actions: set[int], budget: B
         return v.answer is not None
 
     unknown = [item[0] for item in decide_in_rounds(leftovers, decide, budget)]
-    engine.remember_shown(state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept,
-                          None if unknown else kind)
+    engine.remember_shown(
+        state, state | (wanted_atoms & ~atoms), wanted_actions - actions, swept, None if unknown else kind
+    )
     return proven, unknown
 
 
@@ -437,7 +474,7 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     left undecided). When the budget runs out the list is partial: the atoms proven unreachable so
     far, those shown reachable (`refuted`), the rest undecided."""
     task = engine.task
-    held = [Item(task.atom_names[i], HOLDS) for i in bits(state)]
+    held = [Item(task.atom_names[i], Proof.HOLDS) for i in bits(state)]
     same = _mutual(engine, state, "atoms", budget)
     if same is not None:
         return _atoms_as(engine, state, same, held, limit, budget)
@@ -449,21 +486,22 @@ def unreachable_atoms(engine: Engine, state: int, budget: Budget, limit: int | N
     todo = 0
     for i in range(len(task.atoms)):
         if not relaxed >> i & 1:
-            found.append(Item(task.atom_names[i], RELAXED))
+            found.append(Item(task.atom_names[i], Proof.RELAXED))
         elif pairs is not None and not pairs[i] >> i & 1:
-            found.append(Item(task.atom_names[i], H2))
+            found.append(Item(task.atom_names[i], Proof.H2))
         elif not state >> i & 1:
             todo |= 1 << i
     proven, unknown = _settle(engine, state, todo, set(), budget, pairs, "atoms")
     found += proven
     found.sort(key=lambda it: it.name)
     decided = {it.name for it in proven} | set(unknown)
-    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name)
+    refuted = sorted(
+        held + [Item(n, Proof.SHOWN) for n in task.names(todo) if n not in decided], key=lambda it: it.name
+    )
     return ItemList(found[:limit] if limit else found, not unknown, len(found), unknown, "", refuted)
 
 
-def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: int | None,
-              budget: Budget) -> ItemList:
+def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: int | None, budget: Budget) -> ItemList:
     """The atom list of a state that reaches, and is reached from, a state with a complete list
     (`same`: what that list showed): the atoms it showed are reachable, the others are not (the
     delete relaxation from this state proves those it can, the earlier list the rest)."""
@@ -473,9 +511,11 @@ def _atoms_as(engine: Engine, state: int, same: Shown, held: list[Item], limit: 
     except BudgetExceeded as e:
         return ItemList([], False, 0, task.names(((1 << len(task.atoms)) - 1) & ~state), str(e), held)
     unreachable = ((1 << len(task.atoms)) - 1) & ~same.atoms & ~state
-    found = sorted([Item(task.atom_names[i], RELAXED if not relaxed >> i & 1 else MUTUAL) for i in bits(unreachable)],
-                   key=lambda it: it.name)
-    refuted = sorted(held + [Item(n, SHOWN) for n in task.names(same.atoms & ~state)], key=lambda it: it.name)
+    found = sorted(
+        [Item(task.atom_names[i], Proof.RELAXED if not relaxed >> i & 1 else Proof.MUTUAL) for i in bits(unreachable)],
+        key=lambda it: it.name,
+    )
+    refuted = sorted(held + [Item(n, Proof.SHOWN) for n in task.names(same.atoms & ~state)], key=lambda it: it.name)
     return ItemList(found[:limit] if limit else found, True, len(found), [], "", refuted)
 
 
@@ -493,7 +533,7 @@ def _statically_impossible(task, possible: frozenset[str], budget: Budget, limit
         if not k & 4095:
             budget.check()
         if name not in possible:
-            found.append(Item(name, STATIC))
+            found.append(Item(name, Proof.STATIC))
             if limit and len(found) >= limit:
                 break
     return found
@@ -515,7 +555,7 @@ def _refuted_by_literals(engine: Engine, state: int, todo: set[int], budget: Bud
     for a in needs_false:
         if not any(engine.literals.reachable(pairs, op.pre, op.neg) for op in task.ops_of_action[a]):
             todo.discard(a)
-            found.append(Item(task.action_names[a], H2))
+            found.append(Item(task.action_names[a], Proof.H2))
     return found
 
 
@@ -531,8 +571,9 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     except BudgetExceeded as e:  # nothing is decided: every ground action is undecided (listed this far)
         undecided = sorted(itertools.islice(task.all_ground_actions(), STATIC_LISTED))
         shown = "" if task.num_actions <= STATIC_LISTED else f"; the first {STATIC_LISTED} are listed as undecided"
-        return ItemList([], False, 0, undecided,
-                        f"{e} (before the {task.num_actions} ground actions were sorted out{shown})")
+        return ItemList(
+            [], False, 0, undecided, f"{e} (before the {task.num_actions} ground actions were sorted out{shown})"
+        )
     static_count = task.num_actions - len(possible)
     found: list[Item] = []
     same = _mutual(engine, state, "actions", budget)
@@ -543,8 +584,13 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
         else:  # the list of a state this one reaches and is reached from decides what no relaxation does
             (relaxed, _), pairs = engine.relax.reachable(state, budget), None
     except BudgetExceeded as e:
-        return ItemList(found, False, static_count, sorted(possible),
-                        f"{e}: {static_count} actions are ruled out by static facts; the others are undecided")
+        return ItemList(
+            found,
+            False,
+            static_count,
+            sorted(possible),
+            f"{e}: {static_count} actions are ruled out by static facts; the others are undecided",
+        )
     todo: set[int] = set()
     proven: list[Item] = []
     shown: list[Item] = []
@@ -553,13 +599,15 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
         if not any(op.pre & relaxed == op.pre for op in ops):
-            proven.append(Item(name, RELAXED))
+            proven.append(Item(name, Proof.RELAXED))
         elif same is not None:
-            (shown if same.actions >> a & 1 else proven).append(Item(name, SHOWN if same.actions >> a & 1 else MUTUAL))
+            (shown if same.actions >> a & 1 else proven).append(
+                Item(name, Proof.SHOWN if same.actions >> a & 1 else Proof.MUTUAL)
+            )
         elif all(cheaply_never(op.pre, op.neg, relaxed, persistent) for op in ops):
-            proven.append(Item(name, PERSISTENT))
+            proven.append(Item(name, Proof.PERSISTENT))
         elif pairs is not None and not any(pair_reachable(pairs, op.pre) for op in ops):
-            proven.append(Item(name, H2))
+            proven.append(Item(name, Proof.H2))
         else:
             todo.add(a)
     settled: list[Item] = []
@@ -571,9 +619,14 @@ def unreachable_actions(engine: Engine, state: int, budget: Budget, limit: int |
     proven.sort(key=lambda it: it.name)
     total = static_count + len(proven)
     items = sorted(found + proven, key=lambda it: it.name)
-    detail = (f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
-              if static_count > len(found) else "")
+    detail = (
+        f"{static_count} actions are ruled out by static facts; the first {len(found)} are listed"
+        if static_count > len(found)
+        else ""
+    )
     decided = {it.name for it in settled} | set(unknown)
-    refuted = sorted(shown + [Item(task.action_names[a], SHOWN) for a in todo if task.action_names[a] not in decided],
-                     key=lambda it: it.name)
+    refuted = sorted(
+        shown + [Item(task.action_names[a], Proof.SHOWN) for a in todo if task.action_names[a] not in decided],
+        key=lambda it: it.name,
+    )
     return ItemList(items[:limit] if limit else items, not unknown, total, unknown, detail, refuted)

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# how a candidate is known not to have the property when no per-item proof is kept
-SHOWN = "shown-reachable"          # a visited reachable state shows the atom / the action applicable
-AVOIDED = "avoided-by-a-plan"      # a plan reaches the goal without ever making the atom true
-
 
 @dataclass
 class Item:
     """One item of a list answer and how it is proven (a witness plan when the proof is one)."""
+
     name: str
-    how: str                   # proof kind
+    how: str  # proof kind
     witness: list[str] | None = field(default=None, compare=False)
 
 
@@ -27,10 +24,11 @@ class ItemList:
 
     items: list[Item]
     complete: bool
-    total: int                 # how many items have the property (len(items) may be cut by a limit)
-    unknown: list[str] = field(default_factory=list)   # candidates left undecided by the budget
+    total: int  # how many items have the property (len(items) may be cut by a limit)
+    unknown: list[str] = field(default_factory=list)  # candidates left undecided by the budget
     detail: str = ""
     refuted: list[Item] = field(default_factory=list)  # candidates proven not to have the property
+    from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
     @property
     def names(self) -> list[str]:

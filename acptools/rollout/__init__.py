@@ -8,10 +8,10 @@
     policy = rollout.make_policy("openai:my-model", base_url="http://localhost:8000/v1")
     rollout.run(rollout.load_tasks("example:NAME", "tasks/"), policy, rollout.RolloutConfig(show_applicable=True))
 
-One module per job: `sources` (what to roll out), `policies` (who chooses the actions),
-`observations` (what a policy sees; template files you can replace), `runner` (episodes in flight,
+One module per job: `start_states` (what to roll out), `policies` (who chooses the actions),
+`observations` (what a policy sees; template files you can replace), `run_episodes` (episodes in flight,
 grading, ending), `inflight` (items in flight against one policy), `traces` (the JSONL file and
---resume), `report` (figures, table, JSON, plots), `defaults`; the command line is acptools.cli.rollout. docs/evaluating.md explains the metrics.
+--resume), `rollout_report` (figures, table, JSON, plots), `defaults`; the command line is acptools.cli.rollout. docs/evaluating.md explains the metrics.
 
 The names below load on first use, so `acptools --help` does not pay for the engines.
 """
@@ -21,16 +21,37 @@ from __future__ import annotations
 import importlib
 
 _HOME = {
-    "run": "runner", "run_async": "runner", "RolloutConfig": "runner", "RolloutResult": "runner",
-    "default_max_steps": "defaults", "RolloutTask": "sources", "load_tasks": "sources",
-    "Policy": "policies", "Reply": "policies", "PolicyError": "policies", "FatalPolicyError": "policies",
-    "make_policy": "policies", "FORMS": "policies", "OptimalPolicy": "policies", "RandomPolicy": "policies",
-    "OpenAIPolicy": "policies", "AnthropicPolicy": "policies", "CommandPolicy": "policies",
-    "PythonPolicy": "policies", "Observation": "observations", "Prompts": "observations", "summarize": "report",
-    "table": "report", "json_report": "report", "write_plots": "report", "DEFINITIONS": "report",
-    "TraceFile": "traces", "read_rows": "traces",
+    "run": "run_episodes",
+    "run_async": "run_episodes",
+    "RolloutConfig": "run_episodes",
+    "RolloutResult": "run_episodes",
+    "default_max_steps": "defaults",
+    "RolloutTask": "start_states",
+    "load_tasks": "start_states",
+    "Policy": "policies",
+    "Reply": "policies",
+    "PolicyError": "policies",
+    "FatalPolicyError": "policies",
+    "make_policy": "policies",
+    "FORMS": "policies",
+    "OptimalPolicy": "policies",
+    "RandomPolicy": "policies",
+    "OpenAIPolicy": "policies",
+    "AnthropicPolicy": "policies",
+    "CommandPolicy": "policies",
+    "PythonPolicy": "policies",
+    "Observation": "observations",
+    "Prompts": "observations",
+    "summarize": "rollout_report",
+    "table": "rollout_report",
+    "json_report": "rollout_report",
+    "write_plots": "rollout_report",
+    "DEFINITIONS": "rollout_report",
+    "TraceFile": "traces",
+    "read_rows": "traces",
 }
 __all__ = list(_HOME)
+
 
 def __getattr__(name: str):
     if name not in _HOME:

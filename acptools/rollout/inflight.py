@@ -11,8 +11,17 @@ import anyio
 from .policies import FatalPolicyError, Policy
 
 
-async def in_flight(policy: Policy, todo: list, jobs: int, work, cancel: threading.Event, progress=None,
-                    done: int = 0, total: int | None = None, cost=None) -> None:
+async def in_flight(
+    policy: Policy,
+    todo: list,
+    jobs: int,
+    work,
+    cancel: threading.Event,
+    progress=None,
+    done: int = 0,
+    total: int | None = None,
+    cost=None,
+) -> None:
     """await work(item) for every item, `jobs` at a time, inside `async with policy` (which closes it);
     `progress(done, total, **cost(result))` as each finishes (`cost`: what the item's result says of its
     measured cost, for the progress bar's estimate; none without it). On Ctrl-C or any error `cancel` is set (so gradings
@@ -24,7 +33,7 @@ async def in_flight(policy: Policy, todo: list, jobs: int, work, cancel: threadi
 
     async def worker():
         nonlocal done
-        for item in queue:          # one iterator shared by the workers: each item is taken once
+        for item in queue:  # one iterator shared by the workers: each item is taken once
             result = await work(item)
             done += 1
             if progress:

@@ -26,13 +26,23 @@ from string import Template
 from ..describe import formula
 from ..episode import APPLIED, INAPPLICABLE, UNPARSED
 from ..errors import AcpError
-from ..shortrepr import bounded_repr
 from ..task import Task
+from ..util.shortrepr import bounded_repr
 
 FILES = {
     "system.txt": set(),
-    "observation.txt": {"domain_name", "domain_pddl", "objects", "static_facts", "state", "goal", "applicable",
-                        "history", "step", "max_steps"},
+    "observation.txt": {
+        "domain_name",
+        "domain_pddl",
+        "objects",
+        "static_facts",
+        "state",
+        "goal",
+        "applicable",
+        "history",
+        "step",
+        "max_steps",
+    },
     "applicable.txt": {"actions"},
     "history_step.txt": {"step", "action", "verdict", "outcome", "reason"},
 }
@@ -54,7 +64,7 @@ class Prompts:
     templates: dict
 
     @classmethod
-    def load(cls, folder=None) -> "Prompts":
+    def load(cls, folder=None) -> Prompts:
         """The prompt templates: each file from `folder` when it has it, else the bundled one; raises
         AcpError on a placeholder the file may not use."""
         defaults = resources.files(__package__) / "templates"
@@ -71,8 +81,11 @@ class Prompts:
             except ValueError as e:
                 raise AcpError(str(e), str(source)) from None
             if unknown:
-                raise AcpError(f"unknown placeholder(s) {', '.join('$' + u for u in sorted(unknown))}", str(source),
-                               f"{name} may use: {', '.join('$' + a for a in sorted(allowed)) or 'none'}")
+                raise AcpError(
+                    f"unknown placeholder(s) {', '.join('$' + u for u in sorted(unknown))}",
+                    str(source),
+                    f"{name} may use: {', '.join('$' + a for a in sorted(allowed)) or 'none'}",
+                )
             chosen[name] = template
         return cls(chosen)
 
@@ -87,18 +100,36 @@ class Prompts:
         """The system prompt."""
         return self.templates["system.txt"].template.strip()
 
-    def observation(self, obs: "Observation") -> str:
+    def observation(self, obs: Observation) -> str:
         """The observation prompt: task, state, optionally the applicable actions, and the history."""
         task = obs.task
         parts = _task_parts(task)
-        applicable = "" if obs.applicable is None else self.templates["applicable.txt"].substitute(
-            actions="\n".join(obs.applicable) or "(none)")
-        history = "\n".join(self.templates["history_step.txt"].substitute(
-            step=h["step"], action=h["action"] or _first_line(h["reply"]), verdict=h["verdict"],
-            outcome=outcome(h), reason=h["reason"]) for h in obs.history) or "(none yet)"
+        applicable = (
+            ""
+            if obs.applicable is None
+            else self.templates["applicable.txt"].substitute(actions="\n".join(obs.applicable) or "(none)")
+        )
+        history = (
+            "\n".join(
+                self.templates["history_step.txt"].substitute(
+                    step=h["step"],
+                    action=h["action"] or _first_line(h["reply"]),
+                    verdict=h["verdict"],
+                    outcome=outcome(h),
+                    reason=h["reason"],
+                )
+                for h in obs.history
+            )
+            or "(none yet)"
+        )
         return self.templates["observation.txt"].substitute(
-            parts, state="\n".join(obs.atoms) or "(no fluent atom is true)", applicable=applicable,
-            history=history, step=obs.step, max_steps=obs.max_steps)
+            parts,
+            state="\n".join(obs.atoms) or "(no fluent atom is true)",
+            applicable=applicable,
+            history=history,
+            step=obs.step,
+            max_steps=obs.max_steps,
+        )
 
 
 def outcome(h: dict) -> str:
@@ -109,7 +140,7 @@ def outcome(h: dict) -> str:
         return "rejected: no action could be read from the reply"
     if h["verdict"] == INAPPLICABLE:
         return "rejected: " + h["reason"].removeprefix("not applicable here; ")
-    return "rejected: " + h["reason"].removeprefix("action: ")   # the name's error, without where it was
+    return "rejected: " + h["reason"].removeprefix("action: ")  # the name's error, without where it was
 
 
 def _first_line(text: str) -> str:
@@ -119,9 +150,9 @@ def _first_line(text: str) -> str:
 
 def _task_parts(task: Task) -> dict:
     """The parts of a prompt that never change within a task (rendered once per task, kept by the task)."""
-    parts = task.caches.get("prompt parts")
+    parts = task.grounded.caches.get("prompt parts")
     if parts is None:
-        parts = task.caches["prompt parts"] = _render_task_parts(task)
+        parts = task.grounded.caches["prompt parts"] = _render_task_parts(task)
     return parts
 
 
@@ -130,9 +161,13 @@ def _render_task_parts(task: Task) -> dict:
     for obj, types in sorted({**task.domain.constants, **task.problem.objects}.items()):
         by_type.setdefault(" or ".join(types), []).append(obj)
     statics = sorted("(" + " ".join((p, *args)) + ")" for p, args in task.static_true)
-    return {"domain_name": task.domain.name, "domain_pddl": task.domain_text.strip(),
-            "objects": "\n".join(f"{t}: {' '.join(objs)}" for t, objs in sorted(by_type.items())),
-            "static_facts": "\n".join(statics) or "(none)", "goal": formula(task.problem.goal)}
+    return {
+        "domain_name": task.domain.name,
+        "domain_pddl": task.domain_text.strip(),
+        "objects": "\n".join(f"{t}: {' '.join(objs)}" for t, objs in sorted(by_type.items())),
+        "static_facts": "\n".join(statics) or "(none)",
+        "goal": formula(task.problem.goal),
+    }
 
 
 @bounded_repr
@@ -142,13 +177,13 @@ class Observation:
     policies (optimal, random, python:) may read `task` and `state` (an int bitset) directly."""
 
     episode: str
-    step: int                          # the number of the step to take (1-based)
+    step: int  # the number of the step to take (1-based)
     max_steps: int
     task: Task
     state: int
-    atoms: list[str]                   # the fluent atoms true in the state, sorted
-    applicable: list[str] | None       # with --show-applicable only
-    history: list[dict]                # earlier steps: step, reply, action, verdict, reason
+    atoms: list[str]  # the fluent atoms true in the state, sorted
+    applicable: list[str] | None  # with --show-applicable only
+    history: list[dict]  # earlier steps: step, reply, action, verdict, reason
     prompts: Prompts = field(repr=False, default=None)
 
     @functools.cached_property
@@ -163,9 +198,17 @@ class Observation:
 
     def to_json(self) -> dict:
         """The observation as one JSON object (what a cmd: policy reads, one per line)."""
-        return {"episode": self.episode, "step": self.step, "max_steps": self.max_steps,
-                "domain": self.task.domain.name, "state": self.atoms, "goal": formula(self.task.problem.goal),
-                "applicable": self.applicable,
-                "history": [{k: h[k] for k in ("step", "action", "verdict", "reason")} for h in self.history],
-                "system": self.system, "prompt": self.prompt,
-                "domain_pddl": self.task.domain_text, "problem_pddl": self.task.problem_text}
+        return {
+            "episode": self.episode,
+            "step": self.step,
+            "max_steps": self.max_steps,
+            "domain": self.task.domain.name,
+            "state": self.atoms,
+            "goal": formula(self.task.problem.goal),
+            "applicable": self.applicable,
+            "history": [{k: h[k] for k in ("step", "action", "verdict", "reason")} for h in self.history],
+            "system": self.system,
+            "prompt": self.prompt,
+            "domain_pddl": self.task.domain_text,
+            "problem_pddl": self.task.problem_text,
+        }

@@ -10,7 +10,7 @@ Rows, one JSON object per line, told apart by `kind`:
 --resume keeps the episodes that finished (at the goal, a dead end, the step limit or the invalid-reply limit),
 drops the rows of the others (cut off, or ended by a policy or task error, which are tried again)
 and appends; a file written with other settings (another policy, --base-url, --temperature, ...:
-kept in `<out>.run.json`, see acptools.runfile) is refused, so one report never mixes two
+kept in `<out>.run.json`, see acptools.util.runfile) is refused, so one report never mixes two
 experiments. An existing file is overwritten only with `force`.
 """
 
@@ -19,13 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import AcpError
-from ..runfile import RowWriter, check_fresh, check_settings, read_jsonl, rewrite, write_sidecar
+from ..util.runfile import RowWriter, check_fresh, check_settings, read_jsonl, rewrite, write_sidecar
 
 RUN, STEP, EPISODE = "run", "step", "episode"
 GOAL, DEAD_END, MAX_STEPS, MAX_INVALID = "goal", "dead-end", "max-steps", "max-invalid"
 POLICY_ERROR, ERROR = "policy-error", "error"
 ENDINGS = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID, POLICY_ERROR, ERROR)
-FINISHED = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID)   # the others are tried again by --resume
+FINISHED = (GOAL, DEAD_END, MAX_STEPS, MAX_INVALID)  # the others are tried again by --resume
 
 
 class TraceFile(RowWriter):
@@ -59,8 +59,11 @@ class TraceFile(RowWriter):
     def _resume(self) -> None:
         rows = read_rows(self.path)
         if not rows or rows[0].get("kind") != RUN:
-            raise AcpError("not a rollout trace file (no 'run' row first)", f"--out {self.path}",
-                           "resume from a file `acptools rollout --out` wrote, or drop --resume")
+            raise AcpError(
+                "not a rollout trace file (no 'run' row first)",
+                f"--out {self.path}",
+                "resume from a file `acptools rollout --out` wrote, or drop --resume",
+            )
         check_settings(self.path, "rollout", flag_settings(self.settings))
         finished = _finished(rows)
         kept = [rows[0]] + [r for r in rows[1:] if r.get("episode") in finished]

@@ -20,8 +20,16 @@ if TYPE_CHECKING:
 
 # exported names and their modules, imported on first use: a warm run (acptools.scoring.batch reading
 # stored grades) does not pay for the engine
-_EXPORTS = {"cache_sizes": "..truth", "clear_caches": "..truth", "SEMANTICS": ".api", "gold_response": ".api",
-            "score_answer": ".api", "score_response": ".api", "VERDICTS": ".items", "ItemScore": ".items"}
+_EXPORTS = {
+    "cache_sizes": "..truth",
+    "clear_caches": "..truth",
+    "SEMANTICS": ".api",
+    "gold_response": ".api",
+    "score_answer": ".api",
+    "score_response": ".api",
+    "VERDICTS": ".items",
+    "ItemScore": ".items",
+}
 
 
 def __getattr__(name: str):
@@ -32,5 +40,14 @@ def __getattr__(name: str):
     globals()[name] = value
     return value
 
-__all__ = ["ItemScore", "score_response", "score_answer", "gold_response", "SEMANTICS", "VERDICTS",
-           "clear_caches", "cache_sizes"]
+
+__all__ = [
+    "ItemScore",
+    "score_response",
+    "score_answer",
+    "gold_response",
+    "SEMANTICS",
+    "VERDICTS",
+    "clear_caches",
+    "cache_sizes",
+]

@@ -5,19 +5,19 @@ from __future__ import annotations
 import time
 
 from ..answers import parse_answer, vocabulary
-from ..answers.lm_eval import extract
+from ..answers.lm_eval_extract import extract
 from ..budget import Budget
 from ..dataset import task_of
 from ..errors import AcpError, BudgetExceeded
-from ..kinds import GRADER, KINDS, REFERENCE, form_kind, implementation
+from ..kinds import GOLD, GRADER, KINDS, REFERENCE, form_kind, implementation
 from ..task import Task
-from . import exact, forms, reference  # noqa: F401  (importing them registers their graders in acptools.kinds)
-from .items import UNKNOWN, ItemScore, Outcome, parsed_dict
+from ..verdict import Grade
+from . import generated_forms
+from .items import ItemScore, Outcome, parsed_dict
 from .question import Question, plan_of_question, question_of_record, record_where
 
 SEMANTICS = ("exact", "reference")
 MAX_REFERENCE_CHARS = 200_000
-
 
 
 def _check_semantics(semantics: str) -> None:
@@ -33,58 +33,94 @@ def check_stored(q: Question, where: str) -> None:
     if ok and keys:
         ok = all(isinstance(st.get(k), list) for k in keys)
     if not ok:
-        raise AcpError(f"the stored answer is not {shape} (got {st!r:.80})", where,
-                       "reference semantics scores against the stored answer; use --semantics exact")
+        raise AcpError(
+            f"the stored answer is not {shape} (got {st!r:.80})",
+            where,
+            "reference semantics scores against the stored answer; use --semantics exact",
+        )
 
 
-def grade(q: Question, response, semantics: str = "exact", budget: "float | Budget | None" = None,
-          until: bool = True) -> tuple[Outcome, dict]:
+def grade(
+    q: Question, response, semantics: str = "exact", budget: float | Budget | None = None, until: bool = True
+) -> tuple[Outcome, dict]:
     """(Outcome, parsed-as-JSON) for a response to a question. Reading the response spends the
     budget too when it is a Budget (a huge response ends `unknown`, never running on)."""
     if semantics == "reference":
         text = "" if response is None else str(response)
         if len(text) > MAX_REFERENCE_CHARS:
-            raise AcpError(f"the response has {len(text)} characters, more than reference semantics reads "
-                           f"({MAX_REFERENCE_CHARS}): the published scorer's parser is slow on long text and "
-                           "lm-eval generations are far shorter", "response", "use semantics 'exact'")
+            raise AcpError(
+                f"the response has {len(text)} characters, more than reference semantics reads "
+                f"({MAX_REFERENCE_CHARS}): the published scorer's parser is slow on long text and "
+                "lm-eval generations are far shorter",
+                "response",
+                "use semantics 'exact'",
+            )
         parsed = extract(q.kind, text, until)
         return implementation(REFERENCE, q.kind)(q, parsed, budget), {"reference": parsed}
     try:
-        parsed = parse_answer(q.kind, response, budget if isinstance(budget, Budget) else None,
-                              known=vocabulary(q.task))
+        parsed = parse_answer(
+            q.kind, response, budget if isinstance(budget, Budget) else None, known=vocabulary(q.task)
+        )
     except BudgetExceeded as e:
-        return Outcome(None, UNKNOWN, f"the response could not be read within the budget ({e})"), {}
+        return Outcome(None, Grade.UNKNOWN, f"the response could not be read within the budget ({e})"), {}
     return implementation(GRADER, q.kind)(q, parsed, budget), parsed_dict(parsed)
 
 
-def score_response(record: dict, response: str, semantics: str = "exact", budget: "float | Budget | None" = None,
-                   model: str | None = None, until: bool = True) -> ItemScore:
+def score_response(
+    record: dict,
+    response: str,
+    semantics: str = "exact",
+    budget: float | Budget | None = None,
+    model: str | None = None,
+    until: bool = True,
+    task: Task | None = None,
+) -> ItemScore:
     """Grade a free-text `response` to an ACPBench Hard `record` (a dict with its PDDL).
 
     semantics: 'exact' (computed from the PDDL; the default) or 'reference' (the published lm-eval
     scorer's rules). budget: seconds per proof (None: the library default of 60 s), or an
     `acptools.Budget` shared by every proof of this call (set its `cancel` event to stop
     them; a verdict cut short is 'unknown'). until: in reference
-    semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does.
+    semantics, cut the text at lm-eval's stop strings first, as an lm-eval harness run does. task:
+    the record's task when the caller loaded it already (the MCP server, under its limits).
     Raises AcpError for a record that cannot be scored (missing fields, PDDL that does not load).
     Records of the generated forms (yes/no, 4-choice, ActionReasoningBench, plans) are graded by
-    `acptools.scoring.forms`."""
+    `acptools.scoring.generated_forms`."""
     _check_semantics(semantics)
-    if forms.handles(record):
-        return forms.score_record(record, response, semantics, budget, model)
+    if generated_forms.handles(record):
+        return generated_forms.score_record(record, response, semantics, budget, model)
     t0 = time.perf_counter()
-    q = question_of_record(record, lazy=semantics == "reference")
+    q = question_of_record(record, lazy=semantics == "reference", task=task)
     if semantics == "reference":
         check_stored(q, record_where(record))
     out, parsed = grade(q, response, semantics, budget, until)
-    return ItemScore(id=record.get("id"), group=record.get("group"), task=q.kind, domain=q.domain, model=model,
-                     score=out.score, verdict=out.verdict, reason=out.reason, witness=out.witness,
-                     metrics=out.metrics, parsed=parsed, seconds=round(time.perf_counter() - t0, 6),
-                     semantics=semantics)
+    return ItemScore(
+        id=record.get("id"),
+        group=record.get("group"),
+        task=q.kind,
+        domain=q.domain,
+        model=model,
+        score=out.score,
+        verdict=out.verdict,
+        reason=out.reason,
+        witness=out.witness,
+        metrics=out.metrics,
+        parsed=parsed,
+        seconds=round(time.perf_counter() - t0, 6),
+        semantics=semantics,
+    )
 
 
-def score_answer(task_kind: str, response: str, task: Task, state=None, action=None, plan=None,
-                 effects=None, budget: "float | Budget | None" = None) -> ItemScore:
+def score_answer(
+    task_kind: str,
+    response: str,
+    task: Task,
+    state=None,
+    action=None,
+    plan=None,
+    effects=None,
+    budget: float | Budget | None = None,
+) -> ItemScore:
     """Grade a response to a question about a loaded task that is not an ACPBench record (exact semantics).
 
     task_kind: app, prog, reach, areach, val, just, land or nexta (or a group name). state: None for the
@@ -94,17 +130,29 @@ def score_answer(task_kind: str, response: str, task: Task, state=None, action=N
     (set its `cancel` event to stop them). Unreadable names raise an AcpError saying where (`plan[3]`).
     """
     if form_kind(task_kind) is not None:
-        raise AcpError(f"{task_kind!r} questions are graded from their records", "task kind",
-                       "pass the record to score_response (the MCP tool: record=...)")
+        raise AcpError(
+            f"{task_kind!r} questions are graded from their records",
+            "task kind",
+            "pass the record to score_response (the MCP tool: record=...)",
+        )
     t0 = time.perf_counter()
     q = Question.build(task_kind, task, state, action, plan, effects)
     out, parsed = grade(q, response, "exact", budget)
-    return ItemScore(task=q.kind, domain=q.domain, score=out.score, verdict=out.verdict, reason=out.reason,
-                     witness=out.witness, metrics=out.metrics, parsed=parsed,
-                     seconds=round(time.perf_counter() - t0, 6))
+    return ItemScore(
+        task=q.kind,
+        domain=q.domain,
+        score=out.score,
+        verdict=out.verdict,
+        reason=out.reason,
+        witness=out.witness,
+        metrics=out.metrics,
+        parsed=parsed,
+        seconds=round(time.perf_counter() - t0, 6),
+    )
 
 
 # ---- the stored answer written as text (what --gold scores) -----------------------------------------
+
 
 def _fmt(actions) -> str:
     return "[" + ", ".join(actions) + "]"
@@ -116,7 +164,7 @@ def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
         a, b = removal[0], removal[1]
         for i in range(len(plan) - 1):
             if plan[i] == a and plan[i + 1] == b:
-                return plan[:i] + plan[i + 2:]
+                return plan[:i] + plan[i + 2 :]
         raise ValueError(f"the pair {a} {b} is not in the plan")
     act, k = removal[0], int(removal[1])
     seen = 0
@@ -124,14 +172,19 @@ def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
         if x == act:
             seen += 1
             if seen == k:
-                return plan[:i] + plan[i + 1:]
+                return plan[:i] + plan[i + 1 :]
     raise ValueError(f"the plan has no occurrence {k} of {act}")
 
 
 def gold_response(record: dict) -> str:
-    """The record's stored answer written the way the ACPBench Hard prompts ask for it."""
-    if forms.handles(record):
-        return forms.gold_text(record)
+    """The record's stored answer written the way the prompts ask for it (its kind's gold writer in
+    acptools.kinds: `hard_gold_text`, or acptools.scoring.generated_forms.gold_text)."""
+    kind = form_kind(record.get("group")) if isinstance(record, dict) else None
+    return implementation(GOLD, kind or task_of(record))(record)
+
+
+def hard_gold_text(record: dict) -> str:
+    """The stored answer of an ACPBench Hard record written the way its prompts ask for it."""
     kind = task_of(record)
     a = record.get("answer")
     where = record_where(record)

@@ -15,19 +15,20 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from .. import store
-from ..answers.types import canonical_task
+from ..answers.parsed import canonical_task
 from ..backends import run_sharing_proofs
 from ..budget import DEFAULT_SECONDS, Effort
 from ..dataset import task_of
 from ..errors import AcpError
-from ..hashing import task_key
 from ..kinds import cost
-from . import memo
-from .items import ITEM_FIELDS, UNKNOWN, item_for
-
+from ..proofs import grade_memo as memo
+from ..proofs import store
+from ..util.hashing import task_key
+from ..verdict import Grade
+from .items import ITEM_FIELDS, item_for
 
 # ---- inputs --------------------------------------------------------------------------------------
+
 
 def read_response_rows(path) -> tuple[list[dict], dict[str, list[str]]]:
     """(good rows, problems by kind): JSONL rows with id, optional group, response, optional model
@@ -53,8 +54,9 @@ def read_response_rows(path) -> tuple[list[dict], dict[str, list[str]]]:
             elif "response" not in row:
                 problems["no response"].append(f"line {n}: no 'response' field (id {row['id']!r})")
             elif not isinstance(row["response"], str):
-                problems["response not text"].append(f"line {n}: 'response' must be a string, got "
-                                                     f"{type(row['response']).__name__} (id {row['id']!r})")
+                problems["response not text"].append(
+                    f"line {n}: 'response' must be a string, got {type(row['response']).__name__} (id {row['id']!r})"
+                )
             else:
                 row["_line"] = n
                 rows.append(row)
@@ -71,7 +73,7 @@ def problems_error(problems: dict[str, list[str]], where: str, suggestion: str) 
     return AcpError(f"{total} bad row(s): " + "; ".join(parts), where, suggestion)
 
 
-ROW_HINT = "each line must be a JSON object like {\"id\": 123, \"response\": \"...\"}"
+ROW_HINT = 'each line must be a JSON object like {"id": 123, "response": "..."}'
 
 
 def read_responses(path) -> list[dict]:
@@ -114,8 +116,11 @@ class RecordIndex:
         self.by_float: dict[float, list[dict]] = defaultdict(list)
         for r in records:
             if not isinstance(r, dict) or "id" not in r or "group" not in r:
-                raise AcpError("a record without 'id' or 'group'", "--data",
-                               f"got {str(r)[:80]!r}; ACPBench Hard records carry id and group")
+                raise AcpError(
+                    "a record without 'id' or 'group'",
+                    "--data",
+                    f"got {str(r)[:80]!r}; ACPBench Hard records carry id and group",
+                )
             t = task_of(r)
             self.by_key[(t, str(r["id"]))] = r
             self.by_id[str(r["id"])].append(r)
@@ -145,13 +150,16 @@ class RecordIndex:
         near = [r for r in self.by_float.get(f, []) if task is None or task_of(r) == task] if f is not None else []
         if not near:
             return ""
-        return (f" (it looks rounded: record id {near[0]['id']} is within float rounding of it; 64-bit ids must "
-                f"not pass through a float: read and write the JSON with an exact parser such as Python's json, "
-                f"not jq 1.6 or JavaScript)")
+        return (
+            f" (it looks rounded: record id {near[0]['id']} is within float rounding of it; 64-bit ids must "
+            f"not pass through a float: read and write the JSON with an exact parser such as Python's json, "
+            f"not jq 1.6 or JavaScript)"
+        )
 
 
-def match(records: list[dict], rows: list[dict], problems: dict[str, list[str]] | None = None,
-          where: str = "--responses") -> list[tuple[dict, dict]]:
+def match(
+    records: list[dict], rows: list[dict], problems: dict[str, list[str]] | None = None, where: str = "--responses"
+) -> list[tuple[dict, dict]]:
     """(record, row) pairs; raises AcpError listing every row that matches no record, together with
     the `problems` found reading the rows (see read_response_rows), so one run shows every kind."""
     index = RecordIndex(records)
@@ -168,19 +176,25 @@ def match(records: list[dict], rows: list[dict], problems: dict[str, list[str]] 
             merged["no record"] = bad
         raise problems_error(merged, where, ROW_HINT + "; ids (and groups) must match the --data records")
     if bad:
-        raise AcpError(f"{len(bad)} response(s) match no record: " + "; ".join(bad[:12]) +
-                       (f"; ... ({len(bad) - 12} more)" if len(bad) > 12 else ""), "--responses",
-                       "check the ids (and groups) against the --data files")
+        raise AcpError(
+            f"{len(bad)} response(s) match no record: "
+            + "; ".join(bad[:12])
+            + (f"; ... ({len(bad) - 12} more)" if len(bad) > 12 else ""),
+            "--responses",
+            "check the ids (and groups) against the --data files",
+        )
     return pairs
 
 
 def gold_rows(records: list[dict]) -> list[dict]:
     """One response row per record: its stored answer written as text (what --gold scores)."""
     from .api import gold_response  # the answer writers: only here (see _worker)
+
     return [{"id": r["id"], "group": r["group"], "model": "gold", "response": gold_response(r)} for r in records]
 
 
 # ---- scoring -------------------------------------------------------------------------------------
+
 
 def _stored_item(record: dict, row: dict, semantics: str, graded: dict) -> dict:
     """The item dict of a stored grade, the same as `ItemScore.to_dict` gives for a graded one (the
@@ -213,6 +227,7 @@ def _worker(args):
     imported here, where something is graded: a warm run, which only reads stored grades, never loads
     the parser or the engine."""
     from .group import score_group
+
     records, semantics, budget, until = args
     out = []
     for idx, record, rows in records:
@@ -229,15 +244,24 @@ def _task_of(record: dict) -> str:
 RETRY_FACTOR = 4.0  # items still unknown are graded again, one at a time, with this much more effort
 
 
-def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget=None, jobs: int = 1,
-                until: bool = True, progress=None, backend: str = "local", address: str | None = None,
-                skip=(), on_items=None) -> list[dict]:
+def score_pairs(
+    pairs: list[tuple[dict, dict]],
+    semantics: str = "exact",
+    budget=None,
+    jobs: int = 1,
+    until: bool = True,
+    progress=None,
+    backend: str = "local",
+    address: str | None = None,
+    skip=(),
+    on_items=None,
+) -> list[dict]:
     """Score (record, row) pairs; returns item dicts in the order of `pairs`.
 
     `budget` is CPU seconds per proof (default DEFAULT_SECONDS; see `acptools.Effort`), so
     the verdicts do not depend on how busy the machine is. Items that still end unknown are graded
     again one record at a time, with RETRY_FACTOR times the effort, before `unknown` is reported.
-    Grades the proof store holds (acptools.scoring.memo) are read, not graded; proven grades are kept.
+    Grades the proof store holds (acptools.proofs.grade_memo) are read, not graded; proven grades are kept.
     `skip`: indices of pairs already scored (a resumed run; None in the result); `on_items(items)` is
     called with each record's items as soon as they are final (so they can be written at once)."""
     effort = budget if isinstance(budget, Effort) else Effort(DEFAULT_SECONDS if budget is None else budget)
@@ -262,16 +286,17 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
             results[i] = it
             stored.keep(i, it)
         tracker.advance(len(units[k]), weights[k], (kinds[k], weights[k], seconds))
-        if any(it["verdict"] == UNKNOWN for it in items):
+        if any(it["verdict"] == Grade.UNKNOWN for it in items):
             retry.append(k)
         elif on_items:
             on_items(items)
     if retry:
         tracker.note(f"grading {len(retry)} record(s) again with {RETRY_FACTOR:g}x the effort")
-        for k, items, _ in _run_units(pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1,
-                                      until):  # here, one at a time: nothing else competes for the CPU
+        for k, items, _ in _run_units(
+            pairs, [units[k] for k in retry], semantics, effort.scaled(RETRY_FACTOR), 1, until
+        ):  # here, one at a time: nothing else competes for the CPU
             for i, it in zip(units[retry[k]], items):
-                if results[i]["verdict"] == UNKNOWN:
+                if results[i]["verdict"] == Grade.UNKNOWN:
                     it["retried"] = True
                     results[i] = it
                     stored.keep(i, it, retried=True)
@@ -280,8 +305,14 @@ def score_pairs(pairs: list[tuple[dict, dict]], semantics: str = "exact", budget
     return results
 
 
+def regrade(record: dict, response, semantics: str, seconds: float, until: bool) -> dict:
+    """One stored response graded again as the batch run that stored it graded it (what `cache verify`
+    compares a stored grade with)."""
+    return score_pairs([(record, {"id": record.get("id"), "response": response})], semantics, seconds, until=until)[0]
+
+
 class _StoredGrades:
-    """The grades of this run's pairs in the proof store (acptools.scoring.memo): read before any
+    """The grades of this run's pairs in the proof store (acptools.proofs.grade_memo): read before any
     work is scheduled (a retried grade under the retry's effort), kept as items come back."""
 
     def __init__(self, pairs, semantics: str, effort: Effort, until: bool):
@@ -324,17 +355,28 @@ class _StoredGrades:
     def keep(self, i: int, item: dict, retried: bool = False) -> None:
         if self.found is not None:
             rec, row = self.pairs[i]
-            memo.keep(self.found, self.key(i, retried), rec, row["response"], self.semantics, self.until,
-                      self.seconds[retried], item)
+            memo.keep(
+                self.found,
+                self.key(i, retried),
+                rec,
+                row["response"],
+                self.semantics,
+                self.until,
+                self.seconds[retried],
+                item,
+            )
 
 
-def _run_units(pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local",
-               address: str | None = None):
+def _run_units(
+    pairs, units, semantics, effort, jobs: int, until: bool, backend: str = "local", address: str | None = None
+):
     """Yield (unit index, item dicts, seconds) as units finish, on the chosen backend, the proof store
     shared (acptools.backends). Units about one task travel together (`_bundles`)."""
     bundles = _bundles([_task_of(pairs[ids[0]][0]) for ids in units], jobs)
-    work = [([(k, pairs[units[k][0]][0], [pairs[i][1] for i in units[k]]) for k in ks], semantics, effort, until)
-            for _, ks in bundles]
+    work = [
+        ([(k, pairs[units[k][0]][0], [pairs[i][1] for i in units[k]]) for k in ks], semantics, effort, until)
+        for _, ks in bundles
+    ]
     for done in run_sharing_proofs(_worker, work, [[task] for task, _ in bundles], jobs, backend, address):
         yield from done
 
@@ -361,7 +403,7 @@ class _Tracker:
     def __init__(self, progress, total: int, total_weight: float, units=(), done: int = 0):
         self.progress, self.total, self.total_weight = progress, total, total_weight or 1.0
         self.done, self.weight = done, 0.0
-        self.costs = hasattr(progress, "expect")  # an acptools.progress.Progress: the ETA from measured cost
+        self.costs = hasattr(progress, "expect")  # an acptools.util.progress.Progress: the ETA from measured cost
         if self.costs:
             progress.expect(units)
 

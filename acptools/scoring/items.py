@@ -6,25 +6,9 @@ from dataclasses import asdict, dataclass, field, fields
 
 from ..dataset import domain_name, task_of
 from ..errors import AcpError
+from ..verdict import Grade
 
-# ---- verdict categories (the `verdict` field) --------------------------------------------------
-CORRECT = "correct"                  # score 1
-INCORRECT = "incorrect"              # a wrong set / index / plan, see the metrics
-UNPARSED = "unparsed"                # no answer of the task's shape could be read from the text
-HALLUCINATED = "hallucinated"        # an atom/action that is not a proposition/ground action of the task
-UNKNOWN = "unknown"                  # the budget ran out before a proof (score null)
-REACHABLE = "reachable"              # reach: the atom can hold; areach: the action can become applicable
-MISSED = "missed"                    # 'None' answered, but such atoms/actions/landmarks exist
-TRIVIAL = "trivial"                  # land: the atom holds in the state or is part of the goal
-NOT_LANDMARK = "not-landmark"        # land: a plan avoids the atom
-INAPPLICABLE = "inapplicable"        # nexta: the action cannot be applied in the state
-SUBOPTIMAL = "suboptimal"            # nexta: applicable, but h*(s[a]) >= h*(s)
-NOT_SUBSEQUENCE = "not-subsequence"  # just: not a proper subsequence of the question's plan
-NOT_PLAN = "not-a-plan"              # just: a proper subsequence, but it does not reach the goal
-ERROR = "error"                      # batch runs only: the item could not be scored (bad record); score null
-
-VERDICTS = (CORRECT, INCORRECT, UNPARSED, HALLUCINATED, UNKNOWN, REACHABLE, MISSED, TRIVIAL, NOT_LANDMARK,
-            INAPPLICABLE, SUBOPTIMAL, NOT_SUBSEQUENCE, NOT_PLAN, ERROR)
+VERDICTS = tuple(Grade)  # the verdict categories (the `verdict` field), acptools.verdict.Grade
 
 
 @dataclass
@@ -44,7 +28,7 @@ class ItemScore:
     domain: str | None = None
     model: str | None = None
     score: int | None = None
-    verdict: str = UNKNOWN
+    verdict: str = Grade.UNKNOWN
     reason: str = ""
     witness: list[str] | None = None
     metrics: dict = field(default_factory=dict)
@@ -100,6 +84,7 @@ def parsed_dict(p) -> dict:
 
 
 # ---- partial credit ----------------------------------------------------------------------------
+
 
 def set_metrics(answer: set, truth: set, hallucinated: int = 0, prefix: str = "") -> dict:
     """IoU, precision, recall and counts. `answer` holds every distinct answered item (hallucinated
@@ -157,5 +142,12 @@ def item_for(record: dict, row: dict, semantics: str) -> ItemScore:
         kind = task_of(record)
     except AcpError:
         kind = "?"
-    return ItemScore(id=record.get("id"), group=record.get("group"), task=kind, domain=domain_name(record),
-                     model=row.get("model"), semantics=semantics, extra=extra)
+    return ItemScore(
+        id=record.get("id"),
+        group=record.get("group"),
+        task=kind,
+        domain=domain_name(record),
+        model=row.get("model"),
+        semantics=semantics,
+        extra=extra,
+    )

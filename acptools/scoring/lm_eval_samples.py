@@ -26,9 +26,11 @@ from ..errors import AcpError
 
 SAMPLES_FILE = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl")
 RAW, FILTERED = "resps", "filtered_resps"
-GRADED_HELP = {RAW: "the raw generation (resps); --filtered grades lm-eval's filtered_resps instead",
-               FILTERED: "lm-eval's filtered response (filtered_resps, what its acp_utils scored), written as "
-                         "answer text; without --filtered the raw generation (resps) is graded"}
+GRADED_HELP = {
+    RAW: "the raw generation (resps); --filtered grades lm-eval's filtered_resps instead",
+    FILTERED: "lm-eval's filtered response (filtered_resps, what its acp_utils scored), written as "
+    "answer text; without --filtered the raw generation (resps) is graded",
+}
 
 
 def samples_files(paths) -> list[Path]:
@@ -38,8 +40,11 @@ def samples_files(paths) -> list[Path]:
         if p.is_dir():
             found = sorted(f for f in p.rglob("samples_*.jsonl") if _lm_eval_task(f) is not None)
             if not found:
-                raise AcpError("no ACPBench Hard samples files (samples_acp_<task>_gen*_<date>.jsonl) below it",
-                               f"--lm-eval {p}", "run lm-eval with --log_samples --output_path DIR, then pass DIR")
+                raise AcpError(
+                    "no ACPBench Hard samples files (samples_acp_<task>_gen*_<date>.jsonl) below it",
+                    f"--lm-eval {p}",
+                    "run lm-eval with --log_samples --output_path DIR, then pass DIR",
+                )
             out.extend(found)
         elif p.is_file():
             out.append(p)
@@ -89,8 +94,11 @@ def read_samples(paths, *, filtered: bool = False, model: str | None = None) -> 
 def _file_rows(path: Path, filtered: bool, model: str) -> list[dict]:
     lm_task = _lm_eval_task(path)
     if lm_task is None:
-        raise AcpError("not an lm-eval ACPBench Hard samples file (expected samples_acp_<task>_gen[_with_pddl]_"
-                       "<date>.jsonl)", str(path), "pass the files lm-eval --log_samples wrote for acp_*_gen tasks")
+        raise AcpError(
+            "not an lm-eval ACPBench Hard samples file (expected samples_acp_<task>_gen[_with_pddl]_<date>.jsonl)",
+            str(path),
+            "pass the files lm-eval --log_samples wrote for acp_*_gen tasks",
+        )
     task = canonical_task(lm_task)
     out, seen = [], set()
     with open(path, encoding="utf-8") as fh:
@@ -104,11 +112,23 @@ def _file_rows(path: Path, filtered: bool, model: str) -> list[dict]:
             seen.add(sample["doc_id"])
             record = _record_of(sample["doc"], task, lm_task, where)
             for k, text in enumerate(_texts(sample, task, filtered, where)):
-                out.append({"id": record["id"], "group": record["group"], "model": model, "response": text,
-                            "_record": record, "_line": n, "lm_eval_task": lm_task, "doc_id": sample["doc_id"],
-                            "repeat": k, "filter": sample.get("filter"), "graded": FILTERED if filtered else RAW,
-                            "lm_eval_metrics": {m: sample.get(m) for m in sample.get("metrics") or ()},
-                            "file": str(path)})
+                out.append(
+                    {
+                        "id": record["id"],
+                        "group": record["group"],
+                        "model": model,
+                        "response": text,
+                        "_record": record,
+                        "_line": n,
+                        "lm_eval_task": lm_task,
+                        "doc_id": sample["doc_id"],
+                        "repeat": k,
+                        "filter": sample.get("filter"),
+                        "graded": FILTERED if filtered else RAW,
+                        "lm_eval_metrics": {m: sample.get(m) for m in sample.get("metrics") or ()},
+                        "file": str(path),
+                    }
+                )
     return out
 
 
@@ -121,8 +141,11 @@ def _parse_line(line: str, where: str) -> dict:
         raise AcpError(f"expected a JSON object, got {type(sample).__name__}", where)
     missing = [k for k in ("doc_id", "doc", RAW, FILTERED) if k not in sample]
     if missing:
-        raise AcpError(f"no {', '.join(missing)} field(s)", where,
-                       "lm-eval samples rows carry doc_id, doc, resps and filtered_resps (lm-eval --log_samples)")
+        raise AcpError(
+            f"no {', '.join(missing)} field(s)",
+            where,
+            "lm-eval samples rows carry doc_id, doc, resps and filtered_resps (lm-eval --log_samples)",
+        )
     return sample
 
 
@@ -131,14 +154,20 @@ def _record_of(doc, task: str, lm_task: str, where: str) -> dict:
     if not isinstance(doc, dict):
         raise AcpError(f"'doc' is not a JSON object ({type(doc).__name__})", where)
     if isinstance(doc.get("id"), float):
-        raise AcpError(f"the doc's id {doc['id']!r} is a float: its low bits are lost (64-bit ids must not pass "
-                       f"through a float)", where, "use the samples file as lm-eval wrote it, or rewrite it with "
-                       "an exact JSON tool (Python's json, not jq 1.6 or JavaScript)")
+        raise AcpError(
+            f"the doc's id {doc['id']!r} is a float: its low bits are lost (64-bit ids must not pass through a float)",
+            where,
+            "use the samples file as lm-eval wrote it, or rewrite it with "
+            "an exact JSON tool (Python's json, not jq 1.6 or JavaScript)",
+        )
     # a doc without a group (the Hub's rows may lack it) takes the file's task
     doc_task = task_of({"id": doc.get("id"), "group": doc["group"]}) if doc.get("group") else task
     if doc_task != task:
-        raise AcpError(f"the doc's group {doc.get('group')!r} is task {doc_task}, but the file is {lm_task}", where,
-                       "pass the files as lm-eval named them")
+        raise AcpError(
+            f"the doc's group {doc.get('group')!r} is task {doc_task}, but the file is {lm_task}",
+            where,
+            "pass the files as lm-eval named them",
+        )
     try:
         return hub_record(doc, task)
     except AcpError as e:
@@ -171,6 +200,7 @@ def answer_text(task: str, value) -> str:
 
 # ---- lm-eval's metric beside ours --------------------------------------------------------------
 
+
 def side_by_side(items: list[dict]) -> list[dict]:
     """Per samples file (model x lm-eval task x run): lm-eval's stored metric and our accuracy on the same docs (first
     generation of each doc only, since lm-eval scores that one), with where they disagree."""
@@ -184,13 +214,22 @@ def side_by_side(items: list[dict]) -> list[dict]:
         theirs = [_number(it["lm_eval_metrics"].get(metric)) for it in its] if metric else []
         pairs = [(t, it["score"]) for t, it in zip(theirs, its) if t is not None and it["score"] is not None]
         known = [it["score"] for it in its if it["score"] is not None]
-        out.append({
-            "model": model, "lm_eval_task": lm_task, "file": file, "n": len(its), "lm_eval_metric": metric,
-            "lm_eval_mean": _mean([t for t in theirs if t is not None]),
-            "exact_accuracy": _mean(known), "unknown": len(its) - len(known), "compared": len(pairs),
-            "agree": sum(1 for t, s in pairs if t == s),
-            "lm_eval_1_exact_0": sum(1 for t, s in pairs if t == 1 and s == 0),
-            "lm_eval_0_exact_1": sum(1 for t, s in pairs if t == 0 and s == 1)})
+        out.append(
+            {
+                "model": model,
+                "lm_eval_task": lm_task,
+                "file": file,
+                "n": len(its),
+                "lm_eval_metric": metric,
+                "lm_eval_mean": _mean([t for t in theirs if t is not None]),
+                "exact_accuracy": _mean(known),
+                "unknown": len(its) - len(known),
+                "compared": len(pairs),
+                "agree": sum(1 for t, s in pairs if t == s),
+                "lm_eval_1_exact_0": sum(1 for t, s in pairs if t == 1 and s == 0),
+                "lm_eval_0_exact_1": sum(1 for t, s in pairs if t == 0 and s == 1),
+            }
+        )
     return out
 
 
@@ -207,17 +246,23 @@ def _mean(xs) -> float | None:
 def side_by_side_table(rows: list[dict], semantics: str) -> str:
     """The side-by-side as text, one line per samples file."""
     ours = f"{semantics} acc"
-    head = f"{'model':24} {'lm-eval task':26} {'run':19} {'n':>4} {'lm-eval':>8} {ours:>10} {'unk':>4} {'agree':>7}  " \
-           f"{'1->0':>4} {'0->1':>4}"
+    head = (
+        f"{'model':24} {'lm-eval task':26} {'run':19} {'n':>4} {'lm-eval':>8} {ours:>10} {'unk':>4} {'agree':>7}  "
+        f"{'1->0':>4} {'0->1':>4}"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
-        pct = (lambda v: "   -" if v is None else f"{100 * v:.1f}%")
+        pct = lambda v: "   -" if v is None else f"{100 * v:.1f}%"
         m = SAMPLES_FILE.fullmatch(Path(r["file"]).name) if r.get("file") else None
         run = m.group("date")[:19] if m else ""
-        lines.append(f"{r['model'][:24]:24} {r['lm_eval_task'][:26]:26} {run:19} {r['n']:>4} "
-                     f"{pct(r['lm_eval_mean']):>8} "
-                     f"{pct(r['exact_accuracy']):>10} {r['unknown']:>4} {r['agree']:>3}/{r['compared']:<3}  "
-                     f"{r['lm_eval_1_exact_0']:>4} {r['lm_eval_0_exact_1']:>4}")
-    lines.append(f"lm-eval: its stored metric (mean); {ours}: accuracy over decided items; agree: same 0/1 on "
-                 f"docs both decided; 1->0 / 0->1: lm-eval scored 1 and we 0 / the other way round")
+        lines.append(
+            f"{r['model'][:24]:24} {r['lm_eval_task'][:26]:26} {run:19} {r['n']:>4} "
+            f"{pct(r['lm_eval_mean']):>8} "
+            f"{pct(r['exact_accuracy']):>10} {r['unknown']:>4} {r['agree']:>3}/{r['compared']:<3}  "
+            f"{r['lm_eval_1_exact_0']:>4} {r['lm_eval_0_exact_1']:>4}"
+        )
+    lines.append(
+        f"lm-eval: its stored metric (mean); {ours}: accuracy over decided items; agree: same 0/1 on "
+        f"docs both decided; 1->0 / 0->1: lm-eval scored 1 and we 0 / the other way round"
+    )
     return "\n".join(lines)

@@ -25,10 +25,21 @@ class Question:
     `task`, `state` and `truth` may be loaded lazily (reference semantics compares most answers with
     the stored lists and never needs the grounded task)."""
 
-    def __init__(self, kind: str, task: Task | None = None, state: int | None = None, *, loader=None,
-                 plan: list[str] | None = None, action: str | None = None, stored=None,
-                 question_text: str | None = None, record_id=None, group: str | None = None,
-                 domain: str | None = None):
+    def __init__(
+        self,
+        kind: str,
+        task: Task | None = None,
+        state: int | None = None,
+        *,
+        loader=None,
+        plan: list[str] | None = None,
+        action: str | None = None,
+        stored=None,
+        question_text: str | None = None,
+        record_id=None,
+        group: str | None = None,
+        domain: str | None = None,
+    ):
         self.kind = kind
         self._task, self._state, self._truth, self._loader = task, state, None, loader
         self.plan, self.action, self.stored = plan, action, stored
@@ -56,7 +67,7 @@ class Question:
         return self._truth
 
     @classmethod
-    def build(cls, kind: str, task: Task, state=None, action=None, plan=None, effects=None) -> "Question":
+    def build(cls, kind: str, task: Task, state=None, action=None, plan=None, effects=None) -> Question:
         """A question on a loaded task that is not a record. `state`: None (the problem's init), an int
         state or atom strings; prog: `action` (a name or an action id; its effects are computed) or
         `effects={"pos":..,"neg":..}`; val and just: `plan` (action names or ids, or one string
@@ -69,21 +80,29 @@ class Question:
         q = cls(kind, task, s, domain=task.domain.name)
         if kind == "prog":
             if action is None and effects is None:
-                raise AcpError("a prog question needs the action whose effects are asked for", "score_answer",
-                               "pass action='(name arg1 arg2)'")
+                raise AcpError(
+                    "a prog question needs the action whose effects are asked for",
+                    "score_answer",
+                    "pass action='(name arg1 arg2)'",
+                )
             if action is not None:
                 aid = task.action_id(action, "action")
                 if q.truth.effects(aid) is None:
-                    raise AcpError(f"{task.action_names[aid]} is not applicable in the state, so it has no effects",
-                                   "score_answer", "ask about an applicable action: " +
-                                   ", ".join(q.truth.applicable()[:8]))
+                    raise AcpError(
+                        f"{task.action_names[aid]} is not applicable in the state, so it has no effects",
+                        "score_answer",
+                        "ask about an applicable action: " + ", ".join(q.truth.applicable()[:8]),
+                    )
                 q.action = task.action_names[aid]
             else:
                 q.stored = _check_effects(effects)
         if kind in ("val", "just"):
             if plan is None:
-                raise AcpError(f"a {kind} question needs the plan it is about", "score_answer",
-                               "pass plan=['(a x)', '(b y)'] or plan='(a x) (b y)'")
+                raise AcpError(
+                    f"a {kind} question needs the plan it is about",
+                    "score_answer",
+                    "pass plan=['(a x)', '(b y)'] or plan='(a x) (b y)'",
+                )
             q.plan = task.action_list(task.parse_plan(plan))
             if not q.plan:
                 raise AcpError("the plan is empty", "score_answer", "pass at least one action")
@@ -91,10 +110,16 @@ class Question:
 
 
 def _check_effects(effects) -> dict:
-    if not isinstance(effects, dict) or not isinstance(effects.get("pos"), list) or \
-            not isinstance(effects.get("neg"), list):
-        raise AcpError("effects must be a dict with 'pos' and 'neg' lists of atoms", "score_answer",
-                       "e.g. effects={'pos': ['(on c1)'], 'neg': ['(at c1 l0)']}")
+    if (
+        not isinstance(effects, dict)
+        or not isinstance(effects.get("pos"), list)
+        or not isinstance(effects.get("neg"), list)
+    ):
+        raise AcpError(
+            "effects must be a dict with 'pos' and 'neg' lists of atoms",
+            "score_answer",
+            "e.g. effects={'pos': ['(on c1)'], 'neg': ['(at c1 l0)']}",
+        )
     return effects
 
 
@@ -115,33 +140,47 @@ def check_record(record) -> None:
         raise AcpError(f"a record must be a JSON object, got {type(record).__name__}", "data")
     missing = [f for f in REQUIRED_FIELDS if f not in record]
     if missing:
-        raise AcpError(f"missing field(s) {', '.join(missing)}", record_where(record),
-                       "ACPBench Hard records carry id, group, question, answer, PDDL_domain, PDDL_problem")
+        raise AcpError(
+            f"missing field(s) {', '.join(missing)}",
+            record_where(record),
+            "ACPBench Hard records carry id, group, question, answer, PDDL_domain, PDDL_problem",
+        )
     for f in ("PDDL_domain", "PDDL_problem"):
         if not isinstance(record[f], str) or "(" not in record[f]:
             raise AcpError(f"{f} is not PDDL text", record_where(record))
 
 
-def question_of_record(record: dict, lazy: bool = False) -> Question:
+def question_of_record(record: dict, lazy: bool = False, task: Task | None = None) -> Question:
     """The question of an ACPBench Hard record; its problem's init is the question's state.
-    lazy: load (parse and ground) the PDDL only when something asks for the task."""
+    lazy: load (parse and ground) the PDDL only when something asks for the task; `task`: the
+    record's task, loaded already."""
     check_record(record)
     kind = task_of(record)
     where = record_where(record)
 
     def load() -> Task:
+        if task is not None:
+            return task
         try:
             return task_for(record["PDDL_domain"], record["PDDL_problem"])
         except AcpError as e:
             raise AcpError(f"its PDDL does not load: {e}", where) from None
 
-    q = Question(kind, loader=load, stored=record.get("answer"), question_text=record.get("question"),
-                 record_id=record.get("id"), group=record.get("group"), domain=domain_name(record))
+    q = Question(
+        kind,
+        loader=load,
+        stored=record.get("answer"),
+        question_text=record.get("question"),
+        record_id=record.get("id"),
+        group=record.get("group"),
+        domain=domain_name(record),
+    )
     if kind in ("val", "just"):
         plan = plan_of_question(record.get("question", ""))
         if not plan and not lazy:
-            raise AcpError("the question quotes no plan", where,
-                           'val/just questions quote the plan as "(a x) (b y) ..."')
+            raise AcpError(
+                "the question quotes no plan", where, 'val/just questions quote the plan as "(a x) (b y) ..."'
+            )
         q.plan = plan
     if not lazy:
         task = q.task

@@ -16,19 +16,28 @@ from __future__ import annotations
 
 from unified_planning.environment import get_environment
 
-from .bridge import AcpState, Bridge
 from ..ground.unified import UPNames, convert, supported_kind, unsupported_features
-from .engine import NAME, AcptoolsEngine
+from .bridge import AcpState, Bridge
+from .up_engine import NAME, AcptoolsEngine
 
-__all__ = ["AcptoolsEngine", "AcpState", "Bridge", "UPNames", "convert", "register", "supported_kind",
-           "unsupported_features", "NAME"]
+__all__ = [
+    "AcptoolsEngine",
+    "AcpState",
+    "Bridge",
+    "UPNames",
+    "convert",
+    "register",
+    "supported_kind",
+    "unsupported_features",
+    "NAME",
+]
 
 
 def register(environment=None) -> None:
     """Add the engine to an environment's factory (the global one by default) unless it is there."""
     factory = get_environment(environment).factory
     if NAME not in factory.engines:
-        factory.add_engine(NAME, f"{__name__}.engine", "AcptoolsEngine")
+        factory.add_engine(NAME, f"{__name__}.up_engine", "AcptoolsEngine")
 
 
 register()

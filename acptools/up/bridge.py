@@ -22,9 +22,9 @@ class Bridge:
     def __init__(self, task, names: UPNames):
         self.task, self.names = task, names
         self.true, self.false = names.em.TRUE(), names.em.FALSE()
-        self._atom_exps: dict[int, object] = {}      # atom id -> fluent expression
+        self._atom_exps: dict[int, object] = {}  # atom id -> fluent expression
         self._atom_of: dict[object, int | None] = {}  # fluent expression -> atom id (None: a static atom)
-        self._moves: dict[int, tuple] = {}           # action id -> (Action, parameters)
+        self._moves: dict[int, tuple] = {}  # action id -> (Action, parameters)
 
     # ---- atoms and states ---------------------------------------------------------------------
     def atom_exp(self, i: int):
@@ -52,7 +52,7 @@ class Bridge:
             holds = bits >> i & 1
         return self.true if holds else self.false
 
-    def state(self, bits: int) -> "AcpState":
+    def state(self, bits: int) -> AcpState:
         """The acptools state `bits` as a unified-planning state."""
         return AcpState(bits, self)
 
@@ -114,8 +114,7 @@ class AcpState(State):
         return self.bridge.task.names(self.bits)
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, AcpState) and other.bits == self.bits
-                and other.bridge.task.key == self.bridge.task.key)
+        return isinstance(other, AcpState) and other.bits == self.bits and other.bridge.task.key == self.bridge.task.key
 
     def __hash__(self) -> int:
         return hash(self.bits)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import time
 
-from unified_planning.engines import PlanGenerationResult, PlanGenerationResultStatus as Status
+from unified_planning.engines import PlanGenerationResult
+from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.engines.results import LogLevel, LogMessage
 from unified_planning.plans import SequentialPlan
 
@@ -27,8 +28,13 @@ def plan_result(name: str, bridge, problem, optimal: bool, timeout, started: flo
     if optimal:
         verdict = q.plan(optimal=True, budget=Budget(None if timeout is None else OPTIMAL_SHARE * timeout, None))
         if verdict.answer is None and timeout is not None:
-            logs.append(LogMessage(LogLevel.INFO, f"no shortest plan proven in {OPTIMAL_SHARE * timeout:.1f} s; "
-                                                  "searching for any plan in the rest of the timeout"))
+            logs.append(
+                LogMessage(
+                    LogLevel.INFO,
+                    f"no shortest plan proven in {OPTIMAL_SHARE * timeout:.1f} s; "
+                    "searching for any plan in the rest of the timeout",
+                )
+            )
             left = max(0.0, timeout - (time.perf_counter() - started))
             verdict = q.plan(optimal=False, budget=Budget(left, None))
     else:
@@ -46,8 +52,13 @@ def plan_result(name: str, bridge, problem, optimal: bool, timeout, started: flo
         if length_decides_metric(problem):
             status = Status.SOLVED_OPTIMALLY
         else:
-            logs.append(LogMessage(LogLevel.INFO, f"a shortest plan: h* = {verdict.extra['h_star']} "
-                                                  f"(proof: {verdict.how}); {_why_not_optimal(problem)}"))
+            logs.append(
+                LogMessage(
+                    LogLevel.INFO,
+                    f"a shortest plan: h* = {verdict.extra['h_star']} "
+                    f"(proof: {verdict.how}); {_why_not_optimal(problem)}",
+                )
+            )
     return PlanGenerationResult(status, plan, name, metrics, logs)
 
 

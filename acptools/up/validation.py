@@ -8,13 +8,12 @@ adds the same facts as text (0-based index, atom names).
 
 from __future__ import annotations
 
-from unified_planning.engines.results import (FailedValidationReason, LogLevel, LogMessage, ValidationResult,
-                                              ValidationResultStatus as Status)
+from unified_planning.engines.results import FailedValidationReason, LogLevel, LogMessage, ValidationResult
+from unified_planning.engines.results import ValidationResultStatus as Status
 from unified_planning.exceptions import UPUsageError
 
 from .. import AcpError
 from ..questions.basic import unmet_goals
-
 
 
 def validation_result(name: str, bridge, plan, problem) -> ValidationResult:
@@ -37,9 +36,15 @@ def validation_result(name: str, bridge, plan, problem) -> ValidationResult:
         return ValidationResult(Status.VALID, name, [], _metric_values(problem, plan), trace=trace)
     unmet = unmet_goals(task, state)
     msg = f"Goals {bridge.exps(unmet)} are not satisfied by the plan."
-    return ValidationResult(Status.INVALID, name, [LogMessage(LogLevel.INFO, msg)], None,
-                            FailedValidationReason.UNSATISFIED_GOALS, metrics={"unmet_goals": " ".join(unmet)},
-                            trace=trace)
+    return ValidationResult(
+        Status.INVALID,
+        name,
+        [LogMessage(LogLevel.INFO, msg)],
+        None,
+        FailedValidationReason.UNSATISFIED_GOALS,
+        metrics={"unmet_goals": " ".join(unmet)},
+        trace=trace,
+    )
 
 
 def _inapplicable(name: str, bridge, k: int, ai, aid: int, state: int, trace: list) -> ValidationResult:
@@ -52,9 +57,16 @@ def _inapplicable(name: str, bridge, k: int, ai, aid: int, state: int, trace: li
         conditions = [bridge.false]
     msg = f"Preconditions {conditions} of {k + 1}-th action instance {ai} are not satisfied."
     metrics = {"first_inapplicable": str(k), "unsatisfied_preconditions": "; ".join(unsat)}
-    return ValidationResult(Status.INVALID, name, [LogMessage(LogLevel.INFO, msg)], None,
-                            FailedValidationReason.INAPPLICABLE_ACTION, inapplicable_action=ai, metrics=metrics,
-                            trace=trace)
+    return ValidationResult(
+        Status.INVALID,
+        name,
+        [LogMessage(LogLevel.INFO, msg)],
+        None,
+        FailedValidationReason.INAPPLICABLE_ACTION,
+        inapplicable_action=ai,
+        metrics=metrics,
+        trace=trace,
+    )
 
 
 def _metric_values(problem, plan):

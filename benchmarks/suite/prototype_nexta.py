@@ -8,6 +8,7 @@ per successor. Compared with the library and with FD's h*(s) alone on the same s
 Answers are checked against the library's (same h*, same optimal set, same table) whenever both
 are known.
 """
+
 import argparse
 import random
 import sys
@@ -18,10 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acptools.planners import fd
+from suite_bench import sample_states  # noqa: E402
+
 from acptools import load_task
 from acptools.engine.relaxed import Relaxation
-from suite_bench import sample_states  # noqa: E402
+from acptools.planners import fd
 
 
 def reachable_ops(relax: Relaxation, ops, state):
@@ -98,5 +100,7 @@ for origin, s in states:
         lib_vals = {v.action: v.h_star_after for v in rep.actions}
         pro_vals = {task.action_names[a]: (None if v == "none" else v) for a, v in values.items()}
         agree = str(rep.h_star == h and rep.optimal_actions == names and lib_vals == pro_vals)
-    print(f"| {origin} | {rep.h_star if rep.known else h} | {len(task.applicable(s))} | {t_fd:.2f} | {t_lib:.2f} | "
-          f"{t_pro:.2f} | {t_lib / max(t_fd, 1e-3):.1f} | {t_pro / max(t_fd, 1e-3):.1f} | {agree} |")
+    print(
+        f"| {origin} | {rep.h_star if rep.known else h} | {len(task.applicable(s))} | {t_fd:.2f} | {t_lib:.2f} | "
+        f"{t_pro:.2f} | {t_lib / max(t_fd, 1e-3):.1f} | {t_pro / max(t_fd, 1e-3):.1f} | {agree} |"
+    )

@@ -7,14 +7,15 @@ random-walk states, and checks every plan.
 
     PYTHONPATH=. python benchmarks/suite/sas_conflicts_probe.py [DOMAIN SIZE ...]
 """
+
 import random
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from acptools.planners import fd
 from acptools import load_task
+from acptools.planners import fd
 
 args = sys.argv[1:] or ["briefcaseworld", "small", "rubiks-cube", "small"]
 for dom, size in zip(args[::2], args[1::2]):
@@ -32,6 +33,9 @@ for dom, size in zip(args[::2], args[1::2]):
         h = task.questions.h_star(s, budget=20)
         t_lib = time.perf_counter() - t0
         valid = res.plan is not None and task.questions.is_plan(
-            [task.action_names[task.operators[i].action] for i in res.plan], s)
-        print(f"{dom}/{size} walk{length}: Fast Downward h={None if res.plan is None else len(res.plan)} in "
-              f"{t_fd:.2f} s (plan valid: {valid}) {res.detail[:45]}; library h_star {h.h_star} ({h.how}) in {t_lib:.2f} s")
+            [task.action_names[task.operators[i].action] for i in res.plan], s
+        )
+        print(
+            f"{dom}/{size} walk{length}: Fast Downward h={None if res.plan is None else len(res.plan)} in "
+            f"{t_fd:.2f} s (plan valid: {valid}) {res.detail[:45]}; library h_star {h.h_star} ({h.how}) in {t_lib:.2f} s"
+        )

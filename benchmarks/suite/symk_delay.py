@@ -6,6 +6,7 @@ choose when SymK joins the race (`acptools.engine.optimal.SYMK_DELAY`).
 
 Prints per state: FD seconds, SymK seconds (its translator included), h*, and which was faster.
 """
+
 import argparse
 import random
 import sys
@@ -16,10 +17,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE.parent))
 
-from acptools.planners import fd, symk
+from suite_bench import sample_states  # noqa: E402
+
 from acptools import load_task
 from acptools.budget import Budget
-from suite_bench import sample_states  # noqa: E402
+from acptools.planners import fd
 
 
 def timed(fn):
@@ -49,12 +51,17 @@ def main() -> None:
             if r is not None and k is not None:
                 assert h_fd == h_sk, (name, origin, h_fd, h_sk)
             rows.append((name, origin, t_fd if r else None, t_sk if k else None, h_fd if r else h_sk))
-            print(f"{name} {origin}: FD {t_fd:.2f} s {'ok' if r else 'unknown'}, SymK {t_sk:.2f} s "
-                  f"{'ok' if k else 'unknown'}, h* {rows[-1][-1]}", flush=True)
+            print(
+                f"{name} {origin}: FD {t_fd:.2f} s {'ok' if r else 'unknown'}, SymK {t_sk:.2f} s "
+                f"{'ok' if k else 'unknown'}, h* {rows[-1][-1]}",
+                flush=True,
+            )
     both = [(f, k) for _, _, f, k, _ in rows if f is not None and k is not None]
-    print(f"\nstates {len(rows)}; FD alone settled {sum(f is not None for _, _, f, _, _ in rows)}, SymK alone "
-          f"{sum(k is not None for _, _, _, k, _ in rows)}; SymK faster on {sum(k < f for f, k in both)} of {len(both)} "
-          f"both settled; SymK only: {[(n, o) for n, o, f, k, _ in rows if f is None and k is not None]}")
+    print(
+        f"\nstates {len(rows)}; FD alone settled {sum(f is not None for _, _, f, _, _ in rows)}, SymK alone "
+        f"{sum(k is not None for _, _, _, k, _ in rows)}; SymK faster on {sum(k < f for f, k in both)} of {len(both)} "
+        f"both settled; SymK only: {[(n, o) for n, o, f, k, _ in rows if f is None and k is not None]}"
+    )
     for cut in (1, 3, 10, 30):
         over = [(f, k) for f, k in both if f > cut]
         print(f"  FD over {cut:>2} s: {len(over)} states, SymK faster on {sum(k < f for f, k in over)}")

@@ -7,6 +7,7 @@ Checked against the library's table (its answers are exact).
 
     PYTHONPATH=. python benchmarks/suite/table_bounds.py DOMAIN SIZE [--states N] [--budget S]
 """
+
 import argparse
 import random
 import sys
@@ -15,10 +16,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from acptools.planners import fd
-from acptools import load_task
-from acptools.questions import basic  # noqa: E402
 from suite_bench import sample_states  # noqa: E402
+
+from acptools import load_task
+from acptools.planners import fd
+from acptools.questions import basic  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("domain")
@@ -61,6 +63,8 @@ for origin, s in sample_states(task, random.Random(f"0:{args.domain}:{args.size}
         key = "d" if truth == dd else "d+1" if truth == dd + 1 else "other"
         left_values[key] = left_values.get(key, 0) + 1
 n = max(totals[0], 1)
-print(f"{args.domain}/{args.size}: non-optimal table rows {totals[0]}; settled by replaying the optimal plan "
-      f"{totals[1]} ({100 * totals[1] / n:.0f}%); with an action back to s {totals[2]}, of which settled by "
-      f"h^max = d+1: {totals[3]}; left for a bounded search (h* in {{d, d+1}} when reversible): {totals[4]}, whose true values are {left_values}")
+print(
+    f"{args.domain}/{args.size}: non-optimal table rows {totals[0]}; settled by replaying the optimal plan "
+    f"{totals[1]} ({100 * totals[1] / n:.0f}%); with an action back to s {totals[2]}, of which settled by "
+    f"h^max = d+1: {totals[3]}; left for a bounded search (h* in {{d, d+1}} when reversible): {totals[4]}, whose true values are {left_values}"
+)

@@ -27,8 +27,9 @@ class AcptoolsEnv(EnvClient[AcptoolsAction, AcptoolsObservation, AcptoolsState])
         return action.model_dump(exclude={"metadata"}, exclude_none=True)
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[AcptoolsObservation]:
-        observation = AcptoolsObservation(**payload.get("observation", {}), reward=payload.get("reward"),
-                                          done=payload.get("done", False))
+        observation = AcptoolsObservation(
+            **payload.get("observation", {}), reward=payload.get("reward"), done=payload.get("done", False)
+        )
         return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
 
     def _parse_state(self, payload: dict[str, Any]) -> AcptoolsState:

@@ -19,7 +19,8 @@ class AcptoolsAction(Action):
     """One step: play a ground action (`action`), call one of acptools' tools, or list them."""
 
     type: Literal["act", "call_tool", "list_tools"] = Field(
-        "act", description="act: play `action`; call_tool: call `tool_name` with `arguments`; list_tools")
+        "act", description="act: play `action`; call_tool: call `tool_name` with `arguments`; list_tools"
+    )
     action: str | None = Field(None, description="a ground action such as '(board c0 l0)', or a reply that holds one")
     tool_name: str | None = Field(None, description="the tool to call (type call_tool)")
     arguments: dict[str, Any] = Field(default_factory=dict, description="the tool's arguments (type call_tool)")
@@ -50,19 +51,29 @@ class AcptoolsObservation(Observation):
     goal: str = Field("", description="the goal formula (PDDL)")
     applicable_actions: list[str] | None = Field(None, description="the actions applicable now (None: not shown)")
     text: str = Field("", description="the observation as text: state, goal, applicable actions, steps taken")
-    verdict: str | None = Field(None, description="applied, inapplicable, unparsed or hallucinated (None: a reset "
-                                "or a tool call)")
+    verdict: str | None = Field(
+        None, description="applied, inapplicable, unparsed or hallucinated (None: a reset or a tool call)"
+    )
     action: str | None = Field(None, description="the action as read (canonical), or the text when unreadable")
-    reason: str = Field("", description="why the step was not applied (unsatisfied preconditions, an unknown name "
-                        "with a did-you-mean, nothing readable)")
-    proof: dict[str, Any] = Field(default_factory=dict, description="how h* of the state now is known "
-                                  "(h_star_how); an applied step's effects, and its proven bounds when undecided")
+    reason: str = Field(
+        "",
+        description="why the step was not applied (unsatisfied preconditions, an unknown name "
+        "with a did-you-mean, nothing readable)",
+    )
+    proof: dict[str, Any] = Field(
+        default_factory=dict,
+        description="how h* of the state now is known "
+        "(h_star_how); an applied step's effects, and its proven bounds when undecided",
+    )
     h_star_before: int | None = Field(None, description="h* of the state before the step")
-    h_star_after: int | None = Field(None, description="h* of the state now (None: the goal is unreachable, or "
-                                     "undecided when h_star_known is false)")
+    h_star_after: int | None = Field(
+        None, description="h* of the state now (None: the goal is unreachable, or undecided when h_star_known is false)"
+    )
     h_star_known: bool = Field(True, description="false when the budget ran out before h* was decided")
-    regret: int | None = Field(None, description="h*(after) + 1 - h*(before) of an applied step (None: not applied, "
-                               "undecided, or into a dead end)")
+    regret: int | None = Field(
+        None,
+        description="h*(after) + 1 - h*(before) of an applied step (None: not applied, undecided, or into a dead end)",
+    )
     optimal: bool | None = Field(None, description="whether the applied step starts an optimal plan")
     done_reason: str | None = Field(None, description="goal, dead_end, step_limit or tool_limit once done")
     dead_end: bool = Field(False, description="the goal is proven unreachable from the state now")

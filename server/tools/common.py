@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import json
 import logging
 import re
 from collections.abc import Callable, Iterator
@@ -20,8 +21,8 @@ from typing import Annotated, Any
 
 from acptools_server.config import Limits
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
 
 from acptools import AcpError, BudgetExceeded, Task
 
@@ -60,29 +61,34 @@ class ToolSpec:
     annotations: ToolAnnotations
     description: str
     arguments: tuple[str, ...]  # what a caller may pass (the Context is the server's)
-    too_big: str                # what to ask instead when a result is over --max-response-bytes
+    too_big: str  # what to ask instead when a result is over --max-response-bytes
 
 
-def tool(title: str, annotations: ToolAnnotations = READ_ONLY,
-         too_big: str = DEFAULT_TOO_BIG) -> Callable[[Callable], Callable]:
+def tool(
+    title: str, annotations: ToolAnnotations = READ_ONLY, too_big: str = DEFAULT_TOO_BIG
+) -> Callable[[Callable], Callable]:
     """Mark a module-level function as an MCP tool: its docstring is the description, and every failure
     becomes a ToolError (bad input keeps its message; a bug is logged and reported without details).
     ``too_big`` tells a caller what to ask instead of a result that is too large to send."""
 
     def mark(fn: Callable) -> Callable:
         if inspect.iscoroutinefunction(fn):
+
             @functools.wraps(fn)
             async def wrapper(*args: Any, **kwargs: Any) -> Any:
                 with _errors(fn.__name__):
                     return await fn(*args, **kwargs)
         else:
+
             @functools.wraps(fn)
             def wrapper(*args: Any, **kwargs: Any) -> Any:
                 with _errors(fn.__name__):
                     return fn(*args, **kwargs)
+
         arguments = tuple(name for name in inspect.signature(fn).parameters if name != "ctx")
-        wrapper.spec = ToolSpec(fn.__name__, title, annotations, " ".join((fn.__doc__ or "").split()), arguments,
-                                too_big)
+        wrapper.spec = ToolSpec(
+            fn.__name__, title, annotations, " ".join((fn.__doc__ or "").split()), arguments, too_big
+        )
         return wrapper
 
     return mark
@@ -102,8 +108,10 @@ def _errors(tool_name: str) -> Iterator[None]:
 def _tool_error(tool_name: str, exc: Exception) -> ToolError:
     if isinstance(exc, ValidationError):  # a result model rejected what we built: our bug, not the input
         log.exception("tool %s built an invalid result", tool_name, exc_info=exc)
-        return ToolError(f"internal error in {tool_name} (invalid result); the server is still running. "
-                         "Please report this together with the arguments that caused it.")
+        return ToolError(
+            f"internal error in {tool_name} (invalid result); the server is still running. "
+            "Please report this together with the arguments that caused it."
+        )
     # AcpError is a ValueError, and so are the library's own checks; a big int written as text is a bug
     if isinstance(exc, ValueError) and not writes_a_big_int(exc):
         return ToolError(str(exc))
@@ -114,14 +122,39 @@ def _tool_error(tool_name: str, exc: Exception) -> ToolError:
     if isinstance(exc, MemoryError):
         return ToolError("the server ran out of memory on this input; try a smaller task or a smaller budget")
     log.error("tool %s failed unexpectedly", tool_name, exc_info=exc)
-    return ToolError(f"internal error in {tool_name} ({type(exc).__name__}); the server is still running. "
-                     "Please report this together with the arguments that caused it.")
+    return ToolError(
+        f"internal error in {tool_name} ({type(exc).__name__}); the server is still running. "
+        "Please report this together with the arguments that caused it."
+    )
 
 
 def writes_a_big_int(exc: ValueError) -> bool:
     """Whether Python refused to write an int of too many digits (a state or mask written as text by
     mistake): a ValueError, but a bug to log and report as one, never the caller's input."""
     return not isinstance(exc, AcpError) and "integer string conversion" in str(exc)
+
+
+# ---- results on the wire -------------------------------------------------------------------------
+
+
+def compact(result: CallToolResult) -> CallToolResult:
+    """The text copy of a structured result as compact JSON (the SDK indents it)."""
+    if result.is_error or result.structured_content is None:
+        return result
+    text = json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False)
+    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+
+
+def wire_bytes(result: CallToolResult) -> int:
+    """A tool result's size on the wire, as --max-response-bytes counts it."""
+    return len(result.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8", "surrogatepass"))
+
+
+def sent_bytes(result: BaseModel) -> int:
+    """The size on the wire of a tool's result model once the server sends it (structured and as text):
+    what a tool that changes the server's state checks before it lets the change stand."""
+    structured = result.model_dump(mode="json", by_alias=True)
+    return wire_bytes(compact(CallToolResult(content=[], structured_content=structured)))
 
 
 # ---- the scorer -------------------------------------------------------------------------------
@@ -161,8 +194,10 @@ def read_state(task: Task, state: list[str] | None, limits: Limits) -> int:
     if state is None:
         return task.init
     if len(state) > limits.max_state_atoms:
-        raise ToolError(f"state: {len(state)} atoms is more than the server accepts ({limits.max_state_atoms}); "
-                        "list only the true fluent atoms, or start the server with a larger --max-state-atoms")
+        raise ToolError(
+            f"state: {len(state)} atoms is more than the server accepts ({limits.max_state_atoms}); "
+            "list only the true fluent atoms, or start the server with a larger --max-state-atoms"
+        )
     try:
         return task.parse_state(state)
     except AcpError as exc:
@@ -201,5 +236,7 @@ def read_plan(task: Task, plan: list[str] | str, limits: Limits) -> list[int]:
 
 def _check_plan_length(n: int, limits: Limits) -> None:
     if n > limits.max_plan_length:
-        raise ToolError(f"plan: {n} actions is more than the server accepts ({limits.max_plan_length}); "
-                        "send a shorter plan, or start the server with a larger --max-plan-length")
+        raise ToolError(
+            f"plan: {n} actions is more than the server accepts ({limits.max_plan_length}); "
+            "send a shorter plan, or start the server with a larger --max-plan-length"
+        )

@@ -1,7 +1,9 @@
 """The ACP question tools: app, prog, val, just, reach, areach, land, nexta, and plans.
 
-Each reads its names once (``read_*``), asks ``task.questions`` (searches in the runner, with the
-call's cancellable budget), and copies the answer into its result model.
+Each reads its names once (``read_*``), asks the server's truth service for the state's truth
+(``acptools.truth``: what it proves is kept, and with --cache stored, for every later caller; what
+the store holds is served with ``from_store``), searching in the runner with the call's cancellable
+budget, and copies the answer into its result model.
 """
 
 from __future__ import annotations
@@ -12,19 +14,45 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from acptools import AcpError, Budget, Questions, Task, Verdict, planners
-from acptools.shortrepr import bounded_repr
+from acptools_server.models import (
+    ActionValue,
+    Item,
+    ItemListResult,
+    LandmarkResult,
+    ListApplicableResult,
+    OptimalNextResult,
+    PlanResult,
+    ProgressResult,
+    Removal,
+    SimplifyPlanResult,
+    ValidatePlanResult,
+    VerdictResult,
+)
+from acptools_server.state import ServerState, state_of
+from acptools_server.tools.common import (
+    DEFAULT_LIST_LIMIT,
+    MAX_LIST_LIMIT,
+    ActionArg,
+    AtomArg,
+    BudgetArg,
+    LimitArg,
+    PlanArg,
+    StateArg,
+    TaskId,
+    located,
+    read_action,
+    read_atom,
+    read_plan,
+    read_state,
+    tool,
+)
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from acptools_server.models import (ActionValue, Item, ItemListResult, LandmarkResult, ListApplicableResult,
-                                    OptimalNextResult, PlanResult, ProgressResult, Removal, SimplifyPlanResult,
-                                    ValidatePlanResult, VerdictResult)
-from acptools_server.state import ServerState, state_of
-from acptools_server.tools.common import (DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, ActionArg, AtomArg, BudgetArg, LimitArg,
-                                          PlanArg, StateArg, TaskId, located, read_action, read_atom, read_plan,
-                                          read_state, tool)
+from acptools import AcpError, Budget, Task, Verdict, planners
+from acptools.truth import StateTruth
+from acptools.util.shortrepr import bounded_repr
 
 MAX_UNKNOWN_SHOWN = 500
 
@@ -39,14 +67,17 @@ class Asked:
     state: int
     failed: str = ""
 
-    async def search(self, budget: float | None, ask: Callable[[Questions, Budget], Any]) -> tuple[Any, float]:
-        """``ask(task.questions, budget)`` in the runner; returns (its answer, the budget's seconds)."""
+    def truth(self) -> StateTruth:
+        """The state's truth, from the server's truth service (grounding what the state needs first)."""
+        return self.app.truth.truth(self.task, self.state)
+
+    async def search(self, budget: float | None, ask: Callable[[StateTruth, Budget], Any]) -> tuple[Any, float]:
+        """``ask(truth, budget)`` in the runner; returns (its answer, the budget's seconds)."""
         seconds = self.app.seconds(budget)
-        questions = self.task.questions
 
         def work(b: Budget) -> Any:
             try:
-                return ask(questions, b)
+                return ask(self.truth(), b)
             finally:
                 failed = planners.failures(b)
                 runs = Counter(map(str, failed))
@@ -63,13 +94,21 @@ class Asked:
             return own
         return "; ".join(filter(None, (own, f"planners that failed: {self.failed}")))
 
-    async def decide(self, budget: float | None, query: int, names: list[str],
-                     question: Callable[..., Verdict]) -> tuple[dict[str, Any], Verdict]:
-        """A yes/no ``question(questions, id, state, budget=)`` about one atom or action id: the verdict
-        fields of its result, and the verdict."""
-        v, seconds = await self.search(budget, lambda q, b: question(q, query, self.state, budget=b))
-        return dict(query=names[query], answer=v.answer, how=v.how, witness=v.witness,
-                    detail=self.detail(v.detail, v.answer is not None), budget_seconds=seconds), v
+    async def decide(
+        self, budget: float | None, query: int, names: list[str], question: Callable[..., Verdict]
+    ) -> tuple[dict[str, Any], Verdict]:
+        """A yes/no ``question(truth, id, budget)`` about one atom or action id: the verdict fields of
+        its result, and the verdict."""
+        v, seconds = await self.search(budget, lambda truth, b: question(truth, query, b))
+        return dict(
+            query=names[query],
+            answer=v.answer,
+            how=v.how,
+            witness=v.witness,
+            detail=self.detail(v.detail, v.answer is not None),
+            budget_seconds=seconds,
+            from_store=v.from_store,
+        ), v
 
 
 def asked(ctx: Context, task_id: str, state: list[str] | None) -> Asked:
@@ -85,10 +124,17 @@ def _items(a: Asked, result, limit: int | None, seconds: float) -> ItemListResul
     own = result.detail or (f"{len(unknown)} candidates undecided" if unknown else "")
     refuted = [] if result.complete else result.refuted  # a complete list refutes every other candidate
     return ItemListResult(
-        items=items, complete=result.complete, total=result.total, truncated=result.total > len(items),
-        unknown=unknown[:MAX_UNKNOWN_SHOWN], detail=a.detail(own, result.complete), budget_seconds=seconds,
-        unknown_total=len(unknown), refuted=[Item(name=i.name, how=i.how) for i in refuted[:MAX_UNKNOWN_SHOWN]],
+        items=items,
+        complete=result.complete,
+        total=result.total,
+        truncated=result.total > len(items),
+        unknown=unknown[:MAX_UNKNOWN_SHOWN],
+        detail=a.detail(own, result.complete),
+        budget_seconds=seconds,
+        unknown_total=len(unknown),
+        refuted=[Item(name=i.name, how=i.how) for i in refuted[:MAX_UNKNOWN_SHOWN]],
         refuted_total=len(refuted),
+        from_store=result.from_store,
     )
 
 
@@ -106,10 +152,11 @@ def list_applicable(
     """The ground actions applicable in a state, sorted by name (app). Inputs: task_id, state, limit and offset
     (to page)."""
     a = asked(ctx, task_id, state)
-    actions = a.task.questions.applicable(a.state)
+    actions = a.truth().applicable()
     end = len(actions) if limit is None else offset + limit
-    return ListApplicableResult(actions=actions[offset:end], total=len(actions), offset=offset, limit=limit,
-                                has_more=end < len(actions))
+    return ListApplicableResult(
+        actions=actions[offset:end], total=len(actions), offset=offset, limit=limit, has_more=end < len(actions)
+    )
 
 
 @tool("Apply one action (prog)")
@@ -117,10 +164,16 @@ def progress(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg =
     """Apply one ground action (prog): the next state and its effects, or the unsatisfied preconditions. Inputs:
     task_id, action, state."""
     a = asked(ctx, task_id, state)
-    p = a.task.questions.progress(read_action(a.task, action), a.state)
-    return ProgressResult(action=p.action, applicable=p.applicable, state=p.state,
-                          positive_effects=p.positive_effects, negative_effects=p.negative_effects,
-                          unsatisfied_preconditions=p.unsatisfied_preconditions, goal_reached=p.goal_reached)
+    p = a.truth().progress(read_action(a.task, action))
+    return ProgressResult(
+        action=p.action,
+        applicable=p.applicable,
+        state=p.state,
+        positive_effects=p.positive_effects,
+        negative_effects=p.negative_effects,
+        unsatisfied_preconditions=p.unsatisfied_preconditions,
+        goal_reached=p.goal_reached,
+    )
 
 
 @tool("Validate a plan (val)")
@@ -129,11 +182,16 @@ def validate_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg 
     goal is reached. Inputs: task_id, plan, state."""
     a = asked(ctx, task_id, state)
     actions = read_plan(a.task, plan, a.app.config.limits)
-    v = a.task.questions.validate(actions, a.state)
+    v = a.truth().validate(tuple(actions))
     return ValidatePlanResult(
-        first_inapplicable=v.first_inapplicable, unsatisfied_preconditions=v.unsatisfied_preconditions,
-        goal_reached=v.goal_reached, valid=v.first_inapplicable is None and v.goal_reached,
-        unmet_goals=v.unmet_goals, final_state=v.final_state, steps=v.steps, plan_length=len(actions),
+        first_inapplicable=v.first_inapplicable,
+        unsatisfied_preconditions=v.unsatisfied_preconditions,
+        goal_reached=v.goal_reached,
+        valid=v.first_inapplicable is None and v.goal_reached,
+        unmet_goals=v.unmet_goals,
+        final_state=v.final_state,
+        steps=v.steps,
+        plan_length=len(actions),
     )
 
 
@@ -141,16 +199,26 @@ SIMPLIFY_TOO_BIG = "call it without with_plans (the indices say what to remove)"
 
 
 @tool("Redundant actions (just)", too_big=SIMPLIFY_TOO_BIG)
-async def simplify_plan(ctx: Context, task_id: TaskId, plan: PlanArg, state: StateArg = None, with_plans: bool = False,
-                        budget: BudgetArg = None) -> SimplifyPlanResult:
+async def simplify_plan(
+    ctx: Context,
+    task_id: TaskId,
+    plan: PlanArg,
+    state: StateArg = None,
+    with_plans: bool = False,
+    budget: BudgetArg = None,
+) -> SimplifyPlanResult:
     """Single actions and consecutive pairs whose removal leaves a valid plan (just), as index lists;
     with_plans=true adds the plans. Inputs: task_id, plan, state, with_plans, budget."""
     a = asked(ctx, task_id, state)
     actions = read_plan(a.task, plan, a.app.config.limits)
     max_bytes = a.app.config.limits.max_response_bytes
-    (removable, is_plan), _ = await a.search(budget, lambda q, b: (
-        removals_within(q.simplify(actions, a.state, budget=b), with_plans, max_bytes, b),
-        q.is_plan(actions, a.state)))
+    (removable, is_plan), _ = await a.search(
+        budget,
+        lambda truth, b: (
+            removals_within(truth.simplify(actions, b), with_plans, max_bytes, b),
+            truth.is_plan(tuple(actions)),
+        ),
+    )
     return SimplifyPlanResult(removable=removable, plan_is_valid=is_plan, plan_length=len(actions))
 
 
@@ -169,8 +237,9 @@ def removals_within(removals: list, with_plans: bool, max_bytes: int, budget: Bu
             continue
         size += 2 * (whole - sum(sizes[i] for i in r.indices) + 40)
         if size > max_bytes:
-            raise ToolError(f"the result would be more than {max_bytes} bytes "
-                            f"(--max-response-bytes); {SIMPLIFY_TOO_BIG}")
+            raise ToolError(
+                f"the result would be more than {max_bytes} bytes (--max-response-bytes); {SIMPLIFY_TOO_BIG}"
+            )
         budget.check()
         out.append(Removal(indices=list(r.indices), plan=r.plan))
     return out
@@ -180,64 +249,70 @@ def removals_within(removals: list, with_plans: bool, max_bytes: int, budget: Bu
 
 
 @tool("Can an atom ever hold? (reach)")
-async def is_reachable(ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None,
-                       budget: BudgetArg = None) -> VerdictResult:
+async def is_reachable(
+    ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None, budget: BudgetArg = None
+) -> VerdictResult:
     """Can the fluent atom ever become true from the state (reach)? true with a witness plan, false with a
     proof. Inputs: task_id, atom, state, budget."""
     a = asked(ctx, task_id, state)
-    fields, _ = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, Questions.is_reachable)
+    fields, _ = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, StateTruth.atom_reach)
     return VerdictResult(**fields)
 
 
 @tool("Atoms that can never hold (reach)", too_big="pass a smaller limit")
-async def unreachable_atoms(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
-                            budget: BudgetArg = None) -> ItemListResult:
+async def unreachable_atoms(
+    ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
+) -> ItemListResult:
     """Fluent atoms that can never become true from the state (reach), with proofs. Inputs: task_id, state,
     limit (default 200), budget."""
     a = asked(ctx, task_id, state)
-    r, seconds = await a.search(budget, lambda q, b: q.unreachable_atoms(a.state, budget=b))
+    r, seconds = await a.search(budget, lambda truth, b: truth.unreachable_atoms(b))
     return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
 
 
 @tool("Can an action ever apply? (areach)")
-async def is_action_reachable(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg = None,
-                              budget: BudgetArg = None) -> VerdictResult:
+async def is_action_reachable(
+    ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg = None, budget: BudgetArg = None
+) -> VerdictResult:
     """Can the ground action ever become applicable from the state (areach)? true with a witness plan, false
     with a proof. Inputs: task_id, action, state, budget."""
     a = asked(ctx, task_id, state)
     action_id = read_action(a.task, action)
-    fields, _ = await a.decide(budget, action_id, a.task.action_names, Questions.is_action_reachable)
+    fields, _ = await a.decide(budget, action_id, a.task.action_names, StateTruth.action_reach)
     return VerdictResult(**fields)
 
 
 @tool("Actions that never apply (areach)", too_big="pass a smaller limit")
-async def unreachable_actions(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
-                              budget: BudgetArg = None) -> ItemListResult:
+async def unreachable_actions(
+    ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
+) -> ItemListResult:
     """Ground actions that can never become applicable from the state (areach), with proofs. Inputs: task_id,
     state, limit (default 200), budget."""
     a = asked(ctx, task_id, state)
     lim = limit or DEFAULT_LIST_LIMIT
-    r, seconds = await a.search(budget, lambda q, b: q.unreachable_actions(a.state, budget=b, limit=lim))
+    r, seconds = await a.search(budget, lambda truth, b: truth.unreachable_actions(b, limit=lim))
     return _items(a, r, lim, seconds)
 
 
 @tool("Is an atom a landmark? (land)")
-async def is_landmark(ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None,
-                      budget: BudgetArg = None) -> LandmarkResult:
+async def is_landmark(
+    ctx: Context, task_id: TaskId, atom: AtomArg, state: StateArg = None, budget: BudgetArg = None
+) -> LandmarkResult:
     """Is the atom true on every plan from the state (land)? false with a witness plan that avoids it. Inputs:
     task_id, atom, state, budget."""
     a = asked(ctx, task_id, state)
-    fields, v = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, Questions.is_landmark)
+    fields, v = await a.decide(budget, read_atom(a.task, atom), a.task.atom_names, StateTruth.landmark)
     return LandmarkResult(**fields, trivial=v.extra.get("trivial"))
 
 
 @tool("All landmarks (land)", too_big="pass a smaller limit")
-async def landmarks(ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None,
-                    budget: BudgetArg = None) -> ItemListResult:
+async def landmarks(
+    ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
+) -> ItemListResult:
     """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, limit (default
     200), budget."""
     a = asked(ctx, task_id, state)
-    r, seconds = await a.search(budget, lambda q, b: q.landmarks(a.state, budget=b))
+    r, seconds = await a.search(budget, lambda truth, b: truth.landmarks(b))
     return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
 
 
@@ -257,14 +332,30 @@ async def optimal_next_action(
     actions, table, budget."""
     a = asked(ctx, task_id, state)
     picked = [read_applicable(a, name) for name in actions or ()]
-    r, seconds = await a.search(budget, lambda q, b: q.optimal_next(a.state, budget=b, actions=picked, table=table))
+    r, seconds = await a.search(budget, lambda truth, b: truth.optimal_next(b, actions=picked, table=table))
     bounds = r.bounds()
     return OptimalNextResult(
-        h_star=r.h_star, optimal_actions=r.optimal_actions,
-        actions=[ActionValue(action=v.action, h_star_after=v.h_star_after, regret=v.regret, optimal=v.optimal,
-                             known=v.known, bounds=v.bounds()) for v in r.actions],
-        plan=r.plan, how=r.how, known=r.known, goal_reached=a.task.is_goal(a.state), bounds=bounds,
-        detail=a.detail(_bounds_detail(bounds), r.known), budget_seconds=seconds,
+        h_star=r.h_star,
+        optimal_actions=r.optimal_actions,
+        actions=[
+            ActionValue(
+                action=v.action,
+                h_star_after=v.h_star_after,
+                regret=v.regret,
+                optimal=v.optimal,
+                known=v.known,
+                bounds=v.bounds(),
+            )
+            for v in r.actions
+        ],
+        plan=r.plan,
+        how=r.how,
+        known=r.known,
+        goal_reached=a.task.is_goal(a.state),
+        bounds=bounds,
+        detail=a.detail(_bounds_detail(bounds), r.known),
+        budget_seconds=seconds,
+        from_store=r.from_store,
     )
 
 
@@ -286,22 +377,39 @@ def _bounds_detail(bounds: dict) -> str:
 
 @tool("Find a plan")
 async def plan(
-    ctx: Context,
-    task_id: TaskId,
-    state: StateArg = None,
-    optimal: bool = True,
-    budget: BudgetArg = None,
+    ctx: Context, task_id: TaskId, state: StateArg = None, optimal: bool = True, budget: BudgetArg = None
 ) -> PlanResult:
     """A plan from the state to the goal: a shortest one (default) or, with optimal=false, the first greedy
     search finds. Inputs: task_id, state, optimal, budget."""
     a = asked(ctx, task_id, state)
-    v, seconds = await a.search(budget, lambda q, b: q.plan(a.state, optimal=optimal, budget=b))
+    v, seconds = await a.search(budget, lambda truth, b: truth.plan(optimal, b))
     bounds = v.extra if optimal and v.answer is None else {}  # Questions.plan: the proven bounds
     detail = v.detail or _bounds_detail(bounds)
-    return PlanResult(answer=v.answer, how=v.how, plan=v.witness, length=None if v.witness is None else len(v.witness),
-                      optimal=optimal, h_star=v.extra.get("h_star"), bounds=bounds,
-                      detail=a.detail(detail, v.answer is not None), budget_seconds=seconds)
+    return PlanResult(
+        answer=v.answer,
+        how=v.how,
+        plan=v.witness,
+        length=None if v.witness is None else len(v.witness),
+        optimal=optimal,
+        h_star=v.extra.get("h_star"),
+        bounds=bounds,
+        detail=a.detail(detail, v.answer is not None),
+        budget_seconds=seconds,
+        from_store=v.from_store,
+    )
 
 
-TOOLS = (list_applicable, progress, validate_plan, simplify_plan, is_reachable, unreachable_atoms,
-         is_action_reachable, unreachable_actions, is_landmark, landmarks, optimal_next_action, plan)
+TOOLS = (
+    list_applicable,
+    progress,
+    validate_plan,
+    simplify_plan,
+    is_reachable,
+    unreachable_atoms,
+    is_action_reachable,
+    unreachable_actions,
+    is_landmark,
+    landmarks,
+    optimal_next_action,
+    plan,
+)

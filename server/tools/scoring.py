@@ -6,9 +6,9 @@ import dataclasses
 import math
 from typing import Annotated, Any
 
+from acptools_server.holdings import check_text_size
 from acptools_server.models import ScoreResult
 from acptools_server.state import ServerState, state_of
-from acptools_server.stores import check_text_size
 from acptools_server.tools.common import (
     MAX_NAME_CHARS,
     SCORER_MODULE,
@@ -25,11 +25,10 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from acptools import truth
 from acptools.answers import canonical_task
 
-MAX_SHOWN_CHARS = 200   # of one string the scorer read from a response
-MAX_SHOWN_ITEMS = 50    # of one list it read
+MAX_SHOWN_CHARS = 200  # of one string the scorer read from a response
+MAX_SHOWN_ITEMS = 50  # of one list it read
 
 
 def _jsonable(value: Any) -> Any:
@@ -68,8 +67,10 @@ async def _record_call(module, app: ServerState, kind: str, record: dict, respon
     server's store: under the load budget, the size limits and --max-memory)."""
     for key in ("PDDL_domain", "PDDL_problem"):
         if not isinstance(record.get(key), str):
-            raise ToolError(f"record.{key} is missing or not a string: an ACPBench Hard record has "
-                            "PDDL_domain, PDDL_problem, group, question and answer")
+            raise ToolError(
+                f"record.{key} is missing or not a string: an ACPBench Hard record has "
+                "PDDL_domain, PDDL_problem, group, question and answer"
+            )
         check_text_size(record[key], f"record.{key}", app.config.limits)
     group = record.get("group")
     if group is not None:
@@ -78,11 +79,12 @@ async def _record_call(module, app: ServerState, kind: str, record: dict, respon
         except ValueError as exc:
             raise ToolError(f"record.group: {exc}") from None
         if record_kind != kind:
-            raise ToolError(f"task is {kind!r} but the record is a {record_kind!r} question (group {group!r}); "
-                            f"pass task={record_kind!r}")
+            raise ToolError(
+                f"task is {kind!r} but the record is a {record_kind!r} question (group {group!r}); "
+                f"pass task={record_kind!r}"
+            )
     task, _, _ = await app.tasks.load(record["PDDL_domain"], record["PDDL_problem"])
-    truth.adopt_task(task)  # the scorer finds it instead of grounding the record again
-    return lambda b: module.score_response(record, response, semantics=semantics, budget=b)
+    return lambda b: module.score_response(record, response, semantics=semantics, budget=b, task=task)
 
 
 def _task_call(module, app: ServerState, kind: str, response: str, task_id: str, state, action, plan):
@@ -91,8 +93,7 @@ def _task_call(module, app: ServerState, kind: str, response: str, task_id: str,
     s = read_state(task, state, app.config.limits)
     action_id = None if action is None else read_action(task, action)
     plan_ids = None if plan is None else read_plan(task, plan, app.config.limits)
-    return lambda b: module.score_answer(kind, response, task=task, state=s, action=action_id, plan=plan_ids,
-                                         budget=b)
+    return lambda b: module.score_answer(kind, response, task=task, state=s, action=action_id, plan=plan_ids, budget=b)
 
 
 @tool("Grade an answer")
@@ -118,23 +119,34 @@ async def score_answer(
     check_text_size(response, "response", app.config.limits)
     module = scorer()
     if module is None:
-        raise ToolError(f"the scorer ({SCORER_MODULE}) is not installed in this server's environment; "
-                        "update acptools to a version that ships it")
+        raise ToolError(
+            f"the scorer ({SCORER_MODULE}) is not installed in this server's environment; "
+            "update acptools to a version that ships it"
+        )
     if record is not None:
         if task_id is not None or state is not None or action is not None or plan is not None:
             raise ToolError("pass either record=... or task_id=... (with state/action/plan), not both")
         call = await _record_call(module, app, kind, record, response, semantics)
     elif task_id is not None:
         if semantics != "exact":
-            raise ToolError(f"semantics {semantics!r} applies only to ACPBench Hard records (pass record=...); "
-                            "a question on a loaded task is graded with semantics 'exact'")
+            raise ToolError(
+                f"semantics {semantics!r} applies only to ACPBench Hard records (pass record=...); "
+                "a question on a loaded task is graded with semantics 'exact'"
+            )
         call = _task_call(module, app, kind, response, task_id, state, action, plan)
     else:
         raise ToolError("pass record=... (an ACPBench Hard record) or task_id=... (a task from load_task)")
     result = await app.run(call, app.seconds(budget))
-    return ScoreResult(task=kind, score=result.score, verdict=str(result.verdict), reason=_short(str(result.reason)),
-                       witness=_jsonable(result.witness), metrics=_jsonable(result.metrics or {}),
-                       parsed=_short(_jsonable(result.parsed or {})), semantics=str(result.semantics))
+    return ScoreResult(
+        task=kind,
+        score=result.score,
+        verdict=str(result.verdict),
+        reason=_short(str(result.reason)),
+        witness=_jsonable(result.witness),
+        metrics=_jsonable(result.metrics or {}),
+        parsed=_short(_jsonable(result.parsed or {})),
+        semantics=str(result.semantics),
+    )
 
 
 TOOLS = (score_answer,)

@@ -9,27 +9,22 @@ import json
 from typing import Annotated
 
 from acptools_server.config import SERVER_NAME, TOOL_NAMES, package_version
-from acptools_server.models import (
-    ExampleInfo,
-    ListExamplesResult,
-    LoadTaskResult,
-    ServerInfo,
-)
+from acptools_server.holdings import ToolCacheMiss, example_ids
+from acptools_server.models import ExampleInfo, ListExamplesResult, LoadTaskResult, ServerInfo
 from acptools_server.state import state_of
-from acptools_server.stores import ToolCacheMiss, example_ids
 from acptools_server.tools.common import LOADS, scorer, tool
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources.types import TextResource
 from pydantic import Field
 
-from acptools import examples, planners, store
+from acptools import examples, planners
 from acptools import load_task as load_example_task
 from acptools.describe import describe
 
 EXAMPLE_URI = "acptools://examples/{name}/{part}.pddl"
-SUMMARY_ITEMS = 1000       # items a cut list of a task summary keeps at first (fewer if it still does not fit)
-RESPONSE_OVERHEAD = 2000   # bytes of a response around the result
+SUMMARY_ITEMS = 1000  # items a cut list of a task summary keeps at first (fewer if it still does not fit)
+RESPONSE_OVERHEAD = 2000  # bytes of a response around the result
 
 
 @tool("Server information")
@@ -39,7 +34,7 @@ def server_info(ctx: Context) -> ServerInfo:
     state = state_of(ctx)
     config = state.config
     runner = state.runner
-    proofs = store.active()
+    proofs = state.truth.store
     return ServerInfo(
         name=SERVER_NAME,
         version=package_version(),
@@ -72,12 +67,19 @@ def example_infos() -> tuple[ExampleInfo, ...]:
     infos = []
     for name in examples.names():
         task = load_example_task(*examples.texts(name))
-        infos.append(ExampleInfo(
-            name=name, task_id=ids[name], domain_name=task.domain.name, problem_name=task.problem.name,
-            num_objects=len(task.types.objects), num_possible_actions=task.num_possible_actions,
-            goal=task.names(task.goal_atoms), domain_uri=EXAMPLE_URI.format(name=name, part="domain"),
-            problem_uri=EXAMPLE_URI.format(name=name, part="problem"),
-        ))
+        infos.append(
+            ExampleInfo(
+                name=name,
+                task_id=ids[name],
+                domain_name=task.domain.name,
+                problem_name=task.problem.name,
+                num_objects=len(task.types.objects),
+                num_possible_actions=task.num_possible_actions,
+                goal=task.names(task.goal_atoms),
+                domain_uri=EXAMPLE_URI.format(name=name, part="domain"),
+                problem_uri=EXAMPLE_URI.format(name=name, part="problem"),
+            )
+        )
     return tuple(infos)
 
 
@@ -102,8 +104,10 @@ async def load_task(
     from_file = False
     if example is not None:
         if domain is not None:
-            raise ToolError("pass either example=... (optionally with problem=...) or domain=... and problem=..., "
-                            "not both example and domain")
+            raise ToolError(
+                "pass either example=... (optionally with problem=...) or domain=... and problem=..., "
+                "not both example and domain"
+            )
         domain_text, problem_text = examples.texts(example.strip())
         source = f"example:{example.strip()}"
         if problem is not None:
@@ -112,15 +116,18 @@ async def load_task(
     else:
         if domain is None or problem is None:
             missing = " and ".join(n for n, v in (("domain", domain), ("problem", problem)) if v is None)
-            raise ToolError(f"missing {missing}: pass domain=... and problem=... as PDDL text, or example=... with "
-                            "one of: " + ", ".join(examples.names()))
+            raise ToolError(
+                f"missing {missing}: pass domain=... and problem=... as PDDL text, or example=... with "
+                "one of: " + ", ".join(examples.names())
+            )
         domain_text, d_file = tasks.read_source(domain, "domain")
         problem_text, p_file = tasks.read_source(problem, "problem")
         from_file = d_file or p_file
         source = "files" if from_file else "text"
     task, cached, evicted = await tasks.load(domain_text, problem_text)
-    result = LoadTaskResult(**dataclasses.asdict(describe(task)), source=source, cached=cached,
-                            evicted_task_ids=evicted)
+    result = LoadTaskResult(
+        **dataclasses.asdict(describe(task)), source=source, cached=cached, evicted_task_ids=evicted
+    )
     return fit_summary(result, state.config.limits.max_response_bytes)
 
 
@@ -130,10 +137,16 @@ def fit_summary(result: LoadTaskResult, max_bytes: int) -> LoadTaskResult:
     keep = SUMMARY_ITEMS
     short = result
     while 2 * len(short.model_dump_json()) > max_bytes - RESPONSE_OVERHEAD and keep:
-        short = result.model_copy(update=dict(
-            objects_by_type={t: objs[:keep] for t, objs in result.objects_by_type.items()},
-            init=result.init[:keep], static_facts=result.static_facts[:keep], goal=result.goal[:keep],
-            goal_formula=result.goal_formula[:keep * 20], truncated=True))
+        short = result.model_copy(
+            update=dict(
+                objects_by_type={t: objs[:keep] for t, objs in result.objects_by_type.items()},
+                init=result.init[:keep],
+                static_facts=result.static_facts[:keep],
+                goal=result.goal[:keep],
+                goal_formula=result.goal_formula[: keep * 20],
+                truncated=True,
+            )
+        )
         keep //= 4
     return short
 
@@ -172,8 +185,14 @@ def example_resources() -> list[TextResource]:
     resources = []
     for name in examples.names():
         for part, text in zip(("domain", "problem"), examples.texts(name)):
-            resources.append(TextResource(
-                uri=EXAMPLE_URI.format(name=name, part=part), name=f"{name}-{part}", title=f"{name}: {part} PDDL",
-                description=f"PDDL {part} of the bundled example {name!r}.", mime_type="text/plain", text=text,
-            ))
+            resources.append(
+                TextResource(
+                    uri=EXAMPLE_URI.format(name=name, part=part),
+                    name=f"{name}-{part}",
+                    title=f"{name}: {part} PDDL",
+                    description=f"PDDL {part} of the bundled example {name!r}.",
+                    mime_type="text/plain",
+                    text=text,
+                )
+            )
     return resources

@@ -18,14 +18,20 @@ import pytest
 
 from acptools import load_task
 from acptools.scoring import gold_response
-from tests.support.big_tasks import (applicable, big_ferry, first_inapplicable, low_digit_env, reaches_goal,
-                                     write_big_files)
+from tests.support.big_tasks import (
+    applicable,
+    big_ferry,
+    first_inapplicable,
+    low_digit_env,
+    reaches_goal,
+    write_big_files,
+)
 from tests.support.data import ROOT
 from tests.support.load import slack
 from tests.support.scripted_api import KEYS, ScriptedModel
 
-BUDGET = "1"   # CPU seconds per proof: most answers are bounds at this size, which is the point
-CHECKED = {"app": 1, "prog": 1, "val": 1, "just": 1}   # tasks whose records' answers pyperplan found
+BUDGET = "1"  # CPU seconds per proof: most answers are bounds at this size, which is the point
+CHECKED = {"app": 1, "prog": 1, "val": 1, "just": 1}  # tasks whose records' answers pyperplan found
 CHEAP_TASKS = {"hard": "app,prog", "bool": "app,prog", "mcq": "app,prog", "arb": "state_tracking,action_executability"}
 
 
@@ -40,10 +46,19 @@ class Runs:
         self._lock = threading.Lock()
 
     def cli(self, *args) -> subprocess.CompletedProcess:
-        env = {k: v for k, v in low_digit_env(ACPTOOLS_CACHE=str(self.store), PYTHONPATH=str(ROOT)).items()
-               if k not in KEYS}
-        proc = subprocess.run([sys.executable, "-m", "acptools.cli", *map(str, args)], capture_output=True, text=True,
-                              env=env, cwd=ROOT, timeout=slack(900))
+        env = {
+            k: v
+            for k, v in low_digit_env(ACPTOOLS_CACHE=str(self.store), PYTHONPATH=str(ROOT)).items()
+            if k not in KEYS
+        }
+        proc = subprocess.run(
+            [sys.executable, "-m", "acptools.cli", *map(str, args)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=slack(900),
+        )
         assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
         return proc
 
@@ -57,14 +72,41 @@ class Runs:
         return self.folder / name
 
     def score(self) -> subprocess.CompletedProcess:
-        return self.once("score", lambda: self.cli(
-            "score", "--data", self.files["records"], "--gold", "--out", self.out("items.jsonl"), "--budget", BUDGET,
-            "--quiet", "--report", self.out("score.json")))
+        return self.once(
+            "score",
+            lambda: self.cli(
+                "score",
+                "--data",
+                self.files["records"],
+                "--gold",
+                "--out",
+                self.out("items.jsonl"),
+                "--budget",
+                BUDGET,
+                "--quiet",
+                "--report",
+                self.out("score.json"),
+            ),
+        )
 
     def rollout(self) -> subprocess.CompletedProcess:
-        return self.once("rollout", lambda: self.cli(
-            "rollout", "--tasks", self.files["folder"], "--policy", "random", "--max-steps", 2, "--budget", BUDGET,
-            "--out", self.out("traces.jsonl"), "--quiet"))
+        return self.once(
+            "rollout",
+            lambda: self.cli(
+                "rollout",
+                "--tasks",
+                self.files["folder"],
+                "--policy",
+                "random",
+                "--max-steps",
+                2,
+                "--budget",
+                BUDGET,
+                "--out",
+                self.out("traces.jsonl"),
+                "--quiet",
+            ),
+        )
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +141,20 @@ def test_eval_asks_a_scripted_model_and_grades_its_replies(runs):
         return next(answer for question, answer in gold.items() if question in body["messages"][-1]["content"])
 
     with ScriptedModel(script) as model:
-        proc = runs.cli("eval", "--data", runs.files["records"], "--policy", "openai:gold", "--base-url",
-                        model.openai_url, "--out", runs.out("eval.jsonl"), "--budget", BUDGET, "--quiet")
+        proc = runs.cli(
+            "eval",
+            "--data",
+            runs.files["records"],
+            "--policy",
+            "openai:gold",
+            "--base-url",
+            model.openai_url,
+            "--out",
+            runs.out("eval.jsonl"),
+            "--budget",
+            BUDGET,
+            "--quiet",
+        )
         assert len(model.requests) == len(records)
     assert proc.returncode in (0, 1), proc.stderr  # 1: some item unknown within the budget
     _checked_items(rows(runs.out("eval.jsonl")))
@@ -149,9 +203,26 @@ def test_report_shows_the_runs(runs):
 @pytest.mark.parametrize("form", ["hard", "bool", "mcq", "arb"])
 def test_generate_in_every_form(runs, form):
     out = runs.out(f"{form}.jsonl")
-    proc = runs.cli("generate", "--domain", runs.files["domain"], "--problem", runs.files["problem"], "--form", form,
-                    "--tasks", CHEAP_TASKS[form], "-n", 1, "--budget", BUDGET, "--walk", "1:3", "--out", out,
-                    "--quiet")
+    proc = runs.cli(
+        "generate",
+        "--domain",
+        runs.files["domain"],
+        "--problem",
+        runs.files["problem"],
+        "--form",
+        form,
+        "--tasks",
+        CHEAP_TASKS[form],
+        "-n",
+        1,
+        "--budget",
+        BUDGET,
+        "--walk",
+        "1:3",
+        "--out",
+        out,
+        "--quiet",
+    )
     assert proc.returncode in (0, 1), proc.stderr  # 1: some task got fewer records (an item left unproven)
     made = rows(out)
     assert made and all(r["PDDL_domain"] == runs.files["domain"].read_text() for r in made)
@@ -172,7 +243,20 @@ def _app_answers_agree_with_pyperplan(made: list[dict]) -> None:
 @pytest.mark.parametrize("form", ["hard", "bool", "mcq", "arb"])
 def test_generate_every_task_of_every_form(runs, form):
     out = runs.out(f"{form}-all.jsonl")
-    proc = runs.cli("generate", "--domain", runs.files["domain"], "--problem", runs.files["problem"], "--form", form,
-                    "-n", 1, "--budget", "0.5", "--out", out)
+    proc = runs.cli(
+        "generate",
+        "--domain",
+        runs.files["domain"],
+        "--problem",
+        runs.files["problem"],
+        "--form",
+        form,
+        "-n",
+        1,
+        "--budget",
+        "0.5",
+        "--out",
+        out,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     assert os.path.exists(out)

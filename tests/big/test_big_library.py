@@ -14,8 +14,18 @@ from acptools import load_task
 from acptools.engine.hstar_table import HStarTable
 from acptools.engine.optimal import NextActions
 from acptools.ground.grounding import Operator
-from tests.support.big_tasks import (MIN_ACTIONS, MIN_ATOMS, NEAR, acpbench_records, applicable, big_ferry,
-                                     first_inapplicable, low_digit_limit, near_goal, reaches_goal)
+from tests.support.big_tasks import (
+    MIN_ACTIONS,
+    MIN_ATOMS,
+    NEAR,
+    acpbench_records,
+    applicable,
+    big_ferry,
+    first_inapplicable,
+    low_digit_limit,
+    near_goal,
+    reaches_goal,
+)
 
 BUDGET = 1.0  # seconds per question: most answers are bounds at this size, which is the point
 
@@ -48,8 +58,10 @@ def test_app_prog_val_just_agree_with_pyperplan(big):
     sequence = records["validation_gen"]["question"].split('"')[1].split(") ")
     sequence = [a if a.endswith(")") else a + ")" for a in sequence]
     assert q.validate(sequence, atoms).first_inapplicable == first_inapplicable(sequence, atoms)
-    detour = [a if a.endswith(")") else a + ")" for a in
-              records["action_justification_gen"]["question"].split('"')[1].split(") ")]
+    detour = [
+        a if a.endswith(")") else a + ")"
+        for a in records["action_justification_gen"]["question"].split('"')[1].split(") ")
+    ]
     removals = q.simplify(detour, atoms, budget=BUDGET)
     assert removals, "the detour sails out and back: that pair is removable"
     for r in removals:
@@ -79,6 +91,7 @@ def reaches_goal_or_holds(plan: list[str], atoms: list[str], atom: str) -> bool:
     """Whether `plan` applies from the state and ends where `atom` holds (pyperplan)."""
     from tests.support import simulator
     from tests.support.big_tasks import statics
+
     domain, problem, _ = big_ferry()
     states = simulator.trajectory(domain, problem, plan, frozenset(atoms) | statics())
     return states is not None and atom in states[-1]

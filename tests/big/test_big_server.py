@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.big_tasks import (MIN_ACTIONS, MIN_ATOMS, acpbench_records, applicable, big_ferry,
-                                     first_inapplicable, near_goal, reaches_goal)
+from tests.support.big_tasks import (
+    MIN_ACTIONS,
+    MIN_ATOMS,
+    acpbench_records,
+    applicable,
+    big_ferry,
+    first_inapplicable,
+    near_goal,
+    reaches_goal,
+)
 from tests.support.mcp_client import Replayer
 from tests.support.server_procs import StdioServer
 
-BUDGET = 1.0   # seconds per call: most answers are bounds at this size, which is the point
+BUDGET = 1.0  # seconds per call: most answers are bounds at this size, which is the point
 
 
 class Big:
@@ -37,7 +45,9 @@ class Big:
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
     domain, problem, _ = big_ferry()
-    with StdioServer(tmp_path_factory.mktemp("big-server"), PYTHONINTMAXSTRDIGITS="640", ACPTOOLS_CACHE="off") as server:
+    with StdioServer(
+        tmp_path_factory.mktemp("big-server"), PYTHONINTMAXSTRDIGITS="640", ACPTOOLS_CACHE="off"
+    ) as server:
         summary = server.ok("load_task", timeout=300, domain=domain, problem=problem)
         yield Big(server, summary["task_id"], summary)
         log = server.log_text()
@@ -75,9 +85,11 @@ def _plan(question: str) -> list[str]:
 def test_reach_areach_land_answer_with_proofs_or_bounds(big):
     atoms, rest = near_goal()
     here, target = rest[0].strip("()").split()[1:]
-    for tool, query, state in (("is_reachable", "(at-ferry l5)", None),
-                               ("is_reachable", f"(at-ferry {target})", atoms),
-                               ("is_action_reachable", f"(debark c0 {target})", atoms)):
+    for tool, query, state in (
+        ("is_reachable", "(at-ferry l5)", None),
+        ("is_reachable", f"(at-ferry {target})", atoms),
+        ("is_action_reachable", f"(debark c0 {target})", atoms),
+    ):
         key = "atom" if tool == "is_reachable" else "action"
         v = big.ok(tool, **{key: query}, budget=BUDGET, **({"state": state} if state else {}))
         assert v["answer"] in (True, None) and (v["answer"] is None) == (v["how"] == "unknown"), v

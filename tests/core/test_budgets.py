@@ -11,7 +11,7 @@ from acptools.answers import parse_answer
 from acptools.dataset import acpbench_hard
 from acptools.episode import Episode
 from acptools.planners import fd
-from acptools.scoring import batch, clear_caches, report
+from acptools.scoring import batch, clear_caches, score_report
 from acptools.scoring.api import score_answer
 from tests.support.effort import cpu_effort
 from tests.support.load import slack
@@ -60,10 +60,12 @@ def test_huge_garbage_is_read_in_bounded_time_and_within_the_budget():
 
 
 def test_unparsed_set_answers_count_as_iou_zero():
-    items = [{"task": "app", "verdict": "correct", "score": 1, "metrics": {"iou": 1.0}},
-             {"task": "app", "verdict": "unparsed", "score": 0, "metrics": {}},
-             {"task": "nexta", "verdict": "unparsed", "score": 0, "metrics": {}}]
-    assert report._stats(items)["mean_iou"] == 0.5
+    items = [
+        {"task": "app", "verdict": "correct", "score": 1, "metrics": {"iou": 1.0}},
+        {"task": "app", "verdict": "unparsed", "score": 0, "metrics": {}},
+        {"task": "nexta", "verdict": "unparsed", "score": 0, "metrics": {}},
+    ]
+    assert score_report._stats(items)["mean_iou"] == 0.5
 
 
 def test_items_left_unknown_are_graded_again_with_more_effort():
@@ -97,8 +99,10 @@ def _big_ferry(cars: int, locations: int) -> tuple[str, str]:
     init = [f"(at c{i} l{i % locations})" for i in range(cars)] + ["(at-ferry l0)", "(empty-ferry)"]
     init += [f"(not-eq l{a} l{b})" for a in range(locations) for b in range(locations) if a != b]
     goal = " ".join(f"(at c{i} l{(i + 1) % locations})" for i in range(cars))
-    problem = (f"(define (problem big) (:domain ferry) (:objects {objects} - location) (:init {' '.join(init)}) "
-               f"(:goal (and {goal})))")
+    problem = (
+        f"(define (problem big) (:domain ferry) (:objects {objects} - location) (:init {' '.join(init)}) "
+        f"(:goal (and {goal})))"
+    )
     return examples.texts("ferry")[0], problem
 
 

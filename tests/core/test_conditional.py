@@ -42,8 +42,9 @@ def _moves(ops, state: int, apply) -> set[tuple[int, int]]:
     return {(op.action, apply(op, state)) for op in ops if _applies(op, state)}
 
 
-@pytest.mark.parametrize("name", ["switches", "briefcase", "briefcaseworld/small", "miconic-fulladl/small",
-                                  "assembly/small"])
+@pytest.mark.parametrize(
+    "name", ["switches", "briefcase", "briefcaseworld/small", "miconic-fulladl/small", "assembly/small"]
+)
 def test_compiled_operators_have_the_same_transitions(name):
     task = _task(name)
     assert any(op.conds for op in task.operators)

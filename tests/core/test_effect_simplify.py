@@ -72,8 +72,10 @@ def _agree_with_simulator(task, oracle: Oracle, walks: int, depth: int) -> None:
     for _ in range(walks):
         s, st = task.init, oracle.state(oracle.init_atoms())
         for _ in range(depth):
-            ours = {(task.action_names[op.action], frozenset(task.names(task.apply_op(op, s))))
-                    for op in task.applicable_ops(s)}
+            ours = {
+                (task.action_names[op.action], frozenset(task.names(task.apply_op(op, s))))
+                for op in task.applicable_ops(s)
+            }
             theirs = {(name, oracle.atoms(t) & ours_atoms) for name, t in oracle.moves(st)}
             assert ours == theirs
             if not ours:

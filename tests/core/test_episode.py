@@ -9,7 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acptools import AcpError, examples, load_task
+from acptools.environments.step_rewards import DEAD_END, ending, entered_dead_end
 from acptools.episode import APPLIED, HALLUCINATED, INAPPLICABLE, UNPARSED, Episode
+from tests.support.data import pddl_texts
+from tests.support.oracle import Oracle
 from tests.support.small_tasks import DOMAINS, SEEDS, SETTINGS, make, space
 
 
@@ -75,6 +78,24 @@ def test_following_an_optimal_plan_solves_with_rate_one_and_no_extra_search():
         ep.step(plan[0])
 
 
+def test_undo_takes_back_the_last_attempt():
+    task = load_task(*examples.texts("ferry"))
+    plan = task.questions.h_star().plan
+    ep = Episode(task)
+    ep.step(plan[0])
+    after_one = (ep.state, list(ep.plan), len(ep.history))
+    for text in (plan[1], "(fly l0 l1)"):
+        ep.step(text)
+        taken = ep.undo()
+        assert taken.action in (plan[1], "(fly l0 l1)") and (ep.state, ep.plan, len(ep.history)) == after_one
+    assert ep.undo().action == plan[0] and ep.state == ep.start and ep.plan == [] and ep.history == []
+    with pytest.raises(AcpError, match="no step to take back"):
+        ep.undo()
+    for a in plan:
+        assert ep.step(a).optimal
+    assert ep.over == "goal" and ep.summary().solved
+
+
 def test_unknown_optimality_is_counted_apart_and_not_searched_again():
     task = load_task(*examples.texts("grid"))
     ep = Episode(task, budget=1e-9)
@@ -83,3 +104,49 @@ def test_unknown_optimality_is_counted_apart_and_not_searched_again():
     assert step.verdict == APPLIED and not step.known and step.optimal is None
     s = ep.summary()
     assert s.unknown_steps == 1 and s.optimal_step_rate is None
+
+
+def _dead_end_moves(oracle: Oracle):
+    """(state, action, next state) for every move from a state with a plan into one without."""
+    init = oracle.init_atoms()
+    graph, dist = oracle.graph(init), oracle.distances(init)
+    return (
+        [
+            (s, a, t)
+            for s, out in sorted(graph.items(), key=lambda kv: sorted(kv[0]))
+            if s in dist
+            for a, t in out
+            if t not in dist
+        ],
+        graph,
+        dist,
+    )
+
+
+@pytest.mark.parametrize("name", ["doors", "briefcase"])
+def test_every_step_into_a_dead_end_is_graded_not_optimal_and_ends_the_episode(name):
+    """Every move of the task from a state with a plan into one without (the oracle's graph): applied,
+    known, not optimal, no regret and no h* after; the episode is in a dead end and ends there; a
+    step taken from the dead end is not optimal either."""
+    task = load_task(*pddl_texts(name))
+    oracle = Oracle(*pddl_texts(name))
+    moves, graph, dist = _dead_end_moves(oracle)
+    assert len(moves) >= 8
+    fluent = oracle.fluent_atoms()
+    for s, a, t in moves:
+        ep = Episode(task, sorted(s & fluent), budget=30)
+        assert ep.h_star_start == dist[s] and not ep.dead_end
+        step = ep.step(a, budget=30)
+        assert (step.verdict, step.known, step.optimal, step.regret) == (APPLIED, True, False, None), (a, step)
+        assert step.h_star_before == dist[s] and step.h_star_after is None
+        assert set(task.names(ep.state)) == t & fluent
+        assert ep.dead_end and ep.over == DEAD_END and entered_dead_end(ep, step) and ending(ep, step, 50) == DEAD_END
+        summary = ep.summary()
+        assert (summary.optimal_steps, summary.optimal_step_rate, summary.mean_regret) == (0, 0.0, None)
+        assert not summary.solved and summary.excess_length is None
+        if graph[t]:
+            again = ep.step(graph[t][0][0], budget=30)
+            assert (again.applied, again.known, again.optimal, again.regret) == (True, True, False, None)
+            assert again.h_star_before is None and again.h_star_after is None and ep.dead_end
+        stuck = Episode(task, sorted(t & fluent), budget=30)
+        assert stuck.dead_end and stuck.h_star_known and stuck.h_star_start is None

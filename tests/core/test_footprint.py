@@ -26,7 +26,7 @@ def test_a_huge_task_is_refused_before_grounding_with_the_estimate_and_the_limit
     if flat:  # few atoms: the count of ground actions binds first
         assert refused.value.where == "ground actions" and "500,000" in message
     else:
-        assert refused.value.where == "memory" and "2,000 MB" in message and f"{objects ** 6:,}" in message
+        assert refused.value.where == "memory" and "2,000 MB" in message and f"{objects**6:,}" in message
     assert spent.seconds < 2.0, spent
 
 
@@ -59,4 +59,4 @@ def test_a_loose_bound_refuses_no_task_that_fits() -> None:
 def test_without_limits_nothing_is_refused() -> None:
     domain, problem = wide_task(3)
     task = load_task(domain, problem)
-    assert task.num_possible_actions == 3 ** 6 == task.footprint.actions
+    assert task.num_possible_actions == 3**6 == task.footprint.actions

@@ -5,14 +5,14 @@ pairs prove what plain h^2 cannot (schedule: a cold part that lost its hole cann
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
 from acptools import Budget, load_task
 from acptools.engine.h2 import h2_pairs
 from acptools.engine.literal_h2 import LiteralH2
-from acptools.verdict import H2
+from acptools.verdict import Proof
 from tests.support.data import PDDL
 from tests.support.oracle import Oracle
 from tests.support.random_tasks import random_task
@@ -20,14 +20,16 @@ from tests.support.small_tasks import AXIOM_DOMAINS, DOMAINS, make, space
 
 # h^2 is not computed with axioms; the STRIPS domains' oracle spaces take up to a minute: -m slow
 ADL_DOMAINS = ("briefcase", "doors", "switches")
-PAIR_DOMAINS = [pytest.param(d, marks=() if d in ADL_DOMAINS else pytest.mark.slow)
-                for d in sorted(set(DOMAINS) - set(AXIOM_DOMAINS))]
+PAIR_DOMAINS = [
+    pytest.param(d, marks=() if d in ADL_DOMAINS else pytest.mark.slow)
+    for d in sorted(set(DOMAINS) - set(AXIOM_DOMAINS))
+]
 
 
 SEEDS = [0, 1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def schedule(seed: int):
     """The one-part schedule task, its init moved by a seeded walk (seed 0: as written), and the
     oracle's graph of the states reachable from it."""
@@ -61,7 +63,7 @@ def test_every_pair_that_holds_in_a_reachable_state_is_an_h2_pair(domain, seed):
     engine = task.questions.engine
     state = task.parse_state(sorted(init))
     literals = LiteralH2(len(engine.task.atoms), engine.operators)
-    plain = LiteralH2(len(engine.task.atoms), [])   # no complements: pairs over atoms only
+    plain = LiteralH2(len(engine.task.atoms), [])  # no complements: pairs over atoms only
     _assert_pairs_cover(task, plain, h2_pairs(len(engine.task.atoms), engine.operators, state), graph)
     _assert_pairs_cover(task, literals, literals.pairs(state), graph)
 
@@ -72,8 +74,7 @@ def test_literal_pairs_are_sound_on_schedule(seed):
     task = load_task(domain, problem)
     engine = task.questions.engine
     assert engine.literals is not None and engine.literals.negated
-    _assert_pairs_cover(task, engine.literals, engine.literal_h2(task.parse_state(sorted(oracle.init_atoms()))),
-                        graph)
+    _assert_pairs_cover(task, engine.literals, engine.literal_h2(task.parse_state(sorted(oracle.init_atoms()))), graph)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -88,16 +89,17 @@ def test_schedule_actions_proven_never_applicable_never_apply(seed):
     assert not applied & set(res.names)
     assert set(oracle.ground_actions()) - applied <= set(res.names)
     if seed == 0:
-        by_h2 = {it.name for it in res.items if it.how == H2}
+        by_h2 = {it.name for it in res.items if it.how == Proof.H2}
         assert {"(do-punch a0 three front)", "(do-drill-press a0 three front)"} <= by_h2
         engine = task.questions.engine
         pairs = engine.h2(task.init)
         for name in by_h2:
             ops = engine.task.ops_of_action[engine.task.action_index[name]]
-            plain_proves = not any(all(pairs[p] & op.pre == op.pre for p in range(op.pre.bit_length())
-                                       if op.pre >> p & 1) for op in ops)
+            plain_proves = not any(
+                all(pairs[p] & op.pre == op.pre for p in range(op.pre.bit_length()) if op.pre >> p & 1) for op in ops
+            )
             if name.endswith("three front)"):
-                assert not plain_proves, name   # the proof needs the literal pairs
+                assert not plain_proves, name  # the proof needs the literal pairs
 
 
 def test_the_suite_schedule_lists_are_complete_by_literal_pairs():
@@ -107,4 +109,4 @@ def test_the_suite_schedule_lists_are_complete_by_literal_pairs():
     task = load_task((folder / "domain.pddl").read_text(), (folder / "small.pddl").read_text())
     res = task.questions.unreachable_actions(budget=Budget(None, cpu=10.0, states=None))
     assert res.complete
-    assert sum(it.how == H2 for it in res.items) >= 6
+    assert sum(it.how == Proof.H2 for it in res.items) >= 6

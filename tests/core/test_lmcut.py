@@ -60,6 +60,7 @@ def test_lmcut_equals_pyperplans(domain):
     on every reachable state."""
     from pyperplan.heuristics.lm_cut import LmCutHeuristic
     from pyperplan.search.searchspace import make_root_node
+
     folder = Path(DOMAINS[domain])
     dom_text = (folder / "domain.pddl").read_text()
     theirs_task = _pruned_task(dom_text, random_task(dom_text, (folder / "problem.pddl").read_text(), 1))
@@ -70,7 +71,9 @@ def test_lmcut_equals_pyperplans(domain):
     for st in dist:
         theirs = copy.copy(theirs_task)
         theirs.initial_state = frozenset(by_name[a] for a in st if a in by_name)
-        assert lmcut.value(task.parse_state(st), task.goal) == LmCutHeuristic(theirs)(make_root_node(theirs.initial_state))
+        assert lmcut.value(task.parse_state(st), task.goal) == LmCutHeuristic(theirs)(
+            make_root_node(theirs.initial_state)
+        )
 
 
 def test_a_bound_or_a_spent_budget_stops_it_early_with_a_lower_bound():
@@ -106,7 +109,7 @@ def test_split_conditional_effects_are_refused():
 
 
 def test_h_below_answers_from_lmcut_only_what_the_oracle_says():
-    """"Is h*(s) below k?" (what grading one next action asks): where LM-cut reaches k it answers
+    """ "Is h*(s) below k?" (what grading one next action asks): where LM-cut reaches k it answers
     with no search, and the oracle's h* is at least k there."""
     by_lmcut = 0
     for domain in ("ferry", "rooms-derived", "briefcase", "blocks-derived"):

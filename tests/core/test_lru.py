@@ -1,4 +1,4 @@
-"""The shared bounded LRU cache (acptools.lru): eviction order, byte budget, misses, threads."""
+"""The shared bounded LRU cache (acptools.util.lru): eviction order, byte budget, misses, threads."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from acptools.lru import CacheMiss, EvictedKey, LRUCache, MissingKey
+from acptools.util.lru import CacheMiss, EvictedKey, LRUCache, MissingKey
 
 
 def test_evicts_least_recently_used():
@@ -31,6 +31,7 @@ def test_get_or_make_counts_as_use_and_makes_once():
         def f():
             calls.append(v)
             return v
+
         return f
 
     assert cache.get_or_make("a", make(1)) == 1

@@ -29,7 +29,7 @@ from tests.support.small_tasks import DOMAINS, make, space
 
 SLOW = ("blocksworld-4ops", "gripper-strips")  # the largest state spaces: the oracle's BFS takes longest
 CASES = [pytest.param(d, 0, id=d, marks=pytest.mark.slow if d in SLOW else ()) for d in sorted(DOMAINS)]
-RECORD_STATES = 1000   # oracle states explored per record (records needing more are left out)
+RECORD_STATES = 1000  # oracle states explored per record (records needing more are left out)
 
 
 def _states(graph: dict, dist: dict, init, n: int = 4) -> list:
@@ -38,7 +38,7 @@ def _states(graph: dict, dist: dict, init, n: int = 4) -> list:
     solvable = sorted((s for s in graph if s in dist), key=lambda s: (-dist[s], sorted(s)))
     dead = sorted((s for s in graph if s not in dist), key=sorted)[:1]
     others = sorted(graph, key=sorted)
-    return list(dict.fromkeys([init] + solvable[:n // 2] + rng.sample(others, min(n, len(others))) + dead))
+    return list(dict.fromkeys([init] + solvable[: n // 2] + rng.sample(others, min(n, len(others))) + dead))
 
 
 def _fluent(oracle: Oracle, atoms) -> list[str]:
@@ -240,6 +240,7 @@ def test_episode_steps_carry_bounds_that_contain_the_oracle_values():
     after, and an optimality the bounds decide is the oracle's."""
     from acptools import examples
     from acptools.episode import Episode
+
     texts = examples.texts("blocksworld-4ops")
     oracle = Oracle(*texts)
     init = oracle.init_atoms()
@@ -266,6 +267,7 @@ def test_nexta_grader_proves_wrong_answers_without_their_exact_h_star(without_as
     from acptools.engine.optimal import Optimizer
     from acptools.scoring import score_answer
     from acptools.truth import clear_caches
+
     if without_astar:
         monkeypatch.setattr(Optimizer, "_astar_h", lambda self, state, budget: None)
     clear_caches()
@@ -305,6 +307,7 @@ def test_an_h_star_out_of_budget_on_a_large_task_still_has_a_replayable_upper_bo
     Downward's lazy greedy search, raced with the in-process one for the bound, finds a plan; it
     replays to the goal in pyperplan, and the bounds are ordered."""
     from tests.support.simulator import goal_reached, trajectory
+
     folder = Path(__file__).resolve().parents[2] / "benchmarks" / "suite" / "logistics"
     domain, problem = (folder / "domain.pddl").read_text(), (folder / "large.pddl").read_text()
     rep = load_task(domain, problem).questions.optimal_next(budget=Budget(None, cpu=8.0))

@@ -24,8 +24,11 @@ from tests.support.oracle import Oracle
 from tests.support.small_tasks import AXIOM_DOMAINS, DOMAINS, make, space
 
 SUITE = ROOT / "benchmarks" / "suite"
-CASES = [pytest.param(d, seed, id=f"{d}-{seed}", marks=pytest.mark.slow if d in AXIOM_DOMAINS and seed else ())
-         for d in sorted(DOMAINS) for seed in (0, 3)]
+CASES = [
+    pytest.param(d, seed, id=f"{d}-{seed}", marks=pytest.mark.slow if d in AXIOM_DOMAINS and seed else ())
+    for d in sorted(DOMAINS)
+    for seed in (0, 3)
+]
 
 
 def _expected(task, oracle, dist, init):
@@ -56,8 +59,11 @@ def test_whole_question_matches_oracle(domain, seed):
     assert rep.known and rep.h_star == d
     got = {v.action: v.h_star_after for v in rep.actions}
     assert all(v.known for v in rep.actions) and got == values
-    assert {v.action for v in rep.actions if v.optimal} == set(rep.optimal_actions) == \
-        {a for a, h in values.items() if d is not None and h == d - 1}
+    assert (
+        {v.action for v in rep.actions if v.optimal}
+        == set(rep.optimal_actions)
+        == {a for a, h in values.items() if d is not None and h == d - 1}
+    )
     for v in rep.actions:
         assert v.regret == (None if v.h_star_after is None else v.h_star_after + 1 - d)
 
@@ -145,6 +151,7 @@ def test_gated_searches_after_an_astar_root_match_oracle(domain, seed):
     assert table is not None
     _check_table(task, table, values)
     from acptools.engine.hstar_table import settle_each
+
     each = fresh()
     settle_each(each, lambda t, b: opt.h_star(t, b, quick=False, astar=False), Budget(120))
     _check_table(task, each, values)
@@ -211,11 +218,14 @@ ADD_WINS = """(define (domain add-wins)
 """
 
 
-@pytest.mark.parametrize("init,goal,length", [
-    ("(r)", "(and (done) (q))", 2),          # set-p, then toggle adds q although r deletes it
-    ("(r) (q)", "(and (done) (not (q)))", 1),  # toggle without p: only the delete fires
-    ("(r) (q)", "(and (done) (q))", 2),      # the delete must be avoided: set-p first
-])
+@pytest.mark.parametrize(
+    "init,goal,length",
+    [
+        ("(r)", "(and (done) (q))", 2),  # set-p, then toggle adds q although r deletes it
+        ("(r) (q)", "(and (done) (not (q)))", 1),  # toggle without p: only the delete fires
+        ("(r) (q)", "(and (done) (q))", 2),  # the delete must be avoided: set-p first
+    ],
+)
 def test_fast_downward_keeps_add_over_delete_of_one_atom(init, goal, length):
     """One atom added under one condition and deleted under another: the add wins, as in
     GroundedTask.apply_op (Fast Downward's translator negates the add's condition in the delete)."""
@@ -242,7 +252,7 @@ def _near_goal_states(task, n: int, seed: int = 0):
     ids = task.parse_plan(plan)
     out = []
     for left in range(1, min(n, len(ids)) + 1):
-        _, s = task.run(ids[:len(ids) - left], task.init)
+        _, s = task.run(ids[: len(ids) - left], task.init)
         out.append(s)
     rng = random.Random(seed)
     for _ in range(2):
@@ -253,8 +263,9 @@ def _near_goal_states(task, n: int, seed: int = 0):
     return out
 
 
-@pytest.mark.parametrize("domain,depth", [("briefcaseworld", 3), pytest.param("schedule", 2, marks=pytest.mark.slow),
-                                          ("miconic-fulladl", 3)])
+@pytest.mark.parametrize(
+    "domain,depth", [("briefcaseworld", 3), pytest.param("schedule", 2, marks=pytest.mark.slow), ("miconic-fulladl", 3)]
+)
 def test_suite_adl_tables_match_independent_searches(domain, depth):
     """Small near-goal states of ADL suite tasks (conditional effects, quantifiers): the table
     equals the in-process A*'s h* of every successor, and the plans replay in the oracle."""

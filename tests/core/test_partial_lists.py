@@ -5,7 +5,7 @@ budgets from tiny (the partial path) to ample (the complete one)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -18,8 +18,11 @@ from acptools.truth import truth_for
 from tests.support.oracle import Oracle
 from tests.support.small_tasks import DOMAINS, make, space
 
-PAIRS = [pytest.param(d, seed, id=f"{d}-{seed}", marks=() if seed == 0 else pytest.mark.slow)
-         for d in sorted(DOMAINS) for seed in range(3)]
+PAIRS = [
+    pytest.param(d, seed, id=f"{d}-{seed}", marks=() if seed == 0 else pytest.mark.slow)
+    for d in sorted(DOMAINS)
+    for seed in range(3)
+]
 BUDGETS = (0.002, 0.02, 0.2, 30.0)  # wall seconds: the smallest leave most lists partial
 
 
@@ -28,7 +31,7 @@ def budgets(seed: int) -> tuple[float, ...]:
     return (0.005, 30.0) if seed == 0 else BUDGETS
 
 
-@lru_cache(maxsize=None)
+@cache
 def oracle_facts(domain: str, seed: int, state: frozenset):
     """(true non-trivial landmarks, reachable atoms, applicable-somewhere actions, candidates, whether
     a goal is reachable) of a state reachable from init: its part of the oracle's cached graph."""
@@ -77,7 +80,7 @@ def test_cheap_landmark_proofs_are_landmarks(domain, seed):
     task, _ = make(domain, seed)
     for state in states_of(domain, seed):
         s = task.parse_state(sorted(state & set(task.atom_names)))
-        task.ensure(s)
+        task.grounded.ensure(s)
         landmarks, _, _, _, solvable = oracle_facts(domain, seed, state)
         found = fact_landmarks(task.questions.engine.relax, s, task.goal, closure=not task.axioms)
         if found is None:  # the relaxation says no plan exists: the oracle agrees
@@ -147,8 +150,9 @@ def test_claims_and_truth_decide_from_a_partial_list(domain):
     full = task.questions.landmarks(budget=30)
     assert full.complete
     half = len(full.items) // 2
-    cut = ItemList(full.items[:half], False, half, [i.name for i in full.items[half:]], "cut for the test",
-                   full.refuted)
+    cut = ItemList(
+        full.items[:half], False, half, [i.name for i in full.items[half:]], "cut for the test", full.refuted
+    )
     truth._partial["landmarks"] = cut
     try:
         check_cut(task, oracle, truth, full, half, landmarks)

@@ -38,6 +38,7 @@ def test_a_cancel_ends_the_wait_while_the_planner_runs(tmp_path, monkeypatch):
 def test_without_an_exit_descriptor_the_polls_see_the_exit(tmp_path, monkeypatch):
     def unsupported(pid):
         raise OSError("pidfd_open is not supported here")
+
     monkeypatch.setattr(process.os, "pidfd_open", unsupported)
     code, why = process.run(SLEEPER + ["0.05"], Budget(120), str(tmp_path))
     assert (code, why) == (0, "")

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from acptools import load_task
 from tests.support.oracle import Oracle
 from tests.support.small_tasks import DOMAINS, make, space
 
-PAIRS = [pytest.param(d, seed, id=f"{d}-{seed}", marks=() if seed == 0 else pytest.mark.slow)
-         for d in sorted(DOMAINS) for seed in range(6)]
+PAIRS = [
+    pytest.param(d, seed, id=f"{d}-{seed}", marks=() if seed == 0 else pytest.mark.slow)
+    for d in sorted(DOMAINS)
+    for seed in range(6)
+]
 
 
 @pytest.mark.parametrize("domain,seed", PAIRS)
@@ -47,6 +51,28 @@ def test_h_star_and_optimal_next_actions_match_oracle(domain, seed):
 
 
 @pytest.mark.parametrize("domain,seed", PAIRS)
+def test_optimal_next_with_default_arguments_matches_oracle(domain, seed):
+    """optimal_next() as most callers ask it (no table: the quick in-process A* answers first), on a
+    fresh load of the task and on states across the oracle's graph: h*, every optimal action, a plan."""
+    task, oracle = make(domain, seed)
+    fresh = load_task(task.domain_text, task.problem_text)
+    init, graph, dist = space(domain, seed)  # h* of every state below init
+    states = sorted(graph, key=sorted)
+    for atoms in [init] + states[:: max(1, len(states) // 8)]:
+        rep = fresh.questions.optimal_next(sorted(atoms & oracle.fluent_atoms()), budget=30)
+        assert rep.known and rep.h_star == dist.get(atoms), sorted(atoms)
+        expected = {
+            a
+            for a in oracle.applicable(atoms)
+            if atoms in dist and dist.get(oracle.successor(atoms, a)) == dist[atoms] - 1
+        }
+        assert set(rep.optimal_actions) == expected, sorted(atoms)
+        if rep.plan is not None:
+            end = oracle.run(atoms, rep.plan)
+            assert end is not None and oracle.is_goal(end) and len(rep.plan) == rep.h_star
+
+
+@pytest.mark.parametrize("domain,seed", PAIRS)
 def test_reachability_matches_oracle(domain, seed):
     task, oracle = make(domain, seed)
     q = task.questions
@@ -67,7 +93,7 @@ def test_reachability_matches_oracle(domain, seed):
             end_states = _trajectory(oracle, init, v.witness)
             assert any(atom in s for s in end_states)
     atoms = sorted(props)
-    for pair in [atoms[i:i + 2] for i in range(0, min(len(atoms) - 1, 12), 3)]:
+    for pair in [atoms[i : i + 2] for i in range(0, min(len(atoms) - 1, 12), 3)]:
         v = q.is_reachable(pair, budget=30)  # two facts at once, as ACPBench's reach questions ask
         assert v.answer == any(set(pair) <= s for s in graph), pair
         if v.answer:

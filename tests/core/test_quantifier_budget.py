@@ -21,8 +21,11 @@ from tests.support.quantified import CASES, problem
 
 GB = 1_000_000_000
 SERVER_LIMITS = dict(max_bytes=2 * GB, max_actions=500_000)  # acptools-server's defaults
-BINDINGS = {"precondition exists": "729,000,000", "derived-predicate exists": "729,000,000",
-            "forall/when effect": "24,300,000"}
+BINDINGS = {
+    "precondition exists": "729,000,000",
+    "derived-predicate exists": "729,000,000",
+    "forall/when effect": "24,300,000",
+}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -95,8 +98,9 @@ def test_the_estimate_bounds_what_the_formulas_expand_to(name: str, domain: str,
 
 def _real_tasks() -> list[tuple[str, str]]:
     texts = {examples.texts(name) for name in examples.names()}
-    texts |= {(r["PDDL_domain"], r["PDDL_problem"]) for split in SPLITS for kind in TASKS
-              for r in acpbench_hard(split, kind)}
+    texts |= {
+        (r["PDDL_domain"], r["PDDL_problem"]) for split in SPLITS for kind in TASKS for r in acpbench_hard(split, kind)
+    }
     for domain in sorted(PDDL.glob("*/domain.pddl")):
         texts |= {(domain.read_text(), p.read_text()) for p in sorted(domain.parent.glob("*.pddl")) if p != domain}
     return sorted(texts)

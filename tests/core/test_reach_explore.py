@@ -42,6 +42,7 @@ def test_the_household_list_needs_few_fast_downward_batches(monkeypatch):
     def counted(*args, **kwargs):
         runs.append(1)
         return real(*args, **kwargs)
+
     monkeypatch.setattr(fd, "solve", counted)
     res = task.questions.unreachable_actions(None, Budget(None, cpu=60))
     print(f"\nhousehold: the list took {len(runs)} Fast Downward runs")
@@ -64,4 +65,6 @@ def test_around_a_plan_end_the_search_that_showed_more_per_second_runs(monkeypat
     assert ran == ["_explore", "_walk"] and tally["explore"][0] > 0 and tally["walk"][1] > 0, (ran, tally)
     tally = {"explore": [1, 1.0], "walk": [50, 1.0]}
     left = reach._around(engine, task.init, 0, set(wanted), Budget(None), tally, seed=0)[1]
-    assert ran[-1] == "_walk" and tally["walk"] == [50 + len(wanted - left), tally["walk"][1]] and tally["walk"][1] > 1.0
+    assert (
+        ran[-1] == "_walk" and tally["walk"] == [50 + len(wanted - left), tally["walk"][1]] and tally["walk"][1] > 1.0
+    )

@@ -9,7 +9,7 @@ unreachable, and nothing may be inherited)."""
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ import pytest
 from acptools import Budget, load_task
 from acptools.generate.states import random_walk, replay
 from acptools.questions import reach
-from acptools.verdict import MUTUAL
+from acptools.verdict import Proof
 from tests.support.data import PDDL
 from tests.support.small_tasks import DOMAINS, make
 
@@ -46,11 +46,12 @@ def inherited(monkeypatch):
         left_atoms, left_actions = real(engine, state, atoms, actions, budget)
         calls.append(bin(atoms & ~left_atoms).count("1") + len(actions - left_actions))
         return left_atoms, left_actions
+
     monkeypatch.setattr(reach, "_inherit", spy)
     return calls
 
 
-@lru_cache(maxsize=None)
+@cache
 def _space(domain: str, seed: int) -> dict:
     """The oracle's graph of every state reachable from the initial state (each drawn state's own
     graph is the part of it reachable from there)."""
@@ -60,8 +61,9 @@ def _space(domain: str, seed: int) -> dict:
 
 def _states(task, seed: int, count: int = 4) -> list[int]:
     rng = random.Random(seed)
-    return [task.init] + [replay(task, task.init, random_walk(task, task.init, rng.randint(1, 12), rng))
-                          for _ in range(count)]
+    return [task.init] + [
+        replay(task, task.init, random_walk(task, task.init, rng.randint(1, 12), rng)) for _ in range(count)
+    ]
 
 
 @pytest.mark.parametrize("whole", [True, False], ids=["whole-lists", "items-only"])
@@ -89,7 +91,7 @@ def test_lists_with_inherited_items_match_the_oracle(seed, whole, no_sweeps, inh
             acts = q.unreachable_actions(atoms, budget=30)
             assert acts.complete and set(acts.names) == actions - seen_actions, (domain, atoms)
             settled += sum(inherited[before:])
-            mutual += sum(it.how == MUTUAL for it in res.items + acts.items)
+            mutual += sum(it.how == Proof.MUTUAL for it in res.items + acts.items)
             lossy += bool(from_init - seen_atoms)  # atoms the first list showed that this state never reaches
     if whole:
         assert mutual > 0, "no list was taken whole from a state it reaches and is reached from"
@@ -108,8 +110,11 @@ def test_a_state_that_cannot_reach_a_remembered_state_inherits_nothing_from_it(n
         for state in _states(task, 2, count=8)[1:]:
             atoms = task.names(state)
             graph = oracle.graph_from(static | set(atoms), space)
-            if (oracle.init_atoms() in graph or len(graph) < 2
-                    or not (oracle.fluent_atoms() - set().union(*graph)) & set(task.atom_names)):
+            if (
+                oracle.init_atoms() in graph
+                or len(graph) < 2
+                or not (oracle.fluent_atoms() - set().union(*graph)) & set(task.atom_names)
+            ):
                 continue  # it goes back, it is a dead end (the sweep sees all), or no atom of the task is unreachable
             q = task.questions
             everything = (1 << len(task.atoms)) - 1
@@ -132,8 +137,12 @@ def test_a_list_is_not_taken_whole_from_a_state_that_cannot_reach_back(no_sweeps
         graph = {s: oracle.graph_from(start[s], space) for s in states}
         for t in states:
             for state in states:
-                if (start[t] in graph[state] and start[state] not in graph[t] and len(graph[state]) > 1
-                        and set().union(*graph[state]) != set().union(*graph[t])):
+                if (
+                    start[t] in graph[state]
+                    and start[state] not in graph[t]
+                    and len(graph[state]) > 1
+                    and set().union(*graph[state]) != set().union(*graph[t])
+                ):
                     q = task.questions
                     q.engine.shown.clear()
                     assert q.unreachable_atoms(task.names(t), budget=30).complete
@@ -155,6 +164,7 @@ def test_household_lists_after_inheriting_equal_fresh_ones(monkeypatch):
         found = real(*args)
         taken.append(found is not None)
         return found
+
     monkeypatch.setattr(reach, "_mutual", spy)
     folder = Path(PDDL) / "household"
     task = load_task(folder / "domain.pddl", folder / "problem.pddl")
@@ -164,6 +174,7 @@ def test_household_lists_after_inheriting_equal_fresh_ones(monkeypatch):
     for state, kept in zip(states[1:], lists[1:]):
         assert kept.complete
         fresh = load_task(folder / "domain.pddl", folder / "problem.pddl").questions.unreachable_atoms(
-            task.names(state), budget=Budget(None, cpu=60))
+            task.names(state), budget=Budget(None, cpu=60)
+        )
         assert fresh.complete and kept.names == fresh.names
         assert {it.name for it in kept.refuted} == {it.name for it in fresh.refuted}

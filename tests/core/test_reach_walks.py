@@ -25,8 +25,10 @@ def record():
 
 def _replays_to(record, witness: list[str], action: str) -> bool:
     states = trajectory(record["PDDL_domain"], record["PDDL_problem"], witness)
-    return states is not None and trajectory(record["PDDL_domain"], record["PDDL_problem"], [action],
-                                             states[-1]) is not None
+    return (
+        states is not None
+        and trajectory(record["PDDL_domain"], record["PDDL_problem"], [action], states[-1]) is not None
+    )
 
 
 def test_the_greedy_searches_are_trapped_here(record):
@@ -35,8 +37,15 @@ def test_the_greedy_searches_are_trapped_here(record):
     engine = task.questions.engine
     for name in TRAPPED:
         goal = action_goal(engine, engine.task.action_index[name])
-        res = fd.solve(len(engine.task.atoms), engine.operators, engine.task.init, goal, Budget(None, cpu=3.0),
-                       optimal=False, axioms=engine.task.axioms)
+        res = fd.solve(
+            len(engine.task.atoms),
+            engine.operators,
+            engine.task.init,
+            goal,
+            Budget(None, cpu=3.0),
+            optimal=False,
+            axioms=engine.task.axioms,
+        )
         assert res.plan is None and not res.proven_none, name
 
 
@@ -53,8 +62,9 @@ def test_walk_witnesses_have_no_loops(record):
     task = load_task(record["PDDL_domain"], record["PDDL_problem"])
     engine = task.questions.engine
     for name in TRAPPED:
-        v = engine._by_walk(engine.task.init, action_goal(engine, engine.task.action_index[name]), engine.gen,
-                            Budget(None, cpu=20.0))
+        v = engine._by_walk(
+            engine.task.init, action_goal(engine, engine.task.action_index[name]), engine.gen, Budget(None, cpu=20.0)
+        )
         states = trajectory(record["PDDL_domain"], record["PDDL_problem"], v.witness)
         assert len(set(states)) == len(states) and _replays_to(record, v.witness, name)
 
@@ -63,12 +73,15 @@ def test_the_whole_list_is_complete_and_the_same_with_a_tenth_of_the_cpu_speed(r
     """The list's sweeps and walks count states, not CPU seconds: a machine where every CPU second
     does a tenth of the work (a loaded one) reaches the same list."""
     first = load_task(record["PDDL_domain"], record["PDDL_problem"]).questions.unreachable_actions(
-        budget=Budget(None, cpu=60.0))
+        budget=Budget(None, cpu=60.0)
+    )
     import acptools.budget as budget_module
+
     real = budget_module.time.thread_time
     monkeypatch.setattr(budget_module.time, "thread_time", lambda: 10 * real())
     slow = load_task(record["PDDL_domain"], record["PDDL_problem"]).questions.unreachable_actions(
-        budget=Budget(None, cpu=600.0))
+        budget=Budget(None, cpu=600.0)
+    )
     assert first.complete and slow.complete
     assert first.names == slow.names and {n for n in TRAPPED} <= {i.name for i in first.refuted}
 

@@ -35,7 +35,7 @@ def test_the_first_root_stops_the_other_search_and_is_shared():
     worker.join(timeout=30)
     assert stopped.is_set() and got["slow"] is root
     assert fast_seat.workers() == GATE_WORKERS and slow_seat.workers() == 1
-    late = Seat()   # a planner that starts after the root is known runs no root search at all
+    late = Seat()  # a planner that starts after the root is known runs no root search at all
     assert shared.solve(lambda b: pytest.fail("searched again"), Budget(60), late) is root and not late.won
 
 

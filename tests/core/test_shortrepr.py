@@ -1,4 +1,4 @@
-"""Bounded text of values that may hold states (acptools.shortrepr): big ints by size and digest,
+"""Bounded text of values that may hold states (acptools.util.shortrepr): big ints by size and digest,
 long strings and containers cut with a count, dataclasses that hold bit sets written that way."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from acptools.shortrepr import MAX_CHARS, MAX_ITEMS, bounded_repr, digest, int_text, short
+from acptools.util.shortrepr import MAX_CHARS, MAX_ITEMS, bounded_repr, digest, int_text, short
 
-BIG = (1 << 30_000) | 0b1011   # more digits than Python writes (4,300 by default)
+BIG = (1 << 30_000) | 0b1011  # more digits than Python writes (4,300 by default)
 
 
 def test_small_ints_are_written_and_big_ones_named_by_size_and_digest():

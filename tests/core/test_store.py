@@ -8,24 +8,40 @@ import sqlite3
 import subprocess
 import sys
 
-from acptools import Effort, examples, load_task, store
+from acptools import Effort, examples, load_task
 from acptools.dataset import acpbench_hard
+from acptools.proofs import store
+from acptools.proofs.verify import verify_facts
 from acptools.scoring import clear_caches, gold_response
-from acptools.truth import truth_for, verify_store
+from acptools.truth import truth_for
 
 
 def _score_gold(tmp_path, records, cache):
     data = tmp_path / "records.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     out = tmp_path / "items.jsonl"
-    cmd = [sys.executable, "-m", "acptools.cli", "score", "--data", str(data), "--gold", "--quiet", "--force",
-           "--out", str(out), "--cache", str(cache)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "acptools.cli",
+        "score",
+        "--data",
+        str(data),
+        "--gold",
+        "--quiet",
+        "--force",
+        "--out",
+        str(out),
+        "--cache",
+        str(cache),
+    ]
     subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=_env())
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
 def _env():
     import os
+
     return {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
 
 
@@ -53,7 +69,7 @@ def test_stored_truths_answer_without_search_and_unknowns_are_not_stored(tmp_pat
         clear_caches()
         again = truth_for(load_task(*examples.texts("grid")), task.init).h_star(Effort(1e-6))  # a spent budget
         assert again.known and again.cost == h.cost and task.is_plan(again.plan, task.init)
-        res = verify_store(found)
+        res = verify_facts(found)
         assert res["checked"] >= 1 and not res["failures"]
     finally:
         store.use(None)
@@ -92,13 +108,17 @@ def test_verify_reports_a_wrong_stored_fact(tmp_path):
         row = found.get(task.key, truth.state_key, "h*")
         row["cost"] += 1
         found.put(task.key, truth.state_key, "h*", "", row)  # a wrong fact written with the key
-        res = verify_store(found)
+        res = verify_facts(found)
         assert [m["problem"] for m in res["failures"]] == [f"a plan of {row['cost'] - 1} steps for h* {row['cost']}"]
     finally:
         store.use(None)
         clear_caches()
-    out = subprocess.run([sys.executable, "-m", "acptools.cli", "cache", "verify", "--cache", str(path)],
-                         capture_output=True, text=True, env=_env())
+    out = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "cache", "verify", "--cache", str(path)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
     assert out.returncode == 1 and "FAILED h*" in out.stdout
     assert gold_response(rec)
 
@@ -109,6 +129,7 @@ def test_a_proven_floor_is_stored_served_and_verified(tmp_path, monkeypatch):
     instead of searching, `verify` proves it again, and a floor raised past the truth is caught."""
     from acptools.engine.optimal import Optimizer
     from acptools.scoring import score_answer
+
     monkeypatch.setattr(Optimizer, "_astar_h", lambda self, state, budget: None)
     texts = examples.texts("ferry")
     try:
@@ -123,13 +144,14 @@ def test_a_proven_floor_is_stored_served_and_verified(tmp_path, monkeypatch):
         for a in bounded:  # a spent budget: only what is stored can answer
             it = score_answer("nexta", a, task=again, budget=Effort(1e-6))
             assert (it.score, it.metrics["h_star_after_lower"]) == (0, graded[a].metrics["h_star_after_lower"])
-        assert not verify_store(found)["failures"]
+        assert not verify_facts(found)["failures"]
         t = task.apply_op(task.op_for(task.parse_action(bounded[0]), task.init), task.init)
         truth = truth_for(task, t)
         true_h = task.questions.optimizer.h_star(t, task.questions.as_budget(60)).cost
         found.put(task.key, truth.state_key, "h*-floor", "", {"lower": true_h + 1, "how": "forged"})
-        assert [f["problem"] for f in verify_store(found)["failures"]] == \
-            [f"stored h* >= {true_h + 1}, proven h* = {true_h}"]
+        assert [f["problem"] for f in verify_facts(found)["failures"]] == [
+            f"stored h* >= {true_h + 1}, proven h* = {true_h}"
+        ]
     finally:
         store.use(None)
         clear_caches()

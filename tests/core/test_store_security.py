@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from acptools import backends, examples, load_task, store
+from acptools import backends, examples, load_task
 from acptools.dataset import acpbench_hard
+from acptools.proofs import store
+from acptools.proofs.row_checks import hstar_problem, list_problem, verdict_problem
 from acptools.scoring import clear_caches
-from acptools.stored_check import hstar_problem, list_problem, verdict_problem
 from acptools.truth import truth_for
 from tests.support.data import ROOT
 from tests.support.forge import forge, unkeyed_checksum
@@ -36,8 +37,14 @@ def _env(**extra):
 
 
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "acptools.cli", *map(str, args)], capture_output=True, text=True,
-                          env=env or _env(), cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env or _env(),
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def _score(data: Path, out: Path, *cache_flags) -> list[tuple]:
@@ -189,8 +196,15 @@ def test_a_read_only_store_is_read_and_not_written(filled):
         prefix = _read_only_prefix(folder)
 
         def run(*args):
-            return subprocess.run(prefix + [sys.executable, "-m", "acptools.cli", *map(str, args)], capture_output=True,
-                                  text=True, env=_env(), cwd=ROOT, timeout=600)
+            return subprocess.run(
+                prefix + [sys.executable, "-m", "acptools.cli", *map(str, args)],
+                capture_output=True,
+                text=True,
+                env=_env(),
+                cwd=ROOT,
+                timeout=600,
+            )
+
         out = run("cache", "stats", "--cache", ro)
         stats = json.loads(out.stdout)
         assert out.returncode == 0 and stats["readonly"] and stats["bypassed"] == 0 and stats["facts"], out.stderr
@@ -221,8 +235,13 @@ def test_the_key_file_is_made_private_once_and_an_exposed_one_is_refused(tmp_pat
     exposed = store.ProofStore(tmp_path / "a.sqlite")
     assert exposed.broken and "can be read or changed by other users" in exposed.broken
     assert exposed.get("t", "s", "h*") is None
-    out = _cli("cache", "stats", "--cache", tmp_path / "a.sqlite", env=_env(XDG_CONFIG_HOME=str(tmp_path / "config"),
-                                                                            ACPTOOLS_STORE_KEY_FILE=""))
+    out = _cli(
+        "cache",
+        "stats",
+        "--cache",
+        tmp_path / "a.sqlite",
+        env=_env(XDG_CONFIG_HOME=str(tmp_path / "config"), ACPTOOLS_STORE_KEY_FILE=""),
+    )
     assert out.returncode == 2 and "chmod 600" in out.stderr and len(out.stderr.splitlines()) == 1
     other = tmp_path / "other.key"
     other.write_text("a" * 64)
@@ -235,8 +254,10 @@ def test_the_unkeyed_checksum_of_the_old_format_does_not_authenticate(tmp_path):
     found = store.ProofStore(tmp_path / "p.sqlite")
     text = json.dumps({"cost": 1}, sort_keys=True, separators=(",", ":"))
     conn = sqlite3.connect(tmp_path / "p.sqlite")
-    conn.execute("INSERT INTO facts VALUES (?, 't', 's', 'h*', '', ?, ?)",
-                 (store.ENGINE_VERSION, text, unkeyed_checksum(store.ENGINE_VERSION, "t", "s", "h*", "", text)))
+    conn.execute(
+        "INSERT INTO facts VALUES (?, 't', 's', 'h*', '', ?, ?)",
+        (store.ENGINE_VERSION, text, unkeyed_checksum(store.ENGINE_VERSION, "t", "s", "h*", "", text)),
+    )
     conn.commit()
     assert found.get("t", "s", "h*") is None and found.bypassed == 1 and found.stats()["bypassed"] == 1
 
@@ -264,16 +285,24 @@ def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
     task = load_task(*examples.texts("ferry"))
     truth = truth_for(task, task.init)
     h = truth.h_star(60)
-    row = {"cost": h.cost, "plan": task.action_list(h.plan), "how": h.how,
-           "first": None if h.first_actions is None else task.action_list(sorted(h.first_actions))}
+    row = {
+        "cost": h.cost,
+        "plan": task.action_list(h.plan),
+        "how": h.how,
+        "first": None if h.first_actions is None else task.action_list(sorted(h.first_actions)),
+    }
     assert hstar_problem(task, task.init, row) == ""
-    bent = {"shorter": {**row, "cost": h.cost - 1, "plan": row["plan"][:-1]},
-            "longer": {**row, "cost": h.cost + 1, "plan": row["plan"] + row["plan"][:1]},
-            "renamed": {**row, "plan": ["(fly l0)"] + row["plan"][1:]},
-            "no plan": {**row, "plan": None},
-            "no cost": {k: v for k, v in row.items() if k != "cost"},
-            "first": {**row, "first": [a for a in task.action_names
-                                       if task.op_for(task.parse_action(a), task.init) is None][:1]}}
+    bent = {
+        "shorter": {**row, "cost": h.cost - 1, "plan": row["plan"][:-1]},
+        "longer": {**row, "cost": h.cost + 1, "plan": row["plan"] + row["plan"][:1]},
+        "renamed": {**row, "plan": ["(fly l0)"] + row["plan"][1:]},
+        "no plan": {**row, "plan": None},
+        "no cost": {k: v for k, v in row.items() if k != "cost"},
+        "first": {
+            **row,
+            "first": [a for a in task.action_names if task.op_for(task.parse_action(a), task.init) is None][:1],
+        },
+    }
     for why, r in bent.items():
         assert hstar_problem(task, task.init, r), why
     atoms = [a for a in range(len(task.atom_names)) if not task.init >> a & 1]
@@ -281,13 +310,21 @@ def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
     reach = truth.atom_reach(target, 30)
     good = {"answer": True, "how": reach.how, "witness": reach.witness, "detail": "", "extra": {}}
     assert verdict_problem(task, task.init, "reach-atom", target, good) == ""
-    for why, r in {"flipped": {**good, "answer": False}, "short": {**good, "witness": reach.witness[:-1]},
-                   "not a list": {**good, "witness": "(board c0 l0)"}, "no answer": {**good, "answer": None}}.items():
+    for why, r in {
+        "flipped": {**good, "answer": False},
+        "short": {**good, "witness": reach.witness[:-1]},
+        "not a list": {**good, "witness": "(board c0 l0)"},
+        "no answer": {**good, "answer": None},
+    }.items():
         assert verdict_problem(task, task.init, "reach-atom", target, r), why
     # a landmark refutation must avoid the atom all the way to the goal
     plan = row["plan"]
-    visited = {a for k in range(len(plan) + 1) for a in range(len(task.atom_names))
-               if task.run(task.parse_plan(plan[:k]), task.init)[1] >> a & 1}
+    visited = {
+        a
+        for k in range(len(plan) + 1)
+        for a in range(len(task.atom_names))
+        if task.run(task.parse_plan(plan[:k]), task.init)[1] >> a & 1
+    }
     on_path = next(a for a in sorted(visited) if not task.init >> a & 1)
     refute = {"answer": False, "how": "witness-plan", "witness": plan, "detail": "", "extra": {}}
     assert "makes the atom true" in verdict_problem(task, task.init, "landmark", on_path, refute)
@@ -300,11 +337,21 @@ def test_every_checkable_claim_of_a_row_is_checked_before_it_is_served():
 
 def test_processes_that_make_the_key_at_once_agree_on_one(tmp_path):
     config = tmp_path / "config"
-    code = ("import sys; from acptools import store; s = store.ProofStore(sys.argv[1]); "
-            "s.put('t', sys.argv[2], 'h*', '', {'cost': 1}); print(s.broken or 'ok')")
+    code = (
+        "import sys; from acptools.proofs import store; s = store.ProofStore(sys.argv[1]); "
+        "s.put('t', sys.argv[2], 'h*', '', {'cost': 1}); print(s.broken or 'ok')"
+    )
     env = {**_env(XDG_CONFIG_HOME=str(config)), "ACPTOOLS_STORE_KEY_FILE": ""}
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "p.sqlite"), f"s{k}"], env=env, cwd=ROOT,
-                              stdout=subprocess.PIPE, text=True) for k in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path / "p.sqlite"), f"s{k}"],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(4)
+    ]
     assert [p.communicate(timeout=slack(120))[0].strip() for p in procs] == ["ok"] * 4
     assert [p.name for p in (config / "acptools").iterdir()] == ["store.key"]  # no temporary file left
     found = store.ProofStore(tmp_path / "p.sqlite", key_file=config / "acptools" / "store.key")

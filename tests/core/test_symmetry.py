@@ -56,8 +56,9 @@ def _same_orbit(task, sym: Symmetry, a: int, b: int) -> bool:
     return any(_rename(task, a, p) == b for p in _renamings(sym))
 
 
-@pytest.mark.parametrize("name,one_object", [("floor-tile", True), ("gripper-strips", False),
-                                             ("logistics-strips", False)])
+@pytest.mark.parametrize(
+    "name,one_object", [("floor-tile", True), ("gripper-strips", False), ("logistics-strips", False)]
+)
 def test_equal_keys_only_for_renamings_of_each_other(name, one_object):
     task = _task(name)
     sym = task.questions.optimizer.sym
@@ -97,6 +98,7 @@ def test_a_plan_carried_to_a_symmetric_state_replays_there(name):
     one, renamed by it, is a plan from the other (replayed by the independent oracle)."""
     from acptools.budget import Budget
     from tests.support.oracle import Oracle
+
     folder = EXAMPLES / name
     task = _task(name)
     oracle = Oracle((folder / "domain.pddl").read_text(), (folder / "problem.pddl").read_text())
@@ -115,5 +117,9 @@ def test_a_plan_carried_to_a_symmetric_state_replays_there(name):
         carried = sym.carry_plan(h.plan, a, b)
         end = oracle.run(task.names(b), [task.action_names[x] for x in carried])
         assert end is not None and oracle.is_goal(end) and len(carried) == h.cost
-    assert sym.renaming(task.init, next(s for s in _walk_states(task, 50, seed=5)
-                                        if sym.canonical(s) != sym.canonical(task.init))) is None
+    assert (
+        sym.renaming(
+            task.init, next(s for s in _walk_states(task, 50, seed=5) if sym.canonical(s) != sym.canonical(task.init))
+        )
+        is None
+    )

@@ -35,20 +35,27 @@ def test_a_forgotten_task_frees_what_it_and_its_engines_held() -> None:
             truth.forget_task(task)
             del task
             # a race's losing searches may still be stopping in their threads, holding the task a moment
-            assert wait_until(lambda: gc.collect() is not None and gone() is None, 10), \
+            assert wait_until(lambda: gc.collect() is not None and gone() is None, 10), (
                 "something outside the task still holds it"
+            )
             held.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
     print("\ntraced after each forgotten task: " + ", ".join(f"{b / 1e6:.1f} MB" for b in held))
     assert held[-1] - held[0] < 2_000_000, held
-    assert not any(isinstance(v, dict) and v and isinstance(next(iter(v.values())), tuple)
-                   for k, v in vars(fd).items() if k.startswith("_")), "a module-level cache of operators"
+    assert not any(
+        isinstance(v, dict) and v and isinstance(next(iter(v.values())), tuple)
+        for k, v in vars(fd).items()
+        if k.startswith("_")
+    ), "a module-level cache of operators"
 
 
-TASKS = {"ferry 80x20": (FERRY_DOMAIN, ferry(80, 20)[0]),
-         "briefcaseworld (conditional effects)": tuple((SUITE / "briefcaseworld" / f).read_text()
-                                                        for f in ("domain.pddl", "medium.pddl"))}
+TASKS = {
+    "ferry 80x20": (FERRY_DOMAIN, ferry(80, 20)[0]),
+    "briefcaseworld (conditional effects)": tuple(
+        (SUITE / "briefcaseworld" / f).read_text() for f in ("domain.pddl", "medium.pddl")
+    ),
+}
 
 
 @pytest.mark.parametrize("name", TASKS)

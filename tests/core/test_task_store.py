@@ -1,4 +1,4 @@
-"""Grounded tasks kept in the proof store (acptools.task_store, acptools.ground.snapshot): a later run
+"""Grounded tasks kept in the proof store (acptools.proofs.kept_tasks, acptools.ground.snapshot): a later run
 reads the task instead of grounding it, and the task it reads answers every question as a fresh load
 does, grounds further exactly as grounding everything at once would, and lists the same possible
 actions; a row that does not authenticate is never read, and even a signed row is only data (bytes
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import pickle
 import random
@@ -22,10 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from acptools import examples, load_task, store, task_store, truth
+from acptools import examples, load_task, truth
 from acptools.dataset import acpbench_hard
 from acptools.ground import snapshot
-from acptools.hashing import code_version, task_key
+from acptools.proofs import kept_tasks, store
+from acptools.util.hashing import code_version, task_key
 from tests.core.test_lazy_grounding import _assert_same_grounding, _other_tasks, _states
 from tests.core.test_store_security import _read_only_prefix
 from tests.support.data import ROOT
@@ -33,20 +35,29 @@ from tests.support.data import ROOT
 BUDGET = 20.0
 # STRIPS, ADL (quantifiers, conditional effects, negative preconditions), derived predicates, a
 # suite task whose lazy grounding leaves most operators out
-NAMES = ["example:ferry", "example:rover", "test:briefcase", "test:doors", "test:blocks-derived",
-         "test:rooms-derived", "suite:logistics/small", "suite:schedule/small"]
+NAMES = [
+    "example:ferry",
+    "example:rover",
+    "test:briefcase",
+    "test:doors",
+    "test:blocks-derived",
+    "test:rooms-derived",
+    "suite:logistics/small",
+    "suite:schedule/small",
+]
 
 
 @pytest.fixture
 def kept(tmp_path, monkeypatch):
     """A fresh store in use, and a counter of the tasks loaded from their PDDL (not read from it)."""
     loads: list[str] = []
-    real = task_store.load_task
+    real = kept_tasks.load_task
 
-    def counting(d, p):
+    def counting(d, p, **limits):
         loads.append(task_key(d, p))
-        return real(d, p)
-    monkeypatch.setattr(task_store, "load_task", counting)
+        return real(d, p, **limits)
+
+    monkeypatch.setattr(kept_tasks, "load_task", counting)
     found = store.use(tmp_path / "proofs.sqlite")
     truth.clear_caches()
     yield found, loads
@@ -75,7 +86,10 @@ def _answers(task) -> dict:
             "reach": sorted(q.unreachable_atoms(names, BUDGET).names),
             "areach": sorted(q.unreachable_actions(names, BUDGET).names),
             "land": sorted(q.landmarks(names, BUDGET).names),
-            "nexta": (q.optimal_next(names, budget=BUDGET).h_star, q.optimal_next(names, budget=BUDGET).optimal_actions),
+            "nexta": (
+                q.optimal_next(names, budget=BUDGET).h_star,
+                q.optimal_next(names, budget=BUDGET).optimal_actions,
+            ),
             "val": q.validate(plan.witness or [], names).first_inapplicable if plan.answer else None,
         }
         if not app:
@@ -92,7 +106,9 @@ def test_a_kept_task_is_read_not_grounded_and_answers_as_a_fresh_load(name, kept
     assert loads == [task_key(d, p)] and found.grounded_count() == 1
     restored = _again(d, p)
     assert loads == [task_key(d, p)], "the second run grounded the task again"
-    assert restored is not first and snapshot.fingerprint(restored) == snapshot.fingerprint(load_task(d, p))
+    assert restored is not first and snapshot.fingerprint(restored.grounded) == snapshot.fingerprint(
+        load_task(d, p).grounded
+    )
     assert _answers(restored) == _answers(load_task(d, p))
 
 
@@ -153,6 +169,7 @@ class _Truncating:
 
     def __reduce__(self):
         from acptools.rollout.traces import TraceFile
+
         return TraceFile, (self.path, None, False, True)
 
 
@@ -174,19 +191,19 @@ def test_a_forged_row_is_never_read(kept, tmp_path):
     _write_row(found.path, key, evil, hashlib.sha256(evil).hexdigest())
     task = _again(d, p)
     assert not marker.exists() and found.bypassed == 1 and loads == [key]
-    assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(d, p))
+    assert snapshot.fingerprint(task.grounded) == snapshot.fingerprint(load_task(d, p).grounded)
 
 
 def _one_operator_dropped(d: str, p: str) -> bytes:
     """A well-formed snapshot of the task (d, p) with its first operator gone: harmless to read, wrong."""
-    task = load_task(d, p)
+    task = load_task(d, p).grounded
     aid = task.operators[0].action
     task.operators = [op for op in task.operators if op is not task.operators[0]]
     task.ops_of_action[aid] = task.ops_of_action[aid][1:]
     return snapshot.dumps(task)
 
 
-def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path):
+def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path, caplog):
     """A valid snapshot of the same task with one operator dropped, its MAC made under another key:
     the HMAC check alone refuses it (the bytes would read as the task, one operator short), and the
     task is loaded from its PDDL with every operator."""
@@ -194,13 +211,17 @@ def test_a_well_formed_row_not_signed_by_the_key_is_refused(kept, tmp_path):
     d, p = examples.texts("ferry")
     key = task_key(d, p)
     forged = _one_operator_dropped(d, p)
-    assert snapshot.fingerprint(snapshot.loads(forged, d)) != snapshot.fingerprint(load_task(d, p))
+    read = snapshot.loads(forged, d)
+    assert read.key == key and snapshot.fingerprint(read) != snapshot.fingerprint(load_task(d, p).grounded)
     other = store.ProofStore(tmp_path / "other.sqlite", key=b"not this store's key")
     mac = other._grounded_mac(key, code_version(), forged)
     _write_row(found.path, key, forged, mac)
-    task = _again(d, p)
-    assert found.bypassed == 1 and loads == [key]
-    assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(d, p))
+    with caplog.at_level(logging.WARNING, logger="acptools.store"):
+        task = _again(d, p)
+    assert found.bypassed == 1 and loads == [key] and found.hits == 0
+    assert "not authenticated by this store's key" in caplog.text
+    assert snapshot.fingerprint(task.grounded) == snapshot.fingerprint(load_task(d, p).grounded)
+    assert task.questions.applicable() == load_task(d, p).questions.applicable()
     found.close()
     _write_row(found.path, key, forged, mac)  # (the load above kept the true task in its place)
     out = _cache_cli("verify", "--cache", found.path)
@@ -231,7 +252,7 @@ def test_signed_rows_that_would_run_code_run_nothing(kept, tmp_path):
     keys = _signed_code_rows(found, [examples.texts("ferry"), examples.texts("rover")], marker, victim)
     for name in ("ferry", "rover"):
         task = _again(*examples.texts(name))
-        assert snapshot.fingerprint(task) == snapshot.fingerprint(load_task(*examples.texts(name)))
+        assert snapshot.fingerprint(task.grounded) == snapshot.fingerprint(load_task(*examples.texts(name)).grounded)
     assert not marker.exists() and victim.read_text() == "kept\n"
     assert found.bypassed == 2 and loads == keys
     with pytest.raises(ValueError):
@@ -253,9 +274,27 @@ def test_score_and_cache_verify_run_no_code_from_signed_rows(tmp_path):
     assert not marker.exists() and victim.read_text() == "kept\n"
     (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    scored = subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(tmp_path / "data.jsonl"),
-                             "--gold", "--quiet", "--cache", str(cache), "--out", str(tmp_path / "items.jsonl")],
-                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    scored = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "score",
+            "--data",
+            str(tmp_path / "data.jsonl"),
+            "--gold",
+            "--quiet",
+            "--cache",
+            str(cache),
+            "--out",
+            str(tmp_path / "items.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert scored.returncode == 0 and "bypassed" in scored.stderr, scored.stderr
     items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
     assert len(items) == len(records) and all(i["score"] == 1 for i in items), items
@@ -268,17 +307,18 @@ def test_a_task_kept_by_another_version_of_the_code_is_not_read(kept, monkeypatc
     found, loads = kept
     d, p = examples.texts("ferry")
     truth.task_for(d, p)
-    monkeypatch.setattr(task_store, "code_version", lambda: "another version")
+    monkeypatch.setattr(kept_tasks, "code_version", lambda: "another version")
     _again(d, p)
     assert loads == [task_key(d, p)] * 2 and found.grounded_count(exclude="another version") == 1
 
 
 READ_ONLY_RUN = """
 import json, sys
-from acptools import examples, store, task_store, truth
+from acptools import examples, truth
+from acptools.proofs import kept_tasks, store
 loaded = []
-real = task_store.load_task
-task_store.load_task = lambda d, p: loaded.append(1) or real(d, p)
+real = kept_tasks.load_task
+kept_tasks.load_task = lambda d, p, **limits: loaded.append(1) or real(d, p, **limits)
 found = store.use(sys.argv[1])
 truth.task_for(*examples.texts("ferry"))   # kept in the store
 truth.task_for(*examples.texts("rover"))   # not kept
@@ -300,8 +340,14 @@ def test_a_read_only_store_is_read_and_not_written(kept, tmp_path):
     prefix = _read_only_prefix(folder)
     try:
         env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-        out = subprocess.run(prefix + [sys.executable, "-c", READ_ONLY_RUN, str(folder / "proofs.sqlite")],
-                             capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        out = subprocess.run(
+            prefix + [sys.executable, "-c", READ_ONLY_RUN, str(folder / "proofs.sqlite")],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=600,
+        )
     finally:
         folder.chmod(0o755)
     assert out.returncode == 0, out.stderr
@@ -312,8 +358,14 @@ def test_a_read_only_store_is_read_and_not_written(kept, tmp_path):
 
 def _cache_cli(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "cache", *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "cache", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def test_cache_verify_loads_every_kept_task_again_and_names_a_wrong_one(kept):
@@ -335,7 +387,6 @@ def test_cache_verify_loads_every_kept_task_again_and_names_a_wrong_one(kept):
     assert task.key == rover and found.bypassed == 1
 
 
-
 def _wide_task(n: int = 125) -> tuple[str, str]:
     """n*n fluent atoms (over 15,000 for n=125: bit sets of more than 4,300 decimal digits), few actions."""
     domain = """(define (domain wide) (:requirements :strips :typing) (:types node)
@@ -344,8 +395,10 @@ def _wide_task(n: int = 125) -> tuple[str, str]:
        :effect (and (visited ?y ?y) (visited ?x ?y) (not (visited ?x ?x)))))"""
     nodes = [f"n{k:03d}" for k in range(n)]  # numbered in this order: the last nodes hold the highest bits
     roads = " ".join(f"(road {a} {b})" for a, b in zip(nodes[-4:], nodes[-3:]))
-    problem = (f"(define (problem wide) (:domain wide) (:objects {' '.join(nodes)} - node) "
-               f"(:init {roads} (visited {nodes[-4]} {nodes[-4]})) (:goal (visited {nodes[-1]} {nodes[-1]})))")
+    problem = (
+        f"(define (problem wide) (:domain wide) (:objects {' '.join(nodes)} - node) "
+        f"(:init {roads} (visited {nodes[-4]} {nodes[-4]})) (:goal (visited {nodes[-1]} {nodes[-1]})))"
+    )
     return domain, problem
 
 
@@ -358,6 +411,7 @@ def test_bit_sets_past_python_decimal_limit_are_kept_and_read(kept):
     assert len(first.atoms) > 15_000 and first.goal_atoms.bit_length() > 15_000 and len(first.operators) == 3
     restored = _again(d, p)
     assert loads == [task_key(d, p)] and found.bypassed == 0
-    assert snapshot.fingerprint(restored) == snapshot.fingerprint(load_task(d, p))
-    assert restored.questions.plan(restored.names(restored.init), budget=BUDGET).witness == \
-        [f"(go n{k:03d} n{k + 1:03d})" for k in range(121, 124)]
+    assert snapshot.fingerprint(restored.grounded) == snapshot.fingerprint(load_task(d, p).grounded)
+    assert restored.questions.plan(restored.names(restored.init), budget=BUDGET).witness == [
+        f"(go n{k:03d} n{k + 1:03d})" for k in range(121, 124)
+    ]

@@ -14,10 +14,22 @@ import pytest
 from tests.support.doc_console import Block, console_blocks, matches, problems, render, unmarked_transcripts
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = sorted((p for p in {REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "CHANGELOG.md",
-                            REPO / "examples" / "README.md", *(REPO / "docs").glob("*.md")} if p.exists()), key=str)
-LEFT_OUT = {".git", ".venv", "build", "dist", "node_modules"}   # top-level entries the scratch folder does not show
-BLOCK_SECONDS = 300   # a hang guard per block, not a speed bound
+DOCS = sorted(
+    (
+        p
+        for p in {
+            REPO / "README.md",
+            REPO / "CONTRIBUTING.md",
+            REPO / "CHANGELOG.md",
+            REPO / "examples" / "README.md",
+            *(REPO / "docs").glob("*.md"),
+        }
+        if p.exists()
+    ),
+    key=str,
+)
+LEFT_OUT = {".git", ".venv", "build", "dist", "node_modules"}  # top-level entries the scratch folder does not show
+BLOCK_SECONDS = 300  # a hang guard per block, not a speed bound
 
 
 def doc_id(path: Path) -> str:
@@ -34,9 +46,17 @@ def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         if entry.name not in LEFT_OUT and not entry.name.startswith(".") and not entry.name.endswith(".egg-info"):
             (work / entry.name).symlink_to(entry)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACPTOOLS_", "OPENAI_", "ANTHROPIC_", "PYTEST_"))}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-               ACPTOOLS_CACHE=str(state / "proofs.sqlite"), ACPTOOLS_STORE_KEY_FILE=str(state / "store.key"),
-               COLUMNS="100", LINES="50", TERM="dumb", NO_COLOR="1", HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        ACPTOOLS_CACHE=str(state / "proofs.sqlite"),
+        ACPTOOLS_STORE_KEY_FILE=str(state / "store.key"),
+        COLUMNS="100",
+        LINES="50",
+        TERM="dumb",
+        NO_COLOR="1",
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+    )
     return work, env
 
 
@@ -65,7 +85,7 @@ def test_every_slow_console_block_prints_what_it_shows(doc: Path, tmp_path: Path
     """The slow blocks, after the blocks before them in their file (whose files they may read)."""
     blocks = console_blocks(doc)
     last = max(k for k, b in enumerate(blocks) if b.slow)
-    assert run_blocks(blocks[:last + 1], tmp_path) == []
+    assert run_blocks(blocks[: last + 1], tmp_path) == []
 
 
 def test_no_doc_shows_output_outside_a_console_block() -> None:
@@ -127,9 +147,11 @@ def test_wildcards_stand_for_what_they_say() -> None:
 
 def test_transcripts_outside_console_blocks_are_found(tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
-    doc.write_text("```bash\nacptools demo   # the eight answers\n```\n\n```\n$ acptools demo\nexample ferry\n```\n\n"
-                   "```sh\nacptools-server --port 0\n#   -> exit 2: refusing\n```\n\n```python\n# -> fine here\n```\n",
-                   encoding="utf-8")
+    doc.write_text(
+        "```bash\nacptools demo   # the eight answers\n```\n\n```\n$ acptools demo\nexample ferry\n```\n\n"
+        "```sh\nacptools-server --port 0\n#   -> exit 2: refusing\n```\n\n```python\n# -> fine here\n```\n",
+        encoding="utf-8",
+    )
     found = unmarked_transcripts(doc)
     assert [p.split(":")[1] for p in found] == ["6", "12"], found
 
@@ -137,8 +159,10 @@ def test_transcripts_outside_console_blocks_are_found(tmp_path: Path) -> None:
 def headings(path: Path) -> set[str]:
     """The anchors GitHub gives a markdown file's headings (lower case, punctuation dropped, spaces as -)."""
     text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
-    return {re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
-            for m in re.finditer(r"^#{1,6}\s+(.*)$", text, flags=re.M)}
+    return {
+        re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        for m in re.finditer(r"^#{1,6}\s+(.*)$", text, flags=re.M)
+    }
 
 
 def broken_links(doc: Path) -> list[str]:
@@ -165,7 +189,12 @@ def test_every_link_between_the_docs_leads_somewhere() -> None:
 def test_the_link_check_catches_a_moved_section(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# Title\n\n## Run every check\n", encoding="utf-8")
     doc = tmp_path / "b.md"
-    doc.write_text("[ok](a.md#run-every-check) [gone](a.md#tests) [none](c.md) [web](https://x.org/#y)\n"
-                   "```\n[in code](nowhere.md)\n```\n", encoding="utf-8")
-    assert [p.split(": ", 1)[1] for p in broken_links(doc)] == ["a.md#tests names no heading of a.md",
-                                                                 "c.md names no file"]
+    doc.write_text(
+        "[ok](a.md#run-every-check) [gone](a.md#tests) [none](c.md) [web](https://x.org/#y)\n"
+        "```\n[in code](nowhere.md)\n```\n",
+        encoding="utf-8",
+    )
+    assert [p.split(": ", 1)[1] for p in broken_links(doc)] == [
+        "a.md#tests names no heading of a.md",
+        "c.md names no file",
+    ]

@@ -3,7 +3,6 @@ unified-planning oracle) on bundled ACPBench Hard nexta states, and the verdicts
 
 from __future__ import annotations
 
-
 import pytest
 
 gymnasium = pytest.importorskip("gymnasium", reason="the rl extra (gymnasium) is not installed")
@@ -57,7 +56,7 @@ def optimal_run(env: PlanningEnv, k: int, index: int) -> tuple[float, int]:
         assert info["verdict"] == "applied" and info["optimal"] and info["regret"] == 0
         assert info["h_star"] == dist[state]
         shown = set(obs.split("\n")[0].removeprefix("State: ").replace(") (", ")|(").split("|"))
-        assert shown <= state and state - shown <= invariant      # only the unchanging (static) atoms are left out
+        assert shown <= state and state - shown <= invariant  # only the unchanging (static) atoms are left out
         total, length = total + reward, length + 1
     assert terminated and not truncated and oracle.is_goal(state) and info["solved"]
     return total, length
@@ -87,13 +86,17 @@ def test_bad_actions_get_their_verdicts_and_leave_the_state():
     later = next(a for b in sorted(here) for a in oracle.applicable(oracle.successor(init, b)) if a not in here)
     env = PlanningEnv(source=[r], invalid_penalty=0.5, max_steps=4)
     obs0, info0 = env.reset(seed=0)
-    cases = [(later, "inapplicable"), ("I would rather not move.", "unparsed"),
-             ("(teleport c0 l1)", "hallucinated"), ("(board c99 l0)", "hallucinated")]
+    cases = [
+        (later, "inapplicable"),
+        ("I would rather not move.", "unparsed"),
+        ("(teleport c0 l1)", "hallucinated"),
+        ("(board c99 l0)", "hallucinated"),
+    ]
     for n, (text, verdict) in enumerate(cases, 1):
         obs, reward, terminated, truncated, info = env.step(text)
         assert info["verdict"] == verdict and info["reason"], (text, info)
         assert reward == -0.5 and info["regret"] is None and info["h_star"] == info0["h_star"]
-        assert obs.split("\n")[:3] == obs0.split("\n")[:3]          # state, goal, actions unchanged
+        assert obs.split("\n")[:3] == obs0.split("\n")[:3]  # state, goal, actions unchanged
         assert terminated is False and truncated is (n == 4)
 
 
@@ -112,8 +115,11 @@ def test_a_dead_end_terminates_with_its_penalty():
     for action in path[:-1]:
         assert env.step(action)[4]["dead_end"] is False
     obs, reward, terminated, truncated, info = env.step(path[-1])
-    assert info["verdict"] == "applied" and info["dead_end"] and info["h_star"] is None
+    assert info["verdict"] == "applied" and info["dead_end"] and info["h_star"] is None and info["known"]
+    assert info["optimal"] is False and info["regret"] is None and info["h_star_before"] is not None
     assert reward == -7.0 and terminated and not truncated
+    with pytest.raises(AcpError, match=r"the episode is over \(dead_end\)"):
+        env.step(path[0])
 
 
 def test_bad_configuration_is_a_clear_error():
@@ -131,8 +137,11 @@ def test_bad_configuration_is_a_clear_error():
 def test_importing_acptools_imports_no_rl_package():
     import subprocess
     import sys
-    code = ("import sys, acptools, acptools.environments, acptools.environments.sources; "
-            "print(sorted(m for m in ('gymnasium', 'reasoning_gym', 'verifiers') if m in sys.modules))")
+
+    code = (
+        "import sys, acptools, acptools.environments, acptools.environments.task_sources; "
+        "print(sorted(m for m in ('gymnasium', 'reasoning_gym', 'verifiers') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert gymnasium_env.ENV_ID in gymnasium.registry

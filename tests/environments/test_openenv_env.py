@@ -17,19 +17,19 @@ import pytest
 
 pytest.importorskip("openenv.core", reason="the openenv extra (openenv-core) is not installed")
 
+from acptools_openenv import AcptoolsAction, AcptoolsEnv, AcptoolsObservation, AcptoolsState  # noqa: E402
 from acptools_server.config import TOOL_NAMES, hidden_by_profile  # noqa: E402
 from openenv.core import GenericEnvClient  # noqa: E402
 from websockets.sync.client import connect  # noqa: E402
 
 from acptools import examples  # noqa: E402
-from acptools_openenv import AcptoolsAction, AcptoolsEnv, AcptoolsObservation, AcptoolsState  # noqa: E402
 from tests.support.data import PDDL, ROOT, records  # noqa: E402
 from tests.support.load import slack  # noqa: E402
 from tests.support.openenv_server import OpenEnvServer  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
 from tests.support.oracle import solved_nexta as solved  # noqa: E402
 
-SMALL = (0, 4, 12)   # dev nexta records whose state spaces the oracle enumerates in seconds (ferry, blocksworld)
+SMALL = (0, 4, 12)  # dev nexta records whose state spaces the oracle enumerates in seconds (ferry, blocksworld)
 LIMITED = ("--max-steps", "3", "--max-tool-calls", "2", "--tool-profile", "policy", "--max-sessions", "2")
 
 
@@ -93,14 +93,20 @@ def test_bad_actions_get_their_verdicts_and_the_invalid_penalty(server):
     later = next(a for b in sorted(here) for a in oracle.applicable(oracle.successor(init, b)) if a not in here)
     with client(server) as env:
         start = env.reset(domain=r["PDDL_domain"], problem=r["PDDL_problem"]).observation
-        cases = [(later, "inapplicable", "unsatisfied preconditions"), ("I would rather not move.", "unparsed", ""),
-                 ("(teleport c0 l1)", "hallucinated", "teleport"), ("(board c99 l0)", "hallucinated", "c99")]
+        cases = [
+            (later, "inapplicable", "unsatisfied preconditions"),
+            ("I would rather not move.", "unparsed", ""),
+            ("(teleport c0 l1)", "hallucinated", "teleport"),
+            ("(board c99 l0)", "hallucinated", "c99"),
+        ]
         for text, verdict, why in cases:
             result = env.step({"action": text})
             obs = result.observation
             assert obs["verdict"] == verdict and obs["reason"] and why in obs["reason"], (text, obs)
             assert result.reward == -1.0 and not result.done and obs["regret"] is None
-            assert obs["state"] == start["state"] and obs["h_star_after"] == obs["h_star_before"] == start["h_star_after"]
+            assert (
+                obs["state"] == start["state"] and obs["h_star_after"] == obs["h_star_before"] == start["h_star_after"]
+            )
         assert env.state()["steps"] == 4
 
 
@@ -116,7 +122,7 @@ def test_a_step_into_a_dead_end_ends_the_episode_with_its_penalty(server):
             assert not result.done and result.observation["h_star_after"] is not None
         result = env.step({"action": path[-1]})
         obs = result.observation
-        assert oracle.distances(oracle.run(oracle.init_atoms(), path)) == {}    # the oracle: no way to the goal
+        assert oracle.distances(oracle.run(oracle.init_atoms(), path)) == {}  # the oracle: no way to the goal
         assert obs["verdict"] == "applied" and obs["dead_end"] and obs["h_star_after"] is None and obs["h_star_known"]
         assert obs["regret"] is None and obs["optimal"] is False and obs["proof"]["h_star_how"] != "unknown"
         assert result.done and obs["done_reason"] == "dead_end" and result.reward == -1.0
@@ -134,7 +140,7 @@ def test_the_step_limit_ends_an_episode(limited):
         assert result.observation["done_reason"] == "step_limit" and result.observation["summary"]["steps"] == 3
         with pytest.raises(RuntimeError, match="the episode is over"):
             env.step({"action": "(sail l0 l1)"})
-        assert env.reset(example="ferry").done is False        # a new episode on the same session
+        assert env.reset(example="ferry").done is False  # a new episode on the same session
 
 
 def test_two_sessions_do_not_see_each_others_state(server):
@@ -152,7 +158,11 @@ def test_two_sessions_do_not_see_each_others_state(server):
                 action = optimal_action(oracle, dist, states[n])
                 obs = env.step({"action": action}).observation
                 states[n] = oracle.successor(states[n], action)
-                assert obs["verdict"] == "applied" and set(obs["state"]) <= states[n] and obs["h_star_after"] == dist[states[n]]
+                assert (
+                    obs["verdict"] == "applied"
+                    and set(obs["state"]) <= states[n]
+                    and obs["h_star_after"] == dist[states[n]]
+                )
         assert clients[0].state()["task_id"] != clients[1].state()["task_id"]
         assert [c.state()["steps"] for c in clients] == [3, 3]
     finally:
@@ -172,9 +182,9 @@ def test_sessions_beyond_the_limit_are_refused_until_one_closes(limited):
         second.reset(example="grid")
         said = refusal(limited)
         assert said["type"] == "error" and said["data"]["code"] == "CAPACITY_REACHED", said
-        assert first.step({"action": "(sail l0 l1)"}).observation["verdict"] == "applied"   # the others go on
+        assert first.step({"action": "(sail l0 l1)"}).observation["verdict"] == "applied"  # the others go on
     deadline = time.monotonic() + slack(30)
-    while True:   # the server frees the closed sessions' slots once it has seen them go
+    while True:  # the server frees the closed sessions' slots once it has seen them go
         try:
             with client(limited) as env:
                 assert env.reset(example="ferry").observation["start"] == "example:ferry"
@@ -186,7 +196,7 @@ def test_sessions_beyond_the_limit_are_refused_until_one_closes(limited):
 
 def test_tools_run_under_the_profile_and_one_call_past_the_limit_ends_the_episode(limited):
     with client(limited) as env:
-        listed = env.step({"type": "list_tools"}).observation["tools"]    # before any reset, as OpenEnv allows
+        listed = env.step({"type": "list_tools"}).observation["tools"]  # before any reset, as OpenEnv allows
         assert {t["name"] for t in listed} == set(TOOL_NAMES) - hidden_by_profile("policy")
         obs = env.reset(example="ferry").observation
         obs = env.step({"action": "(sail l0 l1)"}).observation
@@ -221,8 +231,10 @@ def test_a_reset_names_its_start_and_bad_requests_leave_the_session_serving(serv
         with pytest.raises(RuntimeError, match="not PDDL text"):
             env.reset(domain="/etc/hostname", problem="/etc/hostname")
         with pytest.raises(RuntimeError, match="line"):
-            env.reset(domain="(define (domain d) (:action a :parameters (?x) :precondition (and (p ?x))",
-                      problem="(define (problem p) (:domain d))")
+            env.reset(
+                domain="(define (domain d) (:action a :parameters (?x) :precondition (and (p ?x))",
+                problem="(define (problem p) (:domain d))",
+            )
         with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):
             env.step({"move": "(sail l0 l1)"})
         assert env.reset(example="ferry").observation["start"] == "example:ferry"
@@ -239,13 +251,20 @@ def test_the_typed_client_speaks_the_models(server):
 
 
 def test_openenv_validates_the_running_server_and_http_resets_work(server):
-    report = subprocess.run([sys.executable, "-m", "openenv.cli", "validate", "--url", server.url, "--json"],
-                            capture_output=True, text=True, timeout=slack(120))
+    report = subprocess.run(
+        [sys.executable, "-m", "openenv.cli", "validate", "--url", server.url, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=slack(120),
+    )
     found = json.loads(report.stdout)
     assert found["passed"], found
     domain, problem = examples.texts("ferry")
-    request = urllib.request.Request(f"{server.url}/reset", data=json.dumps({"domain": domain, "problem": problem}).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{server.url}/reset",
+        data=json.dumps({"domain": domain, "problem": problem}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=slack(60)) as reply:
         body = json.loads(reply.read())
     assert body["observation"]["h_star_after"] == 4 and body["done"] is False
@@ -256,8 +275,21 @@ def test_openenv_validates_the_running_server_and_http_resets_work(server):
 def test_the_scripted_policy_example_plays_graded_episodes(limited):
     """examples/openenv_policy.py against a real server (3 attempts per episode): every h* it prints is the
     oracle's along the actions it played, every regret h*(after) + 1 - h*(before)."""
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "openenv_policy.py"), "--url", limited.url,
-                          "--episodes", "2", "--seed", "3"], capture_output=True, text=True, timeout=slack(120))
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "openenv_policy.py"),
+            "--url",
+            limited.url,
+            "--episodes",
+            "2",
+            "--seed",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=slack(120),
+    )
     assert out.returncode == 0, out.stderr
     oracle = Oracle(*examples.texts("ferry"))
     dist = oracle.distances(oracle.init_atoms())

@@ -21,7 +21,7 @@ from acptools.environments import reasoning_gym_datasets as rgd  # noqa: E402
 from tests.support.data import PDDL, records  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
 
-ADL = str(PDDL / "briefcase")   # a folder: domain.pddl + problem.pddl (conditional effects, quantifiers)
+ADL = str(PDDL / "briefcase")  # a folder: domain.pddl + problem.pddl (conditional effects, quantifiers)
 ITEMS = re.compile(r"\([^()]*\)")
 
 
@@ -61,8 +61,18 @@ def test_family_on_a_bundled_domain(name):
         assert a.score_answer("", e) == 0.0 and a.score_answer(None, e) == 0.0
 
 
-@pytest.mark.parametrize("name", ["acp_hard_app", "acp_hard_nexta", "acp_hard_plan", "acp_hard_prog",
-                                  "acp_bool_reach", "acp_mcq_land", "acp_arb_effects"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "acp_hard_app",
+        "acp_hard_nexta",
+        "acp_hard_plan",
+        "acp_hard_prog",
+        "acp_bool_reach",
+        "acp_mcq_land",
+        "acp_arb_effects",
+    ],
+)
 def test_family_on_an_adl_domain(name):
     a = reasoning_gym.create_dataset(name, domain=ADL, size=2, seed=3, chunk=2)
     assert list(a) == list(reasoning_gym.create_dataset(name, domain=ADL, size=2, seed=3, chunk=2))
@@ -140,8 +150,9 @@ def test_max_problems_keeps_the_smallest_problems():
     assert len(by_size) >= 3
     problems = tuple(p for _, p in reversed(by_size[:3]))
     for n in (1, 2):
-        data = reasoning_gym.create_dataset("acp_hard_app", domain=ferry[0]["PDDL_domain"], problems=problems,
-                                            max_problems=n, size=6, seed=1, chunk=6)
+        data = reasoning_gym.create_dataset(
+            "acp_hard_app", domain=ferry[0]["PDDL_domain"], problems=problems, max_problems=n, size=6, seed=1, chunk=6
+        )
         seen = {objects(e["metadata"]["problem_pddl"]) for e in data}
         assert seen == {names[size] for size, _ in by_size[:n]}
 
@@ -156,6 +167,31 @@ def test_partial_credit_for_a_partly_right_set():
     assert exact.score_answer(half, e) == 0.0
 
 
+def test_a_next_action_into_a_dead_end_earns_nothing():
+    """The test 'doors' task (a slammed door stays shut for good): on every nexta entry whose state has
+    a move that makes the goal unreachable (by the oracle), that move scores 0 with exact and with
+    partial credit (it has no regret to give credit for), while the stored answer scores 1."""
+    make = lambda credit: reasoning_gym.create_dataset(
+        "acp_hard_nexta",
+        domain=str(PDDL / "doors"),
+        size=6,  # noqa: E731
+        seed=3,
+        chunk=6,
+        credit=credit,
+    )
+    exact, partial = make("exact"), make("partial")
+    checked = 0
+    for e in exact:
+        oracle, state = oracle_of(e)
+        dist = oracle.distances(state)
+        for action in oracle.applicable(state):
+            if state in dist and oracle.successor(state, action) not in dist:
+                assert exact.score_answer(action, e) == partial.score_answer(action, e) == 0.0, action
+                assert partial.score_answer(e["answer"], e) == 1.0
+                checked += 1
+    assert checked >= 2
+
+
 def test_bad_configuration_is_a_clear_error():
     with pytest.raises(AcpError, match="no bundled example, folder, file or PDDL text"):
         reasoning_gym.create_dataset("acp_hard_app", domain="ferrry", size=1, seed=0)
@@ -167,10 +203,17 @@ def test_bad_configuration_is_a_clear_error():
 
 def test_same_seed_same_entries_in_a_fresh_process():
     """No cache or hash order may leak into the entries: a new interpreter makes the same ones."""
-    code = ("import json, reasoning_gym, acptools.environments.reasoning_gym_datasets; "
-            "d = reasoning_gym.create_dataset('acp_mcq_land', size=3, seed=4, chunk=3); "
-            "print(json.dumps([[e['question'], e['answer']] for e in d]))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONHASHSEED": "123"})
+    code = (
+        "import json, reasoning_gym, acptools.environments.reasoning_gym_datasets; "
+        "d = reasoning_gym.create_dataset('acp_mcq_land', size=3, seed=4, chunk=3); "
+        "print(json.dumps([[e['question'], e['answer']] for e in d]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "123"},
+    )
     here = [[e["question"], e["answer"]] for e in reasoning_gym.create_dataset("acp_mcq_land", size=3, seed=4, chunk=3)]
     assert json.loads(out.stdout) == here

@@ -18,19 +18,22 @@ from pathlib import Path
 
 import pytest
 
-vf = pytest.importorskip("verifiers.v1", reason="the verifiers extra is not installed (pip install 'acptools[verifiers]')")
+vf = pytest.importorskip(
+    "verifiers.v1", reason="the verifiers extra is not installed (pip install 'acptools[verifiers]')"
+)
 
 from verifiers.v1.cli.eval.runner import run_eval  # noqa: E402
 from verifiers.v1.configs.cli.eval import EvalConfig  # noqa: E402
 
 from acptools.environments.prompting import prompt  # noqa: E402
+from acptools.environments.verifiers_policy import PolicyData, PolicyTaskConfig, replay  # noqa: E402
 from acptools.scoring import gold_response  # noqa: E402
-from tests.support.data import records  # noqa: E402
+from tests.support.data import PDDL, records  # noqa: E402
 from tests.support.oracle import Oracle  # noqa: E402
 from tests.support.scripted_api import OPENAI, ScriptedModel  # noqa: E402
 
 KEY_VAR = "ACPTOOLS_TEST_MODEL_KEY"
-SMALL = (0, 4, 12)   # dev nexta records whose state spaces the oracle enumerates in seconds (ferry, blocksworld)
+SMALL = (0, 4, 12)  # dev nexta records whose state spaces the oracle enumerates in seconds (ferry, blocksworld)
 
 
 @pytest.fixture(autouse=True)
@@ -43,9 +46,18 @@ def user_texts(body: dict) -> list[str]:
 
 
 def eval_config(tmp_path: Path, url: str, env: dict, limit: int | None = None) -> EvalConfig:
-    return EvalConfig.model_validate({
-        "env": env, "model": "scripted", "client": {"base_url": url, "api_key_var": KEY_VAR},
-        "select": {"limit": limit}, "push": False, "rich": None, "output_dir": str(tmp_path), "max_concurrent": 4})
+    return EvalConfig.model_validate(
+        {
+            "env": env,
+            "model": "scripted",
+            "client": {"base_url": url, "api_key_var": KEY_VAR},
+            "select": {"limit": limit},
+            "push": False,
+            "rich": None,
+            "output_dir": str(tmp_path),
+            "max_concurrent": 4,
+        }
+    )
 
 
 def scores(trace) -> dict[str, float]:
@@ -59,9 +71,11 @@ def traces_of(episodes) -> list:
 
 # ------------------------------------------------------------------------------------------ acptools-qa
 
+
 def answer_key(chosen: list[dict]):
     """A script answering each question right (even positions) or wrong (odd): the record's stored
     answer, or that answer with one action left out."""
+
     def script(api, body):
         text = user_texts(body)[0]
         k = next(i for i, r in enumerate(chosen) if prompt(r) in text)
@@ -70,6 +84,7 @@ def answer_key(chosen: list[dict]):
             return gold
         actions = json.loads(json.dumps(chosen[k]["answer"]))
         return gold_response({**chosen[k], "answer": actions[1:]})
+
     return script
 
 
@@ -80,17 +95,36 @@ def vf_eval_command() -> list[str]:
     return [exe]
 
 
-@pytest.mark.timeout(900)   # a busy machine: importing verifiers alone took 48 s of wall time at load 22
+@pytest.mark.timeout(900)  # a busy machine: importing verifiers alone took 48 s of wall time at load 22
 def test_qa_through_the_vf_eval_command_rewards_right_answers_only(tmp_path):
     chosen = [r for r in records("test", "app") if len(r["answer"]) >= 2][:4]
     data = tmp_path / "app.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in chosen))
     with ScriptedModel(answer_key(chosen)) as model:
-        run = subprocess.run(vf_eval_command() + [
-            "acptools-qa", "--env.taskset.data", str(data), "--model", "scripted",
-            "--client.base-url", model.openai_url, "--client.api-key-var", KEY_VAR, "--no-push", "--no-rich",
-            "-o", str(tmp_path / "out"), "--run.name", "qa"], capture_output=True, text=True, timeout=850,
-            env={**os.environ, "ACPTOOLS_CACHE": "off"})
+        run = subprocess.run(
+            vf_eval_command()
+            + [
+                "acptools-qa",
+                "--env.taskset.data",
+                str(data),
+                "--model",
+                "scripted",
+                "--client.base-url",
+                model.openai_url,
+                "--client.api-key-var",
+                KEY_VAR,
+                "--no-push",
+                "--no-rich",
+                "-o",
+                str(tmp_path / "out"),
+                "--run.name",
+                "qa",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=850,
+            env={**os.environ, "ACPTOOLS_CACHE": "off"},
+        )
         asked = len(model.requests)
     assert run.returncode == 0, run.stderr[-3000:]
     episodes = [json.loads(line) for line in (tmp_path / "out" / "qa" / "traces.jsonl").read_text().splitlines()]
@@ -114,6 +148,7 @@ def test_qa_over_a_generated_family_in_process(tmp_path):
         k = next(i for i, r in enumerate(chosen) if prompt(r) in text)
         right = gold_response(chosen[k]).strip().lower()
         return right if k % 2 == 0 else {"yes": "no", "no": "yes"}[right]
+
     with ScriptedModel(script) as model:
         episodes = asyncio.run(run_eval(eval_config(tmp_path, model.openai_url, env)))
     rewards = [scores(t)["correct"] for t in traces_of(episodes)]
@@ -122,7 +157,8 @@ def test_qa_over_a_generated_family_in_process(tmp_path):
 
 # -------------------------------------------------------------------------------------- acptools-policy
 
-@functools.lru_cache(maxsize=None)
+
+@functools.cache
 def solved(k: int) -> tuple[Oracle, dict]:
     r = records("dev", "nexta")[k]
     oracle = Oracle(r["PDDL_domain"], r["PDDL_problem"])
@@ -145,6 +181,7 @@ def oracle_policy(chosen: list[dict]):
                 if m["role"] == "assistant":
                     state = oracle.successor(state, m["content"].strip())
             return next(a for a in oracle.applicable(state) if dist.get(oracle.successor(state, a)) == dist[state] - 1)
+
     return script
 
 
@@ -176,30 +213,64 @@ def test_bad_steps_cost_and_the_step_limit_ends_the_episode(tmp_path):
         episodes = asyncio.run(run_eval(eval_config(tmp_path, model.openai_url, env)))
         asked = len(model.requests)
     (t,) = traces_of(episodes)
-    assert asked == 3 and t.metrics["steps"] == 3          # cut at max_steps
+    assert asked == 3 and t.metrics["steps"] == 3  # cut at max_steps
     assert scores(t)["solved"] == 0.0 and scores(t)["invalid"] == pytest.approx(2 / 3)
     verdicts = [m.content for m in t.messages if m.role == "user"][1:]
     assert "hallucinated" in verdicts[0] and "unparsed" in verdicts[1]
     assert t.reward == pytest.approx(-0.5 * 2 / 3 - 0.5 * scores(t)["regret"])
 
 
+def test_a_step_into_a_dead_end_ends_the_episode_unsolved(tmp_path):
+    """The test 'doors' task (a slammed door stays shut for good): the model is asked no more after the
+    step that makes the goal unreachable; the episode scores unsolved, and its step, replayed from the
+    transcript, is graded applied and not optimal, with no regret."""
+    dom, prob = (PDDL / "doors" / "domain.pddl").read_text(), (PDDL / "doors" / "problem.pddl").read_text()
+    path = Oracle(dom, prob).path_to_a_dead_end()
+    replies = iter(path + ["(walk r1 r2)"] * 5)
+    env = {"taskset": {"id": "acptools-policy", "source": str(PDDL / "doors"), "task": {"max_steps": 6}}}
+    with ScriptedModel(lambda api, body: next(replies)) as model:
+        episodes = asyncio.run(run_eval(eval_config(tmp_path, model.openai_url, env)))
+        asked = len(model.requests)
+    (t,) = traces_of(episodes)
+    assert asked == len(path) and t.metrics["steps"] == len(path)
+    assert scores(t) == {"solved": 0.0, "regret": 0.0, "invalid": 0.0} and t.reward == 0.0
+    episode = replay(
+        PolicyData(domain=dom, problem=prob),
+        [m.content for m in t.assistant_messages] + ["(walk r1 r2)"],
+        PolicyTaskConfig(max_steps=6),
+    )
+    last = episode.history[-1]
+    assert len(episode.history) == len(path) and episode.dead_end
+    assert (last.verdict, last.optimal, last.regret, last.h_star_after) == ("applied", False, None, None)
+
+
 # --------------------------------------------------------------------------------------- acptools-tools
+
 
 def tool_user(chosen: list[dict]):
     """Load the task on the server, ask server_info and list_applicable, then answer with the list."""
+
     def script(api, body):
         assert api == OPENAI
         first = user_texts(body)[0]
         r = next(r for r in chosen if r["PDDL_problem"] in first)
         results = [m["content"] for m in body["messages"] if m["role"] == "tool"]
         if not results:
-            return [{"type": "tool_use", "name": "load_task", "input": {"domain": r["PDDL_domain"],
-                                                                        "problem": r["PDDL_problem"]}}]
+            return [
+                {
+                    "type": "tool_use",
+                    "name": "load_task",
+                    "input": {"domain": r["PDDL_domain"], "problem": r["PDDL_problem"]},
+                }
+            ]
         if len(results) == 1:
             task_id = json.loads(results[0])["task_id"]
-            return [{"type": "tool_use", "name": "server_info", "input": {}},
-                    {"type": "tool_use", "name": "list_applicable", "input": {"task_id": task_id}}]
+            return [
+                {"type": "tool_use", "name": "server_info", "input": {}},
+                {"type": "tool_use", "name": "list_applicable", "input": {"task_id": task_id}},
+            ]
         return " ".join(json.loads(results[-1])["actions"])
+
     return script
 
 
@@ -212,7 +283,7 @@ def test_tool_calls_reach_a_real_acptools_server_under_the_policy_profile(tmp_pa
         episodes = asyncio.run(run_eval(eval_config(tmp_path, model.openai_url, env)))
         offered = {t["function"]["name"] for _, body in model.requests for t in body.get("tools", [])}
     assert "list_applicable" in offered and "load_task" in offered
-    assert not offered & {"optimal_next_action", "plan", "is_reachable", "score_answer"}   # hidden by the profile
+    assert not offered & {"optimal_next_action", "plan", "is_reachable", "score_answer"}  # hidden by the profile
     for t in traces_of(episodes):
         tool_results = [m.content for m in t.messages if m.role == "tool"]
         info = json.loads(tool_results[1])

@@ -26,13 +26,21 @@ from acptools.scoring import gold_response, score_response
 from tests.support.data import ROOT, pddl_texts
 from tests.support.oracle import Oracle
 
-FAMILIES = ("fluent_tracking", "state_tracking", "action_executability", "effects", "numerical_reasoning",
-            "composite", "hallucination", "object_tracking")
+FAMILIES = (
+    "fluent_tracking",
+    "state_tracking",
+    "action_executability",
+    "effects",
+    "numerical_reasoning",
+    "composite",
+    "hallucination",
+    "object_tracking",
+)
 ABOUT_FLUENTS = ("fluent_tracking", "state_tracking", "effects", "composite", "object_tracking")
-DEFAULT = ("ferry", "grid-visit-all")            # bundled: a ramification, and static facts
-SLOW = ("gripper-strips", "briefcase", "blocks-derived", "rooms-derived")   # ramified, ADL, axioms (one a goal)
+DEFAULT = ("ferry", "grid-visit-all")  # bundled: a ramification, and static facts
+SLOW = ("gripper-strips", "briefcase", "blocks-derived", "rooms-derived")  # ramified, ADL, axioms (one a goal)
 EXHAUSTIVE = tuple(n for n in examples.names() if n not in DEFAULT + SLOW)
-VARIANTS = [(False, False), (True, False), (False, True), (True, True)]   # (ramifications, obfuscate)
+VARIANTS = [(False, False), (True, False), (False, True), (True, True)]  # (ramifications, obfuscate)
 
 
 def texts(name: str) -> tuple[str, str]:
@@ -42,8 +50,11 @@ def texts(name: str) -> tuple[str, str]:
 @cache
 def records(name: str, ramifications: bool, obfuscate: bool, n: int = 4, seed: int = 0) -> tuple[dict, ...]:
     d, p = texts(name)
-    out = generate(d, [p], Options(form="arb", n=n, seed=seed, budget=5, ramifications=ramifications,
-                                   obfuscate=obfuscate, steps=(1, 3)))
+    out = generate(
+        d,
+        [p],
+        Options(form="arb", n=n, seed=seed, budget=5, ramifications=ramifications, obfuscate=obfuscate, steps=(1, 3)),
+    )
     assert out.records, out.dropped
     return tuple(out.records)
 
@@ -112,10 +123,13 @@ def oracle_answer(r: dict):
     if q.get("query") != "atoms":
         return None
     s = end_state(o, q)
-    universe = {n for n in o.fluent_atoms()
-                if (q.get("object") is None or q["object"] in n[1:-1].split()[1:])
-                and (q.get("among") is None or n in q["among"])
-                and (q.get("predicates") is None or n[1:-1].split()[0] in q["predicates"])}
+    universe = {
+        n
+        for n in o.fluent_atoms()
+        if (q.get("object") is None or q["object"] in n[1:-1].split()[1:])
+        and (q.get("among") is None or n in q["among"])
+        and (q.get("predicates") is None or n[1:-1].split()[0] in q["predicates"])
+    }
     return sorted(universe & s if q["sign"] == "true" else universe - s)
 
 
@@ -129,12 +143,30 @@ def check_oracle(recs, every: int = 1) -> int:
     return checked
 
 
+def asked_polarity(spec: dict) -> str | None:
+    """What a record's claim or query asks: about literals that are all positive or all negated, or
+    about the atoms that hold (sign 'true') or do not; None for a question that asks both ways."""
+    if spec.get("claim", {}).get("claim") == "holds":
+        c = spec["claim"]
+        signs = {sign for sign, listed in (("positive", "atoms"), ("negative", "negated")) if c.get(listed)}
+        return signs.pop() if len(signs) == 1 else None
+    q = spec.get("query", {})
+    if q.get("query") == "atoms":
+        return "positive" if q["sign"] == "true" else "negative"
+    return None
+
+
 def check_fields(recs, ramifications: bool) -> None:
     for r in recs:
-        family = r["group"][len("arb_"):]
+        family = r["group"][len("arb_") :]
         assert r["ramifications"] is ramifications
         if family in ABOUT_FLUENTS:
             assert r["fluent_kind"] in KINDS and r["polarity"] in ("positive", "negative")
+            asked = asked_polarity(r["spec"])
+            assert asked in (r["polarity"], None) and (asked or r["spec"]["query"]["query"] == "effects"), (
+                r["polarity"],
+                r["spec"],
+            )
         else:
             assert "fluent_kind" not in r
         if r.get("fluent_kind") == "constrained":
@@ -144,6 +176,7 @@ def check_fields(recs, ramifications: bool) -> None:
 
 
 # ---- the default slice -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("ramifications,obfuscate", VARIANTS)
 @pytest.mark.parametrize("name", DEFAULT)
@@ -174,7 +207,7 @@ def test_ramified_ferry_derives_empty_ferry_and_states_it():
     r = recs[0]
     assert "(:derived (empty-ferry" in r["PDDL_domain"]
     assert "(empty-ferry) holds exactly when (on ?y0) holds for no ?y0" in r["context"]
-    assert "empty-ferry" not in r["PDDL_problem"]   # derived in the initial state too
+    assert "empty-ferry" not in r["PDDL_problem"]  # derived in the initial state too
     assert any(r.get("fluent_kind") == "derived" for r in recs)
 
 
@@ -203,7 +236,7 @@ def test_paraphrase_changes_phrasing_not_answers():
     opt = dict(form="arb", n=4, seed=3)
     plain = generate(d, [p], Options(**opt)).records
     phrased = generate(d, [p], Options(**opt, paraphrase=True)).records
-    assert phrased == generate(d, [p], Options(**opt, paraphrase=True)).records   # seeded
+    assert phrased == generate(d, [p], Options(**opt, paraphrase=True)).records  # seeded
     assert [(r["answer"], r["spec"]) for r in plain] == [(r["answer"], r["spec"]) for r in phrased]
     assert sum(a["question"] != b["question"] or a["context"] != b["context"] for a, b in zip(plain, phrased)) > 8
     choices = Counter(k for r in phrased for k, v in r["paraphrase"].items() if v)
@@ -219,9 +252,13 @@ def test_deterministic_by_seed():
 
 # ---- the matrix ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("ramifications,obfuscate", VARIANTS)
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) for n in SLOW] +
-                         [pytest.param(n, marks=pytest.mark.exhaustive) for n in EXHAUSTIVE])
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) for n in SLOW]
+    + [pytest.param(n, marks=pytest.mark.exhaustive) for n in EXHAUSTIVE],
+)
 def test_matrix(name, ramifications, obfuscate):
     recs = records(name, ramifications, obfuscate, n=4, seed=1)
     check_fields(recs, ramifications)
@@ -231,28 +268,62 @@ def test_matrix(name, ramifications, obfuscate):
 
 # ---- the command line -----------------------------------------------------------------------------
 
+
 def acptools_generate(tmp_path, *args):
     """`acptools generate` on ferry as a process: its exit code, stderr and records."""
     out = tmp_path / "records.jsonl"
     ferry = ROOT / "acptools" / "examples" / "ferry"
-    done = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(ferry / "domain.pddl"),
-                           "--problem", str(ferry / "problem.pddl"), "--quiet", "--force", "--out", str(out), *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "generate",
+            "--domain",
+            str(ferry / "domain.pddl"),
+            "--problem",
+            str(ferry / "problem.pddl"),
+            "--quiet",
+            "--force",
+            "--out",
+            str(out),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     recs = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return done.returncode, done.stderr, recs
 
 
 def test_cli_flags_reach_the_records(tmp_path):
-    code, err, recs = acptools_generate(tmp_path, "--form", "arb", "--tasks", "effects,fluent", "-n", "4",
-                                        "--fluents", "derived,constrained", "--ramifications", "--paraphrase")
+    code, err, recs = acptools_generate(
+        tmp_path,
+        "--form",
+        "arb",
+        "--tasks",
+        "effects,fluent",
+        "-n",
+        "4",
+        "--fluents",
+        "derived,constrained",
+        "--ramifications",
+        "--paraphrase",
+    )
     assert code == 0, err
     assert {r["fluent_kind"] for r in recs} == {"derived", "constrained"}
     assert all(r["ramified"] == ["empty-ferry"] and "paraphrase" in r for r in recs)
 
 
-@pytest.mark.parametrize("args,message", [
-    (("--form", "arb", "--fluents", "base,derivd"), "unknown fluent kind(s) derivd"),
-    (("--form", "hard", "--ramifications"), "--ramifications is a variant of the ActionReasoningBench form")])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--form", "arb", "--fluents", "base,derivd"), "unknown fluent kind(s) derivd"),
+        (("--form", "hard", "--ramifications"), "--ramifications is a variant of the ActionReasoningBench form"),
+    ],
+)
 def test_cli_refuses_bad_variants(tmp_path, args, message):
     code, err, recs = acptools_generate(tmp_path, *args)
     assert code == 2 and message in err and "Traceback" not in err and not recs, err

@@ -44,7 +44,7 @@ def test_few_states_with_a_question_are_found_and_the_records_are_right():
     for r in out.records:
         task = task_for(r["PDDL_domain"], r["PDDL_problem"])
         at = next(n for n in task.names(task.init))
-        assert at in ("(at n3)", "(at n4)"), at       # the only states with three unreachable facts
+        assert at in ("(at n3)", "(at n4)"), at  # the only states with three unreachable facts
         assert score_response(r, gold_response(r)).score == 1
         assert score_response(r, next(x for x in "ABCD" if x != r["answer"])).score == 0
 
@@ -55,7 +55,7 @@ def test_a_task_no_state_can_ask_stops_early_and_says_why():
     for task, reason in (("reach", "no four candidates of one shape"), ("land", "no landmark but goal facts")):
         short = out.short[task]
         tried = _states_tried(short)
-        assert tried == 4   # the four states of two lamps, each tried once; no fresh state is left to draw
+        assert tried == 4  # the four states of two lamps, each tried once; no fresh state is left to draw
         assert sum(out.dropped[task].values()) == tried
         assert "no state was left to try" in short and reason in short, short
     out = generate(LAMPS, [LAMPS_P], Options(form="bool", tasks=("app",), n=5, seed=1))
@@ -73,15 +73,59 @@ def test_fresh_states_are_drawn_when_the_pool_runs_dry():
 def test_the_command_line_names_the_short_task_and_its_reason(tmp_path):
     (tmp_path / "d.pddl").write_text(LAMPS)
     (tmp_path / "p.pddl").write_text(LAMPS_P)
-    p = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(tmp_path / "d.pddl"),
-                        "--problem", str(tmp_path / "p.pddl"), "--form", "mcq", "--tasks", "reach", "-n", "2",
-                        "--out", str(tmp_path / "r.jsonl"), "--quiet"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "generate",
+            "--domain",
+            str(tmp_path / "d.pddl"),
+            "--problem",
+            str(tmp_path / "p.pddl"),
+            "--form",
+            "mcq",
+            "--tasks",
+            "reach",
+            "-n",
+            "2",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 1, p.stderr
-    p = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(tmp_path / "d.pddl"),
-                        "--problem", str(tmp_path / "p.pddl"), "--form", "mcq", "--tasks", "reach", "-n", "2",
-                        "--out", str(tmp_path / "r.jsonl"), "--force"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "generate",
+            "--domain",
+            str(tmp_path / "d.pddl"),
+            "--problem",
+            str(tmp_path / "p.pddl"),
+            "--form",
+            "mcq",
+            "--tasks",
+            "reach",
+            "-n",
+            "2",
+            "--out",
+            str(tmp_path / "r.jsonl"),
+            "--force",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 1
     lines = [line for line in p.stderr.splitlines() if "SHORT" in line]
     assert any("reach" in line and "(SHORT of 2)" in line for line in lines), p.stderr
-    assert any(line.strip().startswith("SHORT: 0 of 2 records: 4 states tried") and
-               "no four candidates of one shape" in line for line in lines), p.stderr
+    assert any(
+        line.strip().startswith("SHORT: 0 of 2 records: 4 states tried") and "no four candidates of one shape" in line
+        for line in lines
+    ), p.stderr

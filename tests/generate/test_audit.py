@@ -10,24 +10,27 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-
 from collections import Counter
 
 from acptools import examples
 from acptools.audit import audit
 from acptools.audit.answerers import Answerers, item_of
+from acptools.audit.audit_report import Cell
 from acptools.audit.facts import Facts, mentions, option_kind, split_facts
-from acptools.audit.report import Cell
 from acptools.dataset import acpbench_hard, task_of
 from acptools.generate import Options, generate, write_jsonl
 from acptools.truth import task_for, truth_for
 
-OURS = ("This is a ferry domain. The objects are: c0 and c1 (car). The following facts never change: l0 differs "
-        "from l1 and l1 differs from l0. Currently, the following facts hold: car c0 is at location l0, car c1 is on the ferry, and the "
-        "ferry is at location l1; all other facts that can change are false. The goal is to reach a state where "
-        "the following facts hold: car c0 is at location l1 and car c1 is at location l0.")
-V1 = ("Currently, the ferry is at l0, with the car c1 on board. The goal is to reach a state where the following "
-      "facts hold: Car c7 is at location l1, Car c15 is at location l0, and Car c3 is at location l0.")
+OURS = (
+    "This is a ferry domain. The objects are: c0 and c1 (car). The following facts never change: l0 differs "
+    "from l1 and l1 differs from l0. Currently, the following facts hold: car c0 is at location l0, car c1 is on the ferry, and the "
+    "ferry is at location l1; all other facts that can change are false. The goal is to reach a state where "
+    "the following facts hold: car c0 is at location l1 and car c1 is at location l0."
+)
+V1 = (
+    "Currently, the ferry is at l0, with the car c1 on board. The goal is to reach a state where the following "
+    "facts hold: Car c7 is at location l1, Car c15 is at location l0, and Car c3 is at location l0."
+)
 
 
 def test_facts_of_contexts_in_each_format():
@@ -47,14 +50,22 @@ def _bool(question: str, answer: str, context: str = OURS) -> dict:
 
 
 def _mcq(options: list[str], answer: str, context: str = OURS) -> dict:
-    return {"id": 2, "group": "landmarks_mcq", "context": context, "question": "Which? " + " ".join(options),
-            "choices": {"text": options, "label": list("ABCD")}, "answer": answer}
+    return {
+        "id": 2,
+        "group": "landmarks_mcq",
+        "context": context,
+        "question": "Which? " + " ".join(options),
+        "choices": {"text": options, "label": list("ABCD")},
+        "answer": answer,
+    }
 
 
 def test_answerers_find_the_shortcuts_they_look_for():
     # every "yes" quotes a goal fact, every "no" a fact of the state: copying wins both ways
-    records = [_bool("Is car c0 is at location l1 a landmark?", "yes"),
-               _bool("Is car c1 is on the ferry a landmark?", "no")] * 10
+    records = [
+        _bool("Is car c0 is at location l1 a landmark?", "yes"),
+        _bool("Is car c1 is on the ferry a landmark?", "no"),
+    ] * 10
     row = audit(records).rows[0]
     assert (row.form, row.task, row.records, row.chance) == ("bool", "land", 20, 0.5)
     assert row.cells["goal"].score == 1 and row.cells["state"].score == 0
@@ -65,8 +76,8 @@ def test_answerers_find_the_shortcuts_they_look_for():
     assert mcq.chance == 0.25
     assert mcq.cells["longest"].score == 1 and mcq.cells["shortest"].score == 0
     assert mcq.cells["goal"].score == 1 and mcq.cells["majority"].score == 1
-    assert mcq.cells["state"].score == 0      # the one option that quotes the state is wrong
-    assert mcq.cells["unmentioned"].score == 0   # C and D quote nothing of the context; B quotes the goal
+    assert mcq.cells["state"].score == 0  # the one option that quotes the state is wrong
+    assert mcq.cells["unmentioned"].score == 0  # C and D quote nothing of the context; B quotes the goal
     report = audit([_mcq(opts, "B")] * 8)
     assert {name for _, name, _ in report.flagged()} >= {"longest", "goal", "majority", "state"}
 
@@ -84,12 +95,12 @@ def test_graded_answers_use_the_grader_and_an_honest_chance():
     out = generate(d, [p], Options(form="arb", tasks=("action_executability", "hallucination"), n=12, seed=2))
     rows = {r.task: r for r in audit(out.records).rows}
     for row in rows.values():
-        assert 0 < row.chance < 1          # yes/no (1/2), steps or None (1/(n+1)), names or None (1/(k+1))
+        assert 0 < row.chance < 1  # yes/no (1/2), steps or None (1/(n+1)), names or None (1/(k+1))
         assert "none" in row.cells and "majority" in row.cells
     records = acpbench_hard("test", "reach")[:40]
     reach = audit(records).rows[0]
     assert (reach.form, reach.task) == ("hard", "reach")
-    shares = []   # a uniform guess among the task's atoms: right with the share of them that can never hold
+    shares = []  # a uniform guess among the task's atoms: right with the share of them that can never hold
     for r in records:
         task = task_for(r["PDDL_domain"], r["PDDL_problem"])
         res = truth_for(task, task.init).unreachable_atoms(10.0)
@@ -97,7 +108,7 @@ def test_graded_answers_use_the_grader_and_an_honest_chance():
         shares.append(res.total / len(task.atoms))
     assert abs(reach.chance - sum(shares) / len(shares)) < 1e-9 and 0 < reach.chance < 1
     none = sum(1 for r in records if not r["answer"]) / 40
-    assert abs(reach.cells["none"].score - none) < 1e-9 and none > 0.1   # ACPBench Hard's own None shortcut
+    assert abs(reach.cells["none"].score - none) < 1e-9 and none > 0.1  # ACPBench Hard's own None shortcut
 
 
 def test_pick_one_questions_chance_is_the_share_of_right_items_and_majority_the_best_constant():
@@ -134,7 +145,7 @@ def test_only_closed_answers_are_flagged_below_chance():
 
 def test_ignoring_the_actions_is_not_scored_on_facts_no_action_changes():
     """A fact the context lists as never changing is read off the initial state by right."""
-    d, p = examples.texts("logistics-strips")   # in-city: static, and stated
+    d, p = examples.texts("logistics-strips")  # in-city: static, and stated
     records = generate(d, [p], Options(form="arb", tasks=("fluent_tracking",), n=24, seed=1)).records
     items = [item_of(r) for r in records if r["spec"]["answer_type"] == "bool"]
     answerers = Answerers(items)
@@ -158,6 +169,10 @@ def test_the_command_prints_a_table_or_json_and_exits_by_the_tolerance(tmp_path)
     assert data["flagged"] >= 4
     p = subprocess.run(cmd + ["--tolerance", "100"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0
-    p = subprocess.run([sys.executable, "-m", "acptools.cli", "audit", str(tmp_path / "none.jsonl")],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "audit", str(tmp_path / "none.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 2 and "no such file" in p.stderr and "Traceback" not in p.stderr

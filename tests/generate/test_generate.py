@@ -21,6 +21,7 @@ from tests.support.generated import ADL, BUNDLED, FORMS, N, generated
 
 # ---- a wrong answer for every record -------------------------------------------------------------
 
+
 def _atom_not_in(task, names) -> str:
     return next(a for a in task.atom_names if a not in set(names))
 
@@ -89,6 +90,7 @@ def wrong(r: dict) -> str:
 
 # ---- gold 1, corrupted 0 -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", BUNDLED + ADL)
 def test_gold_scores_one_and_corrupted_zero(name, form):
@@ -96,8 +98,8 @@ def test_gold_scores_one_and_corrupted_zero(name, form):
     assert out.records, out.dropped
     assert sum(out.made.values()) >= len(out.made), (out.made, out.dropped)  # most tasks are possible
     for r in out.records:
-        assert isinstance(r["id"], int) and -2 ** 63 <= r["id"] < 2 ** 63
-        assert list(r)[:len(FIELDS)] == list(FIELDS)
+        assert isinstance(r["id"], int) and -(2**63) <= r["id"] < 2**63
+        assert list(r)[: len(FIELDS)] == list(FIELDS)
         if form == "hard" and r["group"] != "plan_generation":
             assert list(r) == list(FIELDS)  # exactly the published records' fields
         gold = score_response(r, gold_response(r))
@@ -122,10 +124,16 @@ def test_record_problem_starts_in_the_question_state():
 
 # ---- determinism ---------------------------------------------------------------------------------
 
+
 def _cli(args, tmp_path, out_name):
     out = tmp_path / out_name
-    run = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", *args, "--out", str(out), "--quiet"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "generate", *args, "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     return out.read_bytes()
 
@@ -133,8 +141,18 @@ def _cli(args, tmp_path, out_name):
 @pytest.mark.parametrize("name,form", [("ferry", "arb"), ("doors", "mcq"), ("gripper-strips", "hard")])
 def test_same_seed_same_bytes(name, form, tmp_path):
     folder = (ROOT / "acptools" / "examples" / name) if name in BUNDLED else (PDDL / name)
-    args = ["--domain", str(folder / "domain.pddl"), "--problem", str(folder / "problem.pddl"), "--form", form,
-            "-n", "3", "--seed", "5"]
+    args = [
+        "--domain",
+        str(folder / "domain.pddl"),
+        "--problem",
+        str(folder / "problem.pddl"),
+        "--form",
+        form,
+        "-n",
+        "3",
+        "--seed",
+        "5",
+    ]
     first = _cli(args, tmp_path, "a.jsonl")
     assert first == _cli(args, tmp_path, "b.jsonl")
     assert first != _cli(args[:-1] + ["6"], tmp_path, "c.jsonl")
@@ -143,13 +161,28 @@ def test_same_seed_same_bytes(name, form, tmp_path):
 
 def test_cli_writes_records_the_scorer_reads(tmp_path):
     folder = PDDL / "switches"
-    args = ["--domain", str(folder / "domain.pddl"), "--problem", str(folder / "problem.pddl"), "--form", "bool",
-            "--tasks", "app,prog", "-n", "4"]
+    args = [
+        "--domain",
+        str(folder / "domain.pddl"),
+        "--problem",
+        str(folder / "problem.pddl"),
+        "--form",
+        "bool",
+        "--tasks",
+        "app,prog",
+        "-n",
+        "4",
+    ]
     _cli(args, tmp_path, "r.jsonl")
     records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert [r["group"] for r in records] == ["applicable_actions_bool"] * 4 + ["progression_bool"] * 4
     assert sorted(r["answer"] for r in records[:4]) == ["no", "no", "yes", "yes"]  # balanced
-    score = subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(tmp_path / "r.jsonl"),
-                            "--gold", "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    score = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "score", "--data", str(tmp_path / "r.jsonl"), "--gold", "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert score.returncode == 0, score.stdout + score.stderr
     assert "gold check: 8/8 stored answers score 1" in score.stdout

@@ -5,7 +5,6 @@ it works (a real process, stderr not a terminal)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -22,9 +21,30 @@ FERRY = ROOT / "acptools" / "examples" / "ferry"
 
 def test_generate_shows_progress_while_working(tmp_path):
     out = tmp_path / "records.jsonl"
-    done = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(FERRY / "domain.pddl"),
-                           "--problem", str(FERRY / "problem.pddl"), "--form", "bool", "--tasks", "app,land", "-n", "2",
-                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "generate",
+            "--domain",
+            str(FERRY / "domain.pddl"),
+            "--problem",
+            str(FERRY / "problem.pddl"),
+            "--form",
+            "bool",
+            "--tasks",
+            "app,land",
+            "-n",
+            "2",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0].startswith("drawing the states of 1 problem(s), then 2 bool records for each of 2 task(s)")

@@ -7,7 +7,7 @@ counts of ActionReasoningBench questions where it can enumerate the state space.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import pytest
 
@@ -17,19 +17,19 @@ from tests.support.generated import BUNDLED, generated, texts
 from tests.support.oracle import Oracle
 from tests.support.simulator import h_star, trajectory
 
-DERIVED = ("blocks-derived", "rooms-derived")                  # derived predicates (axioms)
+DERIVED = ("blocks-derived", "rooms-derived")  # derived predicates (axioms)
 SIMULATED = BUNDLED + ("briefcase", "doors", "switches") + DERIVED  # join: unified-planning cannot ground it
 CHECKED = [pytest.param(n, marks=pytest.mark.slow) if n == "blocks-derived" else n for n in SIMULATED]
 ENUMERATED = ("ferry", "grid-visit-all", "briefcase", "doors", "switches") + DERIVED  # small state spaces
 CAP = 50  # longest stored reach/areach/land lists (hard.LIST_CAP)
 
 
-@lru_cache(maxsize=None)
+@cache
 def oracle(name: str) -> Oracle:
     return Oracle(*texts(name))
 
 
-@lru_cache(maxsize=None)
+@cache
 def fluent_predicates(name: str) -> frozenset[str]:
     """Predicates some action effect changes (read from unified-planning's model), and the derived ones."""
     o = oracle(name)
@@ -39,8 +39,8 @@ def fluent_predicates(name: str) -> frozenset[str]:
 def init_atoms(record: dict) -> frozenset[str]:
     """The record's initial state, read from its PDDL problem text."""
     text = record["PDDL_problem"]
-    init = text[text.index("(:init"):text.index("(:goal")]
-    return frozenset(a.lower() for a in re.findall(r"\([^()]*\)", init[len("(:init"):]))
+    init = text[text.index("(:init") : text.index("(:goal")]
+    return frozenset(a.lower() for a in re.findall(r"\([^()]*\)", init[len("(:init") :]))
 
 
 def _pred(atom: str) -> str:
@@ -48,7 +48,7 @@ def _pred(atom: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def space(name: str, start: frozenset) -> "Space":
+def space(name: str, start: frozenset) -> Space:
     return Space(oracle(name), start)
 
 
@@ -93,11 +93,12 @@ def _check_just(r: dict, o: Oracle, init) -> None:
     end = o.run(init, plan)
     assert end is not None and o.is_goal(end)
     # ACPBench's entries name a pair by its first occurrence only, so a later occurrence is not asked for
-    cuts = [(i, 1) for i in range(len(plan))] + \
-        [(i, 2) for i in range(len(plan) - 1) if all(plan[j:j + 2] != plan[i:i + 2] for j in range(i))]
+    cuts = [(i, 1) for i in range(len(plan))] + [
+        (i, 2) for i in range(len(plan) - 1) if all(plan[j : j + 2] != plan[i : i + 2] for j in range(i))
+    ]
     valid = set()
     for i, n in cuts:
-        rest = plan[:i] + plan[i + n:]
+        rest = plan[:i] + plan[i + n :]
         after = o.run(init, rest)
         if after is not None and o.is_goal(after):
             valid.add(tuple(rest))
@@ -106,13 +107,13 @@ def _check_just(r: dict, o: Oracle, init) -> None:
         *acts, k = entry
         acts = [a.lower() for a in acts]
         if k == "-1":
-            i = next(i for i in range(len(plan) - 1) if plan[i:i + 2] == acts)
-            stored.add(tuple(plan[:i] + plan[i + 2:]))
+            i = next(i for i in range(len(plan) - 1) if plan[i : i + 2] == acts)
+            stored.add(tuple(plan[:i] + plan[i + 2 :]))
         else:  # the k-th occurrence (1-based) of one action
             places = [j for j, a in enumerate(plan) if a == acts[0]]
             assert 1 <= int(k) <= len(places), entry
             i = places[int(k) - 1]
-            stored.add(tuple(plan[:i] + plan[i + 1:]))
+            stored.add(tuple(plan[:i] + plan[i + 1 :]))
     assert stored == valid
 
 
@@ -128,6 +129,7 @@ def _h_star(name: str, r: dict, o: Oracle, init):
     def after(action):
         states = trajectory(d, p, [action], start)
         return None if states is None else h_star(d, p, states[-1])
+
     return h_star(d, p, start), after
 
 
@@ -172,6 +174,7 @@ def test_hard_answers_match_oracle(name):
 
 
 # ---- yes/no and multiple-choice claims -----------------------------------------------------------
+
 
 def truth(name: str, o: Oracle, init, claim: dict) -> bool:
     """A claim decided by the oracle alone (see acptools.claims for what each claim says)."""
@@ -242,6 +245,7 @@ def test_claims_match_oracle(name, form):
 
 # ---- ActionReasoningBench states and counts ------------------------------------------------------
 
+
 def _arb_value(name: str, o: Oracle, init, query: dict):
     state = init
     if query.get("after"):
@@ -263,8 +267,13 @@ def _arb_value(name: str, o: Oracle, init, query: dict):
         obj = query.get("object")
         among = None if query.get("among") is None else {" ".join(x.lower().split()) for x in query["among"]}
         kinds = query.get("predicates")  # the fluent kind asked about
-        return sorted(a for a in chosen if (obj is None or obj in a[1:-1].split()[1:]) and
-                      (among is None or a in among) and (kinds is None or _pred(a) in kinds))
+        return sorted(
+            a
+            for a in chosen
+            if (obj is None or obj in a[1:-1].split()[1:])
+            and (among is None or a in among)
+            and (kinds is None or _pred(a) in kinds)
+        )
     return None  # other queries are checked by simulation alone in test_generate
 
 

@@ -15,27 +15,32 @@ import re
 import pytest
 
 from acptools import load_task
-from acptools import verdict as V
 from acptools.dataset import domain_name, task_of
 from acptools.generate import hard
 from acptools.generate.base import Item
 from acptools.generate.render import Renderer
 from acptools.generate.templates import Templates
 from acptools.scoring.api import _apply_removal
+from acptools.verdict import Proof
 from tests.support.data import SPLITS, records
 
-PROOFS = {V.STATIC, V.RELAXED, V.H2, V.EXHAUSTIVE}
+PROOFS = {Proof.STATIC, Proof.RELAXED, Proof.H2, Proof.EXHAUSTIVE}
 EVERY = {"nexta": 16}
-SMALL = 25          # objects: problems with more run with -m slow
+SMALL = 25  # objects: problems with more run with -m slow
 SECONDS = 60.0
 
 
 def _params(task: str):
     recs = [r for split in SPLITS for r in records(split, task)]
     every = EVERY.get(task, 8)
-    return [pytest.param(r, id=f"{domain_name(r)}-{r['id']}",
-                         marks=() if i % every == 0 and _objects(r) <= SMALL else pytest.mark.slow)
-            for i, r in enumerate(recs)]
+    return [
+        pytest.param(
+            r,
+            id=f"{domain_name(r)}-{r['id']}",
+            marks=() if i % every == 0 and _objects(r) <= SMALL else pytest.mark.slow,
+        )
+        for i, r in enumerate(recs)
+    ]
 
 
 def _objects(r) -> int:

@@ -12,7 +12,7 @@ import pytest
 
 from acptools import examples
 from acptools.answers import canonical_task
-from acptools.answers.forms import read_bool, read_choice, read_count, read_step
+from acptools.answers.form_readers import read_bool, read_choice, read_count, read_step
 from acptools.dataset import task_of
 from acptools.errors import AcpError
 from acptools.generate import Options, generate
@@ -27,11 +27,21 @@ def _find(name: str, form: str, test) -> dict:
     return next(r for r in generated(name, form).records if test(r))
 
 
-@pytest.mark.parametrize("text,value", [
-    ("Yes", True), ("no.", False), ("**TRUE**", True), ("Answer: false", False), ("The answer is: No", False),
-    ("No block is on top of it, so yes.", True), ("No, it cannot.", False), ("I believe this is false", False),
-    ("<think>maybe yes</think>\nNo", False), ("Final answer: True. Because ...", True),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("Yes", True),
+        ("no.", False),
+        ("**TRUE**", True),
+        ("Answer: false", False),
+        ("The answer is: No", False),
+        ("No block is on top of it, so yes.", True),
+        ("No, it cannot.", False),
+        ("I believe this is false", False),
+        ("<think>maybe yes</think>\nNo", False),
+        ("Final answer: True. Because ...", True),
+    ],
+)
 def test_yes_no_reading(text, value):
     r = read_bool(text)
     assert r.ok and r.value is value
@@ -39,8 +49,15 @@ def test_yes_no_reading(text, value):
 
 def test_choice_count_and_step_reading():
     opts = ["sail from l0 to l1", "board c0 at l0", "debark c0 at l1", "sail from l0 to l1 and back"]
-    for text, k in [("B", 1), ("(C)", 2), ("Answer: D", 3), ("The correct option is b.", 1), ("board c0 at l0", 1),
-                    ("I pick: sail from l0 to l1", 0), ("A. x\nB. y\nAnswer: C", 2)]:
+    for text, k in [
+        ("B", 1),
+        ("(C)", 2),
+        ("Answer: D", 3),
+        ("The correct option is b.", 1),
+        ("board c0 at l0", 1),
+        ("I pick: sail from l0 to l1", 0),
+        ("A. x\nB. y\nAnswer: C", 2),
+    ]:
         assert read_choice(text, opts).value == k, text
     assert not read_choice("no idea", opts).ok and "letter" in read_choice("no idea", opts).error
     assert read_count("Answer: 12").value == 12 and read_count("There are 4 of them").value == 4
@@ -72,9 +89,17 @@ def test_choice_by_letter_or_text():
 
 def test_state_answers_get_comprehension_and_tracking_iou():
     gen = generate(*examples.texts("ferry"), Options(form="arb", tasks=("state_tracking",), n=24, seed=5))
-    r = max((r for r in gen.records if r["spec"]["answer_type"] == "set" and r["spec"]["query"].get("object") is None
-             and r["spec"]["query"].get("sign") == "true" and r["spec"]["query"].get("after")),
-            key=lambda r: len(r["spec"]["query"]["predicates"]))    # the widest question of its fluent kind
+    r = max(
+        (
+            r
+            for r in gen.records
+            if r["spec"]["answer_type"] == "set"
+            and r["spec"]["query"].get("object") is None
+            and r["spec"]["query"].get("sign") == "true"
+            and r["spec"]["query"].get("after")
+        ),
+        key=lambda r: len(r["spec"]["query"]["predicates"]),
+    )  # the widest question of its fluent kind
     task = task_for(r["PDDL_domain"], r["PDDL_problem"])
     asked = set(r["spec"]["query"]["predicates"])
     initial = [a for a in task.names(task.init) if a[1:].split()[0].rstrip(")") in asked]
@@ -115,9 +140,15 @@ def test_written_plans_valid_goal_and_length_ratio():
     plan = r["answer"]["plan"]
     task = task_for(r["PDDL_domain"], r["PDDL_problem"])
     first = task.parse_action(plan[0])
-    undo = next(a for a in task.applicable(task.apply_op(task.op_for(first, task.init), task.init))
-                if task.apply_op(task.op_for(a, task.apply_op(task.op_for(first, task.init), task.init)),
-                                 task.apply_op(task.op_for(first, task.init), task.init)) == task.init)
+    undo = next(
+        a
+        for a in task.applicable(task.apply_op(task.op_for(first, task.init), task.init))
+        if task.apply_op(
+            task.op_for(a, task.apply_op(task.op_for(first, task.init), task.init)),
+            task.apply_op(task.op_for(first, task.init), task.init),
+        )
+        == task.init
+    )
     longer = [plan[0], task.action_names[undo]] + plan
     out = score_response(r, "[" + " ".join(longer) + "]")
     assert out.score == 1 and out.metrics["optimal"] is False
@@ -140,6 +171,7 @@ def test_group_and_kind_agree_for_the_mcp_tool():
 
 # ---- natural language -----------------------------------------------------------------------------
 
+
 def test_bundled_templates_and_generic_fallback():
     ferry = generated("ferry", "hard").records[0]
     assert "the ferry is at location" in ferry["context"]
@@ -150,9 +182,16 @@ def test_bundled_templates_and_generic_fallback():
 def test_a_template_file_of_your_own(tmp_path):
     d, p = pddl_texts("doors")
     nl = tmp_path / "doors.json"
-    nl.write_text(json.dumps({"domain": "doors", "description": "A robot walks through doors.",
-                              "predicates": {"robot-at": "the robot is in room {r}"},
-                              "actions": {"walk": "walk from room {a} to room {b}"}}))
+    nl.write_text(
+        json.dumps(
+            {
+                "domain": "doors",
+                "description": "A robot walks through doors.",
+                "predicates": {"robot-at": "the robot is in room {r}"},
+                "actions": {"walk": "walk from room {a} to room {b}"},
+            }
+        )
+    )
     out = generate(d, [p], Options(form="bool", tasks=("app",), n=2, nl=nl))
     assert all("the robot is in room" in r["context"] for r in out.records)
     assert "A robot walks through doors." in out.records[0]["context"]
@@ -164,18 +203,37 @@ def test_a_template_file_of_your_own(tmp_path):
     assert not for_domain(task_for(d, p).domain).predicates  # no shipped file: generic phrases
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--form", "essay"], "invalid choice"),
-    (["--tasks", "nexta", "--form", "bool"], "'nexta' is not a task of the bool form"),
-    (["--walk", "9:2"], "MIN <= MAX"),
-    (["--nl", "missing.json"], "no such template file"),
-    (["--budget", "0"], "--budget must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--form", "essay"], "invalid choice"),
+        (["--tasks", "nexta", "--form", "bool"], "'nexta' is not a task of the bool form"),
+        (["--walk", "9:2"], "MIN <= MAX"),
+        (["--nl", "missing.json"], "no such template file"),
+        (["--budget", "0"], "--budget must be a positive number"),
+    ],
+)
 def test_cli_rejects_bad_input(args, message, tmp_path):
     folder = PDDL / "doors"
-    run = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(folder / "domain.pddl"),
-                          "--problem", str(folder / "problem.pddl"), "--out", str(tmp_path / "x.jsonl"), *args],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "generate",
+            "--domain",
+            str(folder / "domain.pddl"),
+            "--problem",
+            str(folder / "problem.pddl"),
+            "--out",
+            str(tmp_path / "x.jsonl"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert run.returncode == 2 and message in run.stderr, run.stderr
     assert "Traceback" not in run.stderr
 
@@ -196,6 +254,7 @@ def test_questions_about_the_initial_state_itself():
 
 # ---- over MCP ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("form", ["hard", "bool", "mcq", "arb"])
 def test_mcp_score_answer_grades_generated_records(form):
     """The MCP `score_answer` tool takes a generated record of any form as `record=`: the gold answer
@@ -211,8 +270,9 @@ def test_mcp_score_answer_grades_generated_records(form):
         async with Client(build_server(ServerConfig())) as client:
             out = []
             for r in recs:
-                res = await client.call_tool("score_answer", {"task": r["group"], "record": r,
-                                                              "response": gold_response(r)})
+                res = await client.call_tool(
+                    "score_answer", {"task": r["group"], "record": r, "response": gold_response(r)}
+                )
                 assert not res.is_error, res.content[0].text
                 out.append(res.structured_content)
             return out

@@ -17,8 +17,13 @@ FERRY = ROOT / "acptools" / "examples" / "ferry"
 
 
 def generate(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--quiet", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "generate", "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess) -> str:
@@ -30,15 +35,18 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
 def test_example_names_the_bundled_files(tmp_path):
     common = ("--form", "bool", "--tasks", "app,reach", "-n", 2, "--seed", 4)
     by_name = generate("--example", "ferry", *common, "--out", tmp_path / "a.jsonl")
-    by_file = generate("--domain", FERRY / "domain.pddl", "--problem", FERRY / "problem.pddl", *common,
-                       "--out", tmp_path / "b.jsonl")
+    by_file = generate(
+        "--domain", FERRY / "domain.pddl", "--problem", FERRY / "problem.pddl", *common, "--out", tmp_path / "b.jsonl"
+    )
     assert by_name.returncode == by_file.returncode == 0, by_name.stderr + by_file.stderr
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
     assert "--example ferry is the bundled example" in one_line_error(
-        generate("--domain", "ferry", "--problem", "p.pddl", "--out", tmp_path / "c.jsonl"))
+        generate("--domain", "ferry", "--problem", "p.pddl", "--out", tmp_path / "c.jsonl")
+    )
     assert "no bundled example 'nowhere'" in one_line_error(generate("--example", "nowhere", "--out", tmp_path / "d"))
     assert "--example gives the domain and the problem" in one_line_error(
-        generate("--example", "ferry", "--domain", FERRY / "domain.pddl", "--out", tmp_path / "e.jsonl"))
+        generate("--example", "ferry", "--domain", FERRY / "domain.pddl", "--out", tmp_path / "e.jsonl")
+    )
 
 
 def test_paraphrase_with_obfuscate_is_refused_with_the_reason(tmp_path):
@@ -62,12 +70,26 @@ def test_nl_template_starts_a_template_file_that_works_as_written(tmp_path):
     assert "location, portable" in doc["description"]
     load(nl).check(parsed)
     out = tmp_path / "records.jsonl"
-    made = generate("--domain", domain, "--problem", PDDL / "briefcase" / "problem.pddl", "--nl", nl, "--form",
-                    "bool", "--tasks", "app", "-n", 2, "--out", out)
+    made = generate(
+        "--domain",
+        domain,
+        "--problem",
+        PDDL / "briefcase" / "problem.pddl",
+        "--nl",
+        nl,
+        "--form",
+        "bool",
+        "--tasks",
+        "app",
+        "-n",
+        2,
+        "--out",
+        out,
+    )
     assert made.returncode == 0, made.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records and all(PDDL_PROMISE not in r["context"] and "is at location" in r["context"] for r in records)
-    assert "--nl-template" in one_line_error(generate("--domain", domain, "--nl-template", nl))   # exists
+    assert "--nl-template" in one_line_error(generate("--domain", domain, "--nl-template", nl))  # exists
     assert generate("--domain", domain, "--nl-template", nl, "--force").returncode == 0
     printed = generate("--example", "ferry", "--nl-template", "-")
     assert json.loads(printed.stdout)["actions"]["sail"] == "sail location {from}, location {to}"

@@ -10,7 +10,7 @@ import json
 import re
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -30,7 +30,7 @@ KINDS = ("domain", "types", "constants", "predicates", "actions", "problem", "ob
 PROSE = {"at", "in", "on"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def records(domain: str, form: str, seed: int = 0) -> tuple[dict, ...]:
     d, p = DOMAINS[domain]()
     out = generate(d, p, Options(form=form, n=N, seed=seed, budget=10, obfuscate=True))
@@ -41,8 +41,9 @@ def _original_names(domain: str) -> set[str]:
     """Every name the original PDDL declares (variables aside: they never reach a record's text)."""
     task = load_task(*DOMAINS[domain]())
     d, p = task.domain, task.problem
-    return ({d.name, p.name} | set(d.supertypes) | set(d.constants) | set(d.predicates) | set(d.actions)
-            | set(p.objects)) - {"object"}
+    return (
+        {d.name, p.name} | set(d.supertypes) | set(d.constants) | set(d.predicates) | set(d.actions) | set(p.objects)
+    ) - {"object"}
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -105,15 +106,15 @@ def test_mapped_back_the_answers_are_the_original_tasks(domain):
             a, b = obf.questions.optimal_next(budget=10), orig.questions.optimal_next(budget=10)
             assert a.known and b.known
             assert a.h_star == b.h_star
-            assert sorted(deobfuscate(x, r["obfuscation"]) for x in a.optimal_actions) == \
-                sorted(b.optimal_actions)
+            assert sorted(deobfuscate(x, r["obfuscation"]) for x in a.optimal_actions) == sorted(b.optimal_actions)
             seen += 1
     assert seen >= 2 * N * len(FORMS)
 
 
 def test_the_same_seed_gives_the_same_bytes_with_two_jobs_and_another_seed_other_names():
-    again = generate(*DOMAINS["ferry"](), Options(form="mcq", n=N, seed=0, budget=10, obfuscate=True),
-                     jobs=2).records  # in worker processes too: the mapping travels with the work
+    again = generate(
+        *DOMAINS["ferry"](), Options(form="mcq", n=N, seed=0, budget=10, obfuscate=True), jobs=2
+    ).records  # in worker processes too: the mapping travels with the work
     assert [dumps(r) for r in again] == [dumps(r) for r in records("ferry", "mcq")]
     other = records("ferry", "mcq", seed=1)[0]["obfuscation"]
     first = records("ferry", "mcq")[0]["obfuscation"]
@@ -124,10 +125,33 @@ def _cli(tmp_path, name: str, *extra) -> subprocess.CompletedProcess:
     d, p = texts("ferry")
     (tmp_path / "d.pddl").write_text(d)
     (tmp_path / "p.pddl").write_text(p)
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(tmp_path / "d.pddl"),
-                           "--problem", str(tmp_path / "p.pddl"), "--form", "hard", "--tasks", "app,nexta",
-                           "-n", "2", "--seed", "5", "--quiet", "--out", str(tmp_path / name), *extra],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "generate",
+            "--domain",
+            str(tmp_path / "d.pddl"),
+            "--problem",
+            str(tmp_path / "p.pddl"),
+            "--form",
+            "hard",
+            "--tasks",
+            "app,nexta",
+            "-n",
+            "2",
+            "--seed",
+            "5",
+            "--quiet",
+            "--out",
+            str(tmp_path / name),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_cli_obfuscate_is_byte_stable_and_refuses_nl(tmp_path):

@@ -43,8 +43,8 @@ def oracle(name: str) -> Oracle:
 def init_atoms(record: dict) -> frozenset[str]:
     """The record's initial state, read from its PDDL problem text."""
     text = record["PDDL_problem"]
-    init = text[text.index("(:init"):text.index("(:goal")]
-    return frozenset(a.lower() for a in re.findall(r"\([^()]*\)", init[len("(:init"):]))
+    init = text[text.index("(:init") : text.index("(:goal")]
+    return frozenset(a.lower() for a in re.findall(r"\([^()]*\)", init[len("(:init") :]))
 
 
 def names_object(atom: str, obj: str) -> bool:
@@ -91,8 +91,11 @@ def test_answers_match_the_oracle(name):
 def test_the_listed_candidates_leave_out_answers_sometimes():
     """Over both domains (ferry's two cars seldom put two answers on one object), some record lists
     candidates that leave out a property that is an answer, so the list matters."""
-    filtered = sum(oracle_answer(name, r)[0] != oracle_answer(name, r, listed_only=False)[0]
-                   for name in TEXTS for r in every_record(name))
+    filtered = sum(
+        oracle_answer(name, r)[0] != oracle_answer(name, r, listed_only=False)[0]
+        for name in TEXTS
+        for r in every_record(name)
+    )
     assert filtered, "no record where the listed candidates leave out a property that holds"
 
 

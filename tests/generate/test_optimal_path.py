@@ -14,8 +14,11 @@ from acptools.engine.optimal import HStar, Optimizer
 from acptools.generate.states import optimal_path
 from tests.support.small_tasks import DOMAINS, make, space
 
-PAIRS = [pytest.param(d, seed, id=f"{d}-{seed}", marks=() if seed == 0 else pytest.mark.slow)
-         for d in sorted(DOMAINS) for seed in range(3)]
+PAIRS = [
+    pytest.param(d, seed, id=f"{d}-{seed}", marks=() if seed == 0 else pytest.mark.slow)
+    for d in sorted(DOMAINS)
+    for seed in range(3)
+]
 
 
 def _oracle_optimal(oracle, dist, atoms) -> list[str]:

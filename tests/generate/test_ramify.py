@@ -33,8 +33,8 @@ def test_definitions_are_proven_and_compile_to_the_same_states(name):
     c = compiled(t, defs)
     assert sorted(c.domain.derived) == RAMIFIED[name]
     assert "(:derived" in c.domain_text
-    original = {tuple(t.names(s)) for s in reachable_states(t, 10 ** 5)}
-    assert {tuple(c.names(s)) for s in reachable_states(c, 10 ** 5)} == original
+    original = {tuple(t.names(s)) for s in reachable_states(t, 10**5)}
+    assert {tuple(c.names(s)) for s in reachable_states(c, 10**5)} == original
     # the oracle (its own axiom evaluation) reaches the same states from the compiled PDDL
     o = Oracle(c.domain_text, c.problem_for(c.init))
     fluent = o.fluent_atoms()
@@ -45,7 +45,7 @@ def test_a_false_candidate_is_refused():
     t = task("ferry")
     params = t.domain.predicates["empty-ferry"].params
     on = t.domain.predicates["on"].params
-    states = reachable_states(t, 10 ** 5)
+    states = reachable_states(t, 10**5)
     true = Definition("empty-ferry", params, "on", on, (), False)
     assert holds_everywhere(t, true, states)
     assert not holds_everywhere(t, Definition("empty-ferry", params, "on", on, (), True), states)
@@ -54,6 +54,7 @@ def test_a_false_candidate_is_refused():
 
 def test_nothing_is_compiled_beyond_the_state_limit(monkeypatch):
     import acptools.generate.ramify as ramify
+
     monkeypatch.setattr(ramify, "MAX_STATES", 10)
     assert proven_definitions([task("ferry")]) == []
 
@@ -61,7 +62,7 @@ def test_nothing_is_compiled_beyond_the_state_limit(monkeypatch):
 def test_effects_lose_the_compiled_literals():
     t = task("ferry")
     text = compile_domain(t.written_domain_text, proven_definitions([t]))
-    actions = text[text.index("(:action"):]
+    actions = text[text.index("(:action") :]
     assert "empty-ferry" in actions  # still a precondition of board
     assert "(not (empty-ferry))" not in actions and ":effect (and (on ?car) (not (at ?car ?loc)))" in actions
 
@@ -78,7 +79,7 @@ def test_constrained_invariants_hold_in_every_oracle_state(name):
             for atom in s:
                 p, *args = atom[1:-1].split()
                 if p == pred:
-                    rest = tuple(args[:c.position] + args[c.position + 1:])
+                    rest = tuple(args[: c.position] + args[c.position + 1 :])
                     assert rest not in seen, (pred, atom, seen[rest])
                     seen[rest] = atom
 

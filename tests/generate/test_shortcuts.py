@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -41,14 +41,20 @@ def _records(names, form: str, tasks=None, n: int = 40, **kw) -> list[dict]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _one(name: str, form: str, tasks, n: int, kw: tuple) -> tuple[dict, ...]:
     d, p = examples.texts(name)
     return tuple(generate(d, [p], Options(form=form, tasks=tasks, n=n, seed=SEED, **dict(kw))).records)
 
 
-FLUENT_FAMILIES = ("composite", "effects", "fluent_tracking", "numerical_reasoning", "object_tracking",
-                   "state_tracking")
+FLUENT_FAMILIES = (
+    "composite",
+    "effects",
+    "fluent_tracking",
+    "numerical_reasoning",
+    "object_tracking",
+    "state_tracking",
+)
 
 
 def _within_chance(records, tolerance: float = 10.0, least: int = 30):
@@ -63,7 +69,7 @@ def _within_chance(records, tolerance: float = 10.0, least: int = 30):
         if row.form == "arb" and row.task in FLUENT_FAMILIES:
             assert row.cells["ignore_actions"].records >= least // 8, report.table()
         if row.form == "hard" and row.task in ("reach", "areach", "land", "nexta"):
-            assert 0 < row.chance < 1, report.table()   # a uniform guess among the items it allows
+            assert 0 < row.chance < 1, report.table()  # a uniform guess among the items it allows
     return report
 
 
@@ -123,6 +129,7 @@ def test_four_domains_every_task_within_ten_points_of_chance(form):
 
 # ---- ACPBench Hard: answers spread over a problem's states -----------------------------------------
 
+
 def _best_constant(records) -> tuple[str, int]:
     """The answer right in the most records (by their complete stored answers) and in how many."""
     right = Counter(x for r in records for x in set(r["answer"]["yes"] or ["None"]))
@@ -180,8 +187,10 @@ def test_one_problem_hard_constants(name):
     assert _best_constant(land)[1] / len(land) <= max(shares.values()) / states + 0.05, report.table()
     task = task_for(*examples.texts(name))
     truth = truth_for(task, task.init)
-    for kind, group, proven in (("reach", "reachable_atom_gen", truth.unreachable_atoms(10.0)),
-                                ("areach", "reachable_action_gen", truth.unreachable_actions(10.0))):
+    for kind, group, proven in (
+        ("reach", "reachable_atom_gen", truth.unreachable_atoms(10.0)),
+        ("areach", "reachable_action_gen", truth.unreachable_actions(10.0)),
+    ):
         mine = [r for r in records if r["group"] == group]
         constant = Counter(x for r in mine for x in set(r["answer"])).most_common(1)[0][0]
         constant = f"({constant})" if kind == "reach" else constant
@@ -190,6 +199,7 @@ def test_one_problem_hard_constants(name):
 
 
 # ---- ActionReasoningBench: the initial state does not answer -----------------------------------------
+
 
 def test_arb_two_problems_every_family_within_chance():
     """80 records a family (ferry and logistics): a wider margin than the slow test's 160."""
@@ -211,7 +221,7 @@ def test_arb_lists_counts_and_effects_after_actions_are_not_their_initial_values
         task = task_for(r["PDDL_domain"], r["PDDL_problem"])
         try:
             initially = evaluate(task, task.init, plain)
-        except AcpError:   # the action asked about cannot be applied initially
+        except AcpError:  # the action asked about cannot be applied initially
             continue
         asked += 1
         assert initially != evaluate(task, task.init, spec["query"]) == r["answer"], r["question"]

@@ -10,11 +10,12 @@ import sys
 
 import pytest
 
-from acptools import AcpError, Budget, examples, rollout, store
+from acptools import AcpError, Budget, examples, rollout
 from acptools.cli import main
 from acptools.dataset import acpbench_hard
 from acptools.engine import race
 from acptools.generate import Options, dumps, generate
+from acptools.proofs import store
 from acptools.rollout.policies import FatalPolicyError, RandomPolicy
 from acptools.rollout.traces import read_rows
 from tests.support.data import ROOT
@@ -28,9 +29,27 @@ STABLE = ("id", "task", "score", "verdict", "metrics", "parsed", "model")  # the
 def _score(tmp_path, name, *flags):
     out = tmp_path / f"{name}.jsonl"
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(tmp_path / "data.jsonl"), "--gold",
-                    "--quiet", "--out", str(out), "--jobs", "2", *flags], check=False, stdout=subprocess.DEVNULL,
-                   env=env, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "score",
+            "--data",
+            str(tmp_path / "data.jsonl"),
+            "--gold",
+            "--quiet",
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            *flags,
+        ],
+        check=False,
+        stdout=subprocess.DEVNULL,
+        env=env,
+        timeout=600,
+    )
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
@@ -57,8 +76,14 @@ def ray_address():
     """A local Ray instance (2 CPUs) for this module: the library calls below use it as it is, and
     subprocesses reach it with --address."""
     import ray
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}})
+
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}},
+    )
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -71,8 +96,10 @@ def _ferry(cars: int, locations: int) -> str:
     init = [f"(at c{i} l{i % locations})" for i in range(cars)] + ["(at-ferry l0)", "(empty-ferry)"]
     init += [f"(not-eq {a} {b})" for a in ls for b in ls if a != b]
     goal = " ".join(f"(at c{i} l{(i + 1) % locations})" for i in range(cars))
-    return (f"(define (problem ferry-{cars}-{locations}) (:domain ferry) (:objects {' '.join(cs)} - car "
-            f"{' '.join(ls)} - location) (:init {' '.join(init)}) (:goal (and {goal})))")
+    return (
+        f"(define (problem ferry-{cars}-{locations}) (:domain ferry) (:objects {' '.join(cs)} - car "
+        f"{' '.join(ls)} - location) (:init {' '.join(init)}) (:goal (and {goal})))"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -95,11 +122,15 @@ def test_generate_gives_the_same_bytes_on_every_backend(ray_address, ferry_files
     domain, problems = ferry_files
     opt = Options(form=form, n=3, seed=7, budget=20.0)
     alone = generate(domain, problems, opt)
-    assert len(alone.records) == sum(alone.made.values()) and len({r["id"] for r in alone.records}) == len(alone.records)
+    assert len(alone.records) == sum(alone.made.values()) and len({r["id"] for r in alone.records}) == len(
+        alone.records
+    )
     # a task short of 3 records says why (small ferries have few questions without a giveaway)
     assert all(alone.short.get(task) for task, made in alone.made.items() if made < 3), alone.short
     assert sum(alone.made.values()) >= 2 * len(alone.made)
-    asked = {name for r in alone.records for name in ("ferry-2-3", "ferry-3-3", "ferry-2-4") if name in r["PDDL_problem"]}
+    asked = {
+        name for r in alone.records for name in ("ferry-2-3", "ferry-3-3", "ferry-2-4") if name in r["PDDL_problem"]
+    }
     assert len(asked) == 3  # every problem is asked about
     for jobs, backend in ((2, "local"), (2, "ray")):
         other = generate(domain, problems, opt, jobs=jobs, backend=backend)
@@ -110,11 +141,36 @@ def test_generate_gives_the_same_bytes_on_every_backend(ray_address, ferry_files
 def test_generate_cli_at_a_ray_address_writes_the_local_file(ray_address, ferry_files, tmp_path):
     domain, problems = ferry_files
     outs = {}
-    for name, flags in (("local", ["--jobs", "2"]), ("ray", ["--jobs", "2", "--backend", "ray", "--address", ray_address])):
+    for name, flags in (
+        ("local", ["--jobs", "2"]),
+        ("ray", ["--jobs", "2", "--backend", "ray", "--address", ray_address]),
+    ):
         outs[name] = tmp_path / f"{name}.jsonl"
-        done = subprocess.run([sys.executable, "-m", "acptools.cli", "generate", "--domain", str(domain), "--problem",
-                               *map(str, problems), "--tasks", "app,nexta,land", "-n", "4", "--seed", "5", "--quiet",
-                               "--out", str(outs[name]), *flags], capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "acptools.cli",
+                "generate",
+                "--domain",
+                str(domain),
+                "--problem",
+                *map(str, problems),
+                "--tasks",
+                "app,nexta,land",
+                "-n",
+                "4",
+                "--seed",
+                "5",
+                "--quiet",
+                "--out",
+                str(outs[name]),
+                *flags,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, done.stderr
     assert outs["ray"].read_bytes() == outs["local"].read_bytes() and outs["local"].stat().st_size > 0
 
@@ -133,8 +189,12 @@ def test_rollout_on_ray_gives_the_local_traces_and_returns_its_proofs(ray_addres
     local = rollout.run(tasks, policy, rollout.RolloutConfig(jobs=2, seed=5, max_steps=8))
     store.use(tmp_path / "proofs.sqlite")
     try:
-        remote = rollout.run(tasks, policy, rollout.RolloutConfig(jobs=2, seed=5, max_steps=8, backend="ray"),
-                             out=tmp_path / "traces.jsonl")
+        remote = rollout.run(
+            tasks,
+            policy,
+            rollout.RolloutConfig(jobs=2, seed=5, max_steps=8, backend="ray"),
+            out=tmp_path / "traces.jsonl",
+        )
         facts = store.active().stats()["facts"]
     finally:
         store.use(None)
@@ -159,9 +219,33 @@ def test_rollout_cli_at_a_ray_address_gives_the_local_traces(ray_address, tmp_pa
     outs = {}
     for name, flags in (("local", []), ("ray", ["--backend", "ray", "--address", ray_address])):
         outs[name] = tmp_path / f"{name}.jsonl"
-        done = subprocess.run([sys.executable, "-m", "acptools.cli", "rollout", "--tasks", "ferry", "grid", "--policy",
-                               "random", "--seed", "3", "--max-steps", "6", "--jobs", "2", "--no-cache", "--quiet",
-                               "--out", str(outs[name]), *flags], capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "acptools.cli",
+                "rollout",
+                "--tasks",
+                "ferry",
+                "grid",
+                "--policy",
+                "random",
+                "--seed",
+                "3",
+                "--max-steps",
+                "6",
+                "--jobs",
+                "2",
+                "--no-cache",
+                "--quiet",
+                "--out",
+                str(outs[name]),
+                *flags,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
     rows = {name: [json.loads(line) for line in path.read_text().splitlines()] for name, path in outs.items()}
     assert _episodes(rows["ray"]) == _episodes(rows["local"]) and len(_episodes(rows["local"])) == 2
@@ -169,11 +253,14 @@ def test_rollout_cli_at_a_ray_address_gives_the_local_traces(ray_address, tmp_pa
 
 # ---- a backend that does not exist ---------------------------------------------------------------
 
+
 def test_an_unknown_backend_is_a_clear_error(ferry_files, capsys):
     domain, problems = ferry_files
-    for command in (["generate", "--domain", str(domain), "--problem", str(problems[0]), "--out", os.devnull],
-                    ["rollout", "--tasks", "ferry", "--policy", "random"],
-                    ["score", "--data", "acpbench-hard:dev:app", "--gold"]):
+    for command in (
+        ["generate", "--domain", str(domain), "--problem", str(problems[0]), "--out", os.devnull],
+        ["rollout", "--tasks", "ferry", "--policy", "random"],
+        ["score", "--data", "acpbench-hard:dev:app", "--gold"],
+    ):
         with pytest.raises(SystemExit) as stop:
             main(command + ["--backend", "spark"])
         assert stop.value.code == 2
@@ -192,12 +279,14 @@ def test_ray_needs_a_policy_it_can_make_again():
 
 # ---- local workers are forked: what the parent started must not hang them ------------------------
 
+
 def _race_in_child() -> int:
     return race.race([lambda budget: 1], Budget(30))
 
 
 def test_a_forked_worker_races_after_its_parent_did():
     import multiprocessing as mp
+
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("no fork on this platform: workers start afresh")
     assert race.race([lambda budget: 1], Budget(30)) == 1  # the parent's race threads now run

@@ -32,8 +32,14 @@ PROSE = "Let me think about this carefully before I commit to anything."
 def cli(*args, timeout=600) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if k not in KEYS}
     environ["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "eval", "--quiet", *map(str, args)],
-                          capture_output=True, text=True, env=environ, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "eval", "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def rows_of(path) -> list[dict]:
@@ -54,7 +60,7 @@ def wrong_answer(record: dict, others: list[dict]) -> str | None:
         return "None" if gold else None
     if kind is None and task_of(record) == "val":
         return str(int(gold) + 1)
-    if kind is None:   # the same task's answer in another domain: names this task does not have
+    if kind is None:  # the same task's answer in another domain: names this task does not have
         other = next(o for o in others if task_of(o) == task_of(record) and o["PDDL_domain"] != record["PDDL_domain"])
         return gold_response(other)
     return None
@@ -87,8 +93,21 @@ def _run_three(tmp_path, data, recs, other, api="openai", extra=()):
         for how in ("right", "wrong", "prose"):
             start = len(model.requests)
             path = tmp_path / f"{how}.jsonl"
-            proc = cli("--data", *data, "--policy", f"{api}:{how}", "--base-url", url, "--out", path, "--jobs", 3,
-                       "--report", tmp_path / f"{how}.report.json", *extra)
+            proc = cli(
+                "--data",
+                *data,
+                "--policy",
+                f"{api}:{how}",
+                "--base-url",
+                url,
+                "--out",
+                path,
+                "--jobs",
+                3,
+                "--report",
+                tmp_path / f"{how}.report.json",
+                *extra,
+            )
             assert proc.returncode == 0, proc.stdout + proc.stderr
             out[how] = rows_of(path), model.requests[start:]
     return out
@@ -113,13 +132,13 @@ def _check(out, recs, skip=()):
 def test_acpbench_hard_every_task_right_wrong_and_prose(tmp_path):
     tasks = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
     other = [r for task in tasks for r in records("test", task)]
-    recs = sample(other, 1)   # what --limit 1 asks: one record of each task, each of another domain
+    recs = sample(other, 1)  # what --limit 1 asks: one record of each task, each of another domain
     assert len(recs) == len(tasks) and len({r["PDDL_domain"] for r in recs}) == len(tasks)
     out = _run_three(tmp_path, ["acpbench-hard:test", "--limit", "1"], recs, other)
     _check(out, recs)
     for api, body in out["right"][1]:
         record = Answers(recs, other).by_turn[body["messages"][-1]["content"]]
-        assert body["messages"] == prompt_messages(record)     # lm-eval's 2-shot chat prompt, as sent
+        assert body["messages"] == prompt_messages(record)  # lm-eval's 2-shot chat prompt, as sent
     report = json.loads((tmp_path / "right.report.json").read_text())
     assert report["items"] == 8 and report["usage"]["input_tokens"] == sum(it["input_tokens"] for it in out["right"][0])
     assert report["usage"]["output_tokens"] == sum(tokens(gold_response(r)) for r in recs)
@@ -129,8 +148,19 @@ def test_with_pddl_sends_the_pddl_prompt_over_anthropic(tmp_path):
     other = records("test", "land")
     recs = sample(other, 2)
     with ScriptedModel(Answers(recs, other)) as model:
-        proc = cli("--data", "acpbench-hard:test:land", "--limit", 2, "--with-pddl", "--policy", "anthropic:right",
-                   "--base-url", model.url, "--out", tmp_path / "a.jsonl")
+        proc = cli(
+            "--data",
+            "acpbench-hard:test:land",
+            "--limit",
+            2,
+            "--with-pddl",
+            "--policy",
+            "anthropic:right",
+            "--base-url",
+            model.url,
+            "--out",
+            tmp_path / "a.jsonl",
+        )
         assert proc.returncode == 0, proc.stderr
         for api, body in model.requests:
             record = Answers(recs, other).by_turn[body["messages"][-1]["content"]]
@@ -151,8 +181,11 @@ def generated_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("generated")
     d, p = examples.texts("ferry")
     made = {}
-    for form, tasks in (("bool", ("app", "reach", "land")), ("mcq", ("app", "prog", "land")),
-                        ("arb", ("fluent_tracking", "numerical_reasoning", "action_executability"))):
+    for form, tasks in (
+        ("bool", ("app", "reach", "land")),
+        ("mcq", ("app", "prog", "land")),
+        ("arb", ("fluent_tracking", "numerical_reasoning", "action_executability")),
+    ):
         recs = generate(d, [p], Options(form=form, tasks=tasks, n=2, seed=3, budget=20.0, steps=(1, 2))).records
         path = folder / f"{form}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in recs))
@@ -177,8 +210,10 @@ def test_generated_forms_right_wrong_and_prose(tmp_path, generated_files):
 def test_cmd_and_python_policies_read_the_question(tmp_path, generated_files):
     path, recs = generated_files["bool"]
     agent = tmp_path / "agent.py"
-    agent.write_text("import json, sys\nfor line in sys.stdin:\n    q = json.loads(line)\n"
-                     "    print('yes' if q['prompt'] and q['messages'][-1]['role'] == 'user' else 'no', flush=True)\n")
+    agent.write_text(
+        "import json, sys\nfor line in sys.stdin:\n    q = json.loads(line)\n"
+        "    print('yes' if q['prompt'] and q['messages'][-1]['role'] == 'user' else 'no', flush=True)\n"
+    )
     fn = tmp_path / "fn.py"
     fn.write_text("def answer(q):\n    return {'reply': 'yes', 'input_tokens': len(q.prompt), 'cost': 0.5}\n")
     want = [1 if str(r["answer"]).lower() == "yes" else 0 for r in recs]
@@ -191,22 +226,25 @@ def test_cmd_and_python_policies_read_the_question(tmp_path, generated_files):
     assert json.loads((tmp_path / "r.json").read_text())["usage"]["cost"] == 0.5 * len(recs)
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--data", "acpbench-hard:test", "--policy", "nope:x"], "unknown policy 'nope:x'"),
-    (["--data", "acpbench-hard:test", "--policy", "random", "--limit", "0"], "--limit must be at least 1"),
-    (["--data", "nowhere.jsonl", "--policy", "openai:m", "--base-url", "http://127.0.0.1:9"], "nowhere.jsonl"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--data", "acpbench-hard:test", "--policy", "nope:x"], "unknown policy 'nope:x'"),
+        (["--data", "acpbench-hard:test", "--policy", "random", "--limit", "0"], "--limit must be at least 1"),
+        (["--data", "nowhere.jsonl", "--policy", "openai:m", "--base-url", "http://127.0.0.1:9"], "nowhere.jsonl"),
+    ],
+)
 def test_bad_input_is_one_clear_line(args, needle):
     proc = cli(*args)
     assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_a_question_without_a_reply_is_asked_again_by_resume(tmp_path):
-    recs = sample(records("test", "app"), 3)   # what --limit 3 asks
+    recs = sample(records("test", "app"), 3)  # what --limit 3 asks
     answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in recs}
     refused = messages_for(recs[1])[-1]["content"]
     out = tmp_path / "items.jsonl"
-    down = {"refuse": True}     # the endpoint refuses that question in the first run only
+    down = {"refuse": True}  # the endpoint refuses that question in the first run only
 
     def script(api, body):
         turn = body["messages"][-1]["content"]
@@ -221,14 +259,24 @@ def test_a_question_without_a_reply_is_asked_again_by_resume(tmp_path):
         down["refuse"], asked = False, len(model.requests)
         proc = cli(*args, "--base-url", model.openai_url, "--resume")
         assert proc.returncode == 0, proc.stderr
-        assert len(model.requests) == asked + 1      # only the question without a reply was asked again
+        assert len(model.requests) == asked + 1  # only the question without a reply was asked again
     assert sorted(it["score"] for it in rows_of(out)) == [1, 1, 1] and len(rows_of(out)) == 3
 
 
 def test_a_rejected_key_stops_the_run_in_one_line(tmp_path):
     with ScriptedModel(lambda api, body: Status(401, "invalid api key")) as model:
-        proc = cli("--data", "acpbench-hard:test:app", "--limit", 2, "--policy", "openai:m", "--base-url",
-                   model.openai_url, "--out", tmp_path / "items.jsonl")
+        proc = cli(
+            "--data",
+            "acpbench-hard:test:app",
+            "--limit",
+            2,
+            "--policy",
+            "openai:m",
+            "--base-url",
+            model.openai_url,
+            "--out",
+            tmp_path / "items.jsonl",
+        )
     assert proc.returncode == 2 and "invalid api key" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
@@ -245,8 +293,10 @@ def test_records_that_promise_their_pddl_are_asked_with_it(tmp_path):
     data = tmp_path / "records.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in bare + phrased + [broken]))
     with ScriptedModel(lambda api, body: "yes") as model:
-        proc = cli("--data", data, "--policy", "openai:m", "--base-url", model.openai_url, "--out", tmp_path / "o.jsonl")
-    assert proc.returncode == 1, proc.stderr      # the broken record is an error
+        proc = cli(
+            "--data", data, "--policy", "openai:m", "--base-url", model.openai_url, "--out", tmp_path / "o.jsonl"
+        )
+    assert proc.returncode == 1, proc.stderr  # the broken record is an error
     assert "2 records say their PDDL is given with the question: they were asked with it" in proc.stdout
     sent = {body["messages"][-1]["content"] for _, body in model.requests}
     assert len(sent) == 4

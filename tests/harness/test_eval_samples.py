@@ -27,8 +27,14 @@ def answer(q):
 def cli(command: str, *args) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if k not in KEYS}
     environ["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "acptools.cli", command, "--quiet", *map(str, args)],
-                          capture_output=True, text=True, env=environ, timeout=600, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", command, "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=600,
+        cwd=ROOT,
+    )
 
 
 def rows_of(path) -> list[dict]:
@@ -38,7 +44,7 @@ def rows_of(path) -> list[dict]:
 def test_ids_repeat_across_tasks_so_records_are_keyed_by_task_and_id():
     records = acpbench_hard("test")
     by_id = Counter(str(r["id"]) for r in records)
-    assert sum(1 for n in by_id.values() if n > 1) > 0           # the id alone is ambiguous ...
+    assert sum(1 for n in by_id.values() if n > 1) > 0  # the id alone is ambiguous ...
     assert len({record_key(r) for r in records}) == len(records)  # ... (task, id) is not
 
 
@@ -48,8 +54,19 @@ def test_eval_limit_3_covers_every_domain_of_every_task(tmp_path):
     answerer = tmp_path / "gold.py"
     answerer.write_text(GOLD_ANSWERER)
     out = tmp_path / "items.jsonl"
-    proc = cli("eval", "--data", "acpbench-hard:test", "--limit", 3, "--policy", f"python:{answerer}:answer",
-               "--out", out, "--report", tmp_path / "report.json")
+    proc = cli(
+        "eval",
+        "--data",
+        "acpbench-hard:test",
+        "--limit",
+        3,
+        "--policy",
+        f"python:{answerer}:answer",
+        "--out",
+        out,
+        "--report",
+        tmp_path / "report.json",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     items = rows_of(out)
     domains = {domain_name(r) for r in acpbench_hard("test")}
@@ -75,17 +92,28 @@ def test_per_domain_is_an_even_split_and_the_seed_changes_the_draw():
     even = sample(records, 2, per_domain=True)
     pairs = Counter((task_of(r), domain_name(r)) for r in even)
     assert len(pairs) == 8 * 8 and set(pairs.values()) == {2}
-    assert sample(even, 2, per_domain=True) == even              # a sample of a sample is itself
+    assert sample(even, 2, per_domain=True) == even  # a sample of a sample is itself
     first = sample(records, 3, seed=0)
     assert sample(records, 3, seed=0) == first and sample(records, 3, seed=1) != first
-    assert [r for r in records if r in first] == first          # the input order is kept
-    assert len(sample(records, 1000)) == len(records)           # more than there are: all of them
+    assert [r for r in records if r in first] == first  # the input order is kept
+    assert len(sample(records, 1000)) == len(records)  # more than there are: all of them
 
 
 def test_rollout_limit_draws_tasks_spread_over_the_domains(tmp_path):
     out = tmp_path / "traces.jsonl"
-    proc = cli("rollout", "--tasks", "acpbench-hard:test:nexta", "--limit", 8, "--policy", "random",
-               "--max-steps", 1, "--out", out)
+    proc = cli(
+        "rollout",
+        "--tasks",
+        "acpbench-hard:test:nexta",
+        "--limit",
+        8,
+        "--policy",
+        "random",
+        "--max-steps",
+        1,
+        "--out",
+        out,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     episodes = [r for r in rows_of(out) if r["kind"] == "episode"]
     assert len(episodes) == 8 and len({e["domain"] for e in episodes}) == 8

@@ -25,8 +25,14 @@ def cli(command: str, *args, env=None) -> tuple[subprocess.CompletedProcess, flo
     environ = {k: v for k, v in os.environ.items() if k not in KEYS}
     environ.update(PYTHONPATH=str(ROOT), **(env or {}))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "acptools.cli", command, "--quiet", *map(str, args)],
-                          capture_output=True, text=True, env=environ, timeout=600, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", command, "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=600,
+        cwd=ROOT,
+    )
     return proc, time.perf_counter() - t0
 
 
@@ -47,20 +53,35 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
 def test_a_refused_connection_fails_in_seconds_before_any_output(tmp_path, command, source):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     out = tmp_path / "out.jsonl"
-    proc, seconds = cli(command, source, "acpbench-hard:test", "--limit", 3, "--policy", "openai:m", "--base-url", url,
-                        "--out", out)
+    proc, seconds = cli(
+        command, source, "acpbench-hard:test", "--limit", 3, "--policy", "openai:m", "--base-url", url, "--out", out
+    )
     err = one_line_error(proc)
     assert f"cannot reach the model API at {url}/: [Errno 111] Connection refused" in err, err
     assert not out.exists() and not (tmp_path / "out.jsonl.run.json").exists()
     assert seconds < slack(5.0), seconds
 
 
-@pytest.mark.parametrize("status, needle", [(Status(401, "invalid api key"), "AuthenticationError (HTTP 401)"),
-                                            (Status(404, "model 'm' not found"), "NotFoundError (HTTP 404)")])
+@pytest.mark.parametrize(
+    "status, needle",
+    [
+        (Status(401, "invalid api key"), "AuthenticationError (HTTP 401)"),
+        (Status(404, "model 'm' not found"), "NotFoundError (HTTP 404)"),
+    ],
+)
 def test_a_rejected_key_or_unknown_model_costs_one_probe_request(tmp_path, status, needle):
     with ScriptedModel(lambda api, body: "(never asked)", probe=status) as model:
-        proc, _ = cli("eval", "--data", "acpbench-hard:test", "--policy", "openai:m", "--base-url", model.openai_url,
-                      "--out", tmp_path / "items.jsonl")
+        proc, _ = cli(
+            "eval",
+            "--data",
+            "acpbench-hard:test",
+            "--policy",
+            "openai:m",
+            "--base-url",
+            model.openai_url,
+            "--out",
+            tmp_path / "items.jsonl",
+        )
     err = one_line_error(proc)
     assert needle in err and status.message in err
     assert len(model.probes) == 1 and model.requests == []
@@ -83,7 +104,7 @@ def test_an_endpoint_that_stops_answering_stops_the_run_with_the_resume_command(
         assert f"what finished is in {out}: resume with acptools eval" in err and err.rstrip().endswith("--resume)")
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert len(rows) == 1 and rows[0]["verdict"] == "error" and rows[0]["reply_error"]
-        model.latency, asked = 0.0, len(model.requests)    # the endpoint answers again
+        model.latency, asked = 0.0, len(model.requests)  # the endpoint answers again
         proc, _ = cli("eval", *args, "--resume")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert len(model.requests) == asked + 3

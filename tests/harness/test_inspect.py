@@ -19,15 +19,9 @@ from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
 
 from acptools import AcpError, BudgetExceeded
 from acptools.dataset import acpbench_hard
-from acptools.inspect import (
-    acp_agentic,
-    acp_app_gen,
-    acp_nexta_gen,
-    acp_policy,
-    acpbench_dataset,
-)
-from acptools.inspect.agentic import DEFAULT_TOOLS
-from acptools.inspect.offloop import off_loop
+from acptools.inspect_eval import acp_agentic, acp_app_gen, acp_nexta_gen, acp_policy, acpbench_dataset
+from acptools.inspect_eval.agentic import DEFAULT_TOOLS
+from acptools.inspect_eval.offloop import off_loop
 from acptools.prompts import prompt_text
 from acptools.scoring import gold_response
 from acptools.truth import clear_caches, task_for, truth_for
@@ -48,8 +42,9 @@ def _record_in(messages, records) -> dict:
 
 
 def _run(task, model_fn, tmp_path, **kwargs):
-    log = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=model_fn), log_dir=str(tmp_path),
-                       display="none", **kwargs)[0]
+    log = inspect_eval(
+        task, model=get_model("mockllm/model", custom_outputs=model_fn), log_dir=str(tmp_path), display="none", **kwargs
+    )[0]
     assert log.status == "success", log.error
     return log
 
@@ -64,8 +59,11 @@ def test_nexta_right_wrong_unparsable(tmp_path):
 
     def model(messages, tools, tool_choice, config):
         rec = _record_in(messages, records)
-        return _output([rec["answer"]["yes"][0], "(noop)", "I cannot tell.",
-                        (rec["answer"]["no"] or ["(zz)"])[0]][variant[rec["id"]]])
+        return _output(
+            [rec["answer"]["yes"][0], "(noop)", "I cannot tell.", (rec["answer"]["no"] or ["(zz)"])[0]][
+                variant[rec["id"]]
+            ]
+        )
 
     log = _run(acp_nexta_gen(), model, tmp_path, limit=8)
     scores = _scores(log)
@@ -129,8 +127,13 @@ def test_reference_semantics_and_prompt_variants(tmp_path):
         rec = _record_in(messages, records)
         return _output("0" + gold_response(rec))  # lm-eval compares indices as strings: 0N is wrong there
 
-    log = _run("acptools/acp_val_gen", model, tmp_path, limit=2,
-               task_args={"split": "dev", "pddl": True, "chat": False, "semantics": "reference"})
+    log = _run(
+        "acptools/acp_val_gen",
+        model,
+        tmp_path,
+        limit=2,
+        task_args={"split": "dev", "pddl": True, "chat": False, "semantics": "reference"},
+    )
     assert all(sc.value == 0.0 for sc in _scores(log).values())
     assert all(len(m) == 1 and m[0].text == prompt_text(_record_in(m, records), pddl=True) for m in seen)
     log = _run("acptools/acp_val_gen", model, tmp_path, limit=2, task_args={"split": "dev"})
@@ -253,15 +256,18 @@ def test_inspect_finds_the_tasks_by_name_through_the_entry_point(tmp_path):
     does: through the `inspect_ai` entry point that pip installs."""
     if not any(ep.name == "acptools" for ep in entry_points(group="inspect_ai")):
         pytest.skip("acptools is installed without its inspect_ai entry point (reinstall: pip install -e .)")
-    code = ("import sys\nfrom inspect_ai import eval\nfrom inspect_ai.model import ModelOutput, ModelUsage, get_model\n"
-            "o = ModelOutput.from_content('mockllm', 'no idea')\n"
-            "o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)\n"
-            "log = eval('acptools/acp_nexta_gen', model=get_model('mockllm/model', custom_outputs=[o]), limit=1,"
-            " log_dir=sys.argv[1], display='none')[0]\n"
-            "s = log.samples[0].scores['acptools_scorer']\n"
-            "print(log.eval.task_registry_name, log.eval.task, s.value, s.metadata['verdict'])\n")
+    code = (
+        "import sys\nfrom inspect_ai import eval\nfrom inspect_ai.model import ModelOutput, ModelUsage, get_model\n"
+        "o = ModelOutput.from_content('mockllm', 'no idea')\n"
+        "o.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)\n"
+        "log = eval('acptools/acp_nexta_gen', model=get_model('mockllm/model', custom_outputs=[o]), limit=1,"
+        " log_dir=sys.argv[1], display='none')[0]\n"
+        "s = log.samples[0].scores['acptools_scorer']\n"
+        "print(log.eval.task_registry_name, log.eval.task, s.value, s.metadata['verdict'])\n"
+    )
     # away from the checkout, whose acptools.egg-info (no PEP 610 data) would hide the installed package
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300,
-                         cwd=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["acptools/acp_nexta_gen", "acp_nexta_gen", "0.0", "unparsed"]

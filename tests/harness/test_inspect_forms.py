@@ -26,6 +26,7 @@ PROSE = "Let me think about it some other time."
 def _inspect() -> str:
     import shutil
     import sys
+
     here = Path(sys.executable).parent / "inspect"
     return str(here) if here.exists() else (shutil.which("inspect") or "inspect")
 
@@ -34,8 +35,24 @@ def _inspect() -> str:
 def records(tmp_path_factory):
     d = tmp_path_factory.mktemp("forms")
     for form in ("bool", "mcq", "arb"):
-        assert main(["generate", "--domain", str(FERRY / "domain.pddl"), "--problem", str(FERRY / "problem.pddl"),
-                     "--form", form, "-n", "1", "--seed", "5", "--out", str(d / f"kd-{form}.jsonl"), "--quiet"]) in (0, 1)
+        assert main(
+            [
+                "generate",
+                "--domain",
+                str(FERRY / "domain.pddl"),
+                "--problem",
+                str(FERRY / "problem.pddl"),
+                "--form",
+                form,
+                "-n",
+                "1",
+                "--seed",
+                "5",
+                "--out",
+                str(d / f"kd-{form}.jsonl"),
+                "--quiet",
+            ]
+        ) in (0, 1)
     return d
 
 
@@ -71,17 +88,40 @@ def logs(records, tmp_path_factory):
     log_dir = tmp_path_factory.mktemp("logs")
     with ScriptedModel(script) as model:
         env = {**os.environ, "OPENAI_API_KEY": "k", "INSPECT_LOG_DIR": str(log_dir), "INSPECT_LOG_FORMAT": "json"}
-        proc = subprocess.run([_inspect(), "eval", *(f"acptools/acp_{f}" for f in FORMS), "-T", f"source={records}",
-                               "--model", "openai/scripted", "--model-base-url", model.openai_url,
-                               "-M", "responses_api=false", "--display", "plain", "--max-connections", "4"],
-                              capture_output=True, text=True, env=env, timeout=600, cwd=records)
+        proc = subprocess.run(
+            [
+                _inspect(),
+                "eval",
+                *(f"acptools/acp_{f}" for f in FORMS),
+                "-T",
+                f"source={records}",
+                "--model",
+                "openai/scripted",
+                "--model-base-url",
+                model.openai_url,
+                "-M",
+                "responses_api=false",
+                "--display",
+                "plain",
+                "--max-connections",
+                "4",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+            cwd=records,
+        )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     out = {}
     for f in sorted(log_dir.glob("*.json")):
         log = json.loads(f.read_text())
         form = log["eval"]["task"].rsplit("_", 1)[-1]
-        out[form] = (log, {k: v for k, v in expected.items() if k in {s["id"] for s in log["samples"]}},
-                     [s["metadata"]["record"] for s in log["samples"]])
+        out[form] = (
+            log,
+            {k: v for k, v in expected.items() if k in {s["id"] for s in log["samples"]}},
+            [s["metadata"]["record"] for s in log["samples"]],
+        )
     assert sorted(out) == sorted(FORMS)
     assert sum(len(e) for _, e, _ in out.values()) == len(expected)
     return out
@@ -101,7 +141,8 @@ def test_inspect_asks_generated_forms_offline_with_the_expected_scores(logs, for
 
 def test_a_source_of_another_form_names_the_task_to_use(records):
     from acptools.errors import AcpError
-    from acptools.inspect import acp_app_gen, acp_bool
+    from acptools.inspect_eval import acp_app_gen, acp_bool
+
     with pytest.raises(AcpError, match="acptools/acp_mcq"):
         acp_app_gen(source=str(records / "kd-mcq.jsonl"))
     with pytest.raises(AcpError, match="acptools/acp_mcq"):
@@ -109,9 +150,10 @@ def test_a_source_of_another_form_names_the_task_to_use(records):
 
 
 def test_mean_iou_is_a_metric_of_set_tasks_only():
-    from acptools.inspect import acp_app_gen, acp_val_gen
+    from acptools.inspect_eval import acp_app_gen, acp_val_gen
 
     def names(task):
-        return [getattr(m, "__registry_info__").name.rsplit("/", 1)[-1] for m in task.metrics]
+        return [m.__registry_info__.name.rsplit("/", 1)[-1] for m in task.metrics]
+
     assert names(acp_app_gen(split="dev")) == ["accuracy", "stderr", "mean_iou"]
-    assert names(acp_val_gen(split="dev")) == ["accuracy", "stderr"]   # no 'mean_iou nan' beside val's accuracy
+    assert names(acp_val_gen(split="dev")) == ["accuracy", "stderr"]  # no 'mean_iou nan' beside val's accuracy

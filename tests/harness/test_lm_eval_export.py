@@ -20,8 +20,17 @@ from tests.support.scripted_api import ScriptedModel, request_text
 
 lm_eval = pytest.importorskip("lm_eval", reason="lm-eval is in the test extra: pip install -e '.[test]'")
 FERRY = ROOT / "acptools" / "examples" / "ferry"
-HARD_WRONG = {"app": "[]", "prog": "[] []", "reach": "(nosuch x)", "areach": "None", "val": "99", "just": "[]",
-              "land": "None", "nexta": "None", "plan": "(sail l0 l0)"}
+HARD_WRONG = {
+    "app": "[]",
+    "prog": "[] []",
+    "reach": "(nosuch x)",
+    "areach": "None",
+    "val": "99",
+    "just": "[]",
+    "land": "None",
+    "nexta": "None",
+    "plan": "(sail l0 l0)",
+}
 PROSE = "I would need to think about this much longer before answering."
 
 
@@ -39,8 +48,24 @@ def _wrong(record: dict) -> str | None:
 def records(tmp_path_factory):
     d = tmp_path_factory.mktemp("records")
     for form in ("hard", "bool", "mcq", "arb"):
-        assert main(["generate", "--domain", str(FERRY / "domain.pddl"), "--problem", str(FERRY / "problem.pddl"),
-                     "--form", form, "-n", "1", "--seed", "3", "--out", str(d / f"{form}.jsonl"), "--quiet"]) in (0, 1)
+        assert main(
+            [
+                "generate",
+                "--domain",
+                str(FERRY / "domain.pddl"),
+                "--problem",
+                str(FERRY / "problem.pddl"),
+                "--form",
+                form,
+                "-n",
+                "1",
+                "--seed",
+                "3",
+                "--out",
+                str(d / f"{form}.jsonl"),
+                "--quiet",
+            ]
+        ) in (0, 1)
     return d
 
 
@@ -61,14 +86,41 @@ def test_lm_eval_scores_every_form_as_the_replies_imply(records, tmp_path):
     out = tmp_path / "configs"
     assert main(["export", "lm-eval", str(out), "--data", str(records), "--prefix", "gen"]) == 0
     with ScriptedModel(script) as model:
-        env = {**os.environ, "OPENAI_API_KEY": "k", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
-               "TOKENIZERS_PARALLELISM": "false"}
+        env = {
+            **os.environ,
+            "OPENAI_API_KEY": "k",
+            "HF_DATASETS_OFFLINE": "1",
+            "HF_HUB_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
         proc = subprocess.run(
-            [sys.executable, "-m", "lm_eval", "run", "--model", "local-chat-completions", "--model_args",
-             f"model=scripted,base_url={model.openai_url}/chat/completions,num_concurrent=1,max_retries=1,"
-             "tokenized_requests=False", "--apply_chat_template", "--include_path", str(out), "--tasks", "gen",
-             "--log_samples", "--output_path", str(tmp_path / "lm"), "--seed", "0"],
-            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+            [
+                sys.executable,
+                "-m",
+                "lm_eval",
+                "run",
+                "--model",
+                "local-chat-completions",
+                "--model_args",
+                f"model=scripted,base_url={model.openai_url}/chat/completions,num_concurrent=1,max_retries=1,"
+                "tokenized_requests=False",
+                "--apply_chat_template",
+                "--include_path",
+                str(out),
+                "--tasks",
+                "gen",
+                "--log_samples",
+                "--output_path",
+                str(tmp_path / "lm"),
+                "--seed",
+                "0",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert len(model.requests) == len(recs)
     got = {}

@@ -41,8 +41,20 @@ def test_the_data_is_lm_evals_format():
     assert chat and "<|user|>" in _rows(chat[0])[0]["arguments"]["gen_args_0"]["arg_0"]
     for f in FILES:
         for row in _rows(f):
-            assert {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
-                    "doc_hash", "prompt_hash", "target_hash", "score"} <= set(row)
+            assert {
+                "doc_id",
+                "doc",
+                "target",
+                "arguments",
+                "resps",
+                "filtered_resps",
+                "filter",
+                "metrics",
+                "doc_hash",
+                "prompt_hash",
+                "target_hash",
+                "score",
+            } <= set(row)
 
 
 @pytest.mark.parametrize("name", [f"acp_{t}_gen{v}" for t in TASKS for v in ("", "_with_pddl")])
@@ -93,8 +105,9 @@ def test_reference_semantics_reproduces_lm_evals_own_scores(tmp_path, capsys):
 
 
 def test_filtered_grades_what_lm_eval_extracted(tmp_path, capsys):
-    code, out, err, items, report = _score(tmp_path, capsys, "--lm-eval", *map(str, FILES), "--filtered",
-                                           "--model", "someone/else")
+    code, out, err, items, report = _score(
+        tmp_path, capsys, "--lm-eval", *map(str, FILES), "--filtered", "--model", "someone/else"
+    )
     assert code == 0, out + err
     assert "graded lm-eval's filtered response (filtered_resps" in out
     assert report["lm_eval"]["graded"] == "filtered_resps"
@@ -109,8 +122,9 @@ def test_filtered_grades_what_lm_eval_extracted(tmp_path, capsys):
 
 
 def test_records_from_data_instead_of_the_docs(tmp_path, capsys):
-    code, out, err, items, _ = _score(tmp_path, capsys, "--lm-eval", str(DATA / "plain"),
-                                      "--data", "acpbench-hard:test")
+    code, out, err, items, _ = _score(
+        tmp_path, capsys, "--lm-eval", str(DATA / "plain"), "--data", "acpbench-hard:test"
+    )
     assert code == 0, out + err
     assert len(items) == 32 and sum(it["score"] for it in items) == 16
 
@@ -128,8 +142,9 @@ def _copy_with(tmp_path, src, change) -> str:
 
 def test_a_float_id_is_refused(tmp_path, capsys):
     src = next(f for f in FILES if "nexta_gen_2" in f.name and "plain" in str(f))
-    path = _copy_with(tmp_path, src, lambda line: re.sub(r'"id": (-?\d+)', lambda m: f'"id": {float(m.group(1))!r}',
-                                                          line, count=1))
+    path = _copy_with(
+        tmp_path, src, lambda line: re.sub(r'"id": (-?\d+)', lambda m: f'"id": {float(m.group(1))!r}', line, count=1)
+    )
     code, out, err, _items, _ = _score(tmp_path, capsys, "--lm-eval", path)
     assert code == 2 and "is a float" in err and "64-bit ids must not pass through a float" in err and "line 1" in err
 
@@ -166,15 +181,16 @@ def test_bad_lm_eval_input(tmp_path, capsys):
     code, _out, err, _items, _ = _score(tmp_path, capsys, "--data", "acpbench-hard:test", "--gold", "--filtered")
     assert code == 2 and "--filtered only applies to --lm-eval" in err
     src = next(f for f in FILES if "land_gen_2" in f.name and "plain" in str(f))
-    path = _copy_with(tmp_path, src,
-                      lambda line: line.replace('"group": "landmarks_gen"', '"group": "goal_closer_gen"'))
+    path = _copy_with(
+        tmp_path, src, lambda line: line.replace('"group": "landmarks_gen"', '"group": "goal_closer_gen"')
+    )
     code, _out, err, _items, _ = _score(tmp_path, capsys, "--lm-eval", path)
     assert code == 2 and "is task nexta, but the file is acp_land_gen" in err
 
 
 def test_a_doc_without_group_takes_the_files_task(tmp_path, capsys):
     src = next(f for f in FILES if "nexta_gen_2" in f.name and "plain" in str(f))
-    path = _copy_with(tmp_path, src, lambda line: line.replace('"group": "goal_closer_gen", ', ''))
+    path = _copy_with(tmp_path, src, lambda line: line.replace('"group": "goal_closer_gen", ', ""))
     assert '"group"' not in open(path).read().split('"doc_hash"')[0]
     code, out, err, items, _ = _score(tmp_path, capsys, "--lm-eval", path)
     assert code == 0, out + err

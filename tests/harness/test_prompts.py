@@ -8,13 +8,7 @@ import json
 import pytest
 
 from acptools import AcpError
-from acptools.prompts import (
-    lm_eval_task,
-    max_tokens,
-    prompt_messages,
-    prompt_text,
-    stop_strings,
-)
+from acptools.prompts import lm_eval_task, max_tokens, prompt_messages, prompt_text, stop_strings
 from tests.support.data import ROOT
 
 DATA = ROOT / "tests" / "data" / "lm_eval"
@@ -28,8 +22,12 @@ def _samples():
     for f in sorted(DATA.rglob("samples_*.jsonl")):
         for line in f.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            yield pytest.param(f, row["doc"], row["arguments"]["gen_args_0"],
-                               id=f"{f.parts[-3]}-{f.name.split('_20')[0]}-{row['doc_id']}")
+            yield pytest.param(
+                f,
+                row["doc"],
+                row["arguments"]["gen_args_0"],
+                id=f"{f.parts[-3]}-{f.name.split('_20')[0]}-{row['doc_id']}",
+            )
 
 
 @pytest.mark.parametrize("path,doc,args", list(_samples()))

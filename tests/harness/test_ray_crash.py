@@ -28,8 +28,14 @@ STABLE = ("id", "task", "score", "verdict", "metrics", "parsed", "model")  # the
 @pytest.fixture(scope="module")
 def ray_address():
     import ray
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}})
+
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}},
+    )
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -72,9 +78,25 @@ def _score(*args, retries: int | None = None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if retries is not None:
         env["ACPTOOLS_RAY_RETRIES"] = str(retries)
-    return subprocess.Popen([sys.executable, "-m", "acptools.cli", "score", "--gold", "--quiet", "--no-cache",
-                             "--jobs", "2", *map(str, args)], cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "score",
+            "--gold",
+            "--quiet",
+            "--no-cache",
+            "--jobs",
+            "2",
+            *map(str, args),
+        ],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
 
 
 def _items(path) -> list[dict]:
@@ -124,10 +146,14 @@ def test_without_retries_the_run_stops_in_one_line_and_resume_completes_it(ray_a
     assert _kill_when_busy(run) is not None, "no busy Ray worker was seen"
     stdout, stderr = run.communicate(timeout=slack(600))
     assert run.returncode == 2, stdout + stderr
-    command = (f"acptools score --gold --quiet --no-cache --jobs 2 --data {data} --out {out} --backend ray "
-               f"--address {ray_address} --resume")
-    assert stderr.strip() == ("acptools: error: --backend ray: a Ray worker died 1 time(s) running one unit of work "
-                              f"(WorkerCrashedError) (what finished is in {out}: resume with {command})")
+    command = (
+        f"acptools score --gold --quiet --no-cache --jobs 2 --data {data} --out {out} --backend ray "
+        f"--address {ray_address} --resume"
+    )
+    assert stderr.strip() == (
+        "acptools: error: --backend ray: a Ray worker died 1 time(s) running one unit of work "
+        f"(WorkerCrashedError) (what finished is in {out}: resume with {command})"
+    )
     partial = _items(out)
     assert len(partial) < 6 and all(it in local for it in partial)
     resumed = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, "--resume")
@@ -150,7 +176,8 @@ def test_a_dead_ray_system_process_stops_the_run_in_one_line_with_the_resume_com
     (line,) = stderr.strip().splitlines()
     command = f"acptools score --gold --quiet --no-cache --jobs 2 --data {data} --out {out} --backend ray --resume"
     assert line.startswith("acptools: error: --backend ray: Ray stopped working (") and line.endswith(
-        f"(what finished is in {out}: resume with {command})"), line
+        f"(what finished is in {out}: resume with {command})"
+    ), line
     partial = _items(out) if out.exists() else []
     assert len(partial) < 6 and all(it in local for it in partial)
     resumed = _score("--data", data, "--out", out, "--backend", "ray", "--address", ray_address, "--resume")

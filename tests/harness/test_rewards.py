@@ -19,16 +19,10 @@ import warnings
 import pytest
 
 from acptools import AcpError, examples
-from acptools.rewards import (
-    AcpReward,
-    acp_reward,
-    compute_score,
-    compute_score_batch,
-    partial_reward,
-)
+from acptools.rewards import AcpReward, acp_reward, compute_score, compute_score_batch, partial_reward
 from acptools.scoring import gold_response
 from acptools.truth import task_for
-from tests.support.data import ROOT, records
+from tests.support.data import ROOT, pddl_texts, records
 from tests.support.oracle import Oracle
 
 G = 4  # generations per prompt
@@ -42,16 +36,26 @@ def trl_call(reward_func, rows: list[dict], completions: list, chat: bool = Fals
         completions = [[{"role": "assistant", "content": c}] for c in completions]
     keys = [k for k in inputs[0] if k not in ("prompt", "completion")]
     reward_kwargs = {k: [x[k] for x in inputs] for k in keys}
-    out = reward_func(prompts=prompts, completions=completions, completion_ids=[[1, 2]] * len(prompts),
-                      trainer_state=None, **reward_kwargs)
+    out = reward_func(
+        prompts=prompts,
+        completions=completions,
+        completion_ids=[[1, 2]] * len(prompts),
+        trainer_state=None,
+        **reward_kwargs,
+    )
     assert len(out) == len(prompts)
     return [r if r is not None else math.nan for r in out]
 
 
 def verl_call(ground_truth, response: str, extra_info=None, **reward_kwargs):
     """What verl's NaiveRewardManager does with one item."""
-    score = compute_score(data_source="acpbench-hard", solution_str=response, ground_truth=ground_truth,
-                          extra_info=extra_info, **reward_kwargs)
+    score = compute_score(
+        data_source="acpbench-hard",
+        solution_str=response,
+        ground_truth=ground_truth,
+        extra_info=extra_info,
+        **reward_kwargs,
+    )
     return score["score"] if isinstance(score, dict) else score
 
 
@@ -78,7 +82,27 @@ def test_nexta_rewards_match_the_oracle(ferry):
         regret = None if after is None else after + 1 - dist[init]
         assert e == (1.0 if regret == 0 else 0.0)
         assert p == (0.0 if regret is None else 1 / (1 + regret))
-    assert exact[len(actions[:G]):] == partial[len(actions[:G]):] == [0.0] * (G * 2 - len(actions[:G]))
+    assert exact[len(actions[:G]) :] == partial[len(actions[:G]) :] == [0.0] * (G * 2 - len(actions[:G]))
+
+
+def test_a_next_action_into_a_dead_end_earns_nothing():
+    """The test 'doors' task (a slammed door stays shut for good): every move from a state with a plan
+    into one without (the oracle's graph), answered as the next action from that state, gets 0 with
+    exact and with partial credit (no regret to credit) under TRL and verl, graded and not unknown,
+    while an optimal action from the same state gets 1."""
+    dom, prob = pddl_texts("doors")
+    oracle = Oracle(dom, prob)
+    init = oracle.init_atoms()
+    graph, dist, fluent = oracle.graph(init), oracle.distances(init), oracle.fluent_atoms()
+    moves = [(s, a) for s, out in graph.items() if s in dist for a, t in out if t not in dist]
+    assert len(moves) >= 8
+    for s, a in moves:
+        best = next(b for b, t in graph[s] if dist.get(t) == dist[s] - 1)
+        row = {"prompt": "next?", "task": "nexta", "domain": dom, "problem": prob, "state": sorted(s & fluent)}
+        texts = [a, f"I take {a}.", best, a.upper()]
+        assert trl_call(acp_reward, [row], texts) == trl_call(partial_reward, [row], texts) == [0.0, 0.0, 1.0, 0.0]
+        truth = json.dumps({k: row[k] for k in ("task", "domain", "problem", "state")})
+        assert compute_score("acp", a, truth, credit="partial") == {"score": 0.0, "correct": 0.0, "unknown": 0.0}
 
 
 def test_app_partial_credit_is_the_iou_with_the_oracles_set(ferry):
@@ -156,17 +180,26 @@ def test_unknown_is_no_reward_for_trl_and_a_counted_number_for_verl():
 def test_a_proof_store_carries_truths_to_another_process(tmp_path):
     """A reward worker with cache=FILE keeps its proofs there; another process opening the same file
     grades the same question even with a budget too small to prove anything itself."""
-    from acptools import store
+    from acptools.proofs import store
     from acptools.truth import clear_caches
+
     ranked = sorted(records("test", "nexta"), key=lambda r: int(r["answer"]["opt"]))
     rec = ranked[len(ranked) // 2]  # needs a real search: a starved budget cannot prove it
     cache = tmp_path / "proofs.sqlite"
-    code = ("import json, sys\nfrom acptools.rewards import AcpReward\n"
-            "rec = json.loads(sys.stdin.read())\n"
-            "r = AcpReward(cache=sys.argv[1])\n"
-            "print(r(prompts=['q'], completions=[rec['answer']['yes'][0]], record=[json.dumps(rec)]))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(cache)], input=json.dumps(rec), capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    code = (
+        "import json, sys\nfrom acptools.rewards import AcpReward\n"
+        "rec = json.loads(sys.stdin.read())\n"
+        "r = AcpReward(cache=sys.argv[1])\n"
+        "print(r(prompts=['q'], completions=[rec['answer']['yes'][0]], record=[json.dumps(rec)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(cache)],
+        input=json.dumps(rec),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert done.returncode == 0 and done.stdout.split() == ["[1.0]"], done.stderr[-2000:]
     row = {"prompt": "q", "record": json.dumps(rec)}
     clear_caches()
@@ -193,8 +226,13 @@ def test_bad_columns_say_what_is_missing():
 
 
 def test_the_grpo_example_dry_run():
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "grpo_reward.py"), "--task", "app"],
-                         capture_output=True, text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "grpo_reward.py"), "--task", "app"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     rewards = [float(line.split()[0]) for line in out.stdout.splitlines()[:8]]
     assert rewards[0] == rewards[4] == 1.0 and rewards[2] < 1.0 and rewards[3] == 0.0

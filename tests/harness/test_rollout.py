@@ -19,15 +19,7 @@ from acptools import AcpError, examples, rollout
 from acptools.dataset import domain_name
 from tests.support.data import ROOT, records
 from tests.support.oracle import Oracle
-from tests.support.scripted_api import (
-    FERRY_SCRIPT,
-    KEYS,
-    ScriptedModel,
-    Status,
-    in_order,
-    request_text,
-    tokens,
-)
+from tests.support.scripted_api import FERRY_SCRIPT, KEYS, ScriptedModel, Status, in_order, request_text, tokens
 from tests.support.simulator import goal_reached, h_star, trajectory
 
 
@@ -35,8 +27,14 @@ def cli(*args, env=None, timeout=600) -> subprocess.CompletedProcess:
     """`acptools rollout ...` in a fresh process (fresh caches), with no API key unless given."""
     environ = {k: v for k, v in os.environ.items() if k not in KEYS}
     environ.update(PYTHONPATH=str(ROOT), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "rollout", "--quiet", *map(str, args)],
-                          capture_output=True, text=True, env=environ, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "rollout", "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def rows_of(path) -> list[dict]:
@@ -49,6 +47,7 @@ def steps_of(rows, episode=None) -> list[dict]:
 
 # ---- the ceiling and the floor ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("split", ["dev", pytest.param("test", marks=pytest.mark.slow)])
 def test_optimal_solves_every_nexta_state_in_h_star_steps(split):
     recs = records(split, "nexta")
@@ -58,8 +57,8 @@ def test_optimal_solves_every_nexta_state_in_h_star_steps(split):
     for e in result.episodes:
         r = by_id[e["episode"]]
         assert e["ended"] == "goal" and e["solved"] and e["optimal_step_rate"] == 1.0 and e["unknown_steps"] == 0
-        assert e["plan_length"] == e["h_star_start"] == int(r["answer"]["opt"])   # the record's own h*
-        states = trajectory(r["PDDL_domain"], r["PDDL_problem"], e["plan"])   # pyperplan replays the plan
+        assert e["plan_length"] == e["h_star_start"] == int(r["answer"]["opt"])  # the record's own h*
+        states = trajectory(r["PDDL_domain"], r["PDDL_problem"], e["plan"])  # pyperplan replays the plan
         assert states is not None and goal_reached(r["PDDL_domain"], r["PDDL_problem"], states[-1])
         assert [s["action"] for s in steps_of(result.rows, e["episode"])] == e["plan"]
     overall = rollout.summarize(result.rows)["overall"]
@@ -84,8 +83,11 @@ def _check_definitions(st: dict) -> None:
 def test_random_figures_are_within_their_definitions_and_reproducible():
     recs = records("dev", "nexta")[::4]
     config = rollout.RolloutConfig(max_steps=12, jobs=2, seed=7)
-    result = rollout.run([rollout.RolloutTask(f"r{r['id']}", r["PDDL_domain"], r["PDDL_problem"], "test")
-                          for r in recs], "random", config)
+    result = rollout.run(
+        [rollout.RolloutTask(f"r{r['id']}", r["PDDL_domain"], r["PDDL_problem"], "test") for r in recs],
+        "random",
+        config,
+    )
     summary = rollout.summarize(result.rows)
     for st in [summary["overall"], *summary["by_domain"].values()]:
         _check_definitions(st)
@@ -97,7 +99,7 @@ def test_random_figures_are_within_their_definitions_and_reproducible():
         assert 1 <= len(steps) <= 12
         plan = [s["action"] for s in steps]
         states = trajectory(r["PDDL_domain"], r["PDDL_problem"], plan)
-        assert states is not None   # every step was applicable (pyperplan)
+        assert states is not None  # every step was applicable (pyperplan)
         for s, before, after in zip(steps, states, states[1:]):
             # h* of both states from pyperplan's A* with LM-cut, not from acptools
             hs_before, hs_after = (h_star(r["PDDL_domain"], r["PDDL_problem"], x) for x in (before, after))
@@ -105,11 +107,15 @@ def test_random_figures_are_within_their_definitions_and_reproducible():
             if s["regret"] is not None:
                 assert s["regret"] == hs_after + 1 - hs_before and s["optimal"] == (s["regret"] == 0), s
         checked += sum(s["regret"] is not None for s in steps)
-    assert checked >= len(recs)   # most steps have a known regret
-    again = rollout.run([rollout.RolloutTask(f"r{r['id']}", r["PDDL_domain"], r["PDDL_problem"], "test")
-                         for r in recs], "random", rollout.RolloutConfig(max_steps=12, jobs=1, seed=7))
-    assert sorted((s["episode"], s["step"], s["action"]) for s in again.steps) == \
-        sorted((s["episode"], s["step"], s["action"]) for s in result.steps)
+    assert checked >= len(recs)  # most steps have a known regret
+    again = rollout.run(
+        [rollout.RolloutTask(f"r{r['id']}", r["PDDL_domain"], r["PDDL_problem"], "test") for r in recs],
+        "random",
+        rollout.RolloutConfig(max_steps=12, jobs=1, seed=7),
+    )
+    assert sorted((s["episode"], s["step"], s["action"]) for s in again.steps) == sorted(
+        (s["episode"], s["step"], s["action"]) for s in result.steps
+    )
 
 
 # ---- scripted models: every reply gets the verdict the script implies ------------------------------
@@ -161,15 +167,27 @@ def _check_ferry_run(tmp_path, proc, lines=FERRY_SCRIPT) -> dict:
 def test_model_api_policy_gets_the_verdicts_its_script_implies(tmp_path, api):
     with ScriptedModel(in_order(FERRY_SCRIPT)) as model:
         url = model.openai_url if api == "openai" else model.url
-        proc = cli("--tasks", "ferry", "--policy", f"{api}:scripted-1", "--base-url", url,
-                   "--out", tmp_path / "t.jsonl", "--report", tmp_path / "r.json", "--max-tokens", "64")
+        proc = cli(
+            "--tasks",
+            "ferry",
+            "--policy",
+            f"{api}:scripted-1",
+            "--base-url",
+            url,
+            "--out",
+            tmp_path / "t.jsonl",
+            "--report",
+            tmp_path / "r.json",
+            "--max-tokens",
+            "64",
+        )
         report = _check_ferry_run(tmp_path, proc)
     assert len(model.requests) == len(FERRY_SCRIPT) and set(model.keys) == {"no-key"}
     for n, (kind, body) in enumerate(model.requests):
         assert kind == api and body["model"] == "scripted-1" and body["max_tokens"] == 64
         text = request_text(api, body)
         assert "Current state" in text and "(at-ferry l" in text and "Actions applicable" not in text
-        assert f"This is step {n + 1} of at most 18" in text      # 2 * h* + 10
+        assert f"This is step {n + 1} of at most 18" in text  # 2 * h* + 10
     last = request_text(api, model.requests[-1][1])
     assert "3. '(sail l1 l9)': rejected: unknown object 'l9'" in last
     assert "4. (board c0 l0): rejected: unsatisfied preconditions: (at-ferry l0)" in last
@@ -188,9 +206,19 @@ def test_command_policy_is_a_real_subprocess(tmp_path):
         "    obs = json.loads(line)\n"
         "    assert obs['episode'] == 'example/ferry' and len(obs['history']) == obs['step'] - 1\n"
         "    assert obs['applicable'] and '(at-ferry' in ' '.join(obs['state']) and obs['prompt']\n"
-        "    print(replies[obs['step'] - 1], flush=True)\n")
-    proc = cli("--tasks", "ferry", "--policy", f"cmd:{sys.executable} {agent}", "--show-applicable",
-               "--out", tmp_path / "t.jsonl", "--report", tmp_path / "r.json")
+        "    print(replies[obs['step'] - 1], flush=True)\n"
+    )
+    proc = cli(
+        "--tasks",
+        "ferry",
+        "--policy",
+        f"cmd:{sys.executable} {agent}",
+        "--show-applicable",
+        "--out",
+        tmp_path / "t.jsonl",
+        "--report",
+        tmp_path / "r.json",
+    )
     _check_ferry_run(tmp_path, proc, [r.replace("\n", " ") for r in FERRY_SCRIPT])
 
 
@@ -203,19 +231,41 @@ def test_python_policy_and_custom_prompt_templates(tmp_path):
         "def act(obs):\n"
         "    if obs.step > 1:\n"
         "        assert f'#{obs.step - 1} ' in obs.prompt, obs.prompt\n"
-        "    return {'reply': REPLIES[obs.step - 1], 'input_tokens': 10, 'output_tokens': obs.step}\n")
-    proc = cli("--tasks", "ferry", "--policy", f"python:{agent}:act", "--prompts", tmp_path / "prompts",
-               "--out", tmp_path / "t.jsonl", "--report", tmp_path / "r.json")
+        "    return {'reply': REPLIES[obs.step - 1], 'input_tokens': 10, 'output_tokens': obs.step}\n"
+    )
+    proc = cli(
+        "--tasks",
+        "ferry",
+        "--policy",
+        f"python:{agent}:act",
+        "--prompts",
+        tmp_path / "prompts",
+        "--out",
+        tmp_path / "t.jsonl",
+        "--report",
+        tmp_path / "r.json",
+    )
     report = _check_ferry_run(tmp_path, proc)
     assert report["overall"]["tokens_per_step"] == {"input": 10, "output": 4.5}
 
 
 # ---- ending, failing, resuming ----------------------------------------------------------------------
 
+
 def test_invalid_replies_in_a_row_end_the_episode(tmp_path):
     with ScriptedModel(in_order(["(sail l0 l1)", "(fly l0 l1)", "(fly l0 l1)", "nothing"])) as model:
-        proc = cli("--tasks", "ferry", "--policy", "openai:m", "--base-url", model.openai_url, "--max-invalid", "3",
-                   "--out", tmp_path / "t.jsonl")
+        proc = cli(
+            "--tasks",
+            "ferry",
+            "--policy",
+            "openai:m",
+            "--base-url",
+            model.openai_url,
+            "--max-invalid",
+            "3",
+            "--out",
+            tmp_path / "t.jsonl",
+        )
     assert proc.returncode == 0, proc.stderr
     rows = rows_of(tmp_path / "t.jsonl")
     assert [s["verdict"] for s in steps_of(rows)] == ["applied", "hallucinated", "hallucinated", "unparsed"]
@@ -278,14 +328,24 @@ def test_a_random_walk_into_a_dead_end_ends_there(tmp_path):
 
 def test_api_errors_end_the_episode_or_the_run(tmp_path):
     with ScriptedModel(in_order([Status(400, "context too long")])) as model:
-        proc = cli("--tasks", "ferry", "grid", "--policy", "openai:m", "--base-url", model.openai_url,
-                   "--out", tmp_path / "t.jsonl")
+        proc = cli(
+            "--tasks",
+            "ferry",
+            "grid",
+            "--policy",
+            "openai:m",
+            "--base-url",
+            model.openai_url,
+            "--out",
+            tmp_path / "t.jsonl",
+        )
     assert proc.returncode == 1
     assert "policy-error: example/ferry (ferry): BadRequestError (HTTP 400): context too long" in proc.stdout
     assert [r["ended"] for r in rows_of(tmp_path / "t.jsonl") if r["kind"] == "episode"] == ["policy-error"] * 2
     with ScriptedModel(in_order([Status(401, "invalid x-api-key")])) as model:
-        proc = cli("--tasks", "ferry", "--policy", "anthropic:m", "--base-url", model.url,
-                   env={"ANTHROPIC_API_KEY": "k"})
+        proc = cli(
+            "--tasks", "ferry", "--policy", "anthropic:m", "--base-url", model.url, env={"ANTHROPIC_API_KEY": "k"}
+        )
     assert proc.returncode == 2 and "AuthenticationError (HTTP 401): invalid x-api-key" in proc.stderr
     assert "Traceback" not in proc.stderr and model.keys == ["k"]
 
@@ -301,7 +361,7 @@ def test_resume_runs_only_what_did_not_finish(tmp_path):
     full = rows_of(out)
     # cut the file inside the last episode, as a killed run leaves it (half a line at the end)
     last_start = next(i for i, r in enumerate(full) if r["kind"] == "step" and r["episode"] == "example/gripper-strips")
-    out.write_text("".join(json.dumps(r) + "\n" for r in full[:last_start + 2]) + '{"kind": "st')
+    out.write_text("".join(json.dumps(r) + "\n" for r in full[: last_start + 2]) + '{"kind": "st')
     proc = cli(*args, "--out", out, "--resume", "--report", tmp_path / "r.json")
     assert proc.returncode == 0, proc.stderr
     assert _untimed(rows_of(out)) == _untimed(full)
@@ -311,8 +371,20 @@ def test_resume_runs_only_what_did_not_finish(tmp_path):
 
 
 def test_unknown_optimality_is_reported_apart(tmp_path):
-    proc = cli("--tasks", "grid", "--policy", "random", "--budget", "1e-9", "--max-steps", "3",
-               "--out", tmp_path / "t.jsonl", "--report", tmp_path / "r.json")
+    proc = cli(
+        "--tasks",
+        "grid",
+        "--policy",
+        "random",
+        "--budget",
+        "1e-9",
+        "--max-steps",
+        "3",
+        "--out",
+        tmp_path / "t.jsonl",
+        "--report",
+        tmp_path / "r.json",
+    )
     assert proc.returncode == 0, proc.stderr
     overall = json.loads((tmp_path / "r.json").read_text())["overall"]
     assert overall["applied_steps"] == overall["unknown_steps"] == 3 and overall["unknown_start"] == 1
@@ -321,6 +393,7 @@ def test_unknown_optimality_is_reported_apart(tmp_path):
 
 
 # ---- inputs ------------------------------------------------------------------------------------------
+
 
 def test_task_sources(tmp_path):
     folder = tmp_path / "mine"
@@ -331,8 +404,9 @@ def test_task_sources(tmp_path):
     (folder / "p2.pddl").write_text(problem.replace("(at c1 l1)", "(at c1 l0)"))
     recs = records("dev", "val")[:3]
     (tmp_path / "recs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    tasks = rollout.load_tasks(folder, folder / "p1.pddl", "example:ferry", tmp_path / "recs.jsonl",
-                               "acpbench-hard:dev:val")
+    tasks = rollout.load_tasks(
+        folder, folder / "p1.pddl", "example:ferry", tmp_path / "recs.jsonl", "acpbench-hard:dev:val"
+    )
     # p1 and the bundled ferry example are one state; the record file and the named source overlap; records
     # asking about one state are one episode
     states = {}
@@ -340,7 +414,7 @@ def test_task_sources(tmp_path):
         states.setdefault((r["PDDL_domain"], r["PDDL_problem"]), f"val/{r['id']}")
     assert [t.id for t in tasks] == ["mine/p1", "mine/p2", *states.values()]
     assert tasks[0].load().init != tasks[1].load().init
-    assert len(rollout.load_tasks(tmp_path)) == 2 + 3    # a folder of task folders and record files
+    assert len(rollout.load_tasks(tmp_path)) == 2 + 3  # a folder of task folders and record files
 
 
 def test_a_task_that_does_not_load_ends_as_an_error_and_the_rest_run(tmp_path):
@@ -351,23 +425,29 @@ def test_a_task_that_does_not_load_ends_as_an_error_and_the_rest_run(tmp_path):
     proc = cli("--tasks", tmp_path, "--policy", "optimal", "--report", tmp_path / "r.json")
     assert proc.returncode == 1
     name = tmp_path.name
-    assert re.search(rf"error: {name}/bad \(ferry\): PddlError: problem line 6, column \d+: "
-                     "undeclared predicate 'fly'", proc.stdout), proc.stdout
+    assert re.search(
+        rf"error: {name}/bad \(ferry\): PddlError: problem line 6, column \d+: "
+        "undeclared predicate 'fly'",
+        proc.stdout,
+    ), proc.stdout
     overall = json.loads((tmp_path / "r.json").read_text())["overall"]
     assert overall["episodes"] == 1 and overall["solved_rate"] == 1.0 and overall["ended"]["error"] == 1
 
 
-@pytest.mark.parametrize("args, needle", [
-    (("--tasks", "nowhere/", "--policy", "random"), "no such file or folder"),
-    (("--tasks", "acpbench-hard:dev:nope", "--policy", "random"), "'nope' is not a split or task"),
-    (("--tasks", "ferry", "--policy", "greedy"), "unknown policy 'greedy'"),
-    (("--tasks", "ferry", "--policy", "openai:m"), "OPENAI_API_KEY is not set"),
-    (("--tasks", "ferry", "--policy", "random", "--base-url", "http://x"), "--base-url is for openai:MODEL"),
-    (("--tasks", "ferry", "--policy", "python:nomodule_here:act"), "cannot import 'nomodule_here'"),
-    (("--tasks", "ferry", "--policy", "random", "--resume"), "--resume needs --out"),
-    (("--tasks", "ferry", "--policy", "random", "--max-steps", "0"), "--max-steps must be at least 1"),
-    (("--tasks", "ferry", "--policy", "cmd:/no/such/agent"), "cannot start '/no/such/agent'"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--tasks", "nowhere/", "--policy", "random"), "no such file or folder"),
+        (("--tasks", "acpbench-hard:dev:nope", "--policy", "random"), "'nope' is not a split or task"),
+        (("--tasks", "ferry", "--policy", "greedy"), "unknown policy 'greedy'"),
+        (("--tasks", "ferry", "--policy", "openai:m"), "OPENAI_API_KEY is not set"),
+        (("--tasks", "ferry", "--policy", "random", "--base-url", "http://x"), "--base-url is for openai:MODEL"),
+        (("--tasks", "ferry", "--policy", "python:nomodule_here:act"), "cannot import 'nomodule_here'"),
+        (("--tasks", "ferry", "--policy", "random", "--resume"), "--resume needs --out"),
+        (("--tasks", "ferry", "--policy", "random", "--max-steps", "0"), "--max-steps must be at least 1"),
+        (("--tasks", "ferry", "--policy", "cmd:/no/such/agent"), "cannot start '/no/such/agent'"),
+    ],
+)
 def test_bad_input_is_one_clear_line(args, needle):
     proc = cli(*args)
     assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
@@ -380,7 +460,7 @@ def test_bad_prompt_template_names_the_file(tmp_path):
 
 
 def test_a_missing_sdk_names_the_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "anthropic", None)   # what `import anthropic` meets when it is not installed
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # what `import anthropic` meets when it is not installed
     with pytest.raises(AcpError, match=r"pip install 'acptools\[anthropic\]'"):
         rollout.make_policy("anthropic:claude", base_url="http://127.0.0.1:9")
 
@@ -388,6 +468,7 @@ def test_a_missing_sdk_names_the_extra(monkeypatch):
 def test_plots(tmp_path):
     """Three PNG charts, read back with matplotlib's image reader: real images, not blank."""
     import matplotlib.image
+
     proc = cli("--tasks", "ferry", "grid", "--policy", "random", "--max-steps", "4", "--plots", tmp_path / "plots")
     assert proc.returncode == 0, proc.stderr
     for name in ("rates.png", "verdicts.png", "regret.png"):
@@ -398,7 +479,20 @@ def test_plots(tmp_path):
 
 def test_plots_without_matplotlib_say_how_to_get_it(tmp_path, monkeypatch, capsys):
     from acptools.cli import main
-    monkeypatch.setitem(sys.modules, "matplotlib", None)   # what `import matplotlib` meets when it is absent
-    code = main(["rollout", "--tasks", "ferry", "--policy", "random", "--max-steps", "2", "--quiet",
-                 "--plots", str(tmp_path / "plots")])
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # what `import matplotlib` meets when it is absent
+    code = main(
+        [
+            "rollout",
+            "--tasks",
+            "ferry",
+            "--policy",
+            "random",
+            "--max-steps",
+            "2",
+            "--quiet",
+            "--plots",
+            str(tmp_path / "plots"),
+        ]
+    )
     assert code == 2 and "matplotlib is not installed" in capsys.readouterr().err

@@ -16,21 +16,52 @@ def cli(*args, env=None) -> subprocess.CompletedProcess:
     """`acptools rollout ...` in a fresh process, with only the API key given."""
     environ = {k: v for k, v in os.environ.items() if k not in KEYS}
     environ.update(PYTHONPATH=str(ROOT), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "acptools.cli", "rollout", "--quiet", *map(str, args)],
-                          capture_output=True, text=True, env=environ, timeout=600, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "rollout", "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=600,
+        cwd=ROOT,
+    )
 
 
 def test_temperature_and_max_tokens_reach_both_apis():
     for policy, key, url in (("openai:m", "OPENAI_API_KEY", "openai_url"), ("anthropic:m", "ANTHROPIC_API_KEY", "url")):
         with ScriptedModel(in_order(["(board c0 l0)"] * 2)) as model:
-            proc = cli("--tasks", "ferry", "--policy", policy, "--base-url", getattr(model, url), "--max-steps", "2",
-                       "--temperature", "0.25", "--max-tokens", "77", env={key: "k"})
+            proc = cli(
+                "--tasks",
+                "ferry",
+                "--policy",
+                policy,
+                "--base-url",
+                getattr(model, url),
+                "--max-steps",
+                "2",
+                "--temperature",
+                "0.25",
+                "--max-tokens",
+                "77",
+                env={key: "k"},
+            )
         assert proc.returncode == 0, proc.stderr
         assert len(model.requests) == 2
         assert all(body["temperature"] == 0.25 and body["max_tokens"] == 77 for _, body in model.requests), policy
-    with ScriptedModel(in_order(["(board c0 l0)"])) as model:   # without the flag, the API's own default
-        assert cli("--tasks", "ferry", "--policy", "openai:m", "--base-url", model.openai_url, "--max-steps", "1",
-                   env={"OPENAI_API_KEY": "k"}).returncode == 0
+    with ScriptedModel(in_order(["(board c0 l0)"])) as model:  # without the flag, the API's own default
+        assert (
+            cli(
+                "--tasks",
+                "ferry",
+                "--policy",
+                "openai:m",
+                "--base-url",
+                model.openai_url,
+                "--max-steps",
+                "1",
+                env={"OPENAI_API_KEY": "k"},
+            ).returncode
+            == 0
+        )
     assert "temperature" not in model.requests[0][1]
 
 
@@ -42,8 +73,19 @@ def test_a_reply_slower_than_the_timeout_ends_the_episode(tmp_path):
     assert proc.returncode == 1 and episode["ended"] == "policy-error", proc.stdout + proc.stderr
     assert "no reply within 1 s" in episode["error"]
     with ScriptedModel(in_order(["(board c0 l0)"]), latency=5) as model:
-        proc = cli("--tasks", "ferry", "--policy", "openai:m", "--base-url", model.openai_url, "--timeout", "0.5",
-                   "--out", tmp_path / "u.jsonl", env={"OPENAI_API_KEY": "k"})
+        proc = cli(
+            "--tasks",
+            "ferry",
+            "--policy",
+            "openai:m",
+            "--base-url",
+            model.openai_url,
+            "--timeout",
+            "0.5",
+            "--out",
+            tmp_path / "u.jsonl",
+            env={"OPENAI_API_KEY": "k"},
+        )
     episode = [json.loads(line) for line in (tmp_path / "u.jsonl").read_text().splitlines()][-1]
     assert proc.returncode == 1 and episode["ended"] == "policy-error" and "Timeout" in episode["error"], episode
 

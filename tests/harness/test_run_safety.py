@@ -24,8 +24,16 @@ from tests.support.load import load_factor, slack
 from tests.support.scripted_api import KEYS, ScriptedModel
 
 FERRY = ROOT / "acptools" / "examples" / "ferry"
-TIMING = {"seconds", "reply_seconds", "policy_seconds", "grading_seconds", "harness_seconds", "start_seconds",
-          "input_tokens", "output_tokens"}
+TIMING = {
+    "seconds",
+    "reply_seconds",
+    "policy_seconds",
+    "grading_seconds",
+    "harness_seconds",
+    "start_seconds",
+    "input_tokens",
+    "output_tokens",
+}
 
 
 def command(*args) -> list[str]:
@@ -67,8 +75,9 @@ def small(tmp_path_factory):
     answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in recs}
     fn.write_text(f"ANSWERS = {json.dumps(answers)}\n\ndef answer(q):\n    return ANSWERS[q.prompt]\n")
     responses = folder / "r.jsonl"
-    responses.write_text("".join(json.dumps({"id": r["id"], "group": r["group"], "response": gold_response(r)}) + "\n"
-                                 for r in recs))
+    responses.write_text(
+        "".join(json.dumps({"id": r["id"], "group": r["group"], "response": gold_response(r)}) + "\n" for r in recs)
+    )
     return {"data": data, "policy": f"python:{fn}:answer", "responses": responses}
 
 
@@ -78,13 +87,29 @@ def runs(small) -> dict[str, list]:
         "eval": ["eval", "--quiet", "--data", small["data"], "--policy", small["policy"]],
         "score": ["score", "--quiet", "--data", small["data"], "--responses", small["responses"]],
         "rollout": ["rollout", "--quiet", "--tasks", "ferry", "--policy", "random", "--max-steps", "3"],
-        "generate": ["generate", "--quiet", "--domain", FERRY / "domain.pddl", "--problem", FERRY / "problem.pddl",
-                     "--form", "bool", "--tasks", "app", "-n", "2"],
+        "generate": [
+            "generate",
+            "--quiet",
+            "--domain",
+            FERRY / "domain.pddl",
+            "--problem",
+            FERRY / "problem.pddl",
+            "--form",
+            "bool",
+            "--tasks",
+            "app",
+            "-n",
+            "2",
+        ],
     }
 
 
-CHANGED = {"eval": ("--with-pddl",), "score": ("--semantics", "reference"), "rollout": ("--max-steps", "4"),
-           "generate": ("--seed", "7")}
+CHANGED = {
+    "eval": ("--with-pddl",),
+    "score": ("--semantics", "reference"),
+    "rollout": ("--max-steps", "4"),
+    "generate": ("--seed", "7"),
+}
 
 
 @pytest.mark.parametrize("cmd", ["eval", "score", "rollout"])
@@ -133,7 +158,7 @@ def test_an_existing_out_is_never_overwritten_and_a_changed_setting_is_never_res
     assert len(changed.stderr.strip().splitlines()) == 1 and out.read_bytes() == before
     same = cli(*runs(small)[cmd], "--out", out, "--resume")
     assert same.returncode == 0, same.stderr
-    if cmd != "rollout":        # a finished run resumed: nothing is done again, the file is the same
+    if cmd != "rollout":  # a finished run resumed: nothing is done again, the file is the same
         assert untimed(rows_of(out)) == untimed(json.loads(line) for line in before.decode().splitlines())
     forced = cli(*runs(small)[cmd], *CHANGED[cmd], "--out", out, "--force")
     assert forced.returncode in (0, 1), forced.stderr
@@ -157,8 +182,15 @@ def sigint_default() -> None:
 
 def _interrupt(args, out, rows_needed: int):
     """Start a run, SIGINT it once `out` holds rows_needed rows; (process result, seconds to exit)."""
-    proc = subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=environ(), cwd=ROOT, preexec_fn=sigint_default)
+    proc = subprocess.Popen(
+        command(*args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environ(),
+        cwd=ROOT,
+        preexec_fn=sigint_default,
+    )
     deadline = time.monotonic() + slack(300)
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and len([line for line in out.read_text().splitlines() if line.strip()]) >= rows_needed:
@@ -202,30 +234,42 @@ def _check_interrupted(proc, seconds, out):
     assert proc.returncode == 130, proc.stdout + proc.stderr
     assert seconds < exit_bound(), f"{seconds:.2f} s from SIGINT to exit"
     assert "interrupted after" in proc.stdout and "Traceback" not in proc.stderr
-    return rows_of(out)     # every line of the partial file is valid JSON
+    return rows_of(out)  # every line of the partial file is valid JSON
 
 
 def test_ctrl_c_of_eval_stops_at_once_and_resume_completes_it(tmp_path):
     answers = {messages_for(r)[-1]["content"]: gold_response(r) for r in records("test", "app")}
     gate = _Gate()
     with ScriptedModel(lambda api, body: gate.pass_(answers[body["messages"][-1]["content"]]), latency=0.25) as model:
-        args = ["eval", "--quiet", "--data", "acpbench-hard:test:app", "--limit", 8, "--jobs", 1,
-                "--policy", "openai:m", "--base-url", model.openai_url]
+        args = [
+            "eval",
+            "--quiet",
+            "--data",
+            "acpbench-hard:test:app",
+            "--limit",
+            8,
+            "--jobs",
+            1,
+            "--policy",
+            "openai:m",
+            "--base-url",
+            model.openai_url,
+        ]
         whole = cli(*args, "--out", tmp_path / "whole.jsonl")
         assert whole.returncode == 0, whole.stderr
         out = tmp_path / "items.jsonl"
-        gate.close_after(2)     # the third question waits, so the SIGINT comes mid-run however busy the machine is
+        gate.close_after(2)  # the third question waits, so the SIGINT comes mid-run however busy the machine is
         proc, seconds = _interrupt([*args, "--out", out], out, 2)
         gate.open()
         partial = _check_interrupted(proc, seconds, out)
         assert 2 <= len(partial) < 8 and "of 8 questions graded" in proc.stdout
-        with open(out, "a", encoding="utf-8") as fh:   # and a line cut short, as a crash mid-write leaves it
+        with open(out, "a", encoding="utf-8") as fh:  # and a line cut short, as a crash mid-write leaves it
             fh.write('{"id": 12, "task": "ap')
         resumed = cli(*_resume_line(proc.stdout))
         assert resumed.returncode == 0, resumed.stderr
     key = lambda it: (it["task"], str(it["id"]))  # noqa: E731
     assert sorted(untimed(rows_of(out)), key=key) == sorted(untimed(rows_of(tmp_path / "whole.jsonl")), key=key)
-    assert untimed(rows_of(out))[:len(partial)] == untimed(partial)     # kept, not asked again
+    assert untimed(rows_of(out))[: len(partial)] == untimed(partial)  # kept, not asked again
 
 
 def test_ctrl_c_of_score_stops_at_once_and_resume_completes_it(tmp_path):
@@ -241,14 +285,25 @@ def test_ctrl_c_of_score_stops_at_once_and_resume_completes_it(tmp_path):
     assert 1 <= len(partial) < 12
     resumed = cli(*_resume_line(proc.stdout))
     assert resumed.returncode in (0, 1), resumed.stderr
-    assert untimed(rows_of(out)) == untimed(rows_of(tmp_path / "whole.jsonl"))   # the same items, same order
+    assert untimed(rows_of(out)) == untimed(rows_of(tmp_path / "whole.jsonl"))  # the same items, same order
 
 
 def test_ctrl_c_of_rollout_stops_at_once_and_resume_completes_it(tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text("import time\n\ndef act(obs):\n    time.sleep(0.1)\n    return '(no such action)'\n")
-    args = ["rollout", "--quiet", "--tasks", "ferry", "grid", "gripper-strips", "blocksworld-4ops", "--policy",
-            f"python:{slow}:act", "--max-invalid", 4]
+    args = [
+        "rollout",
+        "--quiet",
+        "--tasks",
+        "ferry",
+        "grid",
+        "gripper-strips",
+        "blocksworld-4ops",
+        "--policy",
+        f"python:{slow}:act",
+        "--max-invalid",
+        4,
+    ]
     whole = cli(*args, "--out", tmp_path / "whole.jsonl")
     assert whole.returncode == 0, whole.stderr
     out = tmp_path / "traces.jsonl"
@@ -264,16 +319,35 @@ def test_ctrl_c_of_generate_keeps_the_finished_tasks_and_resume_gives_the_same_b
     grid = ROOT / "acptools" / "examples" / "grid"
     # just (about 0.7 s here) follows reach: the interrupt lands before the run ends
     per_task = 16
-    args = ["generate", "--quiet", "--domain", grid / "domain.pddl", "--problem", grid / "problem.pddl", "--form",
-            "bool", "--tasks", "reach,just,areach,app", "-n", per_task]
+    args = [
+        "generate",
+        "--quiet",
+        "--domain",
+        grid / "domain.pddl",
+        "--problem",
+        grid / "problem.pddl",
+        "--form",
+        "bool",
+        "--tasks",
+        "reach,just,areach,app",
+        "-n",
+        per_task,
+    ]
     whole = cli(*args, "--out", tmp_path / "whole.jsonl")
     assert whole.returncode == 0, whole.stderr
     out = tmp_path / "records.jsonl"
-    proc = subprocess.Popen(command(*args, "--out", out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=environ(), cwd=ROOT, preexec_fn=sigint_default)
+    proc = subprocess.Popen(
+        command(*args, "--out", out),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environ(),
+        cwd=ROOT,
+        preexec_fn=sigint_default,
+    )
     side = tmp_path / "records.jsonl.run.json"
     deadline = time.monotonic() + slack(300)
-    while proc.poll() is None and time.monotonic() < deadline:     # reach (the first unit) finished
+    while proc.poll() is None and time.monotonic() < deadline:  # reach (the first unit) finished
         if side.exists() and "reach" in json.loads(side.read_text()).get("progress", {}).get("finished", {}):
             break
         time.sleep(0.02)
@@ -286,7 +360,7 @@ def test_ctrl_c_of_generate_keeps_the_finished_tasks_and_resume_gives_the_same_b
     kept, whole_rows = rows_of(out), rows_of(tmp_path / "whole.jsonl")
     # the finished tasks' records, whole: reach's at least, never a task cut in the middle
     assert kept and len(kept) % per_task == 0 and len(kept) < len(whole_rows)
-    assert kept == whole_rows[:len(kept)] and kept[0]["group"] == "reachable_atom_bool"
+    assert kept == whole_rows[: len(kept)] and kept[0]["group"] == "reachable_atom_bool"
     (line,) = [x for x in stderr.splitlines() if x.startswith("resume with: acptools ")]
     resumed = cli(*shlex.split(line.removeprefix("resume with: acptools ")))
     assert resumed.returncode == 0, resumed.stderr

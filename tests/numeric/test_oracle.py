@@ -12,10 +12,17 @@ from fractions import Fraction
 import pytest
 from unified_planning.exceptions import UPNoSuitableEngineAvailableException
 
-from tests.support.numeric_corpus import (COST_FAMILIES, CORPUS, all_problems, families, kind, numeric_families,
-                                          problems, up_examples)
-from tests.support.numeric_oracle import (NumericTask, OracleError, format_number, load_task, make_state,
-                                          parse_number)
+from tests.support.numeric_corpus import (
+    CORPUS,
+    COST_FAMILIES,
+    all_problems,
+    families,
+    kind,
+    numeric_families,
+    problems,
+    up_examples,
+)
+from tests.support.numeric_oracle import NumericTask, OracleError, format_number, load_task, make_state, parse_number
 from tests.support.numeric_pddl import PddlRewriteError, needs_rewrite, rewrite_domain
 from tests.support.numeric_planners import enhsp_available, plan_with, up_trajectory, up_validates
 
@@ -33,6 +40,7 @@ def ids(cases):
 
 
 # ------------------------------------------------------------------ the corpus itself
+
 
 def test_corpus_has_the_families_the_issue_asks_for():
     assert len(numeric_families()) >= 8 and set(COST_FAMILIES) <= set(families())
@@ -57,6 +65,7 @@ def test_recursive_derived_predicates_are_refused():
 
 
 # ------------------------------------------------------------------ verdicts, plans and UP
+
 
 @pytest.mark.parametrize("family,problem", SMALL, ids=ids(SMALL))
 def test_search_verdict_matches_the_problem_kind(family, problem):
@@ -91,8 +100,8 @@ def test_a_plan_broken_at_any_step_fails_there(family, problem):
     result = t.search(node_limit=50_000)
     plan = result.plan
     for i in range(len(plan)):
-        check = t.validate(plan[:i] + plan[i + 1:])
-        assert not check.goal_reached or result.cost <= t.plan_cost(plan[:i] + plan[i + 1:])
+        check = t.validate(plan[:i] + plan[i + 1 :])
+        assert not check.goal_reached or result.cost <= t.plan_cost(plan[:i] + plan[i + 1 :])
         assert check.failed_at is None or check.failed_at >= i
     name, *args = plan[0].strip("()").split()
     wrong = f"({name} {' '.join(reversed(args))})" if len(args) > 1 else f"({name} no-such-object)"
@@ -119,10 +128,11 @@ def test_exact_search_equals_fast_downward_optimal_cost(family):
 def test_the_accumulated_metric_is_left_out_of_the_search_identity():
     t = task("zenotravel", "p02")
     assert t.metric == "final-value" and t.accumulators == {"(fuel-used)"}
-    assert t.search().cost == Fraction(231, 20)   # 11.55 units of fuel, exactly
+    assert t.search().cost == Fraction(231, 20)  # 11.55 units of fuel, exactly
 
 
 # ------------------------------------------------------------------ PDDL 2.1 corner cases
+
 
 def test_decimal_verdicts_depend_on_exact_arithmetic():
     folder = CORPUS / "jugs-decimal"
@@ -130,7 +140,10 @@ def test_decimal_verdicts_depend_on_exact_arithmetic():
     verdicts = {}
     for name in ("p02", "p03"):
         text = (folder / f"{name}.pddl").read_text()
-        verdicts[name] = (NumericTask(domain, text).search().status, NumericTask(domain, text, number=float).search().status)
+        verdicts[name] = (
+            NumericTask(domain, text).search().status,
+            NumericTask(domain, text, number=float).search().status,
+        )
     assert verdicts == {"p02": ("unsolvable", "solved"), "p03": ("solved", "unsolvable")}
     exact, floats = task("jugs-decimal", "p01"), NumericTask(domain, (folder / "p01.pddl").read_text(), number=float)
     plan = ["(pour j1 j3)", "(pour j2 j3)"]
@@ -141,11 +154,11 @@ def test_decimal_verdicts_depend_on_exact_arithmetic():
 def test_undefined_fluents_make_actions_inapplicable():
     t = task("tanks-undefined", "p02")
     assert t.init.value("(level t2)") is None
-    assert "(transfer p12 t1 t2)" not in t.applicable(t.init)       # its effect increases an undefined fluent
+    assert "(transfer p12 t1 t2)" not in t.applicable(t.init)  # its effect increases an undefined fluent
     assert "undefined" in t.explain(t.init, "(transfer p12 t1 t2)")
-    calibrated = t.apply(t.init, "(calibrate t2)")                  # an assign defines it
+    calibrated = t.apply(t.init, "(calibrate t2)")  # an assign defines it
     assert calibrated.value("(level t2)") == 0 and "(transfer p12 t1 t2)" in t.applicable(calibrated)
-    blocked = task("tanks-undefined", "p03")                       # precondition holds, the effect reads no rate
+    blocked = task("tanks-undefined", "p03")  # precondition holds, the effect reads no rate
     assert "(transfer p13 t1 t3)" not in blocked.applicable(blocked.init)
     assert blocked.is_applicable(blocked.init, "(transfer p12 t1 t2)")
     goal_reads_undefined = task("tanks-undefined", "p04")
@@ -167,6 +180,7 @@ def test_division_by_zero_makes_an_action_inapplicable():
 def test_unified_plannings_simulator_raises_on_division_by_zero():
     """Why UP's simulator cannot be the oracle: it calls the split applicable and then fails."""
     from unified_planning.shortcuts import SequentialSimulator
+
     t = task("sharing-divzero", "p02")
     sim = SequentialSimulator(t.up_problem)
     split = t.up_problem.action("split")
@@ -198,6 +212,7 @@ def test_derived_predicates_are_evaluated_on_states():
 
 # ------------------------------------------------------------------ reachability and landmarks
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("family,problem", SMALL, ids=ids(SMALL))
 def test_reachability_and_landmark_answers_agree_with_exploration(family, problem):
@@ -226,6 +241,7 @@ def _atoms_of(t, name):
 
 # ------------------------------------------------------------------ strings
 
+
 def test_number_and_state_strings_round_trip():
     for text in ("0", "3", "-2.5", "0.1", "3.08", "(/ 1 3)", "-0.05"):
         assert format_number(parse_number(text)) == text
@@ -235,6 +251,7 @@ def test_number_and_state_strings_round_trip():
 
 # ------------------------------------------------------------------ unified-planning's own examples
 
+
 def test_unified_plannings_numeric_examples_load_and_solve():
     examples = {name: load_task(d, p) for name, d, p in up_examples()}
     if not examples:
@@ -242,11 +259,12 @@ def test_unified_plannings_numeric_examples_load_and_solve():
     counters = examples["counters/problem.pddl"]
     result = counters.search()
     assert result.status == "solved" and result.cost == 6 and up_validates(counters, result.plan)
-    tpp = examples["tpp_metric/problem.pddl"]   # state-dependent action costs; UP cannot validate it
+    tpp = examples["tpp_metric/problem.pddl"]  # state-dependent action costs; UP cannot validate it
     assert tpp.metric == "action-costs" and tpp.search().status == "solved"
 
 
 # ------------------------------------------------------------------ ENHSP
+
 
 @needs_enhsp
 def test_enhsp_plan_validates_on_a_decimal_task():
@@ -257,12 +275,15 @@ def test_enhsp_plan_validates_on_a_decimal_task():
 
 @pytest.mark.slow
 @needs_enhsp
-@pytest.mark.parametrize("family,problem", [c for c in all_problems() if kind(c[1]) != "infinite"],
-                         ids=ids([c for c in all_problems() if kind(c[1]) != "infinite"]))
+@pytest.mark.parametrize(
+    "family,problem",
+    [c for c in all_problems() if kind(c[1]) != "infinite"],
+    ids=ids([c for c in all_problems() if kind(c[1]) != "infinite"]),
+)
 def test_enhsp_plans_validate_in_the_oracle_and_unified_planning(family, problem):
     t = load_task(CORPUS / family / "domain.pddl", problem)
     status, plan = plan_with(t, "enhsp")
-    if plan is None:   # ENHSP's AIBR pre-check wrongly calls irrigation p02/p04 unsolvable (see README)
+    if plan is None:  # ENHSP's AIBR pre-check wrongly calls irrigation p02/p04 unsolvable (see README)
         assert kind(problem) == "unsolvable" or family == "irrigation", status
         return
     assert kind(problem) != "unsolvable"

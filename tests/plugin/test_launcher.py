@@ -29,8 +29,10 @@ LAUNCHER = REPO / "plugin" / "launch.py"
 HANDSHAKE = json.loads((REPO / "plugin" / "handshake.json").read_text(encoding="utf-8"))
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
 
-needs_test_venv = pytest.mark.skipif(not venv_script("acptools-server").exists(),
-                                     reason=f"the tests run outside a virtualenv with acptools installed ({TEST_VENV})")
+needs_test_venv = pytest.mark.skipif(
+    not venv_script("acptools-server").exists(),
+    reason=f"the tests run outside a virtualenv with acptools installed ({TEST_VENV})",
+)
 
 
 def launcher_env(venv: Path, **extra: str) -> dict[str, str]:
@@ -40,8 +42,14 @@ def launcher_env(venv: Path, **extra: str) -> dict[str, str]:
 
 
 def launch(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(LAUNCHER), *args], env=launcher_env(venv), capture_output=True,
-                          text=True, timeout=slack(120), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, str(LAUNCHER), *args],
+        env=launcher_env(venv),
+        capture_output=True,
+        text=True,
+        timeout=slack(120),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def first_start(venv: Path, launcher: Path = LAUNCHER, **env: str) -> StdioPeer:
@@ -157,15 +165,20 @@ def test_a_server_that_cannot_start_answers_the_waiting_calls_with_why(tmp_path:
     error = peer.answer(1)["error"]
     assert error["code"] == -32603 and "its server exited with code 3 during the handshake" in error["message"]
     assert "during the handshake" in peer.call(2, "tools/list")["error"]["message"]
-    assert peer.close() == 3                       # the launcher ends as its server did
-    assert b"cannot import numpy" in peer.stderr   # the server's own words reach the client's log
+    assert peer.close() == 3  # the launcher ends as its server did
+    assert b"cannot import numpy" in peer.stderr  # the server's own words reach the client's log
 
 
 def test_pips_own_error_reaches_the_client(tmp_path: Path) -> None:
     """A real build that pip cannot finish (no package index): the held call gets pip's words."""
     venv = tmp_path / "venv"
-    peer = first_start(venv, PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS="",
-                       PATH=os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin")  # no uv
+    peer = first_start(
+        venv,
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS="",
+        PATH=os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin",
+    )  # no uv
     handshake(peer)
     error = peer.call(1, "tools/call", {"name": "list_examples", "arguments": {}}, seconds=300)
     message = error["error"]["message"]
@@ -181,12 +194,12 @@ def test_a_client_that_leaves_during_the_build_does_not_stop_it(tmp_path: Path) 
         peer = first_start(venv)
         handshake(peer)
         peer.request(1, "tools/call", {"name": "list_examples", "arguments": {}})
-        assert peer.close(seconds=30) == 0   # the launcher ends at once; the builder waits for the lock
+        assert peer.close(seconds=30) == 0  # the launcher ends at once; the builder waits for the lock
         assert [m.get("id") for m in peer.seen] == ["probe", 0]
         lay_out_ready_venv(venv, __version__)
     deadline = time.monotonic() + slack(60)
     while "=== build of acptools" not in (log.read_text() if log.exists() else ""):
         assert time.monotonic() < deadline, "the builder did not go on after its client left"
         time.sleep(0.2)
-    done = launch(venv, "--version")   # the next start finds the venv ready
+    done = launch(venv, "--version")  # the next start finds the venv ready
     assert done.stdout.split() == ["acptools-server", __version__], done.stderr

@@ -25,7 +25,14 @@ from acptools import __version__
 from tests.support.load import slack
 from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
 from tests.support.plugin_files import (
-    REPO, TEST_VENV, TOOL_PREFIX, build_held, lay_out_ready_venv, read_json, tree_copy, venv_script,
+    REPO,
+    TEST_VENV,
+    TOOL_PREFIX,
+    build_held,
+    lay_out_ready_venv,
+    read_json,
+    tree_copy,
+    venv_script,
 )
 from tests.support.scripted_api import ScriptedModel
 
@@ -36,17 +43,32 @@ HANDSHAKE_TOOLS = read_json("plugin/handshake.json")["lists"]["tools/list"]["too
 
 def client_env(home: Path, **extra: str) -> dict[str, str]:
     """A fresh user for the client: its own HOME, none of the caller's Claude or acptools settings."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CLAUDE", "ANTHROPIC", "ACPTOOLS_", "MCP_")) and k != "XDG_CACHE_HOME"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAUDE", "ANTHROPIC", "ACPTOOLS_", "MCP_")) and k != "XDG_CACHE_HOME"
+    }
     home.mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), ACPTOOLS_CACHE="off", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-               DISABLE_AUTOUPDATER="1", **extra)
+    env.update(
+        HOME=str(home),
+        ACPTOOLS_CACHE="off",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_AUTOUPDATER="1",
+        **extra,
+    )
     return env
 
 
 def claude(env: dict[str, str], *args: str, cwd: Path, timeout: float = 300) -> str:
-    done = subprocess.run([node_bin("claude"), *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [node_bin("claude"), *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, f"claude {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -63,18 +85,39 @@ def needs_test_venv() -> None:
 
 
 def test_claude_plugin_validate_finds_no_problem(tmp_path: Path) -> None:
-    out = claude(client_env(tmp_path / "home"), "plugin", "validate", str(REPO), "--json",
-                 "--profile", "directory", "--strict", cwd=REPO)
+    out = claude(
+        client_env(tmp_path / "home"),
+        "plugin",
+        "validate",
+        str(REPO),
+        "--json",
+        "--profile",
+        "directory",
+        "--strict",
+        cwd=REPO,
+    )
     report = json.loads(out)
     assert report["success"] is True
     assert report["manifest"]["errors"] == [] and report["manifest"]["warnings"] == []
     directory = report["directory"]
     assert directory["findings"] == [] and directory["undecided"] == [] and directory["failure"] is None
     assert report["provides"]["mcpServers"][0]["name"] == "acptools"
-    assert sorted(report["provides"]["skills"]) == ["acptools:pddl-debugging", "acptools:plan-act-check",
-                                                    "acptools:planner-evaluation"]
-    manifest = json.loads(claude(client_env(tmp_path / "home"), "plugin", "validate",
-                                 str(REPO / ".claude-plugin" / "plugin.json"), "--json", "--strict", cwd=REPO))
+    assert sorted(report["provides"]["skills"]) == [
+        "acptools:pddl-debugging",
+        "acptools:plan-act-check",
+        "acptools:planner-evaluation",
+    ]
+    manifest = json.loads(
+        claude(
+            client_env(tmp_path / "home"),
+            "plugin",
+            "validate",
+            str(REPO / ".claude-plugin" / "plugin.json"),
+            "--json",
+            "--strict",
+            cwd=REPO,
+        )
+    )
     assert manifest["manifest"]["type"] == "plugin" and manifest["success"] is True
     assert manifest["manifest"]["errors"] == [] and manifest["manifest"]["warnings"] == []
     assert [h["host"] for h in manifest["hosts"]["named"]] == ["files.pythonhosted.org", "pypi.org"]
@@ -124,8 +167,10 @@ def test_the_first_mcp_list_connects_while_the_venv_is_not_built(tmp_path: Path)
         lay_out_ready_venv(venv, __version__)
     line, second = timed_mcp_list(user, work)
     assert CONNECTED in line, line
-    print(f"plugin server: first `claude mcp list` before the venv exists {first:.1f} s, "
-          f"with the venv ready {second:.1f} s (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(
+        f"plugin server: first `claude mcp list` before the venv exists {first:.1f} s, "
+        f"with the venv ready {second:.1f} s (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
 
 
 def session_calls_list_examples(user: dict[str, str], work: Path) -> tuple[list[str], str]:
@@ -134,16 +179,26 @@ def session_calls_list_examples(user: dict[str, str], work: Path) -> tuple[list[
     tool = f"{TOOL_PREFIX}list_examples"
 
     def script(api: str, body: dict):
-        results = [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
-                   if b.get("type") == "tool_result"]
+        results = [
+            b
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
+        ]
         return "done" if results else [{"type": "tool_use", "name": tool, "input": {}}]
 
     with ScriptedModel(script) as model:
         env = dict(user, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="sk-test", ENABLE_TOOL_SEARCH="false")
         claude(env, "-p", "list the examples", "--allowedTools", tool, cwd=work, timeout=1800)
     shown = [t["name"] for t in model.requests[0][1]["tools"] if t["name"].startswith(TOOL_PREFIX)]
-    results = [b for m in model.requests[-1][1]["messages"] if isinstance(m["content"], list)
-               for b in m["content"] if b.get("type") == "tool_result"]
+    results = [
+        b
+        for m in model.requests[-1][1]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     assert len(results) == 1, results
     content = results[0]["content"]
     return shown, content if isinstance(content, str) else json.dumps(content)
@@ -169,9 +224,11 @@ def test_first_start_connects_at_once_and_serves_tool_calls_once_built(tmp_path:
     assert len(installed) == 1, list(venvs[0].glob("lib/python3*/site-packages/acptools*"))
     built = installed[0].stat().st_mtime_ns
     second_line, second = timed_mcp_list(user, work)
-    print(f"plugin server, first start: `claude mcp list` {first:.1f} s; a session's first tool call "
-          f"answered after {session:.0f} s (the build); second start {second:.1f} s "
-          f"(load {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(
+        f"plugin server, first start: `claude mcp list` {first:.1f} s; a session's first tool call "
+        f"answered after {session:.0f} s (the build); second start {second:.1f} s "
+        f"(load {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+    )
     assert CONNECTED in second_line, second_line
     assert installed[0].stat().st_mtime_ns == built, "the second start rebuilt the venv"
 
@@ -193,12 +250,16 @@ def test_a_skills_allowed_tools_let_its_own_commands_run(tmp_path: Path) -> None
     user, work = install_plugin(tmp_path, ACPTOOLS_PLUGIN_VENV=str(TEST_VENV))
     data = tmp_path / "home" / ".claude" / "plugins" / "data" / "acptools-acptools"
     data.mkdir(parents=True, exist_ok=True)
-    (data / "venv").symlink_to(TEST_VENV)   # where the plugin's first start puts its venv
+    (data / "venv").symlink_to(TEST_VENV)  # where the plugin's first start puts its venv
     taught = re.compile(r"^(\S+/venv/bin/acptools) (rollout --tasks acpbench-hard:dev:nexta --policy optimal)$", re.M)
 
     def script(api: str, body: dict):
-        done = sum(b.get("type") == "tool_result" for m in body["messages"] if isinstance(m["content"], list)
-                   for b in m["content"])
+        done = sum(
+            b.get("type") == "tool_result"
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+        )
         found = [m.groups() for text in strings_in(body["messages"]) for m in taught.finditer(text)]
         if done == 0:
             return [{"type": "tool_use", "name": "Skill", "input": {"skill": "acptools:planner-evaluation"}}]
@@ -209,17 +270,39 @@ def test_a_skills_allowed_tools_let_its_own_commands_run(tmp_path: Path) -> None
 
     with ScriptedModel(script) as model:
         env = dict(user, ANTHROPIC_BASE_URL=model.url, ANTHROPIC_API_KEY="sk-test", ENABLE_TOOL_SEARCH="false")
-        report = json.loads(claude(env, "-p", "evaluate the optimal policy", "--output-format", "json",
-                                   "--allowedTools", "Skill", cwd=work, timeout=600))
-    calls = {b["id"]: b["input"].get("command") for m in model.requests[-1][1]["messages"]
-             if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_use"}
-    results = {b["tool_use_id"]: b for m in model.requests[-1][1]["messages"] if isinstance(m["content"], list)
-               for b in m["content"] if b.get("type") == "tool_result"}
+        report = json.loads(
+            claude(
+                env,
+                "-p",
+                "evaluate the optimal policy",
+                "--output-format",
+                "json",
+                "--allowedTools",
+                "Skill",
+                cwd=work,
+                timeout=600,
+            )
+        )
+    calls = {
+        b["id"]: b["input"].get("command")
+        for m in model.requests[-1][1]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    }
+    results = {
+        b["tool_use_id"]: b
+        for m in model.requests[-1][1]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    }
     ran = {calls[i]: json.dumps(results[i]["content"]) for i in calls if calls[i]}
     rollout = f"{data / 'venv' / 'bin' / 'acptools'} rollout --tasks acpbench-hard:dev:nexta --policy optimal"
     assert "40 episodes of optimal" in ran[rollout], ran
     assert [d["tool_input"]["command"] for d in report["permission_denials"]] == [
-        f"{data / 'venv' / 'bin' / 'acptools'} examples"], report["permission_denials"]
+        f"{data / 'venv' / 'bin' / 'acptools'} examples"
+    ], report["permission_denials"]
 
 
 def test_claude_mcp_add_then_the_server_connects(tmp_path: Path) -> None:
@@ -233,14 +316,20 @@ def test_claude_mcp_add_then_the_server_connects(tmp_path: Path) -> None:
 def test_mcpb_validate_and_pack_then_the_bundle_serves(tmp_path: Path) -> None:
     needs_test_venv()
     bundle = tmp_path / "acptools.mcpb"
-    built = subprocess.run([sys.executable, "scripts/build_mcpb.py", "--out", str(bundle)], cwd=REPO,
-                           capture_output=True, text=True, timeout=600)
+    built = subprocess.run(
+        [sys.executable, "scripts/build_mcpb.py", "--out", str(bundle)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     assert "Manifest schema validation passes!" in built.stdout and "ERROR" not in built.stdout
     unpacked = tmp_path / "unpacked"
     zipfile.ZipFile(bundle).extractall(unpacked)
-    validated = subprocess.run([node_bin("mcpb"), "validate", str(unpacked / "manifest.json")],
-                               capture_output=True, text=True, timeout=120)
+    validated = subprocess.run(
+        [node_bin("mcpb"), "validate", str(unpacked / "manifest.json")], capture_output=True, text=True, timeout=120
+    )
     assert validated.returncode == 0 and "ERROR" not in validated.stdout, validated.stdout + validated.stderr
     manifest = json.loads((unpacked / "manifest.json").read_text())
     listed = anyio.run(list_bundle_tools, manifest, unpacked)

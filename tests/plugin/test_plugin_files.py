@@ -14,14 +14,21 @@ import sys
 
 import anyio
 import pytest
+from acptools_server import ServerConfig
+from acptools_server.app import build_server
 from jsonschema import Draft7Validator, FormatChecker
 from mcp import Client
 
 from acptools import __version__
-from acptools_server import ServerConfig
-from acptools_server.app import build_server
 from tests.support.plugin_files import (
-    REPO, SKILLS, TOOL_PREFIX, frontmatter, read_json, tools_named, tree_copy, venv_script,
+    REPO,
+    SKILLS,
+    TOOL_PREFIX,
+    frontmatter,
+    read_json,
+    tools_named,
+    tree_copy,
+    venv_script,
 )
 
 SCHEMA = REPO / "plugin" / "schemas" / "server.schema.json"
@@ -31,6 +38,7 @@ def server_tool_names() -> set[str]:
     async def listed() -> set[str]:
         async with Client(build_server(ServerConfig())) as client:
             return {tool.name for tool in (await client.list_tools()).tools}
+
     return anyio.run(listed)
 
 
@@ -74,7 +82,7 @@ def test_every_tool_a_skill_names_is_served_and_allowed() -> None:
         named = tools_named(text)
         assert named, skill
         assert named <= served, f"{skill.parent.name} names tools the server does not have: {named - served}"
-        allowed = {t[len(TOOL_PREFIX):] for t in fields["allowed-tools"] if t.startswith(TOOL_PREFIX)}
+        allowed = {t[len(TOOL_PREFIX) :] for t in fields["allowed-tools"] if t.startswith(TOOL_PREFIX)}
         assert tools_named(body) <= allowed, f"{skill.parent.name} calls tools its allowed-tools leaves out"
 
 
@@ -86,8 +94,13 @@ def test_the_tool_name_check_catches_a_renamed_tool() -> None:
 
 def test_the_launchers_recorded_handshake_is_the_servers() -> None:
     """plugin/handshake.json (what the launcher answers while its venv builds) is what the server says."""
-    done = subprocess.run([sys.executable, "scripts/plugin_handshake.py", "--check"], cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "scripts/plugin_handshake.py", "--check"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -96,10 +109,18 @@ def test_the_handshake_check_catches_a_changed_tool(tmp_path) -> None:
     recorded = json.loads((copy / "plugin" / "handshake.json").read_text())
     recorded["lists"]["tools/list"]["tools"][0]["description"] += " (older)"
     (copy / "plugin" / "handshake.json").write_text(json.dumps(recorded))
-    done = subprocess.run([sys.executable, str(copy / "scripts" / "plugin_handshake.py"), "--check"], cwd=copy,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(copy / "scripts" / "plugin_handshake.py"), "--check"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1
-    assert "plugin/handshake.json differs from the server in tools/list: run python scripts/plugin_handshake.py" in done.stderr
+    assert (
+        "plugin/handshake.json differs from the server in tools/list: run python scripts/plugin_handshake.py"
+        in done.stderr
+    )
 
 
 def test_the_bundle_lists_exactly_the_served_tools() -> None:
@@ -119,12 +140,15 @@ def test_server_json_is_valid_against_the_registry_schema() -> None:
     assert [e.message for e in validator.iter_errors(server_json)] == []
 
 
-@pytest.mark.parametrize("break_it", [
-    lambda d: d.update(description="x" * 101),
-    lambda d: d.update(name="acptools"),
-    lambda d: d["packages"][0].update(version="latest"),
-    lambda d: d.pop("version"),
-])
+@pytest.mark.parametrize(
+    "break_it",
+    [
+        lambda d: d.update(description="x" * 101),
+        lambda d: d.update(name="acptools"),
+        lambda d: d["packages"][0].update(version="latest"),
+        lambda d: d.pop("version"),
+    ],
+)
 def test_the_schema_copy_rejects_what_the_registry_rejects(break_it) -> None:
     broken = copy.deepcopy(read_json("server.json"))
     break_it(broken)
@@ -143,7 +167,8 @@ def test_the_readme_install_lines_start_the_server() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     vscode = json.loads(re.search(r"code --add-mcp '(\{.*?\})'", readme).group(1))
     assert vscode == {"name": "acptools", "command": "acptools-server"}
-    link = re.search(r"cursor://anysphere\.cursor-deeplink/mcp/install\?name=acptools&config=([A-Za-z0-9+/=]+)",
-                     readme).group(1)
+    link = re.search(
+        r"cursor://anysphere\.cursor-deeplink/mcp/install\?name=acptools&config=([A-Za-z0-9+/=]+)", readme
+    ).group(1)
     assert json.loads(base64.b64decode(link)) == {"command": "acptools-server"}
     assert "claude mcp add acptools -- acptools-server" in readme

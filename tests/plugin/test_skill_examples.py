@@ -14,11 +14,11 @@ from pathlib import Path
 
 import anyio
 import pytest
+from acptools_server import ServerConfig
+from acptools_server.app import build_server
 from mcp import Client
 
 from acptools.cli import parser as cli_parser
-from acptools_server import ServerConfig
-from acptools_server.app import build_server
 from tests.support.load import slack
 from tests.support.plugin_files import REPO, SKILLS, frontmatter, venv_script
 from tests.support.scripted_api import ScriptedModel
@@ -36,6 +36,7 @@ def resolved(arguments: dict[str, object], fields: dict[str, object]) -> dict[st
 
 def example_problems(text: str) -> list[str]:
     """What differs between the examples of a skill's text and what the server answers them."""
+
     async def run() -> list[str]:
         problems: list[str] = []
         async with Client(build_server(ServerConfig())) as client:
@@ -56,6 +57,7 @@ def example_problems(text: str) -> list[str]:
                         problems += [f"{where}: {m}" for m in mismatches(example.shows, answer)]
                         fields.update(answer)
         return problems
+
     return anyio.run(run)
 
 
@@ -67,13 +69,15 @@ def test_every_worked_example_returns_what_it_shows(skill: Path) -> None:
 
 
 def test_the_check_catches_an_example_the_tools_do_not_match() -> None:
-    stale = ('```\noptimal_next_action(task_id="example:ferry")\n'
-             '  -> h_star: 4, optimal_actions: ["(sail l0 l1)"], known: true,\n'
-             '     actions: [{"action": "(board c0 l0)", "regret": 2}, ...]\n'
-             'validate_plan(task_id="example:ferry", plan=["(sail l0 l1)"])\n'
-             '  -> error: no such plan\n'
-             'plan(task_id="example:ferry")\n'
-             '  -> plan: ["(sail l0 l1)", ...], length: 5\n```\n')
+    stale = (
+        '```\noptimal_next_action(task_id="example:ferry")\n'
+        '  -> h_star: 4, optimal_actions: ["(sail l0 l1)"], known: true,\n'
+        '     actions: [{"action": "(board c0 l0)", "regret": 2}, ...]\n'
+        'validate_plan(task_id="example:ferry", plan=["(sail l0 l1)"])\n'
+        "  -> error: no such plan\n"
+        'plan(task_id="example:ferry")\n'
+        '  -> plan: ["(sail l0 l1)", ...], length: 5\n```\n'
+    )
     problems = example_problems(stale)
     assert len(problems) == 3, problems
     assert "line 2 optimal_next_action: .actions: {'action': '(board c0 l0)', 'regret': 2} is not among" in problems[0]
@@ -120,13 +124,15 @@ def answers_file(folder: Path) -> None:
     """answers.jsonl for the score example: replies to the first records of the dev nexta split."""
     path = REPO / "acptools" / "data" / "acpbench_hard" / "dev" / "nexta.jsonl.gz"
     records = [json.loads(line) for line in gzip.open(path, "rt")][:3]
-    (folder / "answers.jsonl").write_text("".join(json.dumps({"id": r["id"], "response": "(noop)"}) + "\n"
-                                                  for r in records))
+    (folder / "answers.jsonl").write_text(
+        "".join(json.dumps({"id": r["id"], "response": "(noop)"}) + "\n" for r in records)
+    )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("skill", [s for s in SKILLS if commands(s.read_text(encoding="utf-8"))],
-                         ids=lambda s: s.parent.name)
+@pytest.mark.parametrize(
+    "skill", [s for s in SKILLS if commands(s.read_text(encoding="utf-8"))], ids=lambda s: s.parent.name
+)
 def test_every_command_a_skill_teaches_runs(skill: Path, tmp_path: Path) -> None:
     """Each command as written, the plugin's acptools being this test run's and the model under test a
     scripted one on a local endpoint (it answers every question and step with an unknown action)."""
@@ -137,7 +143,16 @@ def test_every_command_a_skill_teaches_runs(skill: Path, tmp_path: Path) -> None
         for command in commands(skill.read_text(encoding="utf-8")):
             argv = shlex.split(command.replace(PLUGIN_ACPTOOLS, str(venv_script("acptools"))))
             argv = [model.openai_url if a == "http://localhost:11434/v1" else a for a in argv]
-            done = subprocess.run(argv + ["--quiet"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                                  timeout=slack(600), stdin=subprocess.DEVNULL)
-            assert done.returncode == 0, f"`{command}` exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            done = subprocess.run(
+                argv + ["--quiet"],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=slack(600),
+                stdin=subprocess.DEVNULL,
+            )
+            assert done.returncode == 0, (
+                f"`{command}` exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            )
     assert model.requests, "no command asked the scripted model"

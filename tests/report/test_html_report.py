@@ -17,10 +17,19 @@ from acptools.scoring import gold_response
 from tests.support.browser import Chromium, chromium_path
 
 TASKS = ("app", "prog", "reach", "areach", "val", "just", "land", "nexta")
-WRONG = {"app": "[]", "prog": "[] []", "reach": "(nosuch x)", "areach": "None", "val": "99", "just": "[]",
-         "land": "None", "nexta": "None"}
-needs_chromium = pytest.mark.skipif(chromium_path() is None,
-                                    reason="chromium is not installed (apt-get install chromium; .ci/run does it)")
+WRONG = {
+    "app": "[]",
+    "prog": "[] []",
+    "reach": "(nosuch x)",
+    "areach": "None",
+    "val": "99",
+    "just": "[]",
+    "land": "None",
+    "nexta": "None",
+}
+needs_chromium = pytest.mark.skipif(
+    chromium_path() is None, reason="chromium is not installed (apt-get install chromium; .ci/run does it)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,20 +42,81 @@ def outputs(tmp_path_factory):
     for model, answer in (("model-alpha", gold_response), ("model-zeta", lambda r: WRONG[task_of(r)])):
         rows = [{"id": r["id"], "group": r["group"], "model": model, "response": answer(r)} for r in records]
         (d / f"{model}.responses.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))
-        assert main(["score", "--data", str(d / "records.jsonl"), "--responses", str(d / f"{model}.responses.jsonl"),
-                     "--out", str(d / f"{model}.items.jsonl"), "--report", str(d / f"{model}.report.json"),
-                     "--html", str(d / f"{model}.html"), "--quiet"]) in (0, 1)
-    answerer = d / "gold.py"   # acptools eval with a python: policy that answers every question with its gold text
-    answerer.write_text("import json\nfrom acptools.dataset import record_key\nfrom acptools.scoring import gold_response\n"
-                        f"GOLD = {{record_key(r): gold_response(r) for r in map(json.loads, open({str(d / 'records.jsonl')!r}))}}\n"
-                        "def answer(q):\n    return {'reply': 'My answer:\\n' + GOLD[record_key(q.record)], "
-                        "'input_tokens': len(q.prompt) // 4, 'output_tokens': 7}\n")
-    assert main(["eval", "--data", str(d / "records.jsonl"), "--policy", f"python:{answerer}:answer", "--out",
-                 str(d / "eval.items.jsonl"), "--html", str(d / "eval.html"), "--price", "1,2", "--quiet"]) == 0
-    assert main(["rollout", "--tasks", "ferry", "--policy", "optimal", "--out", str(d / "traces.jsonl"),
-                 "--report", str(d / "rollout.json"), "--html", str(d / "rollout.html"), "--quiet"]) == 0
-    assert main(["report", "--html", str(d / "all.html"), str(d / "model-alpha.items.jsonl"),
-                 str(d / "model-zeta.items.jsonl"), str(d / "traces.jsonl"), str(d / "model-alpha.report.json")]) == 0
+        assert main(
+            [
+                "score",
+                "--data",
+                str(d / "records.jsonl"),
+                "--responses",
+                str(d / f"{model}.responses.jsonl"),
+                "--out",
+                str(d / f"{model}.items.jsonl"),
+                "--report",
+                str(d / f"{model}.report.json"),
+                "--html",
+                str(d / f"{model}.html"),
+                "--quiet",
+            ]
+        ) in (0, 1)
+    answerer = d / "gold.py"  # acptools eval with a python: policy that answers every question with its gold text
+    answerer.write_text(
+        "import json\nfrom acptools.dataset import record_key\nfrom acptools.scoring import gold_response\n"
+        f"GOLD = {{record_key(r): gold_response(r) for r in map(json.loads, open({str(d / 'records.jsonl')!r}))}}\n"
+        "def answer(q):\n    return {'reply': 'My answer:\\n' + GOLD[record_key(q.record)], "
+        "'input_tokens': len(q.prompt) // 4, 'output_tokens': 7}\n"
+    )
+    assert (
+        main(
+            [
+                "eval",
+                "--data",
+                str(d / "records.jsonl"),
+                "--policy",
+                f"python:{answerer}:answer",
+                "--out",
+                str(d / "eval.items.jsonl"),
+                "--html",
+                str(d / "eval.html"),
+                "--price",
+                "1,2",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "rollout",
+                "--tasks",
+                "ferry",
+                "--policy",
+                "optimal",
+                "--out",
+                str(d / "traces.jsonl"),
+                "--report",
+                str(d / "rollout.json"),
+                "--html",
+                str(d / "rollout.html"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "report",
+                "--html",
+                str(d / "all.html"),
+                str(d / "model-alpha.items.jsonl"),
+                str(d / "model-zeta.items.jsonl"),
+                str(d / "traces.jsonl"),
+                str(d / "model-alpha.report.json"),
+            ]
+        )
+        == 0
+    )
     return d
 
 
@@ -71,24 +141,27 @@ def test_summary_cells_give_accuracy_n_and_unknowns(outputs):
     row = re.search(r"<tr class=\"total\"><td>ALL</td><td>1 domain</td>(.*?)</tr>", page).group(1)  # all ferry
     assert "<td>app</td><td>(all: 1 domain)</td>" in page
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
-    assert cells[0] == "100.0%" and cells[2] == str(n) and cells[3] == "0"     # model-alpha: acc, IoU, n, unk
-    assert cells[4] == "0.0%" and cells[6] == str(n)                            # model-zeta
+    assert cells[0] == "100.0%" and cells[2] == str(n) and cells[3] == "0"  # model-alpha: acc, IoU, n, unk
+    assert cells[4] == "0.0%" and cells[6] == str(n)  # model-zeta
 
 
 def test_partial_credit_histograms_put_the_models_side_by_side_on_one_axis(outputs):
     page = (outputs / "all.html").read_text()
-    chart = re.search(r"<svg[^>]*><title>app iou</title>(.*?)</svg>", page).group(1)   # one chart, both models
+    chart = re.search(r"<svg[^>]*><title>app iou</title>(.*?)</svg>", page).group(1)  # one chart, both models
     heights = {}
     for model in ("model-alpha", "model-zeta"):
         app = [it for it in _items(outputs, model) if it["task"] == "app"]
         assert f"{model} (n={len(app)})</text>" in chart and len(app) > 0
-        bars = re.findall(rf'data-model="{model}" data-count="(\d+)" x="[\d.]+" y="[\d.]+" width="[\d.]+" '
-                          r'height="([\d.]+)"', chart)
+        bars = re.findall(
+            rf'data-model="{model}" data-count="(\d+)" x="[\d.]+" y="[\d.]+" width="[\d.]+" '
+            r'height="([\d.]+)"',
+            chart,
+        )
         counts = [int(c) for c, _ in bars]
         assert len(counts) == 11 and sum(counts) == len(app)
         assert counts[10 if model == "model-alpha" else 0] == len(app)  # gold: IoU 1; '[]': IoU 0
         heights[model] = max(float(h) for _, h in bars)
-    assert heights["model-alpha"] == heights["model-zeta"]      # equal counts, equal bars: the same y axis
+    assert heights["model-alpha"] == heights["model-zeta"]  # equal counts, equal bars: the same y axis
 
 
 def test_eval_items_show_question_response_tokens_seconds_and_cost(outputs):
@@ -115,6 +188,7 @@ def test_report_command_refuses_bad_input_in_one_line(tmp_path, capsys):
 
 def _non_blank(png: bytes) -> bool:
     from PIL import Image
+
     img = Image.open(io.BytesIO(png)).convert("L")
     lo, hi = img.getextrema()
     return img.size[0] > 100 and hi - lo > 100 and sum(1 for c in img.histogram() if c) > 10
@@ -142,8 +216,10 @@ def test_filters_show_only_matching_rows(outputs):
         browser.type_into("#qa-filter", "model-zeta")
         assert browser.eval(visible) == len(zeta)
         assert browser.eval("document.querySelector('.filters .count').textContent") == f"{len(zeta)} of {total} shown"
-        browser.eval("(s => { s.value = 'app'; s.dispatchEvent(new Event('change')); })"
-                     "(document.querySelector('.filters select[name=task]'))")
+        browser.eval(
+            "(s => { s.value = 'app'; s.dispatchEvent(new Event('change')); })"
+            "(document.querySelector('.filters select[name=task]'))"
+        )
         assert browser.eval(visible) == sum(1 for it in zeta if it["task"] == "app")
         browser.type_into("#qa-filter", "no row holds this text")
         assert browser.eval(visible) == 0
@@ -161,10 +237,12 @@ def test_each_item_shows_its_question_and_the_response_in_chromium(outputs, tmp_
     items = {(it["task"], str(it["id"])): it for it in map(json.loads, (outputs / "eval.items.jsonl").open())}
     with Chromium() as browser:
         browser.open(outputs / "eval.html")
-        rows = browser.eval("Array.from(document.querySelectorAll('#qa-items tbody tr')).map(r => ["
-                            "r.cells[1].innerText, r.querySelector('.question').innerText, "
-                            "r.querySelector('pre.response').innerText, "
-                            "r.querySelector('pre.response').getBoundingClientRect().height])")
+        rows = browser.eval(
+            "Array.from(document.querySelectorAll('#qa-items tbody tr')).map(r => ["
+            "r.cells[1].innerText, r.querySelector('.question').innerText, "
+            "r.querySelector('pre.response').innerText, "
+            "r.querySelector('pre.response').getBoundingClientRect().height])"
+        )
         png = browser.screenshot("#qa-items tbody tr pre.response")
         assert browser.errors == []
     assert len(rows) == len(items)
@@ -179,6 +257,7 @@ def test_each_item_shows_its_question_and_the_response_in_chromium(outputs, tmp_
 def _has_text(png: bytes) -> bool:
     """Dark glyphs on a light background: many dark pixels, many light ones."""
     from PIL import Image
+
     img = Image.open(io.BytesIO(png)).convert("L")
     dark = sum(img.histogram()[:100])
     return img.size[0] > 50 and 0.01 < dark / (img.size[0] * img.size[1]) < 0.5
@@ -190,8 +269,10 @@ def test_an_episode_opens_to_its_steps_with_h_star(outputs):
     with Chromium() as browser:
         browser.open(outputs / "rollout.html")
         browser.eval("document.querySelector('#episodes details summary').click()")
-        cells = browser.eval("Array.from(document.querySelectorAll('#episodes details tbody tr'))"
-                             ".map(r => Array.from(r.cells).map(c => c.innerText))")
+        cells = browser.eval(
+            "Array.from(document.querySelectorAll('#episodes details tbody tr'))"
+            ".map(r => Array.from(r.cells).map(c => c.innerText))"
+        )
     assert len(cells) == len(steps)
     for row, s in zip(cells, steps):
         assert row[0] == str(s["step"]) and row[4] == str(s["h_star_before"]) and row[6] == str(s["regret"])

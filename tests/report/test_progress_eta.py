@@ -1,4 +1,4 @@
-"""The progress bar's time left (acptools.progress), driven by a fake clock: estimated from the
+"""The progress bar's time left (acptools.util.progress), driven by a fake clock: estimated from the
 measured cost per kind of item, so a prior that is far off for one kind stops mattering."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from acptools.progress import CostModel, Progress
+from acptools.util.progress import CostModel, Progress
 
 
 class Clock:
@@ -26,7 +26,7 @@ def _run(units, true_cost, jobs=1):
     bar.expect(units)
     total_weight = sum(w for _, w in units)
     out, done_weight = [], 0.0
-    ends = [0.0] * jobs                               # each worker takes the next unit when it is free
+    ends = [0.0] * jobs  # each worker takes the next unit when it is free
     times = []
     for i, (kind, _) in enumerate(units):
         lane = min(range(jobs), key=lambda j: ends[j])
@@ -49,26 +49,26 @@ def test_eta_follows_the_measured_cost_not_the_prior():
     # the prior says a nexta item is 100x an app item; measured, it is 2x
     units = [("nexta", 100.0)] * 10 + [("app", 1.0)] * 40
     rows = _run(units, {"nexta": 2.0, "app": 1.0})
-    late = [r for r in rows if r[0] >= 16]           # a few app items measured
+    late = [r for r in rows if r[0] >= 16]  # a few app items measured
     assert late and all(abs(eta - truth) <= 0.15 * truth + 1 for _, eta, truth, _ in late)
     n, eta, truth, by_prior = next(r for r in rows if r[0] == 16)
-    assert by_prior < truth / 10                      # the share of prior weight says "almost done"
+    assert by_prior < truth / 10  # the share of prior weight says "almost done"
 
 
 def test_eta_counts_parallel_workers():
     units = [("reach", 5.0)] * 40
     rows = _run(units, {"reach": 3.0}, jobs=4)
-    for n, eta, truth, _ in rows[11::4]:              # after each round of 4 (they finish together)
+    for n, eta, truth, _ in rows[11::4]:  # after each round of 4 (they finish together)
         assert abs(eta - truth) <= 0.15 * truth + 3.0
 
 
 def test_cost_model_guesses_kinds_not_seen_yet_between_the_prior_and_no_prior():
     model = CostModel([("a", 2.0), ("b", 4.0), ("b", 4.0)])
     assert model.work_left() is None
-    model.finished("a", 2.0, 10.0)                    # 5 s per weight unit; 10 s per unit
+    model.finished("a", 2.0, 10.0)  # 5 s per weight unit; 10 s per unit
     # b: by the prior 8 weight units x 5 s = 40 s; without it 2 units x 10 s = 20 s; geometric mean
     assert model.work_left() == pytest.approx((40.0 * 20.0) ** 0.5)
-    model.finished("b", 4.0, 1.0)                     # measured: b is cheap
+    model.finished("b", 4.0, 1.0)  # measured: b is cheap
     assert model.work_left() == pytest.approx(1.0)
 
 

@@ -11,14 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acptools.answers import (
-    TASK_ALIASES,
-    TASKS,
-    ParsedAnswer,
-    ParsedName,
-    parse_answer,
-    parse_name,
-)
+from acptools.answers import TASK_ALIASES, TASKS, ParsedAnswer, ParsedName, parse_answer, parse_name
 from tests.support.data import SPLITS, records
 
 
@@ -78,7 +71,9 @@ LIST_STYLES = {
     "whitespace": lambda xs: "\n".join(mangle_ws(x) for x in xs),
     "bold": lambda xs: "\n".join(f"**{x}**" for x in xs),
     "think": lambda xs: "<think>maybe (zzz-wrong a b) first</think>\n" + ", ".join(xs),
-    "lead-in": lambda xs: "The applicable actions are: " + ", ".join(xs[:-1]) + (" and " if xs[:-1] else "") + xs[-1] + ".",
+    "lead-in": lambda xs: (
+        "The applicable actions are: " + ", ".join(xs[:-1]) + (" and " if xs[:-1] else "") + xs[-1] + "."
+    ),
     "tag": lambda xs: "Thinking (zzz-wrong a b) over.\n<answer>" + " ".join(xs) + "</answer>",
     "explanation-after": lambda xs: "\n".join(xs) + "\n\nExplanation: (zzz-wrong a b) does not apply here.",
 }
@@ -119,11 +114,11 @@ def _apply_removal(plan: list[str], removal: list[str]) -> list[str]:
     if len(acts) == 1:
         idx = [i for i, a in enumerate(low) if a == norm(acts[0])]
         i = idx[k - 1] if 1 <= k <= len(idx) else idx[0]
-        return plan[:i] + plan[i + 1:]
+        return plan[:i] + plan[i + 1 :]
     a, b = norm(acts[0]), norm(acts[1])
     for i in range(len(low) - 1):
         if low[i] == a and low[i + 1] == b:
-            return plan[:i] + plan[i + 2:]
+            return plan[:i] + plan[i + 2 :]
     raise AssertionError(f"pair {acts} not consecutive in the plan")
 
 
@@ -151,8 +146,12 @@ def _effects(xs, empty: str) -> str:
 
 PROG_STYLES = {
     "labels-brackets": lambda p, n: f"Positive effects: {_effects(p, '[]')}\nNegative effects: {_effects(n, '[]')}",
-    "labels-plain": lambda p, n: f"positive effects: {', '.join(p) or 'none'}\nnegative effects: {', '.join(n) or 'None'}",
-    "labels-one-line": lambda p, n: f"Positive effects: {' '.join(p) or 'none'}. Negative effects: {' '.join(n) or 'none'}.",
+    "labels-plain": lambda p, n: (
+        f"positive effects: {', '.join(p) or 'none'}\nnegative effects: {', '.join(n) or 'None'}"
+    ),
+    "labels-one-line": lambda p, n: (
+        f"Positive effects: {' '.join(p) or 'none'}. Negative effects: {' '.join(n) or 'none'}."
+    ),
     "two-lists": lambda p, n: f"{_effects(p, '[]')} {_effects(n, '[]')}",
     "two-lists-lines": lambda p, n: f"Answer:\n{_effects(p, '[]')}\n{_effects(n, '[]')}",
     "nested-list": lambda p, n: f"[{_effects(p, '[]')}, {_effects(n, '[]')}]",
@@ -163,12 +162,16 @@ PROG_STYLES = {
         + ("\n".join(f"- {x}" for x in n) or "- None")
         + "\n\nThese follow from the action's add and delete lists."
     ),
-    "bold-upper": lambda p, n: f"**POSITIVE EFFECTS:** {_effects(p, 'NONE')}\n**NEGATIVE EFFECTS:** {_effects(n, 'NONE')}".upper(),
+    "bold-upper": lambda p, n: (
+        f"**POSITIVE EFFECTS:** {_effects(p, 'NONE')}\n**NEGATIVE EFFECTS:** {_effects(n, 'NONE')}".upper()
+    ),
     "json": lambda p, n: json.dumps({"pos": p, "neg": n}),
     "add-delete": lambda p, n: f"Add effects: {', '.join(p) or 'none'}\nDelete effects: {', '.join(n) or 'none'}",
     "neg-first": lambda p, n: f"Negative effects: {_effects(n, '[]')}\nPositive effects: {_effects(p, '[]')}",
     "not-form": lambda p, n: "Effects: " + ", ".join([*p, *(f"(not {x})" for x in n)]),
-    "commas": lambda p, n: f"Positive effects: [{', '.join(commas(x) for x in p)}]\nNegative effects: [{', '.join(commas(x) for x in n)}]",
+    "commas": lambda p, n: (
+        f"Positive effects: [{', '.join(commas(x) for x in p)}]\nNegative effects: [{', '.join(commas(x) for x in n)}]"
+    ),
     "fence-prose": lambda p, n: (
         "Positive effects are the propositions that become true. Thinking...\n\nFinal answer:\n```\n"
         f"Positive effects: {_effects(p, '[]')}\nNegative effects: {_effects(n, '[]')}\n```"
@@ -324,8 +327,16 @@ def test_parse_name():
     assert parse_name("'(DRIVE-TRUCK t0 l0-0 l0-1 c0)'").text == "(drive-truck t0 l0-0 l0-1 c0)"
     assert parse_name("[(a b)]").text == "(a b)"
     assert parse_name("board(c1, l0)").text == "(board c1 l0)"
-    for bad, what in [("", "empty"), ("   ", "empty"), ("()", "no name"), ("(a b) (c d)", "2 atoms"),
-                      ("(a (b c))", "nested"), ("(a b) extra", "outside"), (None, "text"), ("[(a) (b)]", "2 atoms")]:
+    for bad, what in [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("()", "no name"),
+        ("(a b) (c d)", "2 atoms"),
+        ("(a (b c))", "nested"),
+        ("(a b) extra", "outside"),
+        (None, "text"),
+        ("[(a) (b)]", "2 atoms"),
+    ]:
         with pytest.raises(ValueError, match=what):
             parse_name(bad)
 
@@ -373,10 +384,12 @@ def test_prog_forms():
     pa = parse_answer("prog", "Positive effects: none. Negative effects: none.")
     assert pa.ok and pa.items == () and pa.negative == ()
     # the last labelled sections win; prose lines with atoms are ignored
-    text = ("Positive effects are atoms that become true, like (zzz a).\n"
-            "The car (c1) moves onto the ferry, so (at c1 l0) stops holding.\n\n"
-            "Positive effects:\n- (on c1)\n\nNegative effects:\n- (at c1 l0)\n- (empty-ferry)\n\n"
-            "This is because boarding removes (zzz b) too.")
+    text = (
+        "Positive effects are atoms that become true, like (zzz a).\n"
+        "The car (c1) moves onto the ferry, so (at c1 l0) stops holding.\n\n"
+        "Positive effects:\n- (on c1)\n\nNegative effects:\n- (at c1 l0)\n- (empty-ferry)\n\n"
+        "This is because boarding removes (zzz b) too."
+    )
     pa = parse_answer("prog", text)
     assert texts(pa) == ["(on c1)"] and [p.text for p in pa.negative] == ["(at c1 l0)", "(empty-ferry)"]
     pa = parse_answer("prog", "(on c1) (not (at c1 l0))")
@@ -407,7 +420,14 @@ def test_list_forms():
         assert pa.ok and texts(pa) == want, (text, pa)
     # English-looking PDDL names survive the prose filter
     pa = parse_answer("app", "[(on a b), (above f1 f2), (has robot key), (clear a), (up tile_1 tile_2), (in p0 t0)]")
-    assert texts(pa) == ["(on a b)", "(above f1 f2)", "(has robot key)", "(clear a)", "(up tile_1 tile_2)", "(in p0 t0)"]
+    assert texts(pa) == [
+        "(on a b)",
+        "(above f1 f2)",
+        "(has robot key)",
+        "(clear a)",
+        "(up tile_1 tile_2)",
+        "(in p0 t0)",
+    ]
     pa = parse_answer("app", "Answer: []")
     assert pa.ok and pa.items == ()
     pa = parse_answer("app", "There are no applicable actions.")
@@ -425,46 +445,136 @@ COT_APP = (
 REALISTIC = [
     # (task, response, items, negative, index, none)
     ("app", COT_APP, ["(sail l0 l1)", "(board c1 l0)"], [], None, False),
-    ("app", "The applicable actions are:\n- (sail l0 l1)\n- (board c1 l0)\n\nNote: (debark c2 l0) is not "
-            "applicable since c2 is not on the ferry.", ["(sail l0 l1)", "(board c1 l0)"], [], None, False),
-    ("app", "The applicable actions are (board c1 l0),\n(sail l0 l1),\n(sail l0 l2)",
-     ["(board c1 l0)", "(sail l0 l1)", "(sail l0 l2)"], [], None, False),
+    (
+        "app",
+        "The applicable actions are:\n- (sail l0 l1)\n- (board c1 l0)\n\nNote: (debark c2 l0) is not "
+        "applicable since c2 is not on the ferry.",
+        ["(sail l0 l1)", "(board c1 l0)"],
+        [],
+        None,
+        False,
+    ),
+    (
+        "app",
+        "The applicable actions are (board c1 l0),\n(sail l0 l1),\n(sail l0 l2)",
+        ["(board c1 l0)", "(sail l0 l1)", "(sail l0 l2)"],
+        [],
+        None,
+        False,
+    ),
     ("app", '```json\n["(board c1 l0)", "(sail l0 l1)"]\n```', ["(board c1 l0)", "(sail l0 l1)"], [], None, False),
-    ("nexta", "The goal requires c1 at l1. The ferry is at l0 with (at c1 l0). So we should board: (board c1 l0).",
-     ["(board c1 l0)"], [], None, False),
+    (
+        "nexta",
+        "The goal requires c1 at l1. The ferry is at l0 with (at c1 l0). So we should board: (board c1 l0).",
+        ["(board c1 l0)"],
+        [],
+        None,
+        False,
+    ),
     ("nexta", "(board c1 l0)\n\nBoarding c1 is needed before (sail l0 l1).", ["(board c1 l0)"], [], None, False),
-    ("nexta", "The next action that takes us towards the goal is (board c1 l0), since after it we can (sail l0 l1).",
-     ["(board c1 l0)"], [], None, False),
-    ("reach", "Consider (at c1 l0): reachable. Consider (on c1): reachable.\nThe unreachable proposition is (at-ferry l9).",
-     ["(at-ferry l9)"], [], None, False),
-    ("reach", "All propositions are reachable from the current state, so there is no such proposition.", [], [], None, True),
+    (
+        "nexta",
+        "The next action that takes us towards the goal is (board c1 l0), since after it we can (sail l0 l1).",
+        ["(board c1 l0)"],
+        [],
+        None,
+        False,
+    ),
+    (
+        "reach",
+        "Consider (at c1 l0): reachable. Consider (on c1): reachable.\nThe unreachable proposition is (at-ferry l9).",
+        ["(at-ferry l9)"],
+        [],
+        None,
+        False,
+    ),
+    (
+        "reach",
+        "All propositions are reachable from the current state, so there is no such proposition.",
+        [],
+        [],
+        None,
+        True,
+    ),
     ("reach", "The answer is at t3 l1-2.", ["(at t3 l1-2)"], [], None, False),
     ("land", "There is no non-trivial fact landmark.", [], [], None, True),
     ("land", "Answer: (on c3)\n\nFinal Answer: None", [], [], None, True),
     ("land", "Final answer: (on c3)\nThis answer is final.", ["(on c3)"], [], None, False),
     ("areach", "The action that can never become applicable is (sail l0 l0).", ["(sail l0 l0)"], [], None, False),
-    ("val", "Let's simulate:\n0. (board c1 l0) - ok\n1. (sail l0 l1) - ok\n2. (board c2 l1) - fails\n"
-            "The first inapplicable action is at index 2.", [], [], 2, False),
+    (
+        "val",
+        "Let's simulate:\n0. (board c1 l0) - ok\n1. (sail l0 l1) - ok\n2. (board c2 l1) - fails\n"
+        "The first inapplicable action is at index 2.",
+        [],
+        [],
+        2,
+        False,
+    ),
     ("val", "The first inapplicable action is (board c2 l1), which is the third action (index 2).", [], [], 2, False),
     ("val", "Answer: action 3 (index 2)", [], [], 2, False),
-    ("prog", "The positive effects are (on c19) and the negative effects are (empty-ferry) and (at c19 l0).",
-     ["(on c19)"], ["(empty-ferry)", "(at c19 l0)"], None, False),
-    ("prog", "Positive effects: (on c19)\nNegative effects: (empty-ferry), (at c19 l0)\n\n"
-             "Explanation: boarding puts (on c19) ...", ["(on c19)"], ["(empty-ferry)", "(at c19 l0)"], None, False),
+    (
+        "prog",
+        "The positive effects are (on c19) and the negative effects are (empty-ferry) and (at c19 l0).",
+        ["(on c19)"],
+        ["(empty-ferry)", "(at c19 l0)"],
+        None,
+        False,
+    ),
+    (
+        "prog",
+        "Positive effects: (on c19)\nNegative effects: (empty-ferry), (at c19 l0)\n\n"
+        "Explanation: boarding puts (on c19) ...",
+        ["(on c19)"],
+        ["(empty-ferry)", "(at c19 l0)"],
+        None,
+        False,
+    ),
     ("prog", "There are no positive effects.\nNegative effects: (on c19)", [], ["(on c19)"], None, False),
     ("prog", "Positive effects: (on c1)", ["(on c1)"], [], None, False),
-    ("app", "Applicable actions are: (sail l0 l1), (board c1 l0).\n\nThe precondition of (debark c2 l0) is: (on c2), "
-            "which is false.", ["(sail l0 l1)", "(board c1 l0)"], [], None, False),
-    ("app", "1. (sail l0 l1)\n2. (board c1 l0)\n\n(at c1 l0) holds, so these are fine.",
-     ["(sail l0 l1)", "(board c1 l0)"], [], None, False),
-    ("reach", "The unreachable proposition is: (at c1 l5).\nThis is because (at c1 l0) and nothing moves it.",
-     ["(at c1 l5)"], [], None, False),
+    (
+        "app",
+        "Applicable actions are: (sail l0 l1), (board c1 l0).\n\nThe precondition of (debark c2 l0) is: (on c2), "
+        "which is false.",
+        ["(sail l0 l1)", "(board c1 l0)"],
+        [],
+        None,
+        False,
+    ),
+    (
+        "app",
+        "1. (sail l0 l1)\n2. (board c1 l0)\n\n(at c1 l0) holds, so these are fine.",
+        ["(sail l0 l1)", "(board c1 l0)"],
+        [],
+        None,
+        False,
+    ),
+    (
+        "reach",
+        "The unreachable proposition is: (at c1 l5).\nThis is because (at c1 l0) and nothing moves it.",
+        ["(at c1 l5)"],
+        [],
+        None,
+        False,
+    ),
     ("nexta", "(board c1 l0). Then we can also (sail l0 l1).", ["(board c1 l0)"], [], None, False),
     ("val", "Step 1 is: fine. Step 2 is fine.\nThe index is: 3", [], [], 3, False),
-    ("prog", "Answer:\nPositive effects: (on c1).\nNegative effects: (at c1 l0).\n\nThe action removes (at c1 l0) because",
-     ["(on c1)"], ["(at c1 l0)"], None, False),
-    ("just", "Removing the redundant pair (sail l0 l1) (sail l1 l0), the resulting plan is:\n(board c1 l0)\n"
-             "(sail l0 l1)\n(debark c1 l1)", ["(board c1 l0)", "(sail l0 l1)", "(debark c1 l1)"], [], None, False),
+    (
+        "prog",
+        "Answer:\nPositive effects: (on c1).\nNegative effects: (at c1 l0).\n\nThe action removes (at c1 l0) because",
+        ["(on c1)"],
+        ["(at c1 l0)"],
+        None,
+        False,
+    ),
+    (
+        "just",
+        "Removing the redundant pair (sail l0 l1) (sail l1 l0), the resulting plan is:\n(board c1 l0)\n"
+        "(sail l0 l1)\n(debark c1 l1)",
+        ["(board c1 l0)", "(sail l0 l1)", "(debark c1 l1)"],
+        [],
+        None,
+        False,
+    ),
 ]
 
 
@@ -485,8 +595,26 @@ def test_grammar_shipped_and_cached():
     assert grammar._parser().options.parser == "lalr"
 
 
-GARBAGE = ["", "   \n\t", "hello world", "((((", ")))", "[[[", "]]", "()", "[]()", "?", "\x00\x01", "((()))",
-           "(" * 5000, "Answer:", "Final answer: **", "123abc", "(1) (2) (3)", "(the) (is a) (see below)"]
+GARBAGE = [
+    "",
+    "   \n\t",
+    "hello world",
+    "((((",
+    ")))",
+    "[[[",
+    "]]",
+    "()",
+    "[]()",
+    "?",
+    "\x00\x01",
+    "((()))",
+    "(" * 5000,
+    "Answer:",
+    "Final answer: **",
+    "123abc",
+    "(1) (2) (3)",
+    "(the) (is a) (see below)",
+]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -549,7 +677,11 @@ def test_hypothesis_list_roundtrip(pairs, style):
 
 
 @settings(max_examples=200, deadline=None)
-@given(perturbed(), st.sampled_from(["nexta", "areach", "reach", "land"]), st.sampled_from(["", "Answer: ", "**Final answer:** "]))
+@given(
+    perturbed(),
+    st.sampled_from(["nexta", "areach", "reach", "land"]),
+    st.sampled_from(["", "Answer: ", "**Final answer:** "]),
+)
 def test_hypothesis_single_roundtrip(pair, task, prefix):
     action, text = pair
     pa = parse_answer(task, prefix + text)
@@ -563,9 +695,42 @@ def test_hypothesis_any_text_never_raises(task, text):
     assert pa.ok or pa.error
 
 
-_PIECES = st.sampled_from(["(", ")", "[", "]", "{", "}", ",", " ", "\n", "\t", "answer:", "Final Answer", "none",
-                           "positive effects:", "negative effects:", "(not ", "sail", "l1", "c2", "**", "```", "1.",
-                           "- ", "03", "index", "</think>", "<answer>", "\\boxed{", "no such", "?x", "e.g.", "\ue000"])
+_PIECES = st.sampled_from(
+    [
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        " ",
+        "\n",
+        "\t",
+        "answer:",
+        "Final Answer",
+        "none",
+        "positive effects:",
+        "negative effects:",
+        "(not ",
+        "sail",
+        "l1",
+        "c2",
+        "**",
+        "```",
+        "1.",
+        "- ",
+        "03",
+        "index",
+        "</think>",
+        "<answer>",
+        "\\boxed{",
+        "no such",
+        "?x",
+        "e.g.",
+        "\ue000",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -636,11 +801,15 @@ def _timing_report() -> None:
                 times.append(time.perf_counter() - t0)
         times.sort()
         every += times if task in TASKS else []
-        print(f"{task:8} n={len(texts_):5d} mean chars={sum(map(len, texts_)) / len(texts_):6.0f}  "
-              f"p50={times[len(times) // 2] * 1e6:6.1f} us  p90={times[int(len(times) * 0.9)] * 1e6:6.1f} us")
+        print(
+            f"{task:8} n={len(texts_):5d} mean chars={sum(map(len, texts_)) / len(texts_):6.0f}  "
+            f"p50={times[len(times) // 2] * 1e6:6.1f} us  p90={times[int(len(times) * 0.9)] * 1e6:6.1f} us"
+        )
     every.sort()
-    print(f"all      n={len(every) // 3:5d}  p50={every[len(every) // 2] * 1e6:6.1f} us  "
-          f"p90={every[int(len(every) * 0.9)] * 1e6:6.1f} us  p99={every[int(len(every) * 0.99)] * 1e6:6.1f} us")
+    print(
+        f"all      n={len(every) // 3:5d}  p50={every[len(every) // 2] * 1e6:6.1f} us  "
+        f"p90={every[int(len(every) * 0.9)] * 1e6:6.1f} us  p99={every[int(len(every) * 0.99)] * 1e6:6.1f} us"
+    )
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 
-from acptools import store
 from acptools.dataset import acpbench_hard
+from acptools.proofs import store
 from acptools.scoring import gold_response
 from tests.support.data import ROOT
 
@@ -22,8 +22,14 @@ def _env(**changes) -> dict:
 
 
 def _acptools(*args, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "acptools.cli", *map(str, args)], capture_output=True, text=True,
-                          env=env or _env(), cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env or _env(),
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def _fill(tmp_path, cache=None, env=None) -> None:
@@ -57,7 +63,7 @@ def test_cache_verify_proves_as_many_facts_as_sampled(tmp_path):
     one = _acptools("cache", "verify", "--cache", cache, "--sample", "2")
     assert one.returncode == 0, one.stderr
     assert f"checked 2 random rows of {cache}: 0 failed" in one.stdout
-    every = _acptools("cache", "verify", "--cache", cache)   # every row by default
+    every = _acptools("cache", "verify", "--cache", cache)  # every row by default
     rows = sum(store.ProofStore(cache).stats()["facts"].values())
     assert every.returncode == 0 and f"checked all {rows} rows of {cache}: 0 failed" in every.stdout, every.stdout
 
@@ -94,13 +100,29 @@ def test_no_until_keeps_text_after_the_stop_strings(tmp_path):
     recs = [acpbench_hard("dev", t)[0] for t in ("val", "app", "nexta")]
     data, responses = tmp_path / "records.jsonl", tmp_path / "responses.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    responses.write_text("".join(json.dumps({"id": r["id"], "group": r["group"], "model": "m",
-                                             "response": "\n\n" + gold_response(r)}) + "\n" for r in recs))
+    responses.write_text(
+        "".join(
+            json.dumps({"id": r["id"], "group": r["group"], "model": "m", "response": "\n\n" + gold_response(r)}) + "\n"
+            for r in recs
+        )
+    )
     scores = {}
     for flags in ((), ("--no-until",)):
         out = tmp_path / f"items{len(flags)}.jsonl"
-        done = _acptools("score", "--data", data, "--responses", responses, "--semantics", "reference", "--quiet",
-                         "--no-cache", "--out", out, *flags)
+        done = _acptools(
+            "score",
+            "--data",
+            data,
+            "--responses",
+            responses,
+            "--semantics",
+            "reference",
+            "--quiet",
+            "--no-cache",
+            "--out",
+            out,
+            *flags,
+        )
         assert done.returncode == 0, done.stderr
         scores[flags] = [json.loads(line)["score"] for line in out.read_text().splitlines()]
     assert scores[()] == [0, 0, 0] and scores[("--no-until",)] == [1, 1, 1]

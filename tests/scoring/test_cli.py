@@ -53,25 +53,36 @@ def _responses(path: Path, rows) -> Path:
 
 def _wrong(rec: dict) -> str:
     g = rec["group"]
-    return {"applicable_actions_gen": "[]", "progression_gen": "[] []", "reachable_atom_gen": "(nosuch x)",
-            "reachable_action_gen": "None", "validation_gen": "99", "action_justification_gen": "[]",
-            "landmarks_gen": "None", "goal_closer_gen": "None"}[g]
+    return {
+        "applicable_actions_gen": "[]",
+        "progression_gen": "[] []",
+        "reachable_atom_gen": "(nosuch x)",
+        "reachable_action_gen": "None",
+        "validation_gen": "99",
+        "action_justification_gen": "[]",
+        "landmarks_gen": "None",
+        "goal_closer_gen": "None",
+    }[g]
 
 
 def _rows(records):
     rows = []
     for r in records:
         rows.append({"id": r["id"], "group": r["group"], "model": "gold", "response": gold_response(r), "run": 7})
-        rows.append({"id": r["id"], "model": "wrong", "response": _wrong(r)} if r["group"] != "landmarks_gen"
-                    else {"id": r["id"], "group": "land", "model": "wrong", "response": _wrong(r)})
+        rows.append(
+            {"id": r["id"], "model": "wrong", "response": _wrong(r)}
+            if r["group"] != "landmarks_gen"
+            else {"id": r["id"], "group": "land", "model": "wrong", "response": _wrong(r)}
+        )
     return rows
 
 
 def test_score_end_to_end(tmp_path, data_dir, records, capsys):
     resp = _responses(tmp_path / "r.jsonl", _rows(records))
     out, rep = tmp_path / "items.jsonl", tmp_path / "report.json"
-    code = main(["score", "--data", str(data_dir), "--responses", str(resp), "--out", str(out),
-                 "--report", str(rep), "--quiet"])
+    code = main(
+        ["score", "--data", str(data_dir), "--responses", str(resp), "--out", str(out), "--report", str(rep), "--quiet"]
+    )
     text = capsys.readouterr().out
     assert code == 0, text
     items = [json.loads(line) for line in out.read_text().splitlines()]
@@ -95,8 +106,10 @@ def test_score_end_to_end(tmp_path, data_dir, records, capsys):
 
 
 def test_unknown_ids_are_an_error_listing_them(tmp_path, data_dir, records, capsys):
-    rows = _rows(records[:2]) + [{"id": 12345, "response": "x"}, {"id": records[0]["id"], "group": "nexta",
-                                                                   "response": "x"}]
+    rows = _rows(records[:2]) + [
+        {"id": 12345, "response": "x"},
+        {"id": records[0]["id"], "group": "nexta", "response": "x"},
+    ]
     resp = _responses(tmp_path / "r.jsonl", rows)
     code = main(["score", "--data", str(data_dir), "--responses", str(resp), "--quiet"])
     err = capsys.readouterr().err
@@ -114,8 +127,7 @@ def test_gold_is_100_percent(tmp_path, data_dir, records, capsys):
 
 
 def test_gold_reports_data_errors(tmp_path, capsys):
-    recs = [r for r in acpbench_hard("dev", "reach")
-            if str(r["id"]) == "-8682376828094741291"]
+    recs = [r for r in acpbench_hard("dev", "reach") if str(r["id"]) == "-8682376828094741291"]
     (tmp_path / "reach.json").write_text(json.dumps(recs))
     code = main(["score", "--data", str(tmp_path / "reach.json"), "--gold", "--quiet"])
     text = capsys.readouterr().out
@@ -127,10 +139,42 @@ def test_gold_reports_data_errors(tmp_path, capsys):
 def test_reference_semantics_and_jobs(tmp_path, data_dir, records, capsys):
     resp = _responses(tmp_path / "r.jsonl", _rows(records))
     out1, out2 = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    assert main(["score", "--data", str(data_dir), "--responses", str(resp), "--semantics", "reference",
-                 "--out", str(out1), "--quiet"]) == 0
-    assert main(["score", "--data", str(data_dir), "--responses", str(resp), "--semantics", "reference",
-                 "--out", str(out2), "--quiet", "--jobs", "2"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--data",
+                str(data_dir),
+                "--responses",
+                str(resp),
+                "--semantics",
+                "reference",
+                "--out",
+                str(out1),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "score",
+                "--data",
+                str(data_dir),
+                "--responses",
+                str(resp),
+                "--semantics",
+                "reference",
+                "--out",
+                str(out2),
+                "--quiet",
+                "--jobs",
+                "2",
+            ]
+        )
+        == 0
+    )
     a = [json.loads(line) for line in out1.read_text().splitlines()]
     b = [json.loads(line) for line in out2.read_text().splitlines()]
     assert [(x["id"], x["model"], x["score"]) for x in a] == [(x["id"], x["model"], x["score"]) for x in b]
@@ -139,13 +183,16 @@ def test_reference_semantics_and_jobs(tmp_path, data_dir, records, capsys):
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("lines,needle", [
-    (['{"id": 1, "response": "x"}', "{not json"], "line 2: invalid JSON"),
-    (['{"id": 1}'], "no 'response' field"),
-    (['{"response": "x"}'], "no 'id' field"),
-    (['{"id": 1, "response": 5}'], "'response' must be a string"),
-    (['[1, 2]'], "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    "lines,needle",
+    [
+        (['{"id": 1, "response": "x"}', "{not json"], "line 2: invalid JSON"),
+        (['{"id": 1}'], "no 'response' field"),
+        (['{"response": "x"}'], "no 'id' field"),
+        (['{"id": 1, "response": 5}'], "'response' must be a string"),
+        (["[1, 2]"], "expected a JSON object"),
+    ],
+)
 def test_bad_response_files(tmp_path, data_dir, capsys, lines, needle):
     resp = tmp_path / "r.jsonl"
     resp.write_text("\n".join(lines) + "\n")
@@ -165,7 +212,7 @@ def test_bad_arguments(tmp_path, data_dir, capsys):
         main(["score", "--data", str(data_dir)])
     assert e.value.code == 2
     bad = tmp_path / "bad.json"
-    bad.write_text("[{\"id\": 1, \"group\": \"app\"")
+    bad.write_text('[{"id": 1, "group": "app"')
     assert main(["score", "--data", str(bad), "--gold"]) == 2
     assert "invalid JSON" in capsys.readouterr().err
 
@@ -174,6 +221,7 @@ def _bars(png, rgb=(0x1F, 0x77, 0xB4)) -> int:
     """How many bars of matplotlib's first colour cross the image's middle row (read back with
     matplotlib's own image reader)."""
     import matplotlib.image
+
     pixels = matplotlib.image.imread(png)
     row = pixels[pixels.shape[0] // 2, :, :3]
     target = [c / 255 for c in rgb]
@@ -188,22 +236,24 @@ def test_plots(tmp_path, data_dir, capsys):
     assert code == 0
     png = tmp_path / "plots" / "accuracy.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert _bars(png) == len(list(data_dir.iterdir()))   # one bar per task, all of them 100% high
+    assert _bars(png) == len(list(data_dir.iterdir()))  # one bar per task, all of them 100% high
     for task in ("app", "prog"):
         hist = tmp_path / "plots" / f"iou_{task}.png"
         import matplotlib.image
+
         pixels = matplotlib.image.imread(hist)
-        assert pixels[..., :3].std() > 0.05   # not blank
+        assert pixels[..., :3].std() > 0.05  # not blank
 
 
 def test_plots_without_matplotlib_say_how_to_get_it(tmp_path, data_dir, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)   # what `import matplotlib` meets when it is absent
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # what `import matplotlib` meets when it is absent
     code = main(["score", "--data", str(data_dir), "--gold", "--quiet", "--plots", str(tmp_path / "plots")])
     assert code == 2 and "matplotlib is not installed" in capsys.readouterr().err
 
 
 def test_examples_and_demo(capsys):
     from acptools import examples
+
     assert main(["examples"]) == 0
     assert capsys.readouterr().out.split() == examples.names()
     assert main(["demo", "--example", "ferry", "--budget", "20"]) == 0
@@ -214,9 +264,26 @@ def test_examples_and_demo(capsys):
 
 def test_installed_entry_point(tmp_path, data_dir):
     """`python -m acptools.cli`: a real process, its exit code, and no traceback on bad input."""
-    ok = subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(data_dir / "val.json"),
-                         "--gold"], capture_output=True, text=True, cwd=ROOT)
+    ok = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "score", "--data", str(data_dir / "val.json"), "--gold"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ok.returncode == 0 and "100.0%" in ok.stdout and "[" in ok.stderr  # the progress bar
-    bad = subprocess.run([sys.executable, "-m", "acptools.cli", "score", "--data", str(data_dir),
-                          "--responses", str(tmp_path / "missing.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "acptools.cli",
+            "score",
+            "--data",
+            str(data_dir),
+            "--responses",
+            str(tmp_path / "missing.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr

@@ -65,15 +65,18 @@ def test_64_bit_ids_are_exact(tmp_path):
     assert D.load_records(str(tmp_path)) == big * 3
 
 
-@pytest.mark.parametrize("source, n, tasks, splits", [
-    ("acpbench-hard", 960, set(D.TASKS), 2),
-    ("acpbench-hard:test", 640, set(D.TASKS), 1),
-    ("acpbench-hard:dev", 320, set(D.TASKS), 1),
-    ("acpbench-hard:test:nexta", 80, {"nexta"}, 1),
-    ("acpbench-hard:nexta:test", 80, {"nexta"}, 1),
-    ("acpbench-hard:land", 120, {"land"}, 2),
-    ("acpbench-hard:dev:goal_closer_gen", 40, {"nexta"}, 1),
-])
+@pytest.mark.parametrize(
+    "source, n, tasks, splits",
+    [
+        ("acpbench-hard", 960, set(D.TASKS), 2),
+        ("acpbench-hard:test", 640, set(D.TASKS), 1),
+        ("acpbench-hard:dev", 320, set(D.TASKS), 1),
+        ("acpbench-hard:test:nexta", 80, {"nexta"}, 1),
+        ("acpbench-hard:nexta:test", 80, {"nexta"}, 1),
+        ("acpbench-hard:land", 120, {"land"}, 2),
+        ("acpbench-hard:dev:goal_closer_gen", 40, {"nexta"}, 1),
+    ],
+)
 def test_named_sources(source, n, tasks, splits):
     recs = D.load_records(source)
     assert len(recs) == n and {D.task_of(r) for r in recs} == tasks
@@ -87,14 +90,17 @@ def test_named_source_order_and_mix(tmp_path):
     assert len(mixed) == 42 and D.task_of(mixed[-1]) == "app"
 
 
-@pytest.mark.parametrize("source, says", [
-    ("acpbench-hard:tset", "'tset' is not a split or task of acpbench-hard"),
-    ("acpbench-hard:test:nexta:app", "'app' is not a split or task"),
-    ("acpbench-hard:dev:test", "'test' is not a split or task"),
-    ("acpbench:test", "unknown data source 'acpbench:test'"),
-    ("hf:acpbench", "unknown Hugging Face source 'hf:acpbench'"),
-    ("no/such/folder", "no such file or folder"),
-])
+@pytest.mark.parametrize(
+    "source, says",
+    [
+        ("acpbench-hard:tset", "'tset' is not a split or task of acpbench-hard"),
+        ("acpbench-hard:test:nexta:app", "'app' is not a split or task"),
+        ("acpbench-hard:dev:test", "'test' is not a split or task"),
+        ("acpbench:test", "unknown data source 'acpbench:test'"),
+        ("hf:acpbench", "unknown Hugging Face source 'hf:acpbench'"),
+        ("no/such/folder", "no such file or folder"),
+    ],
+)
 def test_unknown_sources_are_clear_errors(source, says):
     with pytest.raises(AcpError) as e:
         D.load_records(source)
@@ -114,17 +120,28 @@ def test_cli_scores_a_named_source(tmp_path, capsys):
     one = D.acpbench_hard("dev", "val")[0]
     rows = tmp_path / "r.jsonl"
     rows.write_text(json.dumps({"id": one["id"], "response": str(one["answer"])}) + "\n")
-    code = main(["score", "--data", "acpbench-hard:dev:val", "--responses", str(rows), "--quiet",
-                 "--out", str(tmp_path / "items.jsonl")])
+    code = main(
+        [
+            "score",
+            "--data",
+            "acpbench-hard:dev:val",
+            "--responses",
+            str(rows),
+            "--quiet",
+            "--out",
+            str(tmp_path / "items.jsonl"),
+        ]
+    )
     assert code == 0, capsys.readouterr()
     item = json.loads((tmp_path / "items.jsonl").read_text())
-    assert item["id"] == one["id"] and item["verdict"] == "correct"   # the 64-bit id matched exactly
+    assert item["id"] == one["id"] and item["verdict"] == "correct"  # the 64-bit id matched exactly
     assert main(["score", "--data", "acpbench-hard:dev:vla", "--gold"]) == 2
     err = capsys.readouterr().err
     assert "'vla' is not a split or task" in err and "Traceback" not in err
 
 
 # ------------------------------------------------------------------------------- Hugging Face loader
+
 
 def _hub_rows(task: str, split: str) -> list[dict]:
     """What `datasets` yields for a config: our records, with the Hub's typing quirks a loader must undo."""
@@ -133,11 +150,11 @@ def _hub_rows(task: str, split: str) -> list[dict]:
     for r in ours:
         row = dict(r, extra_column="ignored")
         if task == "nexta":
-            row["answer"] = dict(r["answer"], opt=int(r["answer"]["opt"]))   # int64 in parquet
+            row["answer"] = dict(r["answer"], opt=int(r["answer"]["opt"]))  # int64 in parquet
         if task == "val":
             row["answer"] = str(r["answer"])
         if task == "land":
-            row["answer"] = json.dumps(r["answer"])                           # a JSON string column
+            row["answer"] = json.dumps(r["answer"])  # a JSON string column
         rows.append(row)
     return rows
 
@@ -160,8 +177,10 @@ def fake_datasets(monkeypatch):
 def test_hub_rows_map_to_our_records(fake_datasets):
     got = D.load_hub("dev")
     assert got == D.acpbench_hard("dev")
-    assert [c[:3] for c in fake_datasets][:2] == [("ibm-research/acp_bench", "acp_app_gen", "validation"),
-                                                  ("ibm-research/acp_bench", "acp_prog_gen", "validation")]
+    assert [c[:3] for c in fake_datasets][:2] == [
+        ("ibm-research/acp_bench", "acp_app_gen", "validation"),
+        ("ibm-research/acp_bench", "acp_prog_gen", "validation"),
+    ]
     assert len(fake_datasets) == 8
     assert D.load_records("hf:acpbench-hard:test:nexta") == D.acpbench_hard("test", "nexta")
     assert fake_datasets[-1][1:3] == ("acp_nexta_gen", "test")

@@ -1,4 +1,4 @@
-"""Stored grades (acptools.scoring.memo): a warm run reads every grade a cold run kept, grounds no task
+"""Stored grades (acptools.proofs.grade_memo): a warm run reads every grade a cold run kept, grounds no task
 and gives the same items; grades forged without the store's key are never served (the run grades
 afresh) and `cache verify` names each; the same forgeries signed with the key would be served, and
 `cache verify` catches them by grading again; another response or budget is never answered by a
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from acptools import store
 from acptools.dataset import acpbench_hard
+from acptools.proofs import store
+from acptools.proofs.verify import verify_grades
 from acptools.scoring import cache_sizes, clear_caches
-from acptools.scoring.batch import gold_rows, match, score_pairs
-from acptools.scoring.memo_verify import verify
+from acptools.scoring.batch import gold_rows, match, regrade, score_pairs
 from tests.support.data import ROOT
 from tests.support.forge import forge_grades
 
@@ -75,8 +75,14 @@ def _copy(cache: Path, to: Path) -> Path:
 
 def _cli(*args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "ACPTOOLS_CACHE"}
-    return subprocess.run([sys.executable, "-m", "acptools.cli", *map(str, args)], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "acptools.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def test_a_warm_run_reads_every_grade_and_grounds_nothing(filled, tmp_path):
@@ -96,7 +102,7 @@ def test_grades_forged_without_the_key_are_never_served_and_verify_names_each(fi
     assert _stable(items) == _stable(fresh)
     assert seen == {"grounded": len(pairs) // 2, "writes": n}  # every response graded afresh, its grade kept
     forge_grades(forged)
-    out = verify(store.ProofStore(forged))
+    out = verify_grades(store.ProofStore(forged), regrade)
     assert out["checked"] == n and len(out["failures"]) == n
     assert all("not authenticated" in f["problem"] for f in out["failures"])
 
@@ -128,8 +134,9 @@ def test_a_run_with_some_grades_stored_reads_those_and_grades_the_rest(filled, t
     """Grades are read many at a time: every other response changed, those are graded (and kept),
     the others read, each item in its place."""
     pairs, cache, fresh = filled
-    mixed = [(rec, dict(row, response=row["response"] + " ")) if k % 2 else (rec, row)
-             for k, (rec, row) in enumerate(pairs)]
+    mixed = [
+        (rec, dict(row, response=row["response"] + " ")) if k % 2 else (rec, row) for k, (rec, row) in enumerate(pairs)
+    ]
     items, seen = _run(mixed, _copy(cache, tmp_path / "mixed.sqlite"))
     assert [it["score"] for it in items] == [it["score"] for it in fresh]
     assert [it["id"] for it in items] == [it["id"] for it in fresh]

@@ -108,7 +108,7 @@ def test_a_wrong_action_in_the_middle(case):
         i = len(plan) // 2
         state = oracle.run(init, plan[:i])
         for wrong in _wrong_actions(r, oracle, state, plan[i]):
-            bad = plan[:i] + [wrong] + plan[i + 1:]
+            bad = plan[:i] + [wrong] + plan[i + 1 :]
             item = score_response(r, answer(bad))
             check(item, oracle, init, dist, bad, plan)
             seen.add(item.verdict)

@@ -22,15 +22,14 @@ import re
 import pytest
 
 from acptools import Budget, load_task
-
-from acptools import verdict as V
 from acptools.dataset import domain_name, task_of
+from acptools.verdict import Proof
 from tests.support.data import SPLITS, records
 from tests.support.planner_check import solvable
 from tests.support.simulator import goal_reached, relaxed_reachable, strips_task, trajectory
 
-PROOFS = {V.STATIC, V.RELAXED, V.H2, V.EXHAUSTIVE}
-DEFAULT_EVERY = {"nexta": 4}   # the rest of nexta runs with -m slow
+PROOFS = {Proof.STATIC, Proof.RELAXED, Proof.H2, Proof.EXHAUSTIVE}
+DEFAULT_EVERY = {"nexta": 4}  # the rest of nexta runs with -m slow
 
 
 def _records(task: str):
@@ -40,19 +39,26 @@ def _records(task: str):
 def _params(task: str):
     recs = _records(task)
     every = DEFAULT_EVERY.get(task, 1)
-    return [pytest.param(r, id=f"{domain_name(r)}-{r['id']}",
-                         marks=() if i % every == 0 else pytest.mark.slow) for i, r in enumerate(recs)]
+    return [
+        pytest.param(r, id=f"{domain_name(r)}-{r['id']}", marks=() if i % every == 0 else pytest.mark.slow)
+        for i, r in enumerate(recs)
+    ]
 
 
-INDEPENDENT_EVERY = 10   # -m slow confirms every 10th record's whole lists; -m exhaustive all of them (hours)
+INDEPENDENT_EVERY = 10  # -m slow confirms every 10th record's whole lists; -m exhaustive all of them (hours)
 
 
 def _independent_params(task: str):
     """Records for the whole-list confirmations: every INDEPENDENT_EVERY-th with -m slow, the rest with
     -m exhaustive (each verdict re-proven outside acptools: minutes per record on the larger domains)."""
-    return [pytest.param(r, id=f"{domain_name(r)}-{r['id']}",
-                         marks=pytest.mark.slow if i % INDEPENDENT_EVERY == 0 else pytest.mark.exhaustive)
-            for i, r in enumerate(_records(task))]
+    return [
+        pytest.param(
+            r,
+            id=f"{domain_name(r)}-{r['id']}",
+            marks=pytest.mark.slow if i % INDEPENDENT_EVERY == 0 else pytest.mark.exhaustive,
+        )
+        for i, r in enumerate(_records(task))
+    ]
 
 
 def _task(r):
@@ -93,7 +99,7 @@ def test_val(r):
     # pyperplan: the first k actions apply, and the reported preconditions are exactly those of
     # action k that fail in the state they reach
     states = trajectory(r["PDDL_domain"], r["PDDL_problem"], plan[:k])
-    assert states is not None and trajectory(r["PDDL_domain"], r["PDDL_problem"], plan[:k + 1]) is None
+    assert states is not None and trajectory(r["PDDL_domain"], r["PDDL_problem"], plan[: k + 1]) is None
     op = strips_task(r["PDDL_domain"], r["PDDL_problem"])[1][" ".join(plan[k].lower().split())]
     missing = {p.lower() for p in op.preconditions} - states[-1]
     assert missing and set(v.unsatisfied_preconditions) == missing
@@ -109,8 +115,8 @@ def test_just(r):
         acts = [a.lower() for a in acts]
         candidates = []
         for i in range(len(plan) - len(acts) + 1):
-            if plan[i:i + len(acts)] == acts:
-                candidates.append(plan[:i] + plan[i + len(acts):])
+            if plan[i : i + len(acts)] == acts:
+                candidates.append(plan[:i] + plan[i + len(acts) :])
         if k != "-1":  # remove the k-th occurrence (1-based) of a single action
             candidates = [candidates[int(k) - 1]]
         assert any(tuple(c) in found for c in candidates), removal
@@ -119,7 +125,7 @@ def test_just(r):
                 _replays_to_goal(r, c)
 
 
-PLANNER_CALLS = 3   # per record in the default run: Fast Downward confirms this many; -m slow: all
+PLANNER_CALLS = 3  # per record in the default run: Fast Downward confirms this many; -m slow: all
 
 
 def _confirm_unreachable(r, atoms, limit: int | None = None) -> None:
@@ -221,7 +227,7 @@ def test_areach_lists_independently(r):
 
 
 def task_goal(r):
-    return [g.lower() for g in re.findall(r"\([^()]*\)", r["PDDL_problem"][r["PDDL_problem"].index(":goal"):])]
+    return [g.lower() for g in re.findall(r"\([^()]*\)", r["PDDL_problem"][r["PDDL_problem"].index(":goal") :])]
 
 
 @pytest.mark.parametrize("r", _params("land"))

@@ -12,18 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from acptools import AcpError, Questions, load_task, store
-from acptools.answers.lm_eval import grammar_parse
+from acptools import AcpError, Questions, load_task
+from acptools.answers.lm_eval_extract import grammar_parse
 from acptools.dataset import acpbench_hard, domain_name, task_of
 from acptools.examples import texts
-from acptools.scoring import (
-    ItemScore,
-    cache_sizes,
-    clear_caches,
-    gold_response,
-    score_answer,
-    score_response,
-)
+from acptools.proofs import store
+from acptools.scoring import ItemScore, cache_sizes, clear_caches, gold_response, score_answer, score_response
 from acptools.scoring.items import nh_jaccard, set_metrics
 from acptools.scoring.question import plan_of_question, question_of_record
 from acptools.truth import task_for
@@ -86,6 +80,7 @@ def _replay(task, plan, state=None):
 
 # ---- gold answers --------------------------------------------------------------------------------
 
+
 def _check_gold(split: str, task: str) -> None:
     refuted = set()
     for r in _records(split, task):
@@ -137,6 +132,7 @@ def test_data_errors_are_proven_facts():
 def test_data_errors_confirmed_by_oracle():
     """Brute force (unified-planning's simulator, tests/support/oracle.py) on the small state spaces."""
     from tests.support import oracle as O
+
     checked = 0
     old = O.MAX_STATES
     O.MAX_STATES = 500
@@ -162,12 +158,20 @@ def test_data_errors_confirmed_by_oracle():
 
 # ---- hand-built wrong answers ----------------------------------------------------------------------
 
+
 def test_app_wrong_answers_and_metrics():
     rec = _record("dev", "app", "ferry")  # applicable: (debark c2 l0), (sail l0 l1)
     it = score_response(rec, "[(debark c2 l0)]")
     assert (it.score, it.verdict) == (0, "incorrect")
     m = it.metrics
-    assert (m["iou"], m["precision"], m["recall"], m["missing"], m["extra"], m["hallucinated"]) == (0.5, 1.0, 0.5, 1, 0, 0)
+    assert (m["iou"], m["precision"], m["recall"], m["missing"], m["extra"], m["hallucinated"]) == (
+        0.5,
+        1.0,
+        0.5,
+        1,
+        0,
+        0,
+    )
     assert m["nh_jaccard"] == 0.5 and "(sail l0 l1)" in it.reason
     it = score_response(rec, "[(debark c2 l0), (sail l0 l1), (sail l1 l0)]")
     assert (it.score, it.verdict) == (0, "incorrect")
@@ -270,8 +274,11 @@ def test_land_verdicts_and_avoiding_witness():
 
 
 def test_land_none_correct_when_no_landmark():
-    rec = next(r for r in _records("test", "land") if not r["answer"]["yes"]
-               and ("test", "land", str(r["id"])) not in DATA_ERRORS)
+    rec = next(
+        r
+        for r in _records("test", "land")
+        if not r["answer"]["yes"] and ("test", "land", str(r["id"])) not in DATA_ERRORS
+    )
     assert score_response(rec, "None").score == 1
     assert score_response(rec, "There is no such landmark.").score == 1
 
@@ -336,19 +343,23 @@ def test_nexta_gold_witness_is_optimal():
 
 # ---- hallucinations ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("task,text,why", [
-    ("app", "[(debark c2 l0), (fly l0 l1)]", "unknown action"),
-    ("app", "[(debark c2 l0), (sail l0 l9)]", "unknown object"),
-    ("reach", "(at c2)", "takes 2 arguments"),
-    ("reach", "(at l0 c2)", "must be a"),
-    ("reach", "(not-eq l0 l1)", "static fact"),
-    ("reach", "(at nosuchobject nosuchobject)", "unknown object"),
-    ("areach", "(sail l0)", "takes 2 arguments"),
-    ("land", "(onn c3)", "unknown predicate"),
-    ("nexta", "(board c3 l7)", "unknown object"),
-    ("prog", "[(empty-ferry), (at c2 l1)] [(on c2), (in c2 l1)]", "unknown predicate"),
-    ("just", "[(board c1 l0), (teleport c1 l1)]", "unknown action"),
-])
+
+@pytest.mark.parametrize(
+    "task,text,why",
+    [
+        ("app", "[(debark c2 l0), (fly l0 l1)]", "unknown action"),
+        ("app", "[(debark c2 l0), (sail l0 l9)]", "unknown object"),
+        ("reach", "(at c2)", "takes 2 arguments"),
+        ("reach", "(at l0 c2)", "must be a"),
+        ("reach", "(not-eq l0 l1)", "static fact"),
+        ("reach", "(at nosuchobject nosuchobject)", "unknown object"),
+        ("areach", "(sail l0)", "takes 2 arguments"),
+        ("land", "(onn c3)", "unknown predicate"),
+        ("nexta", "(board c3 l7)", "unknown object"),
+        ("prog", "[(empty-ferry), (at c2 l1)] [(on c2), (in c2 l1)]", "unknown predicate"),
+        ("just", "[(board c1 l0), (teleport c1 l1)]", "unknown action"),
+    ],
+)
 def test_hallucinated_names_score_zero(task, text, why):
     rec = _record("dev", task, "ferry")
     it = score_response(rec, text)
@@ -365,6 +376,7 @@ def test_hallucination_counted_in_metrics():
 
 # ---- metrics on hand-checked cases ------------------------------------------------------------------
 
+
 def test_set_metrics_hand_checked():
     m = set_metrics({"a", "b"}, {"b", "c"})
     assert (m["iou"], m["precision"], m["recall"], m["missing"], m["extra"]) == (round(1 / 3, 6), 0.5, 0.5, 1, 1)
@@ -376,6 +388,7 @@ def test_set_metrics_hand_checked():
 
 
 # ---- the API on tasks that are not records ------------------------------------------------------------
+
 
 def test_score_answer_on_a_loaded_task():
     task = load_task(*texts("ferry"))
@@ -406,6 +419,7 @@ def test_score_answer_on_a_loaded_task():
 
 
 # ---- caching -----------------------------------------------------------------------------------------
+
 
 def _counting(monkeypatch, method: str) -> list:
     """Count the calls of a Questions method (the library's proof entry point) from now on."""
@@ -459,6 +473,7 @@ def test_a_later_process_reads_the_truth_from_the_proof_store(monkeypatch, tmp_p
 
 # ---- bad input --------------------------------------------------------------------------------------
 
+
 def test_bad_records_and_responses_give_clear_errors():
     rec = dict(_record("dev", "app", "ferry"))
     with pytest.raises(AcpError, match="unknown semantics"):
@@ -482,6 +497,7 @@ def test_bad_records_and_responses_give_clear_errors():
 
 
 # ---- reference semantics -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("task", TASKS)
 def test_reference_gold_scores_one(task):

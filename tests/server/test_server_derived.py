@@ -47,12 +47,17 @@ async def test_every_question_on_a_derived_goal_matches_the_oracle() -> None:
                 v = await t.ok("is_reachable", task_id=tid, atom=atom)
                 assert v["answer"] == (atom in seen)
             never = await t.ok("unreachable_atoms", task_id=tid)
-            assert never["complete"] and set(never["items"][i]["name"] for i in range(len(never["items"]))) == \
-                oracle.fluent_atoms() - seen
+            assert (
+                never["complete"]
+                and set(never["items"][i]["name"] for i in range(len(never["items"]))) == oracle.fluent_atoms() - seen
+            )
             goals = {s for s, d in dist.items() if d == 0}
             lms = await t.ok("landmarks", task_id=tid)
-            expected = {p for p in oracle.fluent_atoms() - init - {"(all-lit)"}
-                        if not Oracle.goal_reachable_avoiding(graph, goals, init, p)}
+            expected = {
+                p
+                for p in oracle.fluent_atoms() - init - {"(all-lit)"}
+                if not Oracle.goal_reachable_avoiding(graph, goals, init, p)
+            }
             assert lms["complete"] and {it["name"] for it in lms["items"]} == expected
             v = await t.ok("is_landmark", task_id=tid, atom="(lit kitchen)")
             assert v["answer"] == ("(lit kitchen)" in expected)

@@ -16,8 +16,11 @@ from tests.support.data import records
 from tests.support.load import slack
 from tests.support.server_procs import PROTOCOL, planners_of, start_http, stop_process, wait_until
 
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-           "MCP-Protocol-Version": PROTOCOL}
+HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": PROTOCOL,
+}
 
 
 def _post(client: httpx2.Client, url: str, body: dict, session: str | None = None) -> httpx2.Response:
@@ -29,8 +32,16 @@ def _result(response: httpx2.Response) -> dict:
 
 
 def _session(client: httpx2.Client, url: str) -> str:
-    init = _post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    init = _post(
+        client,
+        url,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        },
+    )
     session = init.headers["mcp-session-id"]
     _post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
     return session
@@ -40,8 +51,12 @@ def _raw_call(url: str, session: str, body: dict) -> socket.socket:
     """Send a POST on a plain socket and leave it open (the caller drops it)."""
     parts = urlsplit(url)
     data = json.dumps(body).encode()
-    head = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.netloc}", f"Content-Length: {len(data)}",
-            f"Mcp-Session-Id: {session}"] + [f"{k}: {v}" for k, v in HEADERS.items()]
+    head = [
+        f"POST {parts.path} HTTP/1.1",
+        f"Host: {parts.netloc}",
+        f"Content-Length: {len(data)}",
+        f"Mcp-Session-Id: {session}",
+    ] + [f"{k}: {v}" for k, v in HEADERS.items()]
     sock = socket.create_connection((parts.hostname, parts.port), timeout=slack(30))
     sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + data)
     return sock
@@ -53,21 +68,58 @@ def test_a_dropped_http_client_cancels_its_search(tmp_path: Path) -> None:
     try:
         with httpx2.Client(timeout=httpx2.Timeout(30, read=120)) as client:
             session = _session(client, url)
-            info = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "server_info", "arguments": {}}}
-            tid = _result(_post(client, url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "load_task", "arguments": {"domain": hard["PDDL_domain"], "problem": hard["PDDL_problem"]}}},
-                session))["structuredContent"]["task_id"]
+            info = {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tools/call",
+                "params": {"name": "server_info", "arguments": {}},
+            }
+            tid = _result(
+                _post(
+                    client,
+                    url,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "tools/call",
+                        "params": {
+                            "name": "load_task",
+                            "arguments": {"domain": hard["PDDL_domain"], "problem": hard["PDDL_problem"]},
+                        },
+                    },
+                    session,
+                )
+            )["structuredContent"]["task_id"]
             searches = lambda: _result(_post(client, url, info, session))["structuredContent"]["searches_running"]  # noqa: E731
-            sock = _raw_call(url, session, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-                "name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}}})
+            sock = _raw_call(
+                url,
+                session,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}},
+                },
+            )
             assert wait_until(lambda: planners_of(proc.pid), 60), "no planner process started"
             assert searches() == 1
             sock.close()
             t0 = time.perf_counter()
             gone = wait_until(lambda: not planners_of(proc.pid) and searches() == 0, 30, step=0.05)
             elapsed = time.perf_counter() - t0
-            still = _result(_post(client, url, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-                "name": "plan", "arguments": {"task_id": "example:ferry", "budget": 30}}}, session))
+            still = _result(
+                _post(
+                    client,
+                    url,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 4,
+                        "method": "tools/call",
+                        "params": {"name": "plan", "arguments": {"task_id": "example:ferry", "budget": 30}},
+                    },
+                    session,
+                )
+            )
     finally:
         stop_process(proc)
     allowed = slack(2)
@@ -89,16 +141,50 @@ def test_closing_an_http_session_cancels_its_calls_and_frees_the_slot(tmp_path: 
     try:
         with httpx2.Client(timeout=httpx2.Timeout(30, read=120)) as client:
             session, other = _session(client, url), _session(client, url)
-            info = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "server_info", "arguments": {}}}
+            info = {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tools/call",
+                "params": {"name": "server_info", "arguments": {}},
+            }
             searches = lambda: _result(_post(client, url, info, other))["structuredContent"]  # noqa: E731
-            tid = _result(_post(client, url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "load_task", "arguments": {"domain": hard["PDDL_domain"], "problem": hard["PDDL_problem"]}}},
-                session))["structuredContent"]["task_id"]
-            search = _raw_call(url, session, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-                "name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}}})
+            tid = _result(
+                _post(
+                    client,
+                    url,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "tools/call",
+                        "params": {
+                            "name": "load_task",
+                            "arguments": {"domain": hard["PDDL_domain"], "problem": hard["PDDL_problem"]},
+                        },
+                    },
+                    session,
+                )
+            )["structuredContent"]["task_id"]
+            search = _raw_call(
+                url,
+                session,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 600}},
+                },
+            )
             assert wait_until(lambda: planners_of(proc.pid), 60), "no planner process started"
-            waiting = _raw_call(url, other, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-                "name": "plan", "arguments": {"task_id": "example:ferry", "budget": 30}}})
+            waiting = _raw_call(
+                url,
+                other,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 4,
+                    "method": "tools/call",
+                    "params": {"name": "plan", "arguments": {"task_id": "example:ferry", "budget": 30}},
+                },
+            )
             assert wait_until(lambda: searches()["searches_waiting"] == 1, 30), searches()
             closed = _delete_session(client, url, session)
             t0 = time.perf_counter()

@@ -18,6 +18,7 @@ import pytest
 
 from acptools import load_task
 from tests.support.data import records
+from tests.support.load import slack
 from tests.support.server_procs import (
     FERRY_DOMAIN,
     PROTOCOL,
@@ -31,7 +32,6 @@ from tests.support.server_procs import (
     wait_until,
     work_folders,
 )
-from tests.support.load import slack
 
 SLACK = 3.0  # seconds a call may take beyond its budget (the check granularity, a loaded 2-core machine)
 
@@ -64,15 +64,18 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
         unreach, unreach_s = _timed(server, "unreachable_atoms", task_id=big_id, budget=3)
         nexta, nexta_s = _timed(server, "optimal_next_action", task_id=big_id, budget=3)
         # an atom three steps away (sail to a car, board it): the cheap witness search runs first
-        car_at = next(a for a in server.ok("load_task", domain=FERRY_DOMAIN, problem=mid)["init"]
-                      if a.startswith("(at c0 "))
+        car_at = next(
+            a for a in server.ok("load_task", domain=FERRY_DOMAIN, problem=mid)["init"] if a.startswith("(at c0 ")
+        )
         where = car_at.split()[-1].rstrip(")")
         # a verdict needs CPU: on a busy machine 2 s of wall-clock time may hold too little of it
         reach_budget = round(min(60.0, slack(2)), 1)
         reach, reach_s = _timed(server, "is_reachable", task_id=mid_id, atom="(on c0)", budget=reach_budget)
         info = server.info()
-    print(f"\nunreachable_atoms(budget=3) {unreach_s:.1f} s, optimal_next_action(budget=3) {nexta_s:.1f} s, "
-          f"is_reachable(budget={reach_budget:g}) {reach_s:.1f} s (c0 starts at {where})")
+    print(
+        f"\nunreachable_atoms(budget=3) {unreach_s:.1f} s, optimal_next_action(budget=3) {nexta_s:.1f} s, "
+        f"is_reachable(budget={reach_budget:g}) {reach_s:.1f} s (c0 starts at {where})"
+    )
     assert not unreach["isError"] and unreach_s < 3 + slack(SLACK)
     assert not nexta["isError"] and nexta_s < 3 + slack(SLACK)
     assert reach["structuredContent"]["answer"] is True and reach_s < reach_budget + slack(SLACK)
@@ -82,7 +85,7 @@ def test_budgets_bind_on_big_generated_tasks(tmp_path: Path) -> None:
 
 def test_loading_is_budgeted_and_cancellable(tmp_path: Path) -> None:
     big, _ = ferry(1500, 40)  # ~120 000 ground actions: grounding takes seconds (and ~3 GB by the estimate)
-    room = ("--max-memory", str(10 ** 10))
+    room = ("--max-memory", str(10**10))
     with StdioServer(tmp_path, "--load-budget", "0.5", *room) as server:
         t0 = time.perf_counter()
         text = server.err("load_task", domain=FERRY_DOMAIN, problem=big)
@@ -127,8 +130,12 @@ def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Pat
         sent: list[tuple[int, float]] = []
         action = server.ok("list_applicable", task_id=tid)["actions"][0]
         for k in range(10):
-            sent.append((server.start_call("score_answer", task="nexta", response=action, task_id=tid, budget=120),
-                         time.monotonic()))
+            sent.append(
+                (
+                    server.start_call("score_answer", task="nexta", response=action, task_id=tid, budget=120),
+                    time.monotonic(),
+                )
+            )
             time.sleep(0.2)
         deadline = time.monotonic() + slack(30)
         while time.monotonic() < deadline:
@@ -147,8 +154,10 @@ def test_cancelled_calls_stop_their_work_before_their_slot_is_free(tmp_path: Pat
         rss_after = rss_mb(server.pid)
         # the server still works, and a new search still runs
         assert server.ok("plan", task_id="example:ferry", budget=30)["answer"] is True
-    print(f"\npeak searches {peak_searches}, peak planner processes {peak_planners}, "
-          f"RSS {rss_before:.0f} -> {rss_after:.0f} MB, cancelled {info['searches_cancelled']}")
+    print(
+        f"\npeak searches {peak_searches}, peak planner processes {peak_planners}, "
+        f"RSS {rss_before:.0f} -> {rss_after:.0f} MB, cancelled {info['searches_cancelled']}"
+    )
     assert peak_searches <= 2 and peak_planners <= 2 * 3  # each search races at most a few planners
     assert info["searches_running"] == 0 and info["searches_stopping"] == 0 and info["searches_waiting"] == 0
     assert info["searches_cancelled"] == 10 and settled
@@ -168,7 +177,8 @@ def _long_search_with_planners(server: StdioServer, record: dict) -> set[int]:
 
 
 def test_kill_9_of_a_stdio_server_leaves_no_planner_and_the_next_start_removes_its_folders(
-        tmp_path: Path, hard_record: dict) -> None:
+    tmp_path: Path, hard_record: dict
+) -> None:
     server = StdioServer(tmp_path)
     try:
         planners = _long_search_with_planners(server, hard_record)
@@ -186,8 +196,9 @@ def test_kill_9_of_a_stdio_server_leaves_no_planner_and_the_next_start_removes_i
         assert not work_folders(restarted.tmpdir, pid)
 
 
-def test_sigterm_of_a_stdio_server_stops_its_planners_and_removes_its_folders(tmp_path: Path,
-                                                                              hard_record: dict) -> None:
+def test_sigterm_of_a_stdio_server_stops_its_planners_and_removes_its_folders(
+    tmp_path: Path, hard_record: dict
+) -> None:
     server = StdioServer(tmp_path)
     try:
         planners = _long_search_with_planners(server, hard_record)
@@ -200,8 +211,9 @@ def test_sigterm_of_a_stdio_server_stops_its_planners_and_removes_its_folders(tm
     assert not work_folders(server.tmpdir, pid)
 
 
-def test_requests_read_before_stdin_ends_are_answered_before_the_server_exits(tmp_path: Path,
-                                                                              hard_record: dict) -> None:
+def test_requests_read_before_stdin_ends_are_answered_before_the_server_exits(
+    tmp_path: Path, hard_record: dict
+) -> None:
     """`... | acptools serve`: stdin ends right after the requests, and every one is still answered (the
     SDK alone cancels what is in flight at the end of stdin). A search of a second or more (no proof store)
     is the proof."""
@@ -241,31 +253,65 @@ def test_a_request_cancelled_before_stdin_ends_does_not_hold_the_exit(tmp_path: 
 
 
 def _http_post(client: httpx2.Client, url: str, body: dict, session: str | None = None) -> httpx2.Response:
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "MCP-Protocol-Version": PROTOCOL}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": PROTOCOL,
+    }
     if session:
         headers["Mcp-Session-Id"] = session
     return client.post(url, json=body, headers=headers)
 
 
-def test_sigterm_of_an_http_server_cancels_its_searches_and_kills_its_planners(tmp_path: Path,
-                                                                               hard_record: dict) -> None:
+def test_sigterm_of_an_http_server_cancels_its_searches_and_kills_its_planners(
+    tmp_path: Path, hard_record: dict
+) -> None:
     proc, url = start_http(tmp_path)
     tmpdir = tmp_path / "tmp"
     try:
         with httpx2.Client(timeout=httpx2.Timeout(30, read=300)) as client:
-            init = _http_post(client, url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            init = _http_post(
+                client,
+                url,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": PROTOCOL,
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    },
+                },
+            )
             session = init.headers.get("mcp-session-id")
             _http_post(client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-            loaded = _http_post(client, url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "load_task", "arguments": {"domain": hard_record["PDDL_domain"],
-                                                   "problem": hard_record["PDDL_problem"]}}}, session)
-            tid = json.loads(loaded.text.split("data: ", 1)[1].splitlines()[0])["result"]["structuredContent"]["task_id"]
-            call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                    "params": {"name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 300}}}
-            thread = threading.Thread(target=lambda: _swallow(lambda: _http_post(client, url, call, session)),
-                                      daemon=True)
+            loaded = _http_post(
+                client,
+                url,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "load_task",
+                        "arguments": {"domain": hard_record["PDDL_domain"], "problem": hard_record["PDDL_problem"]},
+                    },
+                },
+                session,
+            )
+            tid = json.loads(loaded.text.split("data: ", 1)[1].splitlines()[0])["result"]["structuredContent"][
+                "task_id"
+            ]
+            call = {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "optimal_next_action", "arguments": {"task_id": tid, "budget": 300}},
+            }
+            thread = threading.Thread(
+                target=lambda: _swallow(lambda: _http_post(client, url, call, session)), daemon=True
+            )
             thread.start()
             assert wait_until(lambda: planners_of(proc.pid), 60), "no planner process started"
             planners = planners_of(proc.pid)
@@ -305,8 +351,10 @@ def test_simplify_plan_of_2000_actions_is_fast_and_small(tmp_path: Path) -> None
         assert server.info()["searches_running"] == 0
     out = reply["structuredContent"]
     size = len(json.dumps(reply))
-    print(f"\nsimplify_plan: {len(plan)} actions, {len(out['removable'])} removable, {elapsed * 1e3:.0f} ms CPU, "
-          f"{size} bytes")
+    print(
+        f"\nsimplify_plan: {len(plan)} actions, {len(out['removable'])} removable, {elapsed * 1e3:.0f} ms CPU, "
+        f"{size} bytes"
+    )
     assert validated["first_inapplicable"] is None and len(plan) == 2000
     assert elapsed < 1.0 and size < 100_000
     assert len(out["removable"]) > 300 and all(r["plan"] is None for r in out["removable"])
@@ -322,9 +370,17 @@ def test_every_result_is_bounded_and_scores_never_echo_the_response(tmp_path: Pa
         tid = loaded["task_id"]
         too_big = server.err("list_applicable", task_id=tid)
         page = server.ok("list_applicable", task_id=tid, limit=50)
-        scores = [server.call("score_answer", task="nexta", response="(sail l0 l1) " * n, record=record,
-                              semantics=semantics, budget=10)
-                  for n, semantics in ((40_000, "exact"), (15_000, "reference"))]  # ~520 KB, ~195 KB
+        scores = [
+            server.call(
+                "score_answer",
+                task="nexta",
+                response="(sail l0 l1) " * n,
+                record=record,
+                semantics=semantics,
+                budget=10,
+            )
+            for n, semantics in ((40_000, "exact"), (15_000, "reference"))
+        ]  # ~520 KB, ~195 KB
     assert loaded["truncated"] and len(loaded["init"]) < 1500  # the summary of a big task is cut to fit
     assert "--max-response-bytes" in too_big and "limit" in too_big, too_big
     assert len(page["actions"]) == 50 and page["has_more"]
@@ -351,6 +407,7 @@ def test_landmarks_take_the_limit_their_size_error_names(tmp_path: Path) -> None
 def test_a_tool_whose_size_error_names_a_limit_takes_one() -> None:
     """The advice of every tool's size error is something the tool takes: "limit" only where a limit is."""
     from acptools_server.app import ALL_TOOLS
+
     for fn in ALL_TOOLS:
         spec = fn.spec
         assert ("limit" in spec.too_big) == ("limit" in spec.arguments), (spec.name, spec.too_big, spec.arguments)
@@ -361,14 +418,14 @@ def test_a_tool_whose_size_error_names_a_limit_takes_one() -> None:
 # ---- 5. answer parsing inside the budget -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("pattern", ["answer: ", "((((x ", "(sail l0 l1) ", "\u00e9\u4e2d\U0001F600"])
+@pytest.mark.parametrize("pattern", ["answer: ", "((((x ", "(sail l0 l1) ", "\u00e9\u4e2d\U0001f600"])
 def test_a_megabyte_of_garbage_is_graded_within_its_budget_and_cancellable(tmp_path: Path, pattern: str) -> None:
-    garbage = (pattern * (999_000 // len(pattern.encode("utf-8"))))
+    garbage = pattern * (999_000 // len(pattern.encode("utf-8")))
     with StdioServer(tmp_path) as server:
-        reply, elapsed = _timed(server, "score_answer", task="nexta", response=garbage, task_id="example:ferry",
-                                budget=2)
-        request = server.start_call("score_answer", task="app", response=garbage, task_id="example:ferry",
-                                    budget=120)
+        reply, elapsed = _timed(
+            server, "score_answer", task="nexta", response=garbage, task_id="example:ferry", budget=2
+        )
+        request = server.start_call("score_answer", task="app", response=garbage, task_id="example:ferry", budget=120)
         time.sleep(1.0)
         server.cancel(request)
         stopped = wait_until(lambda: server.info()["searches_running"] == 0, 5)
@@ -397,8 +454,10 @@ def test_memory_is_bounded_by_bytes(tmp_path: Path) -> None:
         bigger, _ = ferry(800, 12)  # ~100 MB: more than --max-memory alone
         refused = server.err("load_task", domain=FERRY_DOMAIN, problem=bigger)
         final = server.info()
-    print(f"\none task ~{one / 1e6:.0f} MB; held {info['memory_bytes'] / 1e6:.0f} MB of {max_memory / 1e6:.0f} MB "
-          f"with {info['tasks_loaded']} tasks")
+    print(
+        f"\none task ~{one / 1e6:.0f} MB; held {info['memory_bytes'] / 1e6:.0f} MB of {max_memory / 1e6:.0f} MB "
+        f"with {info['tasks_loaded']} tasks"
+    )
     assert info["memory_bytes"] <= max_memory and info["tasks_loaded"] == 2
     assert "no longer loaded" in evicted and "bytes" in evicted
     assert episode["episode_id"] and after_episode["memory_bytes"] <= max_memory

@@ -29,8 +29,10 @@ async def test_http_path_and_default_budget(tmp_path) -> None:
     proc, url = start_http(tmp_path, "--http-path", "/planning/v1", "--default-budget", "7.5")
     base = url.removesuffix("/mcp")
     try:
-        old = httpx2.post(base + "/mcp", json={}, headers={"Accept": "application/json, text/event-stream"}, timeout=slack(10))
-        assert old.status_code == 404   # the default path is no longer served
+        old = httpx2.post(
+            base + "/mcp", json={}, headers={"Accept": "application/json, text/event-stream"}, timeout=slack(10)
+        )
+        assert old.status_code == 404  # the default path is no longer served
         with anyio.fail_after(CALL_TIMEOUT):
             async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=120)) as http:
                 async with Client(streamable_http_client(base + "/planning/v1", http_client=http)) as client:
@@ -45,12 +47,21 @@ async def test_http_path_and_default_budget(tmp_path) -> None:
     assert "`budget` is search seconds (default 7.5," in instructions
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--default-budget", "0"], "--default-budget: Input should be greater than 0"),
-    (["--default-budget", "5000", "--max-budget", "60"], "must not exceed the maximum budget"),
-    (["--http-path", "planning"], "http_path must start with '/'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--default-budget", "0"], "--default-budget: Input should be greater than 0"),
+        (["--default-budget", "5000", "--max-budget", "60"], "must not exceed the maximum budget"),
+        (["--http-path", "planning"], "http_path must start with '/'"),
+    ],
+)
 def test_bad_flags_are_refused_clearly(args, message):
-    proc = subprocess.run([sys.executable, "-m", "acptools_server", "--transport", "streamable-http", *args],
-                          capture_output=True, text=True, env=clean_env(), timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "acptools_server", "--transport", "streamable-http", *args],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

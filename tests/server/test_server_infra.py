@@ -16,16 +16,10 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from acptools_server import (
-    ConfigError,
-    PathAccessError,
-    ServerConfig,
-    build_server,
-    resolve_under_root,
-)
+from acptools_server import ConfigError, PathAccessError, ServerConfig, build_server, resolve_under_root
 from acptools_server.app import parse_args
 from acptools_server.config import Limits, is_loopback_host
-from acptools_server.stores import ToolCache, ToolCacheMiss
+from acptools_server.holdings import ToolCache, ToolCacheMiss
 from acptools_server.tools.common import tool
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -33,12 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from tests.support.load import slack
 from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
-from tests.support.server_procs import (
-    clean_env,
-    free_port,
-    stop_process,
-    wait_for_port,
-)
+from tests.support.server_procs import clean_env, free_port, stop_process, wait_for_port
 
 REPO = Path(__file__).resolve().parents[2]
 CALL_TIMEOUT = 60  # seconds, for any whole client interaction
@@ -49,8 +38,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-
-
 # ---------------------------------------------------------------------------
 # (a) in-process client
 # ---------------------------------------------------------------------------
@@ -59,7 +46,9 @@ def anyio_backend() -> str:
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_inprocess_server_info_and_tool_listing(mode: str, tmp_path: Path) -> None:
-    config = ServerConfig(root=tmp_path, limits=Limits(max_tasks=3, max_episodes=4, max_pddl_bytes=5, max_plan_length=6))
+    config = ServerConfig(
+        root=tmp_path, limits=Limits(max_tasks=3, max_episodes=4, max_pddl_bytes=5, max_plan_length=6)
+    )
     with anyio.fail_after(CALL_TIMEOUT):
         async with Client(build_server(config), mode=mode) as client:
             assert client.server_info is not None and client.server_info.name == "acptools"
@@ -86,7 +75,11 @@ async def test_inprocess_server_info_and_tool_listing(mode: str, tmp_path: Path)
     assert info["filesystem_access"] is True
     assert info["root"] == str(tmp_path.resolve())
     assert {k: info["limits"][k] for k in ("max_tasks", "max_episodes", "max_pddl_bytes", "max_plan_length")} == {
-        "max_tasks": 3, "max_episodes": 4, "max_pddl_bytes": 5, "max_plan_length": 6}
+        "max_tasks": 3,
+        "max_episodes": 4,
+        "max_pddl_bytes": 5,
+        "max_plan_length": 6,
+    }
     assert info["limits"] == config.limits.model_dump()
     assert info["version"]
     # unstructured content mirrors the structured result as JSON text
@@ -109,7 +102,7 @@ async def test_tool_errors_reach_client_as_is_error_without_traceback(tmp_path: 
         return cache.get(task_id)
 
     @mcp.tool()
-    @tool("Crash")   # acptools' own tool wrapper, which every server tool wears, masks the bug (mcp 2.0 would not)
+    @tool("Crash")  # acptools' own tool wrapper, which every server tool wears, masks the bug (mcp 2.0 would not)
     def crash() -> str:
         raise RuntimeError("internal detail that must not leak")
 
@@ -147,9 +140,7 @@ async def test_tool_errors_reach_client_as_is_error_without_traceback(tmp_path: 
 def _stdio_params(*args: str) -> StdioServerParameters:
     # The SDK passes only a safe subset of the environment; cwd=REPO makes `-m acptools_server` importable.
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "acptools_server", "--log-level", "WARNING", *args],
-        cwd=str(REPO),
+        command=sys.executable, args=["-m", "acptools_server", "--log-level", "WARNING", *args], cwd=str(REPO)
     )
 
 
@@ -186,12 +177,6 @@ async def test_stdio_subprocess_with_client_session() -> None:
 # ---------------------------------------------------------------------------
 
 
-
-
-
-
-
-
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """`python -m acptools_server --transport streamable-http` on a free loopback port, token from ACPTOOLS_TOKEN."""
@@ -200,8 +185,21 @@ def http_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
     log = tmp_path / "server.log"
     with open(log, "wb") as log_file:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "acptools_server", "--transport", "streamable-http", "--host", "127.0.0.1",
-             "--port", str(port), "--log-level", "WARNING", "--max-tasks", "11"],
+            [
+                sys.executable,
+                "-m",
+                "acptools_server",
+                "--transport",
+                "streamable-http",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "WARNING",
+                "--max-tasks",
+                "11",
+            ],
             cwd=REPO,
             env=clean_env(ACPTOOLS_TOKEN=token),
             stdin=subprocess.DEVNULL,
@@ -230,10 +228,14 @@ def test_http_requires_bearer_token(http_server: tuple[str, str]) -> None:
 
     # any other path is behind the same check
     assert httpx2.get(url.replace("/mcp", "/anything"), timeout=slack(10)).status_code == 401
-    authed_404 = httpx2.get(url.replace("/mcp", "/anything"), headers={"Authorization": f"Bearer {token}"}, timeout=slack(10))
+    authed_404 = httpx2.get(
+        url.replace("/mcp", "/anything"), headers={"Authorization": f"Bearer {token}"}, timeout=slack(10)
+    )
     assert authed_404.status_code == 404
     # the auth scheme is case-insensitive (RFC 7235); other schemes are rejected
-    lower = httpx2.get(url.replace("/mcp", "/anything"), headers={"Authorization": f"bearer {token}"}, timeout=slack(10))
+    lower = httpx2.get(
+        url.replace("/mcp", "/anything"), headers={"Authorization": f"bearer {token}"}, timeout=slack(10)
+    )
     assert lower.status_code == 404
     basic = httpx2.get(url, headers={"Authorization": f"Basic {token}"}, timeout=slack(10))
     assert basic.status_code == 401
@@ -293,7 +295,9 @@ def test_non_loopback_hosts_need_token(host: str) -> None:
     cfg = parse_args(["--transport", "streamable-http", "--host", host], environ={"ACPTOOLS_TOKEN": "abc123"})
     assert cfg.token_value() == "abc123"
     # --token wins over the environment
-    cfg = parse_args(["--transport", "streamable-http", "--host", host, "--token", "cli"], environ={"ACPTOOLS_TOKEN": "env"})
+    cfg = parse_args(
+        ["--transport", "streamable-http", "--host", host, "--token", "cli"], environ={"ACPTOOLS_TOKEN": "env"}
+    )
     assert cfg.token_value() == "cli"
 
 
@@ -342,8 +346,15 @@ def test_resolve_under_root(tmp_path: Path) -> None:
     assert resolve_under_root("link_in", root) == r / "sub" / "d.pddl"
     assert resolve_under_root(".", root) == r
 
-    for bad in ["../outside.pddl", "sub/../../outside.pddl", "../root_sibling", str(outside), "/etc/passwd",
-                "link_out", "~/x"]:
+    for bad in [
+        "../outside.pddl",
+        "sub/../../outside.pddl",
+        "../root_sibling",
+        str(outside),
+        "/etc/passwd",
+        "link_out",
+        "~/x",
+    ]:
         with pytest.raises(PathAccessError, match="outside the allowed root"):
             resolve_under_root(bad, root)
     with pytest.raises(PathAccessError, match="NUL"):

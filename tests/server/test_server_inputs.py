@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx2
 
 from acptools import examples, load_task
-from acptools.store import ProofStore
+from acptools.proofs.store import ProofStore
 from tests.support.data import records
 from tests.support.load import slack
 from tests.support.server_procs import PROTOCOL, StdioServer, start_http, stop_process
@@ -60,8 +60,15 @@ def test_a_folder_swapped_for_a_symlink_never_leads_out_of_the_root(tmp_path: Pa
                 result = server.call("load_task", domain="pddl/domain.pddl", problem="pddl/problem.pddl")
                 if result.get("isError"):
                     text = result["content"][0]["text"]
-                    kind = ("internal" if "internal error" in text else "outside" if "outside the allowed root" in text
-                            else "missing" if "no such file" in text else text)
+                    kind = (
+                        "internal"
+                        if "internal error" in text
+                        else "outside"
+                        if "outside the allowed root" in text
+                        else "missing"
+                        if "no such file" in text
+                        else text
+                    )
                 else:
                     kind = {inside_id: "inside", outside_id: "ESCAPED"}[result["structuredContent"]["task_id"]]
                 outcomes[kind] = outcomes.get(kind, 0) + 1
@@ -91,8 +98,10 @@ def test_a_folder_swapped_for_a_symlink_never_leads_out_of_the_root(tmp_path: Pa
 
 def test_a_lone_surrogate_over_stdio_gets_an_error_reply(tmp_path: Path) -> None:
     with StdioServer(tmp_path) as server:
-        server.write(b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"load_task",'
-                     b'"arguments":{"example":"fe\\ud800rry"}}}')
+        server.write(
+            b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"load_task",'
+            b'"arguments":{"example":"fe\\ud800rry"}}}'
+        )
         reply = server.wait(77, 30)
         server.write(b'{"jsonrpc":"2.0","id":78,"method":"tools/call","params":{"name":"server_info"')
         broken = server.wait(None, 30)
@@ -149,11 +158,13 @@ def test_a_nul_character_is_refused_on_every_input_path(tmp_path: Path) -> None:
             "action": server.err("progress", task_id=tid, action="(board c0\x00 l0)"),
             "plan list": server.err("validate_plan", task_id=tid, plan=["(sail l0\x00 l1)"]),
             "plan text": server.err("simplify_plan", task_id=tid, plan="(sail l0 l\x001)"),
-            "score action": server.err("score_answer", task="prog", response="x", task_id=tid,
-                                       action="(board\x00 c0 l0)"),
+            "score action": server.err(
+                "score_answer", task="prog", response="x", task_id=tid, action="(board\x00 c0 l0)"
+            ),
             "example": server.err("load_task", example="fe\x00rry"),
-            "pddl text": server.err("load_task", domain=FERRY_DOMAIN.replace("(empty-ferry)", "(empty\x00-ferry)", 1),
-                                    problem=FERRY_PROBLEM),
+            "pddl text": server.err(
+                "load_task", domain=FERRY_DOMAIN.replace("(empty-ferry)", "(empty\x00-ferry)", 1), problem=FERRY_PROBLEM
+            ),
             "path": server.err("load_task", domain="d\x00.pddl", problem="p.pddl"),
             "task id": server.err("list_applicable", task_id="93f9fc07\x0050f17a5b"),
         }
@@ -201,14 +212,27 @@ def test_a_crashed_planner_says_so(tmp_path: Path) -> None:
 def test_only_the_servers_own_origin_may_call_it(tmp_path: Path) -> None:
     proc, url = start_http(tmp_path)
     port = int(url.split(":")[2].split("/")[0])
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     try:
-        status = {origin: httpx2.post(url, json=body, headers={**headers, **({"Origin": origin} if origin else {})},
-                                      timeout=slack(10)).status_code
-                  for origin in (None, f"http://127.0.0.1:{port}", f"http://localhost:{port}",
-                                 f"http://127.0.0.1:{port + 1}", f"http://localhost:{port - 1}", "http://evil.test")}
+        status = {
+            origin: httpx2.post(
+                url, json=body, headers={**headers, **({"Origin": origin} if origin else {})}, timeout=slack(10)
+            ).status_code
+            for origin in (
+                None,
+                f"http://127.0.0.1:{port}",
+                f"http://localhost:{port}",
+                f"http://127.0.0.1:{port + 1}",
+                f"http://localhost:{port - 1}",
+                "http://evil.test",
+            )
+        }
     finally:
         proc.terminate()
         proc.wait(timeout=slack(30))
@@ -243,8 +267,12 @@ DEEP = "[" * 50_000 + "]" * 50_000
 
 def test_a_50000_deep_json_request_gets_an_error_and_ping_is_answered_right_after(tmp_path: Path) -> None:
     with StdioServer(tmp_path) as server:
-        server.write(('{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"server_info",'
-                      f'"arguments":{{"x":{DEEP}}}}}}}').encode())
+        server.write(
+            (
+                '{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"server_info",'
+                f'"arguments":{{"x":{DEEP}}}}}}}'
+            ).encode()
+        )
         deep = server.wait(77, 30)
         assert server.request("ping", timeout=30)["result"] == {}
         server.write(f'{{"jsonrpc":"2.0","id":"deep","method":"ping","params":{{"x":{DEEP}}}}}'.encode())
@@ -268,7 +296,7 @@ def test_a_request_with_an_odd_id_gets_an_error_reply_and_the_server_goes_on(tmp
             why = "nested too deeply" if DEEP in request_id else "id must be a string or an integer"
             assert reply["error"]["code"] == -32600 and why in reply["error"]["message"], (request_id[:20], reply)
             assert server.request("ping", timeout=30)["result"] == {} and server.lines == lines + 2
-        huge = 10 ** 30  # an integer, if a big one: answered under its own id
+        huge = 10**30  # an integer, if a big one: answered under its own id
         server.write(f'{{"jsonrpc":"2.0","id":{huge},"method":"ping"}}'.encode())
         assert server.wait(huge, 30)["result"] == {}
         assert server.info()["name"] == "acptools"
@@ -280,19 +308,42 @@ def test_over_http_a_request_with_an_odd_id_gets_the_same_error_and_the_server_g
     the session go on being served."""
     odd = ['{"a":1}', "1e400", "1.5", "null", "[1]", "true", f'{{"x":{DEEP}}}']
     proc, url = start_http(tmp_path)
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "MCP-Protocol-Version": PROTOCOL}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": PROTOCOL,
+    }
     try:
         with httpx2.Client(timeout=httpx2.Timeout(30, read=120)) as client:
-            init = client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            init = client.post(
+                url,
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": PROTOCOL,
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    },
+                },
+            )
             headers["Mcp-Session-Id"] = init.headers["mcp-session-id"]
             client.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-            replies = [client.post(url, headers=headers, content=f'{{"jsonrpc":"2.0","id":{request_id},'
-                                   '"method":"tools/call","params":{"name":"server_info","arguments":{}}}')
-                       for request_id in odd]
-            pinged = [client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": request_id, "method": "ping"})
-                      for request_id in ("p", 10 ** 30)]
+            replies = [
+                client.post(
+                    url,
+                    headers=headers,
+                    content=f'{{"jsonrpc":"2.0","id":{request_id},'
+                    '"method":"tools/call","params":{"name":"server_info","arguments":{}}}',
+                )
+                for request_id in odd
+            ]
+            pinged = [
+                client.post(url, headers=headers, json={"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+                for request_id in ("p", 10**30)
+            ]
     finally:
         stop_process(proc)
     for request_id, reply in zip(odd, replies):
@@ -300,5 +351,5 @@ def test_over_http_a_request_with_an_odd_id_gets_the_same_error_and_the_server_g
         assert reply.status_code == 400, (request_id[:20], reply.status_code, reply.text[:200])
         error = reply.json()
         assert error["id"] is None and error["error"]["code"] == -32600 and why in error["error"]["message"], error
-    for request_id, reply in zip(("p", 10 ** 30), pinged):
+    for request_id, reply in zip(("p", 10**30), pinged):
         assert reply.status_code == 200 and f'"id":{json.dumps(request_id)}' in reply.text.replace(" ", ""), reply.text

@@ -81,8 +81,10 @@ async def test_long_search_in_flight_while_50_list_applicable_complete(hard_reco
             info = await t.ok("server_info")
             still = await t.ok("plan", task_id=(await t.load_example("ferry")), budget=30)
 
-    print(f"\n50 concurrent list_applicable during a long search: {burst:.2f} s in all, "
-          f"max {max(latencies) * 1e3:.0f} ms; search stopped {stopped:.1f} s after cancellation")
+    print(
+        f"\n50 concurrent list_applicable during a long search: {burst:.2f} s in all, "
+        f"max {max(latencies) * 1e3:.0f} ms; search stopped {stopped:.1f} s after cancellation"
+    )
     assert len(latencies) == 50 and burst < slack(10), (burst, max(latencies))
     assert max(latencies) < slack(5)
     assert stopped < slack(20), stopped

@@ -9,7 +9,6 @@ import json
 import resource
 from pathlib import Path
 
-
 from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry, peak_rss_mb, rss_mb, wide_task
 
 CHEAP = dict(task_id="example:ferry")
@@ -24,14 +23,18 @@ def test_a_huge_ground_action_domain_is_refused_before_grounding(tmp_path: Path)
         _answered(server)
         server.err("load_task", domain=wide_task(5)[0], problem=wide_task(30, name="warm")[1])  # warm up
         rss_before = rss_mb(server.pid)
-        for objects, flat, flag in [(10, False, "--max-memory"), (22, False, "--max-memory"),
-                                    (10, True, "--max-ground-actions"), (22, True, "--max-ground-actions")]:
+        for objects, flat, flag in [
+            (10, False, "--max-memory"),
+            (22, False, "--max-memory"),
+            (10, True, "--max-ground-actions"),
+            (22, True, "--max-ground-actions"),
+        ]:
             domain, problem = wide_task(objects, flat=flat)
             assert len(domain) < 300
             cpu = cpu_seconds(server.pid)
             text = server.err("load_task", timeout=60, domain=domain, problem=problem)
             spent = cpu_seconds(server.pid) - cpu
-            print(f"\n{objects ** 6:.0e} ground actions{' (flat)' if flat else ''}: {spent:.2f} s CPU; {text[:140]}")
+            print(f"\n{objects**6:.0e} ground actions{' (flat)' if flat else ''}: {spent:.2f} s CPU; {text[:140]}")
             assert "refused before grounding" in text and flag in text, text
             assert spent < 2.0, spent
             assert peak_rss_mb(server.pid) < 500
@@ -53,10 +56,10 @@ def _vm_size_mb(pid: int) -> float:
 def test_running_out_of_memory_is_an_error_and_the_server_goes_on(tmp_path: Path) -> None:
     """With the size checks lifted and the address space capped, grounding really runs out of memory:
     the call is answered with an error, and the next calls (a load among them) are served."""
-    with StdioServer(tmp_path, "--max-memory", str(10 ** 13), "--max-ground-actions", str(10 ** 7)) as server:
+    with StdioServer(tmp_path, "--max-memory", str(10**13), "--max-ground-actions", str(10**7)) as server:
         _answered(server)
         rss_before = rss_mb(server.pid)
-        cap = int((_vm_size_mb(server.pid) + 600) * 2 ** 20)
+        cap = int((_vm_size_mb(server.pid) + 600) * 2**20)
         resource.prlimit(server.pid, resource.RLIMIT_AS, (cap, cap))
         domain, problem = wide_task(8)  # 262 144 ground actions over as many atoms: several GB
         text = server.err("load_task", timeout=120, domain=domain, problem=problem)
@@ -68,7 +71,7 @@ def test_running_out_of_memory_is_an_error_and_the_server_goes_on(tmp_path: Path
         print(f"RSS {rss_before:.0f} MB before, {rss_after:.0f} MB after running out of memory")
         assert rss_after - rss_before < 100, (rss_before, rss_after)
         small = wide_task(3)
-        assert server.ok("load_task", domain=small[0], problem=small[1])["num_ground_actions"] == 3 ** 6
+        assert server.ok("load_task", domain=small[0], problem=small[1])["num_ground_actions"] == 3**6
         assert server.info()["loads_running"] == 0
 
 
@@ -86,8 +89,10 @@ def test_simplify_plan_with_plans_is_refused_at_the_size_limit_not_after(tmp_pat
         small, short_plan = ferry(400, 10, plan_length=40)
         small_id = server.ok("load_task", domain=FERRY_DOMAIN, problem=small)["task_id"]
         short = server.ok("simplify_plan", timeout=300, task_id=small_id, plan=short_plan, with_plans=True)
-    print(f"\nsimplify_plan(with_plans) of {len(plan)} actions refused after {spent:.1f} s CPU; "
-          f"peak RSS {peak_before:.0f} -> {peak:.0f} MB")
+    print(
+        f"\nsimplify_plan(with_plans) of {len(plan)} actions refused after {spent:.1f} s CPU; "
+        f"peak RSS {peak_before:.0f} -> {peak:.0f} MB"
+    )
     assert "--max-response-bytes" in text and "without with_plans" in text, text
     assert text.count("Error executing tool") == 1, text  # said once, not wrapped twice
     assert spent < 10 and peak - peak_before < 200
@@ -111,7 +116,6 @@ def test_planners_start_under_the_server_s_own_address_space_limit(tmp_path: Pat
         out = server.ok("plan", timeout=300, task_id=tid, budget=60)
     assert out["answer"] is True and out["how"].startswith(("fast-downward", "symk")), out
     assert "internal error" not in server.log_text()
-
 
 
 def test_a_huge_state_argument_is_refused_before_any_atom_is_read(tmp_path: Path) -> None:
@@ -141,9 +145,19 @@ def test_a_request_longer_than_the_server_reads_is_answered_without_being_parsed
     with StdioServer(tmp_path) as server:
         _answered(server)
         peak, cpu = peak_rss_mb(server.pid), cpu_seconds(server.pid)
-        server.write(json.dumps({"jsonrpc": "2.0", "id": "huge", "method": "tools/call", "params": {
-            "name": "list_applicable", "arguments": {"task_id": "example:ferry",
-                                                     "state": ["(at c0 l0)"] * 3_000_000}}}).encode())
+        server.write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": "huge",
+                    "method": "tools/call",
+                    "params": {
+                        "name": "list_applicable",
+                        "arguments": {"task_id": "example:ferry", "state": ["(at c0 l0)"] * 3_000_000},
+                    },
+                }
+            ).encode()
+        )
         reply = server.wait("huge", 120)
         spent, grown = cpu_seconds(server.pid) - cpu, peak_rss_mb(server.pid) - peak
         _answered(server)

@@ -36,8 +36,9 @@ async def test_default_named_actions_table_and_errors():
             table = await t.ok("optimal_next_action", task_id=tid, table=True, budget=30)
             assert sorted(a["action"] for a in table["actions"]) == applicable
             assert {a["action"]: a["regret"] for a in table["actions"]}["(board c0 l0)"] == v["regret"]
-            assert "not applicable in the state" in await t.err("optimal_next_action", task_id=tid,
-                                                                actions=["(sail l1 l0)"])
+            assert "not applicable in the state" in await t.err(
+                "optimal_next_action", task_id=tid, actions=["(sail l1 l0)"]
+            )
             assert "did you mean 'sail'" in await t.err("optimal_next_action", task_id=tid, actions=["(sial l0 l1)"])
 
 
@@ -78,7 +79,9 @@ async def test_out_of_budget_calls_give_proven_bounds():
             step = await t.ok("step_episode", episode_id=started["episode_id"], action=action, budget=0.001)
             assert step["applied"] and not step["h_star_known"], step
             b = step["bounds"]
-            assert b["h_star_before_lower"] <= opt and (b["h_star_before_upper"] is None or opt <= b["h_star_before_upper"])
+            assert b["h_star_before_lower"] <= opt and (
+                b["h_star_before_upper"] is None or opt <= b["h_star_before_upper"]
+            )
             assert b["h_star_after_lower"] >= b["h_star_before_lower"] - 1  # one step gains at most one
             assert b["regret_lower"] is not None and b["regret_lower"] >= 0
             assert b["regret_upper"] is None or b["regret_lower"] <= b["regret_upper"]

@@ -33,8 +33,18 @@ CALL_TIMEOUT = 90
 MAX_TOOLS_LIST_BYTES = 22_000
 FERRY_ID = load_task(*examples.texts("ferry")).id
 # tools that hand an agent an optimal action, a plan, or a grade of its own step
-ANSWER_GIVING = {"optimal_next_action", "plan", "is_reachable", "is_action_reachable", "is_landmark",
-                 "simplify_plan", "score_answer", "start_episode", "step_episode", "episode_summary"}
+ANSWER_GIVING = {
+    "optimal_next_action",
+    "plan",
+    "is_reachable",
+    "is_action_reachable",
+    "is_landmark",
+    "simplify_plan",
+    "score_answer",
+    "start_episode",
+    "step_episode",
+    "episode_summary",
+}
 
 
 @pytest.fixture
@@ -44,8 +54,11 @@ def anyio_backend() -> str:
 
 def stdio(*args: str):
     """A stdio transport to a fresh server (mcp's Client takes a transport in 2.0 as in 2.3)."""
-    return stdio_client(StdioServerParameters(
-        command=sys.executable, args=["-m", "acptools_server", "--log-level", "WARNING", *args], cwd=str(REPO)))
+    return stdio_client(
+        StdioServerParameters(
+            command=sys.executable, args=["-m", "acptools_server", "--log-level", "WARNING", *args], cwd=str(REPO)
+        )
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -96,10 +109,11 @@ def test_profile_and_allow_list_configuration() -> None:
     assert "progress" not in hidden_by_profile("qa:nexta")
     config = parse_args(["--profile", "policy", "--tools", "load_task,plan,progress"], environ={})
     assert config.visible_tools() == ("load_task", "progress")  # the profile still hides plan
-    for argv, message in ((["--profile", "cheat"], "--profile: unknown profile 'cheat'"),
-                          (["--profile", "qa:nextaction"], "unknown task 'nextaction'"),
-                          (["--tools", "list_aplicable"], "--tools: unknown tool(s) 'list_aplicable' (did you mean "
-                                                          "'list_applicable'?)")):
+    for argv, message in (
+        (["--profile", "cheat"], "--profile: unknown profile 'cheat'"),
+        (["--profile", "qa:nextaction"], "unknown task 'nextaction'"),
+        (["--tools", "list_aplicable"], "--tools: unknown tool(s) 'list_aplicable' (did you mean 'list_applicable'?)"),
+    ):
         with pytest.raises(ConfigError, match=re.escape(message)):
             parse_args(argv, environ={})
 
@@ -123,18 +137,39 @@ async def test_stateless_call_on_a_bundled_example_id() -> None:
     assert {e["name"]: e["task_id"] for e in examples_listed}["ferry"] == FERRY_ID
     for e in examples_listed:  # the ids are the library's content hashes of the bundled PDDL
         assert e["task_id"] == load_task(*examples.texts(e["name"])).id
-    assert not by_id.is_error and by_id.structured_content["actions"] == ["(board c0 l0)", "(sail l0 l1)",
-                                                                           "(sail l0 l2)"]
+    assert not by_id.is_error and by_id.structured_content["actions"] == [
+        "(board c0 l0)",
+        "(sail l0 l1)",
+        "(sail l0 l2)",
+    ]
     assert not by_name.is_error and by_name.structured_content["positive_effects"] == ["(on c0)"]
     assert unknown.is_error and "no bundled example 'ferri'" in unknown.content[0].text
 
 
 @pytest.mark.skipif(NODE_MISSING, reason=NO_NODE)
 def test_inspector_cli_calls_a_tool_on_an_example_id_directly() -> None:
-    cmd = [node_bin("mcp-inspector"), "--cli", sys.executable, "-m", "acptools_server", "--method", "tools/call",
-           "--tool-name", "list_applicable", "--tool-arg", f"task_id={FERRY_ID}"]
-    proc = subprocess.run(cmd, cwd=REPO, env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=300)
+    cmd = [
+        node_bin("mcp-inspector"),
+        "--cli",
+        sys.executable,
+        "-m",
+        "acptools_server",
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "list_applicable",
+        "--tool-arg",
+        f"task_id={FERRY_ID}",
+    ]
+    proc = subprocess.run(
+        cmd,
+        cwd=REPO,
+        env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     called = json.loads(proc.stdout)
     assert called["isError"] is False and called["structuredContent"]["total"] == 3
@@ -148,14 +183,28 @@ def test_inspector_cli_calls_a_tool_on_an_example_id_directly() -> None:
 def _tools_list_bytes(*args: str) -> bytes:
     """The raw JSON-RPC response line to tools/list from a real server process."""
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "size-test", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "size-test", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
     ]
     env = {**os.environ, "ACPTOOLS_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "acptools_server", *args], cwd=REPO, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acptools_server", *args],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
         proc.stdin.flush()
@@ -227,8 +276,11 @@ async def test_tool_functions_called_directly() -> None:
         step = await episodes.step_episode(ctx, eid, f"I move: {action}")
         assert step.applied and step.optimal and step.regret == 0
     summary = await episodes.episode_summary(ctx, eid)
-    assert summary.solved and summary.optimal_step_rate == 1.0 and summary.invalid == {
-        "inapplicable": 0, "unparsed": 0, "hallucinated": 1}
+    assert (
+        summary.solved
+        and summary.optimal_step_rate == 1.0
+        and summary.invalid == {"inapplicable": 0, "unparsed": 0, "hallucinated": 1}
+    )
     assert [h.verdict for h in summary.history] == ["hallucinated"] + ["applied"] * 4
 
 

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import anyio
 import pytest
+from acptools_server import ServerConfig, build_server
 from mcp import Client
 
-from acptools import load_task, store
+from acptools import load_task
 from acptools.dataset import acpbench_hard
+from acptools.proofs import store
 from acptools.scoring import gold_response
 from acptools.truth import clear_caches
-from acptools_server import ServerConfig, build_server
 from tests.support.forge import forge
 from tests.support.load import slack
 from tests.support.mcp_client import Tools
@@ -62,8 +63,18 @@ async def _answers(config: ServerConfig, questions) -> tuple[list, int]:
             start = await t.ok("start_episode", task_id=tid)
             nxt = await t.ok("optimal_next_action", task_id=tid)
             found = await t.ok("plan", task_id=tid)
-            got.append(("task", tid, start["h_star"], start["h_star_known"], nxt["h_star"],
-                        sorted(nxt["optimal_actions"]), found["answer"], found["length"]))
+            got.append(
+                (
+                    "task",
+                    tid,
+                    start["h_star"],
+                    start["h_star_known"],
+                    nxt["h_star"],
+                    sorted(nxt["optimal_actions"]),
+                    found["answer"],
+                    found["length"],
+                )
+            )
             for atom in task.atom_names[:4]:
                 reach = await t.ok("is_reachable", task_id=tid, atom=atom)
                 land = await t.ok("is_landmark", task_id=tid, atom=atom)

@@ -17,10 +17,10 @@ from tests.support.load import slack
 from tests.support.quantified import CASES, problem
 from tests.support.server_procs import FERRY_DOMAIN, StdioServer, cpu_seconds, ferry, peak_rss_mb, rss_mb
 
-SLACK = 3.0          # seconds a call may take beyond its budget (the check granularity, a loaded 2-core machine)
+SLACK = 3.0  # seconds a call may take beyond its budget (the check granularity, a loaded 2-core machine)
 LOAD_BUDGET = 3.0
 MAX_MEMORY = 300_000_000
-FRAGMENTS_MB = 250   # beyond --max-memory: the task being loaded (counted once it is) and the allocator's pages
+FRAGMENTS_MB = 250  # beyond --max-memory: the task being loaded (counted once it is) and the allocator's pages
 
 
 def _children_cpu(pid: int) -> float:
@@ -34,7 +34,7 @@ def _children_cpu(pid: int) -> float:
 def test_quantified_formulas_are_refused_within_the_load_budget_below_max_memory(tmp_path: Path, memory: str) -> None:
     """default: --max-memory 2 GB refuses each from its estimate at once; lifted (10^12 bytes): each
     expansion runs until --load-budget stops it (the derived predicate's is refused from its bindings)."""
-    flags = ["--load-budget", str(LOAD_BUDGET)] + (["--max-memory", str(10 ** 12)] if memory == "lifted" else [])
+    flags = ["--load-budget", str(LOAD_BUDGET)] + (["--max-memory", str(10**12)] if memory == "lifted" else [])
     with StdioServer(tmp_path, *flags) as server:
         server.ok("list_applicable", task_id="example:ferry")
         baseline = rss_mb(server.pid)
@@ -49,8 +49,10 @@ def test_quantified_formulas_are_refused_within_the_load_budget_below_max_memory
             elapsed = time.perf_counter() - t0
             text = reply["result"]["content"][0]["text"]
             peak = peak_rss_mb(server.pid) - baseline
-            print(f"\n{name} ({memory} memory): refused after {elapsed:.2f} s, ping {ping_s:.2f} s, "
-                  f"peak RSS +{peak:.0f} MB: {text[:200]}")
+            print(
+                f"\n{name} ({memory} memory): refused after {elapsed:.2f} s, ping {ping_s:.2f} s, "
+                f"peak RSS +{peak:.0f} MB: {text[:200]}"
+            )
             assert reply["result"].get("isError") and "internal error" not in text, text
             assert "--max-memory" in text or "--load-budget" in text, text
             assert elapsed < LOAD_BUDGET + slack(1.0), elapsed
@@ -76,8 +78,11 @@ def test_memory_stays_within_max_memory_over_36_tasks(tmp_path: Path) -> None:
             after[seed + 1] = rss_mb(server.pid) - baseline
             assert server.info()["memory_bytes"] <= MAX_MEMORY
         peak = peak_rss_mb(server.pid) - baseline
-    print(f"\nRSS above the start after 6/12/24/36 tasks: " +
-          ", ".join(f"{after[n]:.0f}" for n in (6, 12, 24, 36)) + f" MB; peak +{peak:.0f} MB")
+    print(
+        "\nRSS above the start after 6/12/24/36 tasks: "
+        + ", ".join(f"{after[n]:.0f}" for n in (6, 12, 24, 36))
+        + f" MB; peak +{peak:.0f} MB"
+    )
     assert peak < MAX_MEMORY / 1e6 + FRAGMENTS_MB, peak
     assert after[36] - after[12] < 100, after
 
@@ -102,8 +107,10 @@ def test_the_table_returns_within_its_budget(tmp_path: Path) -> None:
         timer.join()
     found = result["structuredContent"]
     after = spent - at_budget.get("cpu", spent)
-    print(f"\ntable of {len(found['actions'])} rows at budget {budget:g}: {wall:.2f} s wall, "
-          f"{spent - cpu0:.2f} s CPU, {after:.2f} s of it after the budget")
+    print(
+        f"\ntable of {len(found['actions'])} rows at budget {budget:g}: {wall:.2f} s wall, "
+        f"{spent - cpu0:.2f} s CPU, {after:.2f} s of it after the budget"
+    )
     assert not result.get("isError") and len(found["actions"]) == 80
     assert wall < budget + slack(SLACK), wall
     assert after < SLACK, after

@@ -15,24 +15,31 @@ import anyio
 import pytest
 from acptools_server import ServerConfig, build_server
 from acptools_server.config import Limits
-from acptools_server.runner import SearchRunner
+from acptools_server.search_runner import SearchRunner
 from acptools_server.tools import scoring as scoring_tools
 from mcp import Client
 
 from acptools import examples, load_task
+from tests.support.data import pddl_texts
 from tests.support.data import records as bundled_records
 from tests.support.mcp_client import CALL_TIMEOUT, EXPECTED_TOOLS, Tools
+from tests.support.oracle import Oracle
 
 WRITE_TOOLS = {"load_task", "start_episode", "step_episode"}
-PROOF_KINDS = {"static-facts", "delete-relaxation", "first-achievers", "persistent-fact", "h2-mutex",
-               "exhaustive-search", "mutually-reachable"}
+PROOF_KINDS = {
+    "static-facts",
+    "delete-relaxation",
+    "first-achievers",
+    "persistent-fact",
+    "h2-mutex",
+    "exhaustive-search",
+    "mutually-reachable",
+}
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
 
 
 def connect(config: ServerConfig | None = None) -> Client:
@@ -191,9 +198,10 @@ async def test_load_task_errors() -> None:
             missing = await t.err("load_task", domain=domain)
             both = await t.err("load_task", example="ferry", domain=domain)
             path = await t.err("load_task", domain="domain.pddl", problem="problem.pddl")
-            junk = [await t.err("load_task", domain=d, problem=p) for d, p in [
-                ("(" * 50_000, problem), (domain, ")" * 10), ("()", "()"), ("\x00(", "\udcff("), ("", ""),
-            ]]
+            junk = [
+                await t.err("load_task", domain=d, problem=p)
+                for d, p in [("(" * 50_000, problem), (domain, ")" * 10), ("()", "()"), ("\x00(", "\udcff("), ("", "")]
+            ]
             still_serving = await t.ok("load_task", example="ferry")
     assert re.search(r"domain line \d+, column \d+: unknown domain section ':acton'", bad_section)
     assert re.search(r"domain line \d+, column \d+: .*unclosed", unclosed)
@@ -293,12 +301,13 @@ async def test_val_and_just_match_records() -> None:
                 for entry in r["answer"]:
                     if entry[-1] == "-1":  # a consecutive pair
                         a, b = entry[0].lower(), entry[1].lower()
-                        expected = [plan[:i] + plan[i + 2:] for i in range(len(plan) - 1)
-                                    if plan[i] == a and plan[i + 1] == b]
+                        expected = [
+                            plan[:i] + plan[i + 2 :] for i in range(len(plan) - 1) if plan[i] == a and plan[i + 1] == b
+                        ]
                     else:  # the k-th occurrence (1-based) of one action
                         a, k = entry[0].lower(), int(entry[1])
                         where = [i for i, x in enumerate(plan) if x == a][k - 1]
-                        expected = [plan[:where] + plan[where + 1:]]
+                        expected = [plan[:where] + plan[where + 1 :]]
                     assert any(tuple(e) in got for e in expected), (r["id"], entry)
 
 
@@ -433,8 +442,9 @@ async def test_states_are_closed_world_and_checked() -> None:
             init = (await t.ok("load_task", example="ferry"))["init"]
             assert set(init) == {"(at c0 l0)", "(at c1 l1)", "(at-ferry l0)", "(empty-ferry)"}
             # same state, written loosely
-            loose = await t.ok("list_applicable", task_id=tid, state=["(AT c0, l0)", "at c1 l1", "(at-ferry l0)",
-                                                                      "( empty-ferry )"])
+            loose = await t.ok(
+                "list_applicable", task_id=tid, state=["(AT c0, l0)", "at c1 l1", "(at-ferry l0)", "( empty-ferry )"]
+            )
             assert loose == await t.ok("list_applicable", task_id=tid)
             # closed world: drop (empty-ferry) and nothing can be boarded
             no_room = await t.ok("list_applicable", task_id=tid, state=["(at c0 l0)", "(at c1 l1)", "(at-ferry l0)"])
@@ -443,8 +453,9 @@ async def test_states_are_closed_world_and_checked() -> None:
             assert not p["applicable"] and p["unsatisfied_preconditions"] == ["(empty-ferry)"]
             assert p["state"] == ["(at c0 l0)", "(at-ferry l0)"] and not p["positive_effects"]
             # an empty state is a state too; the goal check follows the state
-            done = await t.ok("progress", task_id=tid, action="(debark c1 l2)",
-                              state=["(on c1)", "(at-ferry l2)", "(at c0 l0)"])
+            done = await t.ok(
+                "progress", task_id=tid, action="(debark c1 l2)", state=["(on c1)", "(at-ferry l2)", "(at c0 l0)"]
+            )
             assert done["applicable"] and done["goal_reached"]
             empty = await t.ok("list_applicable", task_id=tid, state=[])
             assert empty == {"actions": [], "total": 0, "offset": 0, "limit": None, "has_more": False}
@@ -587,6 +598,96 @@ async def test_episode_suboptimal_steps_and_bounded_store() -> None:
     assert "unknown episode_id 'ep-nope'" in unknown
 
 
+@pytest.mark.anyio
+async def test_an_episode_reports_a_dead_end_and_takes_no_more_steps() -> None:
+    """The test 'doors' task (a slammed door stays shut for good), the step into the dead end found by
+    the oracle: graded applied, known, not optimal, with no regret and no h* after; the episode is done
+    (why: dead_end) and refuses the next step; an episode started there is done at once."""
+    domain, problem = pddl_texts("doors")
+    oracle = Oracle(domain, problem)
+    path = oracle.path_to_a_dead_end()
+    assert oracle.distances(oracle.run(oracle.init_atoms(), path)) == {}
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with connect() as client:
+            t = Tools(client)
+            tid = (await t.ok("load_task", domain=domain, problem=problem))["task_id"]
+            start = await t.ok("start_episode", task_id=tid)
+            assert (start["done"], start["done_reason"]) == (False, None)
+            for action in path:
+                step = await t.ok("step_episode", episode_id=start["episode_id"], action=action)
+            refused = await t.err("step_episode", episode_id=start["episode_id"], action=path[0])
+            summary = await t.ok("episode_summary", episode_id=start["episode_id"])
+            stuck = await t.ok("start_episode", task_id=tid, state=step["state"])
+            again = await t.err("step_episode", episode_id=stuck["episode_id"], action=path[0])
+    assert step["applied"] and step["h_star_known"] and step["optimal"] is False and step["regret"] is None
+    assert step["h_star_after"] is None and step["h_star_before"] is not None and not step["goal_reached"]
+    assert step["done"] and step["done_reason"] == "dead_end"
+    assert "the episode is over" in refused and "dead end" in refused and "start a new episode" in refused
+    assert summary["dead_end"] and not summary["solved"] and summary["steps"] == len(path)
+    assert summary["history"][-1]["optimal"] is False
+    assert stuck["done"] and stuck["done_reason"] == "dead_end" and stuck["h_star"] is None and stuck["h_star_known"]
+    assert "the episode is over" in again
+
+
+def _touch_task(n: int = 250) -> tuple[str, str]:
+    """n objects, each touched by an action that always applies: n applicable actions in every state;
+    the goal is two of them touched."""
+    domain = (
+        "(define (domain touch) (:requirements :strips) (:predicates (touched ?x))"
+        " (:action touch :parameters (?x) :precondition () :effect (touched ?x)))"
+    )
+    objects = " ".join(f"o{k:03d}" for k in range(n))
+    problem = (
+        f"(define (problem p) (:domain touch) (:objects {objects}) (:init) (:goal (and (touched o001) (touched o002))))"
+    )
+    return domain, problem
+
+
+@pytest.mark.anyio
+async def test_episode_results_list_at_most_limit_actions() -> None:
+    """250 applicable actions: an episode's results list the first 200 (or `limit`) of list_applicable's
+    order and say how many there are."""
+    domain, problem = _touch_task()
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with connect() as client:
+            t = Tools(client)
+            tid = (await t.ok("load_task", domain=domain, problem=problem))["task_id"]
+            every = (await t.ok("list_applicable", task_id=tid))["actions"]
+            start = await t.ok("start_episode", task_id=tid)
+            few = await t.ok("start_episode", task_id=tid, limit=3)
+            step = await t.ok("step_episode", episode_id=start["episode_id"], action="(touch o001)", limit=7)
+            last = await t.ok("step_episode", episode_id=start["episode_id"], action="(touch o002)")
+    assert len(every) == 250 and start["applicable_actions"] == every[:200] and start["applicable_total"] == 250
+    assert few["applicable_actions"] == every[:3] and few["applicable_total"] == 250
+    assert step["applicable_actions"] == every[:7] and step["applicable_total"] == 250 and step["optimal"]
+    assert (step["done"], step["done_reason"]) == (False, None)
+    assert last["goal_reached"] and (last["done"], last["done_reason"]) == (True, "goal")
+
+
+@pytest.mark.anyio
+async def test_a_result_too_large_to_send_leaves_the_episode_as_it_was() -> None:
+    """--max-response-bytes 4000 and 250 applicable actions: a start or a step whose result would be
+    larger is an error that keeps no episode and takes no step (the summary shows none); with a smaller
+    limit the same start and step go through."""
+    domain, problem = _touch_task()
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with connect(ServerConfig(limits=Limits(max_response_bytes=4000))) as client:
+            t = Tools(client)
+            tid = (await t.ok("load_task", domain=domain, problem=problem))["task_id"]
+            unstarted = await t.err("start_episode", task_id=tid)
+            live = (await t.ok("server_info"))["episodes_live"]
+            eid = (await t.ok("start_episode", task_id=tid, limit=10))["episode_id"]
+            untaken = await t.err("step_episode", episode_id=eid, action="(touch o001)")
+            before = await t.ok("episode_summary", episode_id=eid)
+            step = await t.ok("step_episode", episode_id=eid, action="(touch o001)", limit=10)
+            after = await t.ok("episode_summary", episode_id=eid)
+    assert "no episode was started" in unstarted and "pass a smaller limit" in unstarted and live == 0
+    assert "the step was taken back" in untaken and "--max-response-bytes" in untaken
+    assert before["steps"] == 0 and before["plan"] == [] and before["state"] == before["start_state"] == []
+    assert step["step"] == 1 and step["applied"] and step["optimal"] and step["state"] == ["(touched o001)"]
+    assert after["steps"] == 1 and after["plan"] == ["(touch o001)"]
+
+
 # ---------------------------------------------------------------------------
 # budgets (unit level: the budget the runner hands the library)
 # ---------------------------------------------------------------------------
@@ -669,8 +770,9 @@ async def test_score_answer_on_records() -> None:
                 assert gold["score"] == 1 and gold["verdict"] == "correct", (kind, gold)
                 assert gold["task"] == kind and gold["semantics"] == "exact" and isinstance(gold["metrics"], dict)
                 await _replay_score_witness(t, tid, gold)
-                ref = await t.ok("score_answer", task=r["group"], response=gold_response(r), record=r,
-                                 semantics="reference")
+                ref = await t.ok(
+                    "score_answer", task=r["group"], response=gold_response(r), record=r, semantics="reference"
+                )
                 assert ref["score"] == 1 and ref["semantics"] == "reference", (kind, ref)
                 wrong = await t.ok("score_answer", task=kind, response="(nonsense x y)", record=r, budget=60)
                 assert wrong["score"] in (0, None) and wrong["verdict"] != "correct", (kind, wrong)
@@ -687,8 +789,9 @@ async def test_score_answer_on_records() -> None:
             assert claim["score"] == 0 and claim["witness"], claim
             assert atom in await _replay_score_witness(t, tid, claim)
             bad_record = await t.err("score_answer", task="app", response="x", record={"group": "app"})
-            bad_semantics = await t.err("score_answer", task="app", response="x", record=records("app")[0],
-                                        semantics="fuzzy")
+            bad_semantics = await t.err(
+                "score_answer", task="app", response="x", record=records("app")[0], semantics="fuzzy"
+            )
     assert "record.PDDL_domain" in bad_record
     assert "unknown semantics 'fuzzy'" in bad_semantics
     assert t.witnesses_checked >= 1
@@ -702,14 +805,21 @@ async def test_score_answer_on_a_loaded_task() -> None:
             tid = await t.load_example("ferry")
             nxt = await t.ok("optimal_next_action", task_id=tid, table=True)
             bad = next(a["action"] for a in nxt["actions"] if not a["optimal"])
-            good = await t.ok("score_answer", task="nexta", response=f"Answer: {nxt['optimal_actions'][0]}",
-                              task_id=tid)
+            good = await t.ok(
+                "score_answer", task="nexta", response=f"Answer: {nxt['optimal_actions'][0]}", task_id=tid
+            )
             wrong = await t.ok("score_answer", task="nexta", response=f"Answer: {bad}", task_id=tid)
             app = await t.ok("score_answer", task="app", response=" ".join(nxt["optimal_actions"]), task_id=tid)
-            val = await t.ok("score_answer", task="val", response="1", task_id=tid,
-                             plan=["(sail l0 l1)", "(sail l0 l1)"])
-            prog = await t.ok("score_answer", task="prog", task_id=tid, action="(board c0 l0)",
-                              response="Positive effects: (on c0)\nNegative effects: (at c0 l0) (empty-ferry)")
+            val = await t.ok(
+                "score_answer", task="val", response="1", task_id=tid, plan=["(sail l0 l1)", "(sail l0 l1)"]
+            )
+            prog = await t.ok(
+                "score_answer",
+                task="prog",
+                task_id=tid,
+                action="(board c0 l0)",
+                response="Positive effects: (on c0)\nNegative effects: (at c0 l0) (empty-ferry)",
+            )
             bad_action = await t.err("score_answer", task="prog", task_id=tid, action="(bord c0 l0)", response="x")
             neither = await t.err("score_answer", task="app", response="x")
             reference = await t.err("score_answer", task="app", response="x", task_id=tid, semantics="reference")

@@ -22,12 +22,7 @@ from tests.support.data import records
 from tests.support.load import slack
 from tests.support.mcp_client import EXPECTED_TOOLS, Tools
 from tests.support.node_tools import NO_NODE, NODE_MISSING, node_bin
-from tests.support.server_procs import (
-    clean_env,
-    free_port,
-    stop_process,
-    wait_for_port,
-)
+from tests.support.server_procs import clean_env, free_port, stop_process, wait_for_port
 
 REPO = Path(__file__).resolve().parents[2]
 CALL_TIMEOUT = 90
@@ -66,15 +61,16 @@ async def test_stdio_console_script_serves_the_tools() -> None:
     params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "--log-level", "WARNING"], cwd=str(REPO))
     record = next(r for r in records("test", "nexta") if str(r["answer"]["opt"]) == "65")
     with anyio.fail_after(slack(CALL_TIMEOUT)):
-        async with Client(stdio_client(params)) as client:   # a transport: mcp 2.0 and 2.3 both take it
+        async with Client(stdio_client(params)) as client:  # a transport: mcp 2.0 and 2.3 both take it
             t = Tools(client)
             assert EXPECTED_TOOLS <= {x.name for x in (await client.list_tools()).tools}
             await _exercise(t)
             # a client-side timeout cancels the search inside the server process
             hard = await t.load_record(record)
             with pytest.raises(MCPError, match="timed out"):
-                await client.call_tool("optimal_next_action", {"task_id": hard, "budget": 120},
-                                       read_timeout_seconds=1.0)
+                await client.call_tool(
+                    "optimal_next_action", {"task_id": hard, "budget": 120}, read_timeout_seconds=1.0
+                )
             start = time.perf_counter()
             with anyio.fail_after(slack(30)):
                 while (info := await t.ok("server_info"))["searches_running"]:
@@ -91,9 +87,22 @@ def http_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tupl
     env = clean_env(**({"ACPTOOLS_TOKEN": token} if token else {}))
     with open(log, "wb") as log_file:
         proc = subprocess.Popen(
-            [*server_command(), "--transport", "streamable-http", "--host", "127.0.0.1", "--port", str(port),
-             "--log-level", "WARNING"],
-            cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+            [
+                *server_command(),
+                "--transport",
+                "streamable-http",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "WARNING",
+            ],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
         )
     try:
         wait_for_port(proc, port, log)
@@ -108,9 +117,15 @@ async def test_streamable_http_on_loopback(http_server: tuple[str, str | None]) 
     url, token = http_server
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if token:  # every request must carry the token, tool calls included
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "load_task", "arguments": {"example": "ferry"}}}
-        denied = httpx2.post(url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=slack(10))
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "load_task", "arguments": {"example": "ferry"}},
+        }
+        denied = httpx2.post(
+            url, json=body, headers={"Accept": "application/json, text/event-stream"}, timeout=slack(10)
+        )
         assert denied.status_code == 401
     with anyio.fail_after(slack(CALL_TIMEOUT)):
         async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120)) as http:
@@ -126,8 +141,15 @@ async def test_streamable_http_on_loopback(http_server: tuple[str, str | None]) 
 
 def _inspector(*args: str) -> dict:
     cmd = [node_bin("mcp-inspector"), "--cli", *server_command(), *args]
-    proc = subprocess.run(cmd, cwd=REPO, env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        cmd,
+        cwd=REPO,
+        env=clean_env(ACPTOOLS_LOG_LEVEL="WARNING"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout)
 

@@ -4,12 +4,14 @@ the registry's names instead of a table of its own."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
+from acptools_server.config import ANSWERS, TOOL_NAMES
 
 from acptools import answers, dataset, kinds
 from acptools.generate import TASKS as GENERATE_TASKS
-from acptools.scoring import score_response  # noqa: F401  (importing scoring registers the graders)
-from acptools_server.config import ANSWERS, TOOL_NAMES
 
 
 @pytest.mark.parametrize("name", sorted(kinds.KINDS))
@@ -38,8 +40,24 @@ def test_the_layers_read_the_registry() -> None:
     assert ANSWERS["score_answer"] == frozenset(kinds.HARD)
 
 
-def test_a_function_for_an_unknown_kind_is_refused() -> None:
-    with pytest.raises(KeyError, match="not in acptools.kinds.KINDS"):
-        kinds.grader("no_such_kind")(lambda q, parsed, budget: None)
+def test_a_kind_without_an_implementation_is_refused() -> None:
     with pytest.raises(KeyError, match="no grader is registered"):
         kinds.implementation(kinds.GRADER, "arb_effects")
+    with pytest.raises(KeyError, match="no generator is registered"):
+        kinds.implementation(kinds.GENERATOR, "no_such_kind")
+
+
+@pytest.mark.parametrize("role, kind", sorted(kinds.IMPLEMENTATIONS))
+def test_every_named_implementation_resolves_in_a_fresh_interpreter_order(role: str, kind: str) -> None:
+    """Each "module:attribute" names a callable, found without importing anything first."""
+    assert callable(kinds.implementation(role, kind))
+
+
+def test_the_registry_needs_no_import_order() -> None:
+    """A fresh interpreter asks for a grader and a builder before importing scoring or generate."""
+    code = (
+        "from acptools import kinds; g = kinds.implementation(kinds.GRADER, 'nexta'); "
+        "b = kinds.implementation(kinds.GENERATOR, 'land_mcq'); print(g.__module__, b.func.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["acptools.scoring.exact", "acptools.generate.acp"]

@@ -15,14 +15,23 @@ def test_a_package_named_server_beside_the_project_collides_with_nothing(tmp_pat
     (tmp_path / "server").mkdir()
     (tmp_path / "server" / "__init__.py").write_text("MARK = 'the user’s own server package'\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    probe = ("import server, acptools_server, acptools;"
-             "print(server.MARK); print(acptools_server.__name__, acptools_server.package_version() == acptools.__version__)")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=120)
+    probe = (
+        "import server, acptools_server, acptools;"
+        "print(server.MARK); print(acptools_server.__name__, acptools_server.package_version() == acptools.__version__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["the user’s own server package", "acptools_server True"]
-    version = subprocess.run([sys.executable, "-m", "acptools_server", "--version"], capture_output=True, text=True,
-                             env=env, cwd=tmp_path, timeout=120)
+    version = subprocess.run(
+        [sys.executable, "-m", "acptools_server", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert version.returncode == 0 and version.stdout.strip() == f"acptools-server {acptools.__version__}"
 
 
@@ -30,6 +39,7 @@ def test_acptools_serve_is_the_mcp_server_the_registry_entry_starts() -> None:
     """server.json starts `acptools serve` (registry clients run the package's main command): that
     command is the MCP server itself, answering over stdio with the server's version."""
     import json
+
     root = Path(__file__).resolve().parents[2]
     entry = json.loads((root / "server.json").read_text())["packages"][0]["packageArguments"][0]
     assert entry["type"] == "positional" and entry["value"] == "serve"

@@ -28,9 +28,9 @@ from tests.support.data import records
 from tests.support.server_procs import FERRY_DOMAIN, ferry
 
 CARS, LOCATIONS = 160, 130
-MIN_ATOMS, MIN_ACTIONS = 20_000, 50_000   # the sizes the tier holds at
-LOW_DIGITS = 640    # the lowest limit sys.set_int_max_str_digits accepts
-NEAR = 4            # the near-goal state is this many steps of the generated plan from the goal
+MIN_ATOMS, MIN_ACTIONS = 20_000, 50_000  # the sizes the tier holds at
+LOW_DIGITS = 640  # the lowest limit sys.set_int_max_str_digits accepts
+NEAR = 4  # the near-goal state is this many steps of the generated plan from the goal
 
 
 @contextmanager
@@ -115,11 +115,11 @@ def acpbench_records() -> list[dict]:
     """One ACPBench Hard record per task on the big task started near its goal: the bundled ferry
     records' questions, about this state; answers found by pyperplan or by how the plan was built."""
     atoms, rest = near_goal()
-    sail = rest[0]                       # the last car is on the ferry: sail to its goal, debark, out and back
+    sail = rest[0]  # the last car is on the ferry: sail to its goal, debark, out and back
     start, target = sail.strip("()").split()[1:]
     detour = rest + [f"(sail {target} {start})", f"(sail {start} {target})"]
-    sequence = [rest[1], *rest]          # debark before sailing: inapplicable at once
-    pair = next(k for k in range(len(detour) - 1) if reaches_goal(detour[:k] + detour[k + 2:], atoms))
+    sequence = [rest[1], *rest]  # debark before sailing: inapplicable at once
+    pair = next(k for k in range(len(detour) - 1) if reaches_goal(detour[:k] + detour[k + 2 :], atoms))
     answers = {
         "app": applicable(atoms),
         "prog": {"pos": [f"(at-ferry {target})"], "neg": [f"(at-ferry {start})"]},
@@ -130,15 +130,22 @@ def acpbench_records() -> list[dict]:
         "land": {"yes": [f"(at-ferry {target})"], "no": []},
         "nexta": {"yes": [sail], "no": [], "maybe": [], "opt": str(NEAR - 2)},
     }
-    questions = {"prog": f'Break down the outcomes of performing the action "sail from location {start} to '
-                         f'location {target}" into two lists, positive effects and negative effects.',
-                 "val": _quoted(_bundled_ferry("val")["question"], sequence),
-                 "just": _quoted(_bundled_ferry("just")["question"], detour)}
+    questions = {
+        "prog": f'Break down the outcomes of performing the action "sail from location {start} to '
+        f'location {target}" into two lists, positive effects and negative effects.',
+        "val": _quoted(_bundled_ferry("val")["question"], sequence),
+        "just": _quoted(_bundled_ferry("just")["question"], detour),
+    }
     out = []
     for k, task in enumerate(answers):
         record = _bundled_ferry(task)
-        record.update(id=9_000_000 + k, PDDL_domain=FERRY_DOMAIN, PDDL_problem=near_goal_problem(),
-                      answer=answers[task], question=questions.get(task, record["question"]))
+        record.update(
+            id=9_000_000 + k,
+            PDDL_domain=FERRY_DOMAIN,
+            PDDL_problem=near_goal_problem(),
+            answer=answers[task],
+            question=questions.get(task, record["question"]),
+        )
         out.append(record)
     return out
 
@@ -151,5 +158,9 @@ def write_big_files(folder: Path) -> dict[str, Path]:
     (folder / "p1.pddl").write_text(problem)
     recs = acpbench_records()
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    return {"folder": folder, "domain": folder / "domain.pddl", "problem": folder / "p1.pddl",
-            "records": folder / "records.jsonl"}
+    return {
+        "folder": folder,
+        "domain": folder / "domain.pddl",
+        "problem": folder / "p1.pddl",
+        "records": folder / "records.jsonl",
+    }

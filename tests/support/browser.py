@@ -24,9 +24,18 @@ from pathlib import Path
 
 from tests.support.load import slack
 
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-pipe", "--window-size=1280,900")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-pipe",
+    "--window-size=1280,900",
+)
 
 
 def chromium_path() -> str | None:
@@ -43,7 +52,7 @@ class Chromium:
         self._next = 0
         self._buf = b""
 
-    def __enter__(self) -> "Chromium":
+    def __enter__(self) -> Chromium:
         self._profile = tempfile.TemporaryDirectory(prefix="acptools-chromium-")
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
@@ -54,9 +63,13 @@ class Chromium:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        self.proc = subprocess.Popen([chromium_path(), *FLAGS, f"--user-data-dir={self._profile.name}", "about:blank"],
-                                     preexec_fn=fds, close_fds=False,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [chromium_path(), *FLAGS, f"--user-data-dir={self._profile.name}", "about:blank"],
+            preexec_fn=fds,
+            close_fds=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -144,9 +157,11 @@ class Chromium:
         """A PNG of the viewport, or of the first element `selector` matches (scrolled into view)."""
         params = {"format": "png"}
         if selector is not None:
-            box = self.eval(f"(function(e){{e.scrollIntoView({{block: 'center'}}); var r = e.getBoundingClientRect();"
-                            f" return [r.x + window.scrollX, r.y + window.scrollY, r.width, r.height]; }})"
-                            f"(document.querySelector({json.dumps(selector)}))")
+            box = self.eval(
+                f"(function(e){{e.scrollIntoView({{block: 'center'}}); var r = e.getBoundingClientRect();"
+                f" return [r.x + window.scrollX, r.y + window.scrollY, r.width, r.height]; }})"
+                f"(document.querySelector({json.dumps(selector)}))"
+            )
             params["clip"] = dict(zip(("x", "y", "width", "height"), box), scale=1)
         data = self.send("Page.captureScreenshot", params, session=self.session)["data"]
         return base64.b64decode(data)

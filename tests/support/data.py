@@ -21,6 +21,6 @@ def records(split: str, task: str) -> list[dict]:
     return acpbench_hard(split, task)
 
 
-def pddl_texts(name: str) -> tuple[str, str]:
-    """Domain and problem text of a test task under tests/pddl/NAME/."""
-    return (PDDL / name / "domain.pddl").read_text(), (PDDL / name / "problem.pddl").read_text()
+def pddl_texts(name: str, problem: str = "problem.pddl") -> tuple[str, str]:
+    """Domain and problem text of a test task under tests/pddl/NAME/ (`problem`: another problem file there)."""
+    return (PDDL / name / "domain.pddl").read_text(), (PDDL / name / problem).read_text()

@@ -53,9 +53,18 @@ class DerivedRules:
         domain = sexprs(domain_text)[0]
         self.predicates = {p[0]: typed(p[1:]) for sec in domain[2:] if sec[0] == ":predicates" for p in sec[1:]}
         # an untyped head variable ranges over the predicate's declared type
-        self.axioms = [(sec[1][0], [(v, t if t != "object" else d) for (v, t), (_, d) in
-                                    zip(typed(sec[1][1:]), self.predicates[sec[1][0]])], sec[2])
-                       for sec in domain[2:] if sec[0] == ":derived"]
+        self.axioms = [
+            (
+                sec[1][0],
+                [
+                    (v, t if t != "object" else d)
+                    for (v, t), (_, d) in zip(typed(sec[1][1:]), self.predicates[sec[1][0]])
+                ],
+                sec[2],
+            )
+            for sec in domain[2:]
+            if sec[0] == ":derived"
+        ]
         self.names = sorted({name for name, _, _ in self.axioms})
         self.strata = self._strata() if self.axioms else []
         self._closed: dict[frozenset, frozenset] = {}
@@ -144,8 +153,9 @@ class DerivedRules:
             return not self._holds(node[1], binding, s, objects) or self._holds(node[2], binding, s, objects)
         if head in ("exists", "forall"):
             params = typed(node[1])
-            combos = (dict(binding, **dict(zip((v for v, _ in params), c)))
-                      for c in product(*(objects(t) for _, t in params)))
+            combos = (
+                dict(binding, **dict(zip((v for v, _ in params), c))) for c in product(*(objects(t) for _, t in params))
+            )
             test = any if head == "exists" else all
             return test(self._holds(node[2], b, s, objects) for b in combos)
         args = [binding.get(a, a) for a in node[1:]]

@@ -53,10 +53,10 @@ class Fence:
 
 @dataclass(frozen=True)
 class Command:
-    line: int                  # the line of its `$` in the doc
-    text: str                  # as the shell reads it (continuation lines joined with newlines)
-    shown: tuple[str, ...]     # the output the doc shows, `[exit N]` taken off
-    exit: int                  # the exit status the doc shows (0 unless `[exit N]`)
+    line: int  # the line of its `$` in the doc
+    text: str  # as the shell reads it (continuation lines joined with newlines)
+    shown: tuple[str, ...]  # the output the doc shows, `[exit N]` taken off
+    exit: int  # the exit status the doc shows (0 unless `[exit N]`)
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def fences(text: str) -> list[Fence]:
         slow = i > 0 and lines[i - 1].strip() == SLOW_MARK
         body, j = [], i + 1
         while j < len(lines) and not lines[j].strip().startswith(marker):
-            body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j].lstrip())
+            body.append(lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j].lstrip())
             j += 1
         out.append(Fence(i + 1, info.lower(), tuple(body), slow))
         i = j + 1
@@ -92,11 +92,11 @@ def fences(text: str) -> list[Fence]:
 
 def commands_of(fence: Fence) -> tuple[Command, ...]:
     """The commands of a console block with the output each is shown to print."""
-    found: list[tuple[int, list[str], list[str]]] = []   # (line, command lines, shown lines)
+    found: list[tuple[int, list[str], list[str]]] = []  # (line, command lines, shown lines)
     body, k = fence.body, 0
     while k < len(body):
         if body[k].startswith(PROMPT):
-            parts, start = [body[k][len(PROMPT):]], k
+            parts, start = [body[k][len(PROMPT) :]], k
             while parts[-1].endswith("\\") and k + 1 < len(body):
                 k += 1
                 parts.append(body[k])
@@ -113,14 +113,18 @@ def commands_of(fence: Fence) -> tuple[Command, ...]:
         status = EXIT.match(shown[-1].strip()) if shown else None
         if status:
             shown.pop()
-        out.append(Command(line, "\n".join(parts), tuple(s.rstrip() for s in shown),
-                           int(status.group(1)) if status else 0))
+        out.append(
+            Command(line, "\n".join(parts), tuple(s.rstrip() for s in shown), int(status.group(1)) if status else 0)
+        )
     return tuple(out)
 
 
 def console_blocks(path: Path) -> list[Block]:
-    return [Block(path, f.line, f.slow, commands_of(f))
-            for f in fences(path.read_text(encoding="utf-8")) if f.info == "console"]
+    return [
+        Block(path, f.line, f.slow, commands_of(f))
+        for f in fences(path.read_text(encoding="utf-8"))
+        if f.info == "console"
+    ]
 
 
 def unmarked_transcripts(path: Path) -> list[str]:
@@ -133,8 +137,10 @@ def unmarked_transcripts(path: Path) -> list[str]:
         for k, line in enumerate(f.body):
             said = line.strip()
             if said.startswith(PROMPT) or re.search(r"#\s*->", said):
-                problems.append(f"{path.name}:{f.line + 1 + k}: `{said[:60]}` shows a command's output in a "
-                                f"```{f.info or ' '} block: make it a ```console block (docs/testing.md)")
+                problems.append(
+                    f"{path.name}:{f.line + 1 + k}: `{said[:60]}` shows a command's output in a "
+                    f"```{f.info or ' '} block: make it a ```console block (docs/testing.md)"
+                )
                 break
     return problems
 
@@ -178,6 +184,7 @@ def matches(shown: tuple[str, ...] | list[str], got: list[str]) -> bool:
             else:
                 memo[i, j] = j < len(got) and bool(patterns[i].match(got[j])) and fit(i + 1, j + 1)
         return memo[i, j]
+
     return fit(0, 0)
 
 
@@ -205,8 +212,15 @@ def run_in_terminal(source: str, cwd: Path, env: dict[str, str], timeout: float)
     """Run a bash script with a pseudo-terminal as its stdout and stderr; its rendered lines, and whether
     it ended within `timeout` seconds (else its process group is killed)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(["bash", "--noprofile", "--norc", "-c", source], cwd=cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", "--noprofile", "--norc", "-c", source],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
     os.close(slave)
     chunks, deadline, ended = [], time.monotonic() + timeout, True
     try:
@@ -220,7 +234,7 @@ def run_in_terminal(source: str, cwd: Path, env: dict[str, str], timeout: float)
                 continue
             try:
                 chunk = os.read(master, 65536)
-            except OSError:      # EIO: every writer closed the terminal
+            except OSError:  # EIO: every writer closed the terminal
                 break
             if not chunk:
                 break
@@ -242,7 +256,7 @@ def outputs(lines: list[str]) -> list[tuple[list[str], int]]:
         if line.startswith(MARK):
             while current and not current[-1].strip():
                 current.pop()
-            out.append((current, int(line[len(MARK):].strip(" >"))))
+            out.append((current, int(line[len(MARK) :].strip(" >"))))
             current = []
         else:
             current.append(line)

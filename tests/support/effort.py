@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
 
 
 @dataclass

@@ -44,8 +44,9 @@ def attacker_mac(*parts: str) -> str:
 def key_holder_mac(key: bytes, parts) -> str:
     """The store's row MAC, as someone holding its key computes it: HMAC-SHA256 over each part prefixed
     by its length in bytes."""
-    message = b"".join(b"%d:" % len(p.encode("utf-8", "surrogatepass")) + p.encode("utf-8", "surrogatepass")
-                       for p in parts)
+    message = b"".join(
+        b"%d:" % len(p.encode("utf-8", "surrogatepass")) + p.encode("utf-8", "surrogatepass") for p in parts
+    )
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
@@ -61,8 +62,11 @@ def forge(path: Path, key: bytes | None = None) -> int:
             mac = key_holder_mac(key, parts)
         else:
             mac = unkeyed_checksum(*parts) if k % 2 else attacker_mac(*parts)
-        conn.execute("UPDATE facts SET value = ?, checksum = ? WHERE version = ? AND task = ? AND state = ? "
-                     "AND kind = ? AND key = ?", (text, mac, version, task, state, kind, name))
+        conn.execute(
+            "UPDATE facts SET value = ?, checksum = ? WHERE version = ? AND task = ? AND state = ? "
+            "AND kind = ? AND key = ?",
+            (text, mac, version, task, state, kind, name),
+        )
     conn.commit()
     conn.close()
     return len(rows)
@@ -78,7 +82,7 @@ def flipped_grade(value: dict) -> dict:
 
 
 def forge_grades(path: Path, key: bytes | None = None) -> int:
-    """Flip every stored grade (acptools.scoring.memo) in the file, its checksum recomputed without the
+    """Flip every stored grade (acptools.proofs.grade_memo) in the file, its checksum recomputed without the
     key (or, given `key`, with the real one: the control); returns how many."""
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT version, key, task, value FROM grades").fetchall()
@@ -89,8 +93,9 @@ def forge_grades(path: Path, key: bytes | None = None) -> int:
             mac = key_holder_mac(key, parts)
         else:
             mac = unkeyed_checksum(*parts) if k % 2 else attacker_mac(*parts)
-        conn.execute("UPDATE grades SET value = ?, checksum = ? WHERE version = ? AND key = ?",
-                     (text, mac, version, name))
+        conn.execute(
+            "UPDATE grades SET value = ?, checksum = ? WHERE version = ? AND key = ?", (text, mac, version, name)
+        )
     conn.commit()
     conn.close()
     return len(rows)

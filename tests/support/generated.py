@@ -3,7 +3,7 @@ generated once per session."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from acptools import examples
 from acptools.generate import Options, generate
@@ -20,7 +20,7 @@ def texts(name: str) -> tuple[str, str]:
     return examples.texts(name) if name in BUNDLED else pddl_texts(name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def generated(name: str, form: str):
     d, p = texts(name)
     return generate(d, [p], Options(form=form, n=N, seed=SEED, budget=20.0))

@@ -20,13 +20,13 @@ import threading
 import time
 from collections import deque
 
-SPIN_SECONDS = 0.05   # how long a measurement of the CPU share spins
-SHARE_TTL = 5.0       # seconds a measured share is reused
+SPIN_SECONDS = 0.05  # how long a measurement of the CPU share spins
+SHARE_TTL = 5.0  # seconds a measured share is reused
 _share: list[float] = [1.0, -SHARE_TTL]  # the last measured share, and when
 _lock = threading.Lock()
-SAMPLE_EVERY = 0.1    # seconds between samples of the runnable threads
-WINDOW = 120.0        # seconds of samples a bound looks back over (longer than the work a bound times)
-SMOOTH = 10           # samples averaged into one (a second): a passing spike is not a load
+SAMPLE_EVERY = 0.1  # seconds between samples of the runnable threads
+WINDOW = 120.0  # seconds of samples a bound looks back over (longer than the work a bound times)
+SMOOTH = 10  # samples averaged into one (a second): a passing spike is not a load
 _samples: deque[tuple[float, int]] = deque(maxlen=int(WINDOW / SAMPLE_EVERY))
 
 
@@ -52,7 +52,7 @@ def recent_load() -> float:
     """Runnable threads per core in the busiest second of the last WINDOW seconds (0 before any sample)."""
     since = time.monotonic() - WINDOW
     counts = [n for t, n in list(_samples) if t >= since]
-    seconds = [counts[k:k + SMOOTH] for k in range(0, len(counts), SMOOTH)]
+    seconds = [counts[k : k + SMOOTH] for k in range(0, len(counts), SMOOTH)]
     return max((sum(c) / len(c) for c in seconds), default=0.0) / (os.cpu_count() or 1)
 
 

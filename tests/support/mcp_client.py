@@ -14,9 +14,25 @@ from tests.support.oracle import Oracle
 
 CALL_TIMEOUT = 120
 EXPECTED_TOOLS = {
-    "server_info", "list_examples", "load_task", "list_applicable", "progress", "validate_plan", "simplify_plan",
-    "is_reachable", "unreachable_atoms", "is_action_reachable", "unreachable_actions", "is_landmark", "landmarks",
-    "optimal_next_action", "plan", "score_answer", "start_episode", "step_episode", "episode_summary",
+    "server_info",
+    "list_examples",
+    "load_task",
+    "list_applicable",
+    "progress",
+    "validate_plan",
+    "simplify_plan",
+    "is_reachable",
+    "unreachable_atoms",
+    "is_action_reachable",
+    "unreachable_actions",
+    "is_landmark",
+    "landmarks",
+    "optimal_next_action",
+    "plan",
+    "score_answer",
+    "start_episode",
+    "step_episode",
+    "episode_summary",
 }
 
 
@@ -53,11 +69,15 @@ class Tools:
     async def texts(self, task_id: str) -> tuple[str, str]:
         """The task's domain and problem PDDL, read through the server's task resources."""
         if task_id not in self.pddl:
-            self.pddl[task_id] = tuple([(await self.client.read_resource(f"acptools://tasks/{task_id}/{part}.pddl"))
-                                        .contents[0].text for part in ("domain", "problem")])
+            self.pddl[task_id] = tuple(
+                [
+                    (await self.client.read_resource(f"acptools://tasks/{task_id}/{part}.pddl")).contents[0].text
+                    for part in ("domain", "problem")
+                ]
+            )
         return self.pddl[task_id]
 
-    async def replayer(self, task_id: str) -> "Replayer":
+    async def replayer(self, task_id: str) -> Replayer:
         """The independent checker of this task's plans (pyperplan or the oracle, see Replayer)."""
         if task_id not in self.replayers:
             self.replayers[task_id] = Replayer(*await self.texts(task_id))
@@ -166,7 +186,7 @@ class Replayer:
         states = [self.oracle.atoms(s)]
         for action in plan:
             s = self.oracle.apply(s, action)
-            assert s is not None, f"{action} is not applicable after {plan[:len(states) - 1]}"
+            assert s is not None, f"{action} is not applicable after {plan[: len(states) - 1]}"
             states.append(self.oracle.atoms(s))
         return states
 

@@ -29,8 +29,13 @@ def installed() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist workers or two sessions: one installs
         lock_file = NODE_DIR / "package-lock.json"
         if not stamp.exists() or stamp.stat().st_mtime < lock_file.stat().st_mtime:
-            done = subprocess.run(["npm", "ci", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund"],
-                                  capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                ["npm", "ci", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund"],
+                capture_output=True,
+                text=True,
+                timeout=900,
+                stdin=subprocess.DEVNULL,
+            )
             assert done.returncode == 0, f"npm ci --prefix {NODE_DIR} failed:\n{done.stdout}\n{done.stderr}"
     return bin_dir
 

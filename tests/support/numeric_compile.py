@@ -34,6 +34,7 @@ def evaluate(compiled, atoms, values):
 def _undefined(reason: str):
     def fail(atoms, values):
         raise Undefined(reason)
+
     return fail
 
 
@@ -43,6 +44,7 @@ def _read_number(key: str):
         if value is None:
             raise Undefined(f"{key} has no value")
         return value
+
     return read
 
 
@@ -75,18 +77,15 @@ def _product(args):
     return out
 
 
-COMPARISONS = {
-    Op.LE: lambda a, b: a <= b,
-    Op.LT: lambda a, b: a < b,
-    Op.EQUALS: lambda a, b: a == b,
-}
+COMPARISONS = {Op.LE: lambda a, b: a <= b, Op.LT: lambda a, b: a < b, Op.EQUALS: lambda a, b: a == b}
 
 
 class Compiler:
     """Compiles the FNodes of one problem, given its objects, init and which fluents are static."""
 
-    def __init__(self, problem, init_atoms: frozenset[str], init_values: dict[str, Fraction], static: set[str],
-                 number=Fraction):
+    def __init__(
+        self, problem, init_atoms: frozenset[str], init_values: dict[str, Fraction], static: set[str], number=Fraction
+    ):
         self.problem = problem
         self.number = number  # how constants are read: Fraction (exact); float only to show what floats get wrong
         self.init_atoms = init_atoms
@@ -191,4 +190,3 @@ class Compiler:
         if kind == Op.MINUS:
             return _arith(lambda a: a[0] - a[1], parts)
         return _safe_divide(parts)
-

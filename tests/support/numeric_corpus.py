@@ -16,9 +16,13 @@ COST_FAMILIES = ("transport-cost", "visit-cost", "elevators-cost")
 # (folder under unified_planning/test/pddl, domain file, problem file): the level-2 numeric and
 # action-cost examples; car_nl (processes), parking_action_cost, matchcellar, robot_fastener (durative)
 # and the propositional ones are left out
-UP_EXAMPLES = (("counters", "domain.pddl", "problem.pddl"), ("counters", "domain.pddl", "problem2.pddl"),
-               ("sailing", "domain.pddl", "problem.pddl"), ("tpp_metric", "domain.pddl", "problem.pddl"),
-               ("citycar", "domain.pddl", "problem.pddl"))
+UP_EXAMPLES = (
+    ("counters", "domain.pddl", "problem.pddl"),
+    ("counters", "domain.pddl", "problem2.pddl"),
+    ("sailing", "domain.pddl", "problem.pddl"),
+    ("tpp_metric", "domain.pddl", "problem.pddl"),
+    ("citycar", "domain.pddl", "problem.pddl"),
+)
 
 
 def families() -> list[str]:
@@ -38,7 +42,7 @@ def all_problems() -> list[tuple[str, Path]]:
 
 
 def kind(problem: Path) -> str:
-    """"unsolvable", "infinite", "larger" or "solvable", from the problem's opening comment."""
+    """ "unsolvable", "infinite", "larger" or "solvable", from the problem's opening comment."""
     comment = " ".join(re.findall(r"^\s*;;(.*)$", problem.read_text().split("(define")[0], re.M)).lower()
     if "unsolvable" in comment.split(":")[0]:
         return "unsolvable"
@@ -51,11 +55,15 @@ def kind(problem: Path) -> str:
 
 def up_example_folder() -> Path:
     import unified_planning
+
     return Path(os.path.dirname(unified_planning.__file__)) / "test" / "pddl"
 
 
 def up_examples() -> list[tuple[str, Path, Path]]:
     """(name, domain, problem) of the numeric examples unified-planning ships, where installed."""
     base = up_example_folder()
-    return [(f"{folder}/{problem}", base / folder / domain, base / folder / problem)
-            for folder, domain, problem in UP_EXAMPLES if (base / folder / problem).is_file()]
+    return [
+        (f"{folder}/{problem}", base / folder / domain, base / folder / problem)
+        for folder, domain, problem in UP_EXAMPLES
+        if (base / folder / problem).is_file()
+    ]

@@ -16,18 +16,18 @@ PROBE_PREFIX = probe_action_name("")
 
 @dataclass(frozen=True)
 class GroundEffect:
-    target: str       # "(f a)"
-    kind: str         # "bool", "assign", "increase" or "decrease"
-    value: object     # compiled
+    target: str  # "(f a)"
+    kind: str  # "bool", "assign", "increase" or "decrease"
+    value: object  # compiled
     condition: object  # compiled
 
 
 @dataclass(frozen=True)
 class GroundAction:
-    name: str         # "(move a b)"
-    pre: object       # compiled
+    name: str  # "(move a b)"
+    pre: object  # compiled
     effects: tuple[GroundEffect, ...]
-    cost: object      # compiled, or None where the metric gives actions no cost expression
+    cost: object  # compiled, or None where the metric gives actions no cost expression
     trigger: str | None = None  # an atom the precondition requires (successor generation's index)
 
 
@@ -70,8 +70,15 @@ def _effects(compiler: Compiler, problem, action, binding) -> tuple[GroundEffect
             if is_constant(condition) and not condition:
                 continue
             target = fluent_key(e.fluent.fluent().name, [compiler.compile(a, inner) for a in e.fluent.args])
-            kind = ("bool" if e.fluent.fluent().type.is_bool_type() else
-                    "assign" if e.is_assignment() else "increase" if e.is_increase() else "decrease")
+            kind = (
+                "bool"
+                if e.fluent.fluent().type.is_bool_type()
+                else "assign"
+                if e.is_assignment()
+                else "increase"
+                if e.is_increase()
+                else "decrease"
+            )
             out.append(GroundEffect(target, kind, compiler.compile(e.value, inner), condition))
     return tuple(out)
 
@@ -89,8 +96,9 @@ def ground_actions(problem, compiler: Compiler, cost_of) -> dict[str, GroundActi
                 continue
             name = fluent_key(action.name, combo)
             cost = None if cost_node is None else compiler.compile(cost_node, binding)
-            out[name] = GroundAction(name, pre, _effects(compiler, problem, action, binding), cost,
-                                     _trigger(compiler, action, binding))
+            out[name] = GroundAction(
+                name, pre, _effects(compiler, problem, action, binding), cost, _trigger(compiler, action, binding)
+            )
     return out
 
 
@@ -106,7 +114,7 @@ def ground_derived(problem, compiler: Compiler) -> dict[str, object]:
     out = {}
     for action in problem.actions:
         if action.name.startswith(PROBE_PREFIX):
-            predicate = action.name[len(PROBE_PREFIX):]
+            predicate = action.name[len(PROBE_PREFIX) :]
             for combo, binding in _bindings(problem, action.parameters):
                 out[fluent_key(predicate, combo)] = _precondition(compiler, action, binding)
     return out

@@ -24,18 +24,22 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from unified_planning.io import PDDLReader
-from unified_planning.model.metrics import (MinimizeActionCosts, MinimizeExpressionOnFinalState,
-                                            MinimizeSequentialPlanLength)
+from unified_planning.model.metrics import (
+    MinimizeActionCosts,
+    MinimizeExpressionOnFinalState,
+    MinimizeSequentialPlanLength,
+)
 from unified_planning.shortcuts import get_environment
 
-from tests.support.numeric_compile import Compiler, Undefined, evaluate, fluent_key, is_constant
+from tests.support.numeric_compile import Compiler, Undefined, evaluate, fluent_key
 from tests.support.numeric_ground import ground_actions, ground_derived, linear, read_fluents
 from tests.support.numeric_pddl import rewrite_domain, rewrite_problem
 
@@ -104,9 +108,9 @@ def format_number(value: Fraction) -> str:
     if d != 1:
         return f"(/ {value.numerator} {value.denominator})"
     digits = 0
-    while (value * 10 ** digits).denominator != 1:
+    while (value * 10**digits).denominator != 1:
         digits += 1
-    scaled = abs(value.numerator * 10 ** digits // value.denominator)
+    scaled = abs(value.numerator * 10**digits // value.denominator)
     text = str(scaled).rjust(digits + 1, "0")
     return ("-" if value < 0 else "") + text[:-digits] + "." + text[-digits:]
 
@@ -121,13 +125,13 @@ def parse_number(text: str) -> Fraction:
 
 
 class PlanCheck(NamedTuple):
-    failed_at: int | None   # index of the first step that is unknown or not applicable
-    goal_reached: bool      # the goal holds after the whole plan (False when a step failed)
+    failed_at: int | None  # index of the first step that is unknown or not applicable
+    goal_reached: bool  # the goal holds after the whole plan (False when a step failed)
 
 
 @dataclass
 class SearchResult:
-    status: str             # "solved", "unsolvable" (the whole space was explored) or "limit"
+    status: str  # "solved", "unsolvable" (the whole space was explored) or "limit"
     cost: Fraction | None = None
     plan: list[str] | None = None
     expanded: int = 0
@@ -149,9 +153,12 @@ class NumericTask:
         reader = PDDLReader()
         # the planning problem (for UP's validator and planners) and the oracle's own copy, which also
         # holds one effect-free probe action per derived predicate
-        self.up_problem = reader.parse_problem_string(rewrite_domain(domain_text), rewrite_problem(domain_text, problem_text))
-        probed = PDDLReader().parse_problem_string(rewrite_domain(domain_text, probe_derived=True),
-                                                   rewrite_problem(domain_text, problem_text))
+        self.up_problem = reader.parse_problem_string(
+            rewrite_domain(domain_text), rewrite_problem(domain_text, problem_text)
+        )
+        probed = PDDLReader().parse_problem_string(
+            rewrite_domain(domain_text, probe_derived=True), rewrite_problem(domain_text, problem_text)
+        )
         self.init = self._initial_state(probed, number)
         static = {f.name for f in probed.fluents} - self._written(probed)
         compiler = Compiler(probed, self.init.atoms, self.init.values, static, number)
@@ -379,8 +386,13 @@ class NumericTask:
             raise OracleError(f"the search stopped at its limit of {node_limit} expanded states")
         return result.cost
 
-    def find(self, found: Callable[[State], bool], start: State | None = None, limit: int = 100_000,
-             avoid: Callable[[State], bool] | None = None) -> bool | None:
+    def find(
+        self,
+        found: Callable[[State], bool],
+        start: State | None = None,
+        limit: int = 100_000,
+        avoid: Callable[[State], bool] | None = None,
+    ) -> bool | None:
         """Breadth-first: does some state reachable through states not `avoid`ed satisfy `found`?
         None when `limit` states were seen without an answer."""
         start = self.init if start is None else start

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 
+
 class PddlRewriteError(ValueError):
     """The text uses a construct the rewrite cannot express (recursive derived predicates, ...)."""
 
@@ -64,14 +65,18 @@ def _variables(typed_list: list[str]) -> list[str]:
 
 
 def _check_not_recursive(defs: dict[str, tuple[list[str], list]]) -> None:
-    uses = {name: {s[0] for s in _walk(body) if isinstance(s, list) and s and s[0] in defs}
-            for name, (_, body) in defs.items()}
+    uses = {
+        name: {s[0] for s in _walk(body) if isinstance(s, list) and s and s[0] in defs}
+        for name, (_, body) in defs.items()
+    }
     seen: set[str] = set()
 
     def visit(name: str, path: tuple[str, ...]) -> None:
         if name in path:
-            raise PddlRewriteError(f"derived predicate {name} is recursive ({' -> '.join(path + (name,))}); "
-                                   "the oracle inlines derived predicates and cannot expand a recursive one")
+            raise PddlRewriteError(
+                f"derived predicate {name} is recursive ({' -> '.join(path + (name,))}); "
+                "the oracle inlines derived predicates and cannot expand a recursive one"
+            )
         if name not in seen:
             for used in uses[name]:
                 visit(used, path + (name,))
@@ -148,8 +153,18 @@ def rewrite_domain(domain_text: str, probe_derived: bool = False) -> str:
         out.append(section)
     if probe_derived:
         for name, (typed, body) in defs.items():
-            out.append([":action", probe_action_name(name), ":parameters", typed,
-                        ":precondition", inliner.expand(body), ":effect", ["and"]])
+            out.append(
+                [
+                    ":action",
+                    probe_action_name(name),
+                    ":parameters",
+                    typed,
+                    ":precondition",
+                    inliner.expand(body),
+                    ":effect",
+                    ["and"],
+                ]
+            )
     return to_text(out)
 
 

@@ -23,9 +23,14 @@ class OpenEnvServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp / f"openenv-{self.port}.log"
         self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "acptools_openenv.server.app", "--port", str(self.port),
-                                      *args], cwd=REPO, env=server_env(tmp / "tmp"), stdin=subprocess.DEVNULL,
-                                     stdout=self._log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "acptools_openenv.server.app", "--port", str(self.port), *args],
+            cwd=REPO,
+            env=server_env(tmp / "tmp"),
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         self._wait_ready(slack(60))
 
     def _wait_ready(self, timeout: float) -> None:

@@ -209,7 +209,7 @@ class Oracle:
         return s
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def solved_nexta(k: int, split: str = "dev") -> tuple[Oracle, dict]:
     """The oracle of the k-th bundled nexta record's task and the h* of every state that reaches the goal
     (computed once per process)."""

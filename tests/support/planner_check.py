@@ -29,8 +29,9 @@ def _fluents(problem) -> dict:
 
 
 @lru_cache(maxsize=2048)
-def solvable(domain_text: str, problem_text: str, goal: tuple[str, ...] | None = None,
-             avoid: str | None = None) -> bool:
+def solvable(
+    domain_text: str, problem_text: str, goal: tuple[str, ...] | None = None, avoid: str | None = None
+) -> bool:
     """Can the goal (the problem's own, or the conjunction of `goal` atoms) be reached from the
     problem's init through states that never hold `avoid`? Raises when the planner cannot tell."""
     problem = PDDLReader().parse_problem_string(domain_text, problem_text)

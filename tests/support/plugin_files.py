@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_NAME = "acptools"
 SERVER_NAME = "acptools"
-TOOL_PREFIX = f"mcp__plugin_{PLUGIN_NAME}_{SERVER_NAME}__"   # how Claude Code names a plugin's MCP tools
+TOOL_PREFIX = f"mcp__plugin_{PLUGIN_NAME}_{SERVER_NAME}__"  # how Claude Code names a plugin's MCP tools
 SKILLS = sorted((REPO / "skills").glob("*/SKILL.md"))
 TEST_VENV = Path(sys.prefix)
 
@@ -52,8 +52,13 @@ def tools_named(text: str) -> set[str]:
 def tree_copy(target: Path) -> Path:
     """The working tree's tracked and unignored files (what a clone of this commit plus local edits
     holds, without node_modules or build output) copied to `target`."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO,
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = REPO / name
         if source.is_file():

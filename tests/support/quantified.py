@@ -19,24 +19,30 @@ def _all_q(k: int) -> str:
 
 def precondition_exists(k: int = 6) -> str:
     """An action whose precondition is `exists` over ``k`` variables of a conjunction of ``k`` atoms."""
-    return ("(define (domain qpre) (:requirements :typing :existential-preconditions) (:types obj) "
-            "(:predicates (q ?x - obj) (done)) (:action a :parameters () "
-            f":precondition (exists ({_variables(k)} - obj) (and {_all_q(k)})) :effect (done)) " + MARK + ")")
+    return (
+        "(define (domain qpre) (:requirements :typing :existential-preconditions) (:types obj) "
+        "(:predicates (q ?x - obj) (done)) (:action a :parameters () "
+        f":precondition (exists ({_variables(k)} - obj) (and {_all_q(k)})) :effect (done)) " + MARK + ")"
+    )
 
 
 def derived_exists(k: int = 6) -> str:
     """A derived predicate whose body is `exists` over ``k`` variables; the one action needs it."""
-    return ("(define (domain qder) (:requirements :typing :derived-predicates :existential-preconditions) "
-            "(:types obj) (:predicates (q ?x - obj) (ok) (done)) "
-            f"(:derived (ok) (exists ({_variables(k)} - obj) (and {_all_q(k)}))) "
-            "(:action a :parameters () :precondition (ok) :effect (done)) " + MARK + ")")
+    return (
+        "(define (domain qder) (:requirements :typing :derived-predicates :existential-preconditions) "
+        "(:types obj) (:predicates (q ?x - obj) (ok) (done)) "
+        f"(:derived (ok) (exists ({_variables(k)} - obj) (and {_all_q(k)}))) "
+        "(:action a :parameters () :precondition (ok) :effect (done)) " + MARK + ")"
+    )
 
 
 def forall_when_effect(k: int = 5) -> str:
     """An action whose effect is `forall` over ``k`` variables of a conditional effect."""
-    return ("(define (domain qeff) (:requirements :typing :conditional-effects) (:types obj) "
-            "(:predicates (q ?x - obj) (r ?x - obj) (done)) (:action a :parameters () :precondition (and) "
-            f":effect (and (done) (forall ({_variables(k)} - obj) (when (and {_all_q(k)}) (r ?v0))))) " + MARK + ")")
+    return (
+        "(define (domain qeff) (:requirements :typing :conditional-effects) (:types obj) "
+        "(:predicates (q ?x - obj) (r ?x - obj) (done)) (:action a :parameters () :precondition (and) "
+        f":effect (and (done) (forall ({_variables(k)} - obj) (when (and {_all_q(k)}) (r ?v0))))) " + MARK + ")"
+    )
 
 
 def problem(domain: str, objects: int = 30) -> str:
@@ -46,5 +52,8 @@ def problem(domain: str, objects: int = 30) -> str:
     return f"(define (problem p) (:domain {name}) (:objects {objs} - obj) (:init (q o0)) (:goal (done)))"
 
 
-CASES = {"precondition exists": precondition_exists, "derived-predicate exists": derived_exists,
-         "forall/when effect": forall_when_effect}
+CASES = {
+    "precondition exists": precondition_exists,
+    "derived-predicate exists": derived_exists,
+    "forall/when effect": forall_when_effect,
+}

@@ -39,6 +39,8 @@ def random_task(domain_text: str, problem_text: str, seed: int) -> tuple[str, st
     if rng.random() < 0.2:
         goal.append(f"(not {rng.choice(sorted(init))})")
     m = re.search(r"\(\s*define\s*\(\s*problem\s+\S+\)\s*\(:domain\s+([^\s)]+)\)", problem_text, re.I)
-    text = (f"(define (problem walk-{seed}) (:domain {m.group(1)})\n (:objects {_objects_section(problem_text)})\n"
-            f" (:init {' '.join(sorted(init - base.derived))})\n (:goal (and {' '.join(goal)})))\n")
+    text = (
+        f"(define (problem walk-{seed}) (:domain {m.group(1)})\n (:objects {_objects_section(problem_text)})\n"
+        f" (:init {' '.join(sorted(init - base.derived))})\n (:goal (and {' '.join(goal)})))\n"
+    )
     return text

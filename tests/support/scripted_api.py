@@ -78,6 +78,7 @@ def in_order(replies):
     def script(api, body):
         with lock:
             return next(it)
+
     return script
 
 
@@ -87,30 +88,52 @@ def _openai_message(reply, n: int) -> tuple[dict, str, str]:
     if isinstance(reply, str):
         return {"role": "assistant", "content": reply}, "stop", reply
     text = "".join(b.get("text", "") for b in reply if b.get("type") == "text")
-    calls = [{"id": f"call_{n}_{k}", "type": "function",
-              "function": {"name": b["name"], "arguments": json.dumps(b.get("input", {}))}}
-             for k, b in enumerate(reply) if b.get("type") == "tool_use"]
+    calls = [
+        {
+            "id": f"call_{n}_{k}",
+            "type": "function",
+            "function": {"name": b["name"], "arguments": json.dumps(b.get("input", {}))},
+        }
+        for k, b in enumerate(reply)
+        if b.get("type") == "tool_use"
+    ]
     message = {"role": "assistant", "content": text or None, **({"tool_calls": calls} if calls else {})}
     return message, "tool_calls" if calls else "stop", text + json.dumps(calls)
 
 
 def _openai_body(body: dict, reply, n: int) -> dict:
     message, finish, text = _openai_message(reply, n)
-    return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "scripted"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": tokens(request_text(OPENAI, body)), "completion_tokens": tokens(text),
-                      "total_tokens": tokens(request_text(OPENAI, body)) + tokens(text)}}
+    return {
+        "id": f"chatcmpl-{n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "scripted"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": tokens(request_text(OPENAI, body)),
+            "completion_tokens": tokens(text),
+            "total_tokens": tokens(request_text(OPENAI, body)) + tokens(text),
+        },
+    }
 
 
 def _anthropic_body(body: dict, reply, n: int) -> dict:
-    blocks = [{"type": "text", "text": reply}] if isinstance(reply, str) else [
-        {**b, "id": f"toolu_{n}_{k}"} if b.get("type") == "tool_use" else b for k, b in enumerate(reply)]
+    blocks = (
+        [{"type": "text", "text": reply}]
+        if isinstance(reply, str)
+        else [{**b, "id": f"toolu_{n}_{k}"} if b.get("type") == "tool_use" else b for k, b in enumerate(reply)]
+    )
     text = "".join(b.get("text", "") + json.dumps(b.get("input", "")) for b in blocks)
-    return {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": body.get("model", "scripted"),
-            "content": blocks, "stop_sequence": None,
-            "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
-            "usage": {"input_tokens": tokens(request_text(ANTHROPIC, body)), "output_tokens": tokens(text)}}
+    return {
+        "id": f"msg_{n}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "scripted"),
+        "content": blocks,
+        "stop_sequence": None,
+        "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
+        "usage": {"input_tokens": tokens(request_text(ANTHROPIC, body)), "output_tokens": tokens(text)},
+    }
 
 
 class ScriptedModel:
@@ -172,7 +195,7 @@ class ScriptedModel:
     def openai_url(self) -> str:
         return self.url + "/v1"
 
-    def __enter__(self) -> "ScriptedModel":
+    def __enter__(self) -> ScriptedModel:
         self.thread.start()
         return self
 
@@ -186,12 +209,12 @@ KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BAS
 
 
 FERRY_SCRIPT = [
-    "(sail l0 l1)",                                                              # a correct action
+    "(sail l0 l1)",  # a correct action
     "The ferry is at l1 and c1 waits there, so I board it.\nAction: (board c1 l1)\nThen I sail on.",  # prose
-    "(sail l1 l9)",                                                              # a hallucinated object
-    "(board c0 l0)",                                                             # not applicable now
-    "I am not sure what to do next.",                                            # garbage
-    "(sail l1 l0)",                                                              # applicable, a detour
+    "(sail l1 l9)",  # a hallucinated object
+    "(board c0 l0)",  # not applicable now
+    "I am not sure what to do next.",  # garbage
+    "(sail l1 l0)",  # applicable, a detour
     "(sail l0 l2)",
-    "(debark c1 l2)",                                                            # reaches the goal
+    "(debark c1 l2)",  # reaches the goal
 ]

@@ -39,16 +39,24 @@ class StdioServer:
         self.tmpdir = tmp / "tmp"
         self.log_path = tmp / f"server-{time.monotonic_ns()}.log"
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "acptools_server", "--log-level", "WARNING", *args], cwd=REPO,
-                                     env=server_env(self.tmpdir, **env), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.log)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "acptools_server", "--log-level", "WARNING", *args],
+            cwd=REPO,
+            env=server_env(self.tmpdir, **env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+        )
         self.responses: dict[Any, dict] = {}
         self.lines = 0
         self._cond = threading.Condition()
         self._next = 0
         threading.Thread(target=self._read, daemon=True).start()
-        self.request("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
-                                    "clientInfo": {"name": "fault-test", "version": "1"}}, timeout=60)
+        self.request(
+            "initialize",
+            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "fault-test", "version": "1"}},
+            timeout=60,
+        )
         self.notify("notifications/initialized")
 
     @property
@@ -72,8 +80,7 @@ class StdioServer:
         with self._cond:
             self._next += 1
             request_id = self._next
-        self.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                               "params": params or {}}).encode())
+        self.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}).encode())
         return request_id
 
     def notify(self, method: str, params: dict | None = None) -> None:
@@ -147,9 +154,25 @@ def start_http(tmp: Path, *args: str) -> tuple[subprocess.Popen, str]:
     """`python -m acptools_server --transport streamable-http` on a free loopback port, once it listens."""
     port = free_port()
     log = open(tmp / "http-server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "acptools_server", "--transport", "streamable-http", "--port", str(port),
-                             "--log-level", "WARNING", *args], cwd=REPO, env=server_env(tmp / "tmp"),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "acptools_server",
+            "--transport",
+            "streamable-http",
+            "--port",
+            str(port),
+            "--log-level",
+            "WARNING",
+            *args,
+        ],
+        cwd=REPO,
+        env=server_env(tmp / "tmp"),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.monotonic() + slack(60)
     while time.monotonic() < deadline:
         assert proc.poll() is None, (tmp / "http-server.log").read_text()
@@ -269,15 +292,19 @@ def ferry(cars: int, locations: int, seed: int = 0, plan_length: int | None = No
             plan.append(f"(sail {at} {other})")
             at, other = other, at
         kept = " ".join(f"(at c{i} l{t})" for i, t in enumerate(goal[:delivered]))
-        return problem[:problem.index("(:goal")] + f"(:goal (and {kept})))\n", plan
-    objects = " ".join(f"c{i}" for i in range(cars)) + " - car " + " ".join(
-        f"l{j}" for j in range(locations)) + " - location"
-    init = ["(at-ferry l0)", "(empty-ferry)"] + [f"(not-eq l{a} l{b})" for a in range(locations)
-                                                 for b in range(locations) if a != b]
+        return problem[: problem.index("(:goal")] + f"(:goal (and {kept})))\n", plan
+    objects = (
+        " ".join(f"c{i}" for i in range(cars)) + " - car " + " ".join(f"l{j}" for j in range(locations)) + " - location"
+    )
+    init = ["(at-ferry l0)", "(empty-ferry)"] + [
+        f"(not-eq l{a} l{b})" for a in range(locations) for b in range(locations) if a != b
+    ]
     init += [f"(at c{i} l{s})" for i, s in enumerate(start)]
     goals = " ".join(f"(at c{i} l{t})" for i, t in enumerate(goal))
-    problem = (f"(define (problem ferry-{cars}-{locations}-{seed}) (:domain ferry) (:objects {objects})\n"
-               f" (:init {' '.join(init)})\n (:goal (and {goals})))\n")
+    problem = (
+        f"(define (problem ferry-{cars}-{locations}-{seed}) (:domain ferry) (:objects {objects})\n"
+        f" (:init {' '.join(init)})\n (:goal (and {goals})))\n"
+    )
     return problem, [a for step in _deliveries(start, goal, locations) for a in step]
 
 
@@ -287,8 +314,13 @@ def _deliveries(start: list[int], goal: list[int], locations: int, max_length: i
     for i, (s, t) in enumerate(zip(start, goal)):
         step = [f"(sail l{at} l{s})"] if at != s else []
         other = (t + 1) % locations
-        step += [f"(board c{i} l{s})", f"(sail l{s} l{t})", f"(debark c{i} l{t})", f"(sail l{t} l{other})",
-                 f"(sail l{other} l{t})"]
+        step += [
+            f"(board c{i} l{s})",
+            f"(sail l{s} l{t})",
+            f"(debark c{i} l{t})",
+            f"(sail l{t} l{other})",
+            f"(sail l{other} l{t})",
+        ]
         if max_length is not None and length + len(step) > max_length:
             break
         steps.append(step)
@@ -303,11 +335,15 @@ def wide_task(objects: int, params: int = 6, flat: bool = False, name: str = "w"
     with ``flat``, one 0-ary atom."""
     vs = " ".join(f"?v{i}" for i in range(params))
     effect = "(done)" if flat else f"(p {vs})"
-    domain = (f"(define (domain wide) (:predicates (done) (p {vs})) (:action a :parameters ({vs}) "
-              f":precondition (and) :effect {effect}))")
+    domain = (
+        f"(define (domain wide) (:predicates (done) (p {vs})) (:action a :parameters ({vs}) "
+        f":precondition (and) :effect {effect}))"
+    )
     goal = "(done)" if flat else f"(p {' '.join(['o0'] * params)})"
-    problem = (f"(define (problem {name}) (:domain wide) (:objects {' '.join(f'o{i}' for i in range(objects))}) "
-               f"(:init) (:goal {goal}))")
+    problem = (
+        f"(define (problem {name}) (:domain wide) (:objects {' '.join(f'o{i}' for i in range(objects))}) "
+        f"(:init) (:goal {goal}))"
+    )
     return domain, problem
 
 

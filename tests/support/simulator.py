@@ -29,8 +29,9 @@ def strips_task(domain_text: str, problem_text: str):
     return task, {op.name.lower(): op for op in task.operators}
 
 
-def trajectory(domain_text: str, problem_text: str, plan: list[str],
-               start: frozenset[str] | None = None) -> list[frozenset[str]] | None:
+def trajectory(
+    domain_text: str, problem_text: str, plan: list[str], start: frozenset[str] | None = None
+) -> list[frozenset[str]] | None:
     """States visited by the plan from `start` (lower-case atoms; None: the problem's init), or None
     if some action is not applicable."""
     task, ops = strips_task(domain_text, problem_text)
@@ -88,6 +89,7 @@ def h_star(domain_text: str, problem_text: str, state: frozenset[str]) -> int | 
     (admissible, so optimal); None when no plan exists."""
     from pyperplan.heuristics.lm_cut import LmCutHeuristic
     from pyperplan.search import astar_search
+
     task = copy.copy(_pruned_task(domain_text, problem_text))
     by_name = {f.lower(): f for f in task.facts}
     task.initial_state = frozenset(by_name[a] for a in state if a in by_name)

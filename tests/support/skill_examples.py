@@ -30,12 +30,12 @@ class Field(str):
 
 @dataclass
 class ToolExample:
-    line: int                    # where the call starts in the skill file (1-based)
-    source: str                  # the call as written
+    line: int  # where the call starts in the skill file (1-based)
+    source: str  # the call as written
     tool: str
     arguments: dict[str, object]
-    shows: dict[str, object] | None = None   # the result's fields it shows
-    error: str | None = None                 # or the text of the error it shows
+    shows: dict[str, object] | None = None  # the result's fields it shows
+    error: str | None = None  # or the text of the error it shows
 
 
 def blocks(text: str, language: str) -> list[tuple[int, str]]:
@@ -109,8 +109,11 @@ def _show(example: ToolExample, text: str) -> None:
 def shown_fields(text: str) -> dict[str, object]:
     """`key: value, key: value` (values in JSON, `...` allowed at the end of a list) as a dict."""
     words, depth, previous = [], 0, None
-    tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-              if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)]
+    tokens = [
+        t
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)
+    ]
     for k, token in enumerate(tokens):
         word = token.string
         depth += word in {"(", "[", "{"}
@@ -130,16 +133,24 @@ def mismatches(shown: object, actual: object, where: str = "") -> list[str]:
     if isinstance(shown, dict):
         if not isinstance(actual, dict):
             return [f"{where}: shown an object, got {actual!r}"]
-        return [m for key, value in shown.items()
-                for m in ([f"{where}.{key}: not in the result"] if key not in actual
-                          else mismatches(value, actual[key], f"{where}.{key}"))]
+        return [
+            m
+            for key, value in shown.items()
+            for m in (
+                [f"{where}.{key}: not in the result"]
+                if key not in actual
+                else mismatches(value, actual[key], f"{where}.{key}")
+            )
+        ]
     if isinstance(shown, list):
         if not isinstance(actual, list):
             return [f"{where}: shown a list, got {actual!r}"]
         if shown and shown[-1] is Ellipsis:
             rest = iter(actual)
             missing = [item for item in shown[:-1] if not any(not mismatches(item, a) for a in rest)]
-            return [f"{where}: {missing[0]!r} is not among the items, in the order shown: {actual!r}"] if missing else []
+            return (
+                [f"{where}: {missing[0]!r} is not among the items, in the order shown: {actual!r}"] if missing else []
+            )
         if len(shown) != len(actual):
             return [f"{where}: shown {len(shown)} items, got {len(actual)}: {actual!r}"]
         return [m for k, (s, a) in enumerate(zip(shown, actual)) for m in mismatches(s, a, f"{where}[{k}]")]

@@ -3,7 +3,7 @@ brute-force oracle's state space of each (computed once per task and shared by t
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -22,7 +22,7 @@ for name in ("ferry", "gripper-strips", "blocksworld-4ops", "grid-visit-all"):
     DOMAINS[name] = ROOT / "acptools" / "examples" / name
 
 
-@lru_cache(maxsize=None)
+@cache
 def make(domain: str, seed: int):
     folder = Path(DOMAINS[domain])
     dom_text = (folder / "domain.pddl").read_text()
@@ -30,7 +30,7 @@ def make(domain: str, seed: int):
     return load_task(dom_text, prob_text), Oracle(dom_text, prob_text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def space(domain: str, seed: int):
     """(init atoms, reachable graph, h* of every state) from the oracle, computed once per task."""
     task, oracle = make(domain, seed)

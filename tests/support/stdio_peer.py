@@ -15,10 +15,11 @@ class StdioPeer:
     """The process started with `command`; `request` / `notify` send, `answer(id)` waits for a reply."""
 
     def __init__(self, command: list[str], env: dict[str, str], cwd: str | None = None):
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, env=env, cwd=cwd, bufsize=0)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd, bufsize=0
+        )
         self.inbox: queue.Queue = queue.Queue()
-        self.seen: list[dict] = []        # every message the process sent, in order
+        self.seen: list[dict] = []  # every message the process sent, in order
         self.stderr = b""
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -48,8 +49,9 @@ class StdioPeer:
             try:
                 message = self.inbox.get(timeout=slack(seconds))
             except queue.Empty:
-                raise AssertionError(f"no reply to {request_id!r} within {slack(seconds):.0f} s; "
-                                     f"seen {self.seen}") from None
+                raise AssertionError(
+                    f"no reply to {request_id!r} within {slack(seconds):.0f} s; seen {self.seen}"
+                ) from None
             assert message is not None, f"the process closed its stdout before replying to {request_id!r}"
             self.seen.append(message)
             if message.get("id") == request_id and "method" not in message:

@@ -23,18 +23,22 @@ from tests.support.data import ROOT
 
 up = pytest.importorskip("unified_planning")
 
-import acptools.up  # noqa: E402  registers the engine
 from unified_planning import shortcuts as S  # noqa: E402
 from unified_planning.engines.results import PlanGenerationResultStatus, ValidationResultStatus  # noqa: E402
-from unified_planning.exceptions import (UPNoSuitableEngineAvailableException, UPUnsupportedProblemTypeError,  # noqa: E402
-                                         UPUsageError)
+from unified_planning.exceptions import (
+    UPNoSuitableEngineAvailableException,
+    UPUnsupportedProblemTypeError,  # noqa: E402
+    UPUsageError,
+)
 from unified_planning.model.walkers import StateEvaluator  # noqa: E402
 from unified_planning.plans import SequentialPlan  # noqa: E402
+
+import acptools.up  # noqa: E402  registers the engine
 
 S.get_environment().credits_stream = None
 
 
-def rooms_problem() -> "S.Problem":
+def rooms_problem() -> S.Problem:
     """A robot carries boxes between rooms: every feature acptools reads, in one small Problem."""
     Locatable = S.UserType("Locatable")
     Robot, Box, Room = S.UserType("Robot", Locatable), S.UserType("Box", Locatable), S.UserType("Room")
@@ -52,7 +56,7 @@ def rooms_problem() -> "S.Problem":
     move.add_effect(At(rb, a), False)
     move.add_effect(At(rb, b), True)
     x = S.Variable("x", Box)
-    move.add_effect(At(x, b), True, condition=carrying(rb, x), forall=[x])   # carried boxes come along
+    move.add_effect(At(x, b), True, condition=carrying(rb, x), forall=[x])  # carried boxes come along
     move.add_effect(At(x, a), False, condition=carrying(rb, x), forall=[x])
     pick = S.InstantaneousAction("pick", rb=Robot, bx=Box, r=Room)
     rb, bx, r = pick.parameters
@@ -60,7 +64,7 @@ def rooms_problem() -> "S.Problem":
     pick.add_precondition(At(rb, r))
     pick.add_precondition(At(bx, r))
     pick.add_precondition(light(r))
-    pick.add_precondition(S.Forall(S.Not(carrying(rb, y)), y))               # one box at a time
+    pick.add_precondition(S.Forall(S.Not(carrying(rb, y)), y))  # one box at a time
     pick.add_effect(carrying(rb, bx), True)
     drop = S.InstantaneousAction("drop", rb=Robot, bx=Box)
     drop.add_precondition(carrying(drop.parameter("rb"), drop.parameter("bx")))
@@ -69,9 +73,9 @@ def rooms_problem() -> "S.Problem":
     switch.add_precondition(At(switch.parameter("rb"), switch.parameter("r")))
     switch.add_effect(light(switch.parameter("r")), S.Not(light(switch.parameter("r"))))  # f := not f
     unlock = S.InstantaneousAction("unlock", rb=Robot, r=Room)
-    unlock.add_precondition(At(unlock.parameter("rb"), hall))                       # a constant
+    unlock.add_precondition(At(unlock.parameter("rb"), hall))  # a constant
     unlock.add_precondition(locked(unlock.parameter("r")))
-    unlock.add_precondition(S.Exists(At(y, hall), y))                               # some box in the hall
+    unlock.add_precondition(S.Exists(At(y, hall), y))  # some box in the hall
     unlock.add_effect(locked(unlock.parameter("r")), False)
     p = S.Problem("Rooms")
     for f in (At, connected, locked, light, carrying):
@@ -81,8 +85,15 @@ def rooms_problem() -> "S.Problem":
     robot, b1, clash = S.Object("R1", Robot), S.Object("B1", Box), S.Object("Move", Box)
     r2, r3 = S.Object("R2", Room), S.Object("R3", Room)
     p.add_objects([robot, b1, clash, hall, r2, r3])
-    for fact in (At(robot, hall), At(b1, r2), At(clash, hall), connected(hall, r2), connected(r2, r3), locked(r3),
-                 light(hall)):
+    for fact in (
+        At(robot, hall),
+        At(b1, r2),
+        At(clash, hall),
+        connected(hall, r2),
+        connected(r2, r3),
+        locked(r3),
+        light(hall),
+    ):
         p.set_initial_value(fact, True)
     p.add_goal(At(b1, r3))
     p.add_goal(S.Not(light(r2)))
@@ -104,8 +115,10 @@ def values(fluents, state) -> dict:
 
 
 def test_importing_acptools_does_not_import_unified_planning():
-    code = ("import sys, acptools\nfrom acptools import examples, load_task\nload_task(*examples.texts('ferry'))\n"
-            "print('unified_planning' in sys.modules)")
+    code = (
+        "import sys, acptools\nfrom acptools import examples, load_task\nload_task(*examples.texts('ferry'))\n"
+        "print('unified_planning' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
@@ -160,7 +173,7 @@ def test_the_simulator_agrees_with_unified_plannings_on_every_reachable_state(ro
     assert n > 50 and first_goal is not None
     with S.OneshotPlanner(name="acptools") as planner:
         result = planner.solve(rooms)
-    assert result.status == PlanGenerationResultStatus.SOLVED_SATISFICING   # no quality metric: no optimality claim
+    assert result.status == PlanGenerationResultStatus.SOLVED_SATISFICING  # no quality metric: no optimality claim
     assert len(result.plan.actions) == first_goal == int(result.metrics["h_star"])
     with S.PlanValidator(name="sequential_plan_validator") as validator:
         assert validator.validate(rooms, result.plan).status == ValidationResultStatus.VALID
@@ -184,7 +197,7 @@ def test_the_validator_names_the_failing_step_and_its_unsatisfied_preconditions(
     theirs = S.PlanValidator(name="sequential_plan_validator")
     ours = S.PlanValidator(name="acptools")
     for k in range(len(plan.actions)):
-        broken = SequentialPlan(plan.actions[:k] + plan.actions[k + 1:])
+        broken = SequentialPlan(plan.actions[:k] + plan.actions[k + 1 :])
         mine, ref = ours.validate(rooms, broken), theirs.validate(rooms, broken)
         assert (mine.status, mine.reason, mine.inapplicable_action) == (ref.status, ref.reason, ref.inapplicable_action)
         if mine.inapplicable_action is not None:
@@ -211,7 +224,7 @@ def ours_conditions(problem, up_state, action_instance) -> list:
 
 def test_unsolvable_is_proven(rooms):
     problem = rooms.clone()
-    problem.add_goal(problem.fluent("locked")(problem.object("Hall")))   # nothing locks a room
+    problem.add_goal(problem.fluent("locked")(problem.object("Hall")))  # nothing locks a room
     with S.OneshotPlanner(name="acptools") as planner:
         result = planner.solve(problem)
     assert result.status == PlanGenerationResultStatus.UNSOLVABLE_PROVEN and result.plan is None
@@ -249,18 +262,21 @@ def durative_problem():
     return p
 
 
-@pytest.mark.parametrize("make, words", [(numeric_problem, "numeric fluents"),
-                                         (durative_problem, "durative actions")])
+@pytest.mark.parametrize("make, words", [(numeric_problem, "numeric fluents"), (durative_problem, "durative actions")])
 def test_unsupported_problems_are_refused_by_name(make, words):
     problem = make()
     with pytest.raises(AcpError, match=words):
         load_task(problem)
     assert not acptools.up.AcptoolsEngine.supports(problem.kind)
-    # the factory never picks acptools for such a problem (its table of refusals lists it) ...
-    with pytest.raises(UPNoSuitableEngineAvailableException, match="acptools"):
-        S.OneshotPlanner(problem_kind=problem.kind)
+    # the factory never picks acptools for such a problem: it picks another installed engine (ENHSP comes with
+    # the test extra for numeric tasks) or lists acptools among its refusals ...
+    try:
+        with S.OneshotPlanner(problem_kind=problem.kind) as picked:
+            assert picked.name != "acptools"
+    except UPNoSuitableEngineAvailableException as refused:
+        assert "acptools" in str(refused)
     engine = acptools.up.AcptoolsEngine()
-    with pytest.raises(UPUsageError, match="cannot establish"):   # ... and, with checks on, refuses as UP engines do
+    with pytest.raises(UPUsageError, match="cannot establish"):  # ... and, with checks on, refuses as UP engines do
         engine.solve(problem)
     with pytest.raises(UPUsageError, match="cannot establish"):
         engine.validate(problem, SequentialPlan([]))
@@ -278,14 +294,18 @@ def test_load_task_with_one_argument_that_is_not_a_problem():
 
 
 def test_an_up_ini_section_registers_the_engine_with_no_code(tmp_path):
-    (tmp_path / ".up.ini").write_text("[engine acptools]\nmodule_name: acptools.up.engine\n"
-                                      "class_name: AcptoolsEngine\n")
-    code = ("from unified_planning.shortcuts import OneshotPlanner, get_environment\n"
-            "get_environment().credits_stream = None\n"
-            "with OneshotPlanner(name='acptools') as p:\n    print(p.name)")
+    (tmp_path / ".up.ini").write_text(
+        "[engine acptools]\nmodule_name: acptools.up.up_engine\nclass_name: AcptoolsEngine\n"
+    )
+    code = (
+        "from unified_planning.shortcuts import OneshotPlanner, get_environment\n"
+        "get_environment().credits_stream = None\n"
+        "with OneshotPlanner(name='acptools') as p:\n    print(p.name)"
+    )
     env = dict(os.environ, HOME=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                         env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "acptools"
 
@@ -323,7 +343,7 @@ def test_action_costs_are_ignored_and_optimality_claimed_only_when_length_decide
     with S.OneshotPlanner(name="acptools") as planner:
         result = planner.solve(problem)
     assert len(result.plan.actions) == int(result.metrics["h_star"]) == 2
-    if optimal:   # every action costs the same: a shortest plan is a cheapest plan
+    if optimal:  # every action costs the same: a shortest plan is a cheapest plan
         assert result.status == PlanGenerationResultStatus.SOLVED_OPTIMALLY
     else:
         assert result.status == PlanGenerationResultStatus.SOLVED_SATISFICING

@@ -19,15 +19,16 @@ from tests.support.oracle import Oracle
 
 pytest.importorskip("unified_planning")
 
-import acptools.up  # noqa: E402,F401  registers the engine
 from unified_planning import shortcuts as S  # noqa: E402
 from unified_planning.engines.results import PlanGenerationResultStatus as Plan  # noqa: E402
 from unified_planning.engines.results import ValidationResultStatus as Valid  # noqa: E402
 from unified_planning.io import PDDLReader  # noqa: E402
 from unified_planning.plans import SequentialPlan  # noqa: E402
 
+import acptools.up  # noqa: E402,F401  registers the engine
+
 S.get_environment().credits_stream = None
-S.get_environment().error_used_name = False   # ACPBench domains reuse names (an action and an object "up")
+S.get_environment().error_used_name = False  # ACPBench domains reuse names (an action and an object "up")
 pytestmark = pytest.mark.filterwarnings("ignore:Name .* already defined")
 
 _read: dict = {}
@@ -101,7 +102,9 @@ def test_every_example_loads_as_its_pddl_does(name):
     task, direct = load_task(problem), load_task(domain, text)
     as_up = sorted(up_name(e.fluent(), e.args) for e in map(task.up.fluent_exp, task.atom_names))
     assert as_up == direct.atom_names and len(set(as_up)) == len(as_up)
-    here = [up_name(ai.action, ai.actual_parameters) for ai in map(task.up.action_instance, task.questions.applicable())]
+    here = [
+        up_name(ai.action, ai.actual_parameters) for ai in map(task.up.action_instance, task.questions.applicable())
+    ]
     assert sorted(here) == direct.questions.applicable()
 
 
@@ -110,7 +113,7 @@ def test_every_example_is_planned_validated_and_simulated(name, engines):
     problem = read(*examples.texts(name))
     with S.OneshotPlanner(name="acptools") as planner:
         result = planner.solve(problem)
-    assert result.status == Plan.SOLVED_SATISFICING and "h_star" in result.metrics   # shortest, no metric to claim
+    assert result.status == Plan.SOLVED_SATISFICING and "h_star" in result.metrics  # shortest, no metric to claim
     assert agree(problem, result.plan, engines).status == Valid.VALID
     fluents = list(problem.initial_values)
     ours = S.SequentialSimulator(problem, name="acptools")
@@ -118,9 +121,10 @@ def test_every_example_is_planned_validated_and_simulated(name, engines):
     s, t = ours.get_initial_state(), theirs.get_initial_state()
     for k, ai in enumerate(result.plan.actions):
         assert values(fluents, s) == values(fluents, t), k
-        if k in (0, len(result.plan.actions) - 1):   # UP lists applicable actions slowly: first and last state
-            assert sorted(up_name(*m) for m in ours.get_applicable_actions(s)) == \
-                sorted(up_name(*m) for m in theirs.get_applicable_actions(t))
+        if k in (0, len(result.plan.actions) - 1):  # UP lists applicable actions slowly: first and last state
+            assert sorted(up_name(*m) for m in ours.get_applicable_actions(s)) == sorted(
+                up_name(*m) for m in theirs.get_applicable_actions(t)
+            )
         s, t = ours.apply(s, ai), theirs.apply(t, ai)
     assert values(fluents, s) == values(fluents, t) and ours.is_goal(s) and theirs.is_goal(t)
 
@@ -168,9 +172,9 @@ def test_just_records_agree_with_unified_plannings_validator(r, engines):
     assert agree(problem, plan, engines).status == Valid.VALID
     n = len(plan.actions)
     statuses = set()
-    for k in sorted({0, n // 3, n // 2, 2 * n // 3, n - 1}):   # the plan with one action removed, at 5 places
-        statuses.add(agree(problem, SequentialPlan(plan.actions[:k] + plan.actions[k + 1:]), engines).status)
-    assert Valid.INVALID in statuses   # the records' plans are not all redundant
+    for k in sorted({0, n // 3, n // 2, 2 * n // 3, n - 1}):  # the plan with one action removed, at 5 places
+        statuses.add(agree(problem, SequentialPlan(plan.actions[:k] + plan.actions[k + 1 :]), engines).status)
+    assert Valid.INVALID in statuses  # the records' plans are not all redundant
 
 
 @pytest.mark.parametrize("name", ["ferry", "gripper-strips", "blocksworld-4ops", "logistics-strips"])

@@ -20,10 +20,10 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from ...errors import AcpError
 from ..defaults import TIMEOUT
-from .base import FatalPolicyError, Policy, PolicyError, Reply
+from .interface import FatalPolicyError, Policy, PolicyError, Reply
 
 MAX_REPLY_BYTES = 1 << 20
-STOP_SECONDS = 5   # a command gets this long to exit after its stdin closes
+STOP_SECONDS = 5  # a command gets this long to exit after its stdin closes
 
 
 class _Worker:
@@ -67,8 +67,9 @@ class CommandPolicy(Policy):
         try:
             process = await anyio.open_process(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None)
         except OSError as e:
-            raise FatalPolicyError(f"cannot start {self.argv[0]!r}: {e.strerror or e}",
-                                   f"--policy {self.name}") from None
+            raise FatalPolicyError(
+                f"cannot start {self.argv[0]!r}: {e.strerror or e}", f"--policy {self.name}"
+            ) from None
         worker = _Worker(process)
         self.all.append(worker)
         return worker
@@ -84,8 +85,13 @@ class CommandPolicy(Policy):
         except TimeoutError:
             await self._drop(worker)
             raise PolicyError(f"the command gave no reply within {self.timeout:g} s") from None
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
-                anyio.DelimiterNotFound) as e:
+        except (
+            anyio.EndOfStream,
+            anyio.IncompleteRead,
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+            anyio.DelimiterNotFound,
+        ) as e:
             await self._drop(worker)
             code = worker.process.returncode
             why = f"exited with code {code}" if code is not None else f"{type(e).__name__}"

@@ -8,7 +8,7 @@ import anyio
 
 from ...budget import Budget
 from ...truth import truth_for
-from .base import Policy, PolicyError, Reply
+from .interface import Policy, PolicyError, Reply
 
 
 class OptimalPolicy(Policy):

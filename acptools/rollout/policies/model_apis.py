@@ -18,18 +18,21 @@ import os
 
 from ...errors import AcpError
 from ..defaults import MAX_ERRORS, TIMEOUT
-from .base import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply
+from .interface import EndpointDown, FatalPolicyError, Policy, PolicyError, Reply
 
-NO_KEY = "no-key"   # what a local server that checks no key is sent (the SDKs insist on one)
-PROBE_PROMPT = "Reply with the word OK."   # the probe's one message (answered in one token)
+NO_KEY = "no-key"  # what a local server that checks no key is sent (the SDKs insist on one)
+PROBE_PROMPT = "Reply with the word OK."  # the probe's one message (answered in one token)
 
 
 def _sdk(name: str):
     try:
         return importlib.import_module(name)
     except ImportError:
-        raise AcpError(f"the {name}:MODEL policy needs the '{name}' package, which is not installed", "--policy",
-                       f"pip install 'acptools[{name}]'") from None
+        raise AcpError(
+            f"the {name}:MODEL policy needs the '{name}' package, which is not installed",
+            "--policy",
+            f"pip install 'acptools[{name}]'",
+        ) from None
 
 
 def _key(variable: str, base_url: str | None, spec: str) -> str:
@@ -38,15 +41,25 @@ def _key(variable: str, base_url: str | None, spec: str) -> str:
         return key
     if base_url:
         return NO_KEY
-    raise AcpError(f"no API key: {variable} is not set", f"--policy {spec}",
-                   f"export {variable}=..., or pass --base-url for a local server that needs no key")
+    raise AcpError(
+        f"no API key: {variable} is not set",
+        f"--policy {spec}",
+        f"export {variable}=..., or pass --base-url for a local server that needs no key",
+    )
 
 
 class _ApiPolicy(Policy):
     sdk = ""
 
-    def __init__(self, model: str, base_url: str | None = None, max_tokens: int | None = None,
-                 temperature: float | None = None, timeout: float = TIMEOUT, max_errors: int = MAX_ERRORS):
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        timeout: float = TIMEOUT,
+        max_errors: int = MAX_ERRORS,
+    ):
         self.module = _sdk(self.sdk)
         self.model, self.base_url, self.name = model, base_url, f"{self.sdk}:{model}"
         self.options = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
@@ -64,8 +77,11 @@ class _ApiPolicy(Policy):
         except m.APITimeoutError:
             return
         except m.APIConnectionError as e:
-            raise FatalPolicyError(f"cannot reach the model API at {self.endpoint}: {_cause(e)}", f"--policy {self.name}",
-                                   "check --base-url and that the server is running") from None
+            raise FatalPolicyError(
+                f"cannot reach the model API at {self.endpoint}: {_cause(e)}",
+                f"--policy {self.name}",
+                "check --base-url and that the server is running",
+            ) from None
         except (m.AuthenticationError, m.PermissionDeniedError, m.NotFoundError) as e:
             raise _fatal(e, self.name) from None
         except m.APIError:
@@ -82,7 +98,7 @@ class _ApiPolicy(Policy):
             reply = await self.request(obs)
         except (m.AuthenticationError, m.PermissionDeniedError, m.NotFoundError) as e:
             raise _fatal(e, self.name) from None
-        except m.APIConnectionError as e:   # timeouts included
+        except m.APIConnectionError as e:  # timeouts included
             raise self._unreachable(e) from None
         except m.APIError as e:
             self.errors_in_a_row = 0
@@ -95,8 +111,11 @@ class _ApiPolicy(Policy):
         self.errors_in_a_row += 1
         why = _message(e) if isinstance(e, self.module.APITimeoutError) else f"{_message(e)} ({_cause(e)})"
         if self.max_errors and self.errors_in_a_row >= self.max_errors:
-            return EndpointDown(f"{self.errors_in_a_row} requests in a row did not reach the model API at "
-                                f"{self.endpoint}; the last: {why}", f"--policy {self.name}")
+            return EndpointDown(
+                f"{self.errors_in_a_row} requests in a row did not reach the model API at "
+                f"{self.endpoint}; the last: {why}",
+                f"--policy {self.name}",
+            )
         return PolicyError(why)
 
     def probe_request(self) -> None:
@@ -137,46 +156,57 @@ class OpenAIPolicy(_ApiPolicy):
 
     def __init__(self, model: str, base_url: str | None = None, **options):
         super().__init__(model, base_url, **options)
-        self.client = self.module.AsyncOpenAI(api_key=_key("OPENAI_API_KEY", base_url, self.name),
-                                              base_url=base_url, timeout=self.timeout)
+        self.client = self.module.AsyncOpenAI(
+            api_key=_key("OPENAI_API_KEY", base_url, self.name), base_url=base_url, timeout=self.timeout
+        )
 
     def probe_request(self) -> None:
         """One chat completion of one token, without retries."""
-        with self.module.OpenAI(api_key=self.client.api_key, base_url=self.client.base_url, timeout=self.timeout,
-                                max_retries=0) as client:
-            client.chat.completions.create(model=self.model, max_tokens=1,
-                                           messages=[{"role": "user", "content": PROBE_PROMPT}])
+        with self.module.OpenAI(
+            api_key=self.client.api_key, base_url=self.client.base_url, timeout=self.timeout, max_retries=0
+        ) as client:
+            client.chat.completions.create(
+                model=self.model, max_tokens=1, messages=[{"role": "user", "content": PROBE_PROMPT}]
+            )
 
     async def request(self, obs) -> Reply:
         """One chat completion: the reply text with token counts and cost when reported."""
         r = await self.client.chat.completions.create(
-            model=self.model, messages=[{"role": "system", "content": obs.system}] * bool(obs.system) + _turns(obs),
-            **self.options)
+            model=self.model,
+            messages=[{"role": "system", "content": obs.system}] * bool(obs.system) + _turns(obs),
+            **self.options,
+        )
         if not r.choices:
             raise PolicyError("the response has no choices")
         usage = r.usage
-        return Reply(r.choices[0].message.content or "", usage.prompt_tokens if usage else None,
-                     usage.completion_tokens if usage else None, _cost(usage))
+        return Reply(
+            r.choices[0].message.content or "",
+            usage.prompt_tokens if usage else None,
+            usage.completion_tokens if usage else None,
+            _cost(usage),
+        )
 
 
 class AnthropicPolicy(_ApiPolicy):
     """A model behind the Anthropic Messages API."""
 
     sdk = "anthropic"
-    DEFAULT_MAX_TOKENS = 2048   # the Messages API requires a limit
+    DEFAULT_MAX_TOKENS = 2048  # the Messages API requires a limit
 
     def __init__(self, model: str, base_url: str | None = None, **options):
         super().__init__(model, base_url, **options)
         self.options.setdefault("max_tokens", self.DEFAULT_MAX_TOKENS)
         if "temperature" in self.options:  # recent SDKs no longer take it as an argument; the API still does
             self.options["extra_body"] = {"temperature": self.options.pop("temperature")}
-        self.client = self.module.AsyncAnthropic(api_key=_key("ANTHROPIC_API_KEY", base_url, self.name),
-                                                 base_url=base_url, timeout=self.timeout)
+        self.client = self.module.AsyncAnthropic(
+            api_key=_key("ANTHROPIC_API_KEY", base_url, self.name), base_url=base_url, timeout=self.timeout
+        )
 
     def probe_request(self) -> None:
         """One Messages call of one token, without retries."""
-        with self.module.Anthropic(api_key=self.client.api_key, base_url=self.client.base_url, timeout=self.timeout,
-                                   max_retries=0) as client:
+        with self.module.Anthropic(
+            api_key=self.client.api_key, base_url=self.client.base_url, timeout=self.timeout, max_retries=0
+        ) as client:
             client.messages.create(model=self.model, max_tokens=1, messages=[{"role": "user", "content": PROBE_PROMPT}])
 
     async def request(self, obs) -> Reply:

@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 
 from ...errors import AcpError
-from .base import Policy, PolicyError, Reply, as_reply
+from .interface import Policy, PolicyError, Reply, as_reply
 
 
 def load_function(spec: str):
@@ -26,8 +26,7 @@ def load_function(spec: str):
     where = f"--policy python:{spec}"
     module_name, _, function = spec.rpartition(":")
     if not module_name or not function:
-        raise AcpError("expected python:MODULE:FUNCTION or python:FILE.py:FUNCTION", where,
-                       "e.g. python:my_agent:act")
+        raise AcpError("expected python:MODULE:FUNCTION or python:FILE.py:FUNCTION", where, "e.g. python:my_agent:act")
     try:
         if module_name.endswith(".py"):
             path = Path(module_name)
@@ -45,8 +44,11 @@ def load_function(spec: str):
         raise AcpError(f"cannot import {module_name!r}: {type(e).__name__}: {e}", where) from None
     fn = getattr(module, function, None)
     if not callable(fn):
-        raise AcpError(f"{module_name!r} has no function {function!r}", where,
-                       f"functions there: {', '.join(n for n, v in vars(module).items() if inspect.isfunction(v))}")
+        raise AcpError(
+            f"{module_name!r} has no function {function!r}",
+            where,
+            f"functions there: {', '.join(n for n, v in vars(module).items() if inspect.isfunction(v))}",
+        )
     return fn
 
 

@@ -1,8 +1,21 @@
 """Writes rubiks-cube-opt23-adl/domain.pddl (IPC 2023, 12-action variant) from its rule table: every
 action moves 4 corner cubies (cubeA ?x ?y ?z) -> (cubeB <permuted args>) and 4 edge cubies, each as
 (forall (vars) (when (old ...) (and (not (old ...)) (new ...)))), in the source's order."""
-EDGE = {"12": "?y ?z", "13": "?x ?z", "15": "?x ?y", "26": "?x ?y", "24": "?x ?z", "48": "?x ?y",
-        "34": "?y ?z", "37": "?x ?y", "56": "?y ?z", "57": "?x ?z", "68": "?x ?z", "78": "?y ?z"}
+
+EDGE = {
+    "12": "?y ?z",
+    "13": "?x ?z",
+    "15": "?x ?y",
+    "26": "?x ?y",
+    "24": "?x ?z",
+    "48": "?x ?y",
+    "34": "?y ?z",
+    "37": "?x ?y",
+    "56": "?y ?z",
+    "57": "?x ?z",
+    "68": "?x ?z",
+    "78": "?y ?z",
+}
 PERM = {"yxz": "?y ?x ?z", "xzy": "?x ?z ?y", "zyx": "?z ?y ?x"}
 # action: (cube cycle as (from, to) pairs, permutation, edge (from, to) pairs, swap edge args?)
 ACTIONS = [
@@ -26,7 +39,9 @@ L += ["    )"]
 for name, cubes, perm, edges, swap in ACTIONS:
     L += ["", f"    (:action {name}", "     :parameters ()", "     :precondition (and)", "     :effect", "        (and"]
     for a, b in cubes:
-        L.append(f"            (forall (?x ?y ?z) (when (cube{a} ?x ?y ?z) (and (not (cube{a} ?x ?y ?z)) (cube{b} {PERM[perm]}))))")
+        L.append(
+            f"            (forall (?x ?y ?z) (when (cube{a} ?x ?y ?z) (and (not (cube{a} ?x ?y ?z)) (cube{b} {PERM[perm]}))))"
+        )
     L.append("")
     for a, b in edges:
         v = EDGE[a]

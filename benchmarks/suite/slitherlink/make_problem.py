@@ -1,7 +1,9 @@
 """Writes slitherlink-opt23-adl problems from their clue grid (rows of digits and dots, as in the
 files' header comment), in the generator's fact order (derived from p01).
 Usage: python make_problem.py NAME 'row row ...' > out.pddl"""
+
 import sys
+
 name, rows = sys.argv[1], sys.argv[2].split()
 R, C = len(rows), len(rows[0])
 cells = [f"cell-{i}-{j}" for i in range(R) for j in range(C)]
@@ -11,12 +13,23 @@ for i in range(R):
 for j in range(C):
     outs += [f"cell-outside-{j}-up", f"cell-outside-{j}-down"]
 nodes = [f"n-{i}-{j}" for i in range(R + 1) for j in range(C + 1)]
-L = [f"(define (problem {name})", "(:domain slitherlink)", "", "(:objects",
-     "    cap-0 cap-1 cap-2 cap-3 cap-4 - cell-capacity-level", "    " + " ".join(nodes) + " - node",
-     "    " + " ".join(cells + outs) + " - cell", ")", "", "(:init"]
+L = [
+    f"(define (problem {name})",
+    "(:domain slitherlink)",
+    "",
+    "(:objects",
+    "    cap-0 cap-1 cap-2 cap-3 cap-4 - cell-capacity-level",
+    "    " + " ".join(nodes) + " - node",
+    "    " + " ".join(cells + outs) + " - cell",
+    ")",
+    "",
+    "(:init",
+]
 L += [f"    (CELL-CAPACITY-INC cap-{k} cap-{k + 1})" for k in range(4)] + [""]
 L += [f"    (CELL-CAPACITY {o} cap-1)" for o in outs]
-L += [f"    (CELL-CAPACITY cell-{i}-{j} cap-{4 if rows[i][j] == '.' else rows[i][j]})" for i in range(R) for j in range(C)]
+L += [
+    f"    (CELL-CAPACITY cell-{i}-{j} cap-{4 if rows[i][j] == '.' else rows[i][j]})" for i in range(R) for j in range(C)
+]
 L += [""] + [f"    (node-degree0 {n})" for n in nodes] + [""]
 for i in range(R - 1):
     for j in range(C):

@@ -26,8 +26,10 @@ except ImportError:  # run from the environment's folder (uvicorn server.app:app
     from models import AcptoolsAction, AcptoolsObservation, AcptoolsState
     from server.backend import Backend
 
-TOOLS_OFF = ("tool use is off on this server: start it with --tool-profile policy (or qa, qa:KIND, all) to "
-             "let steps call acptools' tools")
+TOOLS_OFF = (
+    "tool use is off on this server: start it with --tool-profile policy (or qa, qa:KIND, all) to "
+    "let steps call acptools' tools"
+)
 
 
 class AcptoolsEnvironment(MCPEnvironment):
@@ -47,14 +49,22 @@ class AcptoolsEnvironment(MCPEnvironment):
 
     def get_metadata(self) -> EnvironmentMetadata:
         return EnvironmentMetadata(
-            name="acptools", version=__version__, documentation_url="https://github.com/acptools/acptools/blob/main/docs/training.md",
+            name="acptools",
+            version=__version__,
+            documentation_url="https://github.com/acptools/acptools/blob/main/docs/training.md",
             description="Act in PDDL planning tasks one ground action per step; every step graded against h* "
-                        "(valid, regret, hallucinated, unparsed), with acptools' MCP tools where allowed.")
+            "(valid, regret, hallucinated, unparsed), with acptools' MCP tools where allowed.",
+        )
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> AcptoolsObservation:
         report = self.session.reset(seed=seed, **kwargs)
-        self._state = AcptoolsState(episode_id=episode_id or str(uuid4()), step_count=0, start=report.start,
-                                    task_id=report.task_id, h_star_start=report.h_star_after)
+        self._state = AcptoolsState(
+            episode_id=episode_id or str(uuid4()),
+            step_count=0,
+            start=report.start,
+            task_id=report.task_id,
+            h_star_start=report.h_star_after,
+        )
         return self._observe(report)
 
     def _step_impl(self, action: AcptoolsAction, timeout_s: float | None = None, **kwargs: Any) -> AcptoolsObservation:
@@ -70,8 +80,9 @@ class AcptoolsEnvironment(MCPEnvironment):
             return refused
         return self._tool_observation(action, super().step(_mcp(action), timeout_s=timeout_s))
 
-    async def step_async(self, action: AcptoolsAction, timeout_s: float | None = None,
-                         **kwargs: Any) -> AcptoolsObservation:
+    async def step_async(
+        self, action: AcptoolsAction, timeout_s: float | None = None, **kwargs: Any
+    ) -> AcptoolsObservation:
         if action.type == "act":
             return await super().step_async(action, timeout_s=timeout_s)  # _step_impl, in a thread
         refused = self._gate(action)
@@ -89,9 +100,11 @@ class AcptoolsEnvironment(MCPEnvironment):
             return None
         over = self.session.tool_call()
         if over is not None:
-            return self._observe(over, tool_name=action.tool_name,
-                                 tool_error=f"more than {self.session.settings.max_tool_calls} tool calls: the episode "
-                                            "is over")
+            return self._observe(
+                over,
+                tool_name=action.tool_name,
+                tool_error=f"more than {self.session.settings.max_tool_calls} tool calls: the episode is over",
+            )
         if self.session.episode is not None:
             self.backend.keep(self.session.episode.task)
         return None

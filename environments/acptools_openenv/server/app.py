@@ -28,9 +28,9 @@ from openenv.core.env_server.types import ConcurrencyConfig
 
 from acptools import AcpError
 from acptools.dataset import load_records
-from acptools.environments.policy import REWARDS, Rewards
 from acptools.environments.session import Settings
-from acptools.environments.sources import starts
+from acptools.environments.step_rewards import REWARDS, Rewards
+from acptools.environments.task_sources import starts
 
 try:
     from ..models import AcptoolsAction, AcptoolsObservation
@@ -41,7 +41,7 @@ except ImportError:  # run from the environment's folder (uvicorn server.app:app
     from server.acptools_environment import AcptoolsEnvironment
     from server.backend import PROFILE_HELP, Backend
 
-ARGS_ENV_VAR = "ACPTOOLS_OPENENV_ARGS"   # the command-line options of the module-level `app`
+ARGS_ENV_VAR = "ACPTOOLS_OPENENV_ARGS"  # the command-line options of the module-level `app`
 PROG = "acptools-openenv"
 
 
@@ -50,26 +50,49 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Serve the acptools OpenEnv environment (HTTP and WebSocket).")
     p.add_argument("--host", default="127.0.0.1", help="bind address (default %(default)s)")
     p.add_argument("--port", type=int, default=8000, help="default %(default)s")
-    p.add_argument("--source", default=None, help="the environment's own starts: a bundled example's name or a "
-                   "folder with domain.pddl and problems (default: every bundled example)")
-    p.add_argument("--data", default=None, help="or a record source (acpbench-hard[:SPLIT][:TASK], a JSONL file or "
-                   "folder): each record's problem init is a start")
+    p.add_argument(
+        "--source",
+        default=None,
+        help="the environment's own starts: a bundled example's name or a "
+        "folder with domain.pddl and problems (default: every bundled example)",
+    )
+    p.add_argument(
+        "--data",
+        default=None,
+        help="or a record source (acpbench-hard[:SPLIT][:TASK], a JSONL file or "
+        "folder): each record's problem init is a start",
+    )
     p.add_argument("--reward", choices=REWARDS, default=s.kind, help="default %(default)s (docs/training.md)")
     p.add_argument("--invalid-penalty", type=float, default=s.invalid_penalty)
     p.add_argument("--dead-end-penalty", type=float, default=s.dead_end_penalty)
     p.add_argument("--goal-bonus", type=float, default=s.goal_bonus)
     p.add_argument("--max-steps", type=int, default=d.max_steps, help="attempts per episode (default %(default)s)")
-    p.add_argument("--max-tool-calls", type=int, default=d.max_tool_calls,
-                   help="tool calls per episode; one more ends it (default %(default)s)")
+    p.add_argument(
+        "--max-tool-calls",
+        type=int,
+        default=d.max_tool_calls,
+        help="tool calls per episode; one more ends it (default %(default)s)",
+    )
     p.add_argument("--hide-actions", action="store_true", help="leave the applicable actions out of observations")
     p.add_argument("--budget", type=float, default=d.budget, help="seconds per h* search (default %(default)s)")
     p.add_argument("--tool-profile", default="none", help=PROFILE_HELP)
-    p.add_argument("--max-sessions", type=int, default=Limits().max_episodes,
-                   help="WebSocket sessions (episodes) at once (default %(default)s, the MCP server's --max-episodes)")
-    p.add_argument("--session-timeout", type=float, default=None,
-                   help="close a session idle this many seconds (default: never)")
-    p.add_argument("--cache", nargs="?", const="default", default=None, metavar="PATH",
-                   help="share proven truths with other runs in a proof store (acptools.store); default: none")
+    p.add_argument(
+        "--max-sessions",
+        type=int,
+        default=Limits().max_episodes,
+        help="WebSocket sessions (episodes) at once (default %(default)s, the MCP server's --max-episodes)",
+    )
+    p.add_argument(
+        "--session-timeout", type=float, default=None, help="close a session idle this many seconds (default: never)"
+    )
+    p.add_argument(
+        "--cache",
+        nargs="?",
+        const="default",
+        default=None,
+        metavar="PATH",
+        help="share proven truths with other runs in a proof store (acptools.proofs.store); default: none",
+    )
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error", "critical"])
     return p
 
@@ -85,8 +108,13 @@ def build_app(options: argparse.Namespace) -> Any:
     found = starts(load_records(options.data) if options.data else options.source)
     backend = Backend.create(settings, found, options.tool_profile, options.cache)
     sessions = ConcurrencyConfig(max_concurrent_envs=options.max_sessions, session_timeout=options.session_timeout)
-    app = create_app(functools.partial(AcptoolsEnvironment, backend), AcptoolsAction, AcptoolsObservation,
-                     env_name="acptools", concurrency_config=sessions)
+    app = create_app(
+        functools.partial(AcptoolsEnvironment, backend),
+        AcptoolsAction,
+        AcptoolsObservation,
+        env_name="acptools",
+        concurrency_config=sessions,
+    )
     app.router.on_shutdown.append(backend.shutdown)
     return app
 

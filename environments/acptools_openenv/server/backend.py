@@ -17,11 +17,13 @@ from openenv.core.env_server.mcp_types import RESERVED_TOOL_NAMES
 
 from acptools import Task
 from acptools.environments.session import Settings
-from acptools.environments.sources import Start
+from acptools.environments.task_sources import Start
 
-PROFILE_HELP = ("which acptools tools a step may call: none (default: no tool use), policy (hides the tools that "
-                "give plans or optimal actions away), qa (hides every tool that answers an ACP question), "
-                "qa:KIND[+KIND], or all")
+PROFILE_HELP = (
+    "which acptools tools a step may call: none (default: no tool use), policy (hides the tools that "
+    "give plans or optimal actions away), qa (hides every tool that answers an ACP question), "
+    "qa:KIND[+KIND], or all"
+)
 
 
 def server_config(tool_profile: str, budget: float, cache: str | None = None) -> ServerConfig:
@@ -45,8 +47,9 @@ class Backend:
     mcp_server: MCPServer
 
     @classmethod
-    def create(cls, settings: Settings, starts: list[Start], tool_profile: str = "none",
-               cache: str | None = None) -> Backend:
+    def create(
+        cls, settings: Settings, starts: list[Start], tool_profile: str = "none", cache: str | None = None
+    ) -> Backend:
         """A backend for one server process; it starts the process's planners' housekeeping (and opens
         the proof store `cache` names: a file, 'default', or None for none)."""
         config = server_config(tool_profile, settings.budget, cache)

@@ -1,0 +1,1 @@
+"""Proofs kept across runs."""
