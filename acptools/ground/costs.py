@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import PddlError
 from ..pddl.model import Domain, Problem
 
 UNDEFINED = None  # the cost of a binding whose cost expression reads an undefined static value
@@ -228,18 +227,5 @@ def _interval(expr: tuple, ranges: dict):
 
 
 def cost_model(domain: Domain, problem: Problem) -> CostModel | None:
-    """The task's cost model; None when the domain declares no function (every cost is 1). Numeric
-    state (a function some condition reads, or that an effect other than a cost increase changes)
-    is refused: only action costs are grounded."""
-    if not domain.functions:
-        return None
-    state = read_functions(domain, problem, effects=False) | (
-        set(changed_functions(domain)) - accumulators(domain, problem)
-    )
-    if state:
-        raise PddlError(
-            f"unsupported: numeric fluents ({', '.join(sorted(state))})",
-            "grounding",
-            "acptools grounds action costs (increases of total-cost) but not numeric state",
-        )
-    return CostModel(domain, problem)
+    """The task's cost model; None when the domain declares no function (every cost is 1)."""
+    return CostModel(domain, problem) if domain.functions else None

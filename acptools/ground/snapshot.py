@@ -63,6 +63,9 @@ FIELDS = frozenset(
         "_explores",
         "metric",
         "metric_reason",
+        "numeric",
+        "atom_mask",
+        "shown_mask",
     )
 )
 
@@ -78,6 +81,8 @@ def _tuples(value):
 
 def dumps(task: GroundedTask) -> bytes:
     """The task as compressed bytes (take it right after loading: questions' engines are not kept)."""
+    if task.numeric is not None:
+        raise ValueError("a task with numeric state is not kept (its operators carry numeric effects)")
     unknown = set(task.__getstate__()) - FIELDS
     if unknown:
         raise ValueError(f"a grounded task's fields {sorted(unknown)} are not kept by snapshot.dumps")
@@ -212,6 +217,9 @@ def loads(blob: bytes, domain_text: str) -> GroundedTask:
             "_explores": bool(data["explores"]),
             "metric": str(data["metric"][0]),
             "metric_reason": str(data["metric"][1]),
+            "numeric": None,
+            "atom_mask": -1,
+            "shown_mask": -1,
         }
     )
     return task
