@@ -550,7 +550,9 @@ def number_comparisons(domain: Domain, goal: tuple, types: TypeTable, grounder: 
     for ax in domain.axioms:
         walk(ax.body, dict(ax.params))
     walk(goal, {})
-    grounder.numeric.n_atoms = len(grounder.atoms)
+    num = grounder.numeric
+    num.n_atoms = len(grounder.atoms)
+    num.comparison_mask = sum(1 << i for i in num.comparisons)
 
 
 def _expression_words(e: tuple):

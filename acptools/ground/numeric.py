@@ -147,6 +147,7 @@ class NumericTask:
         self.init_values = tuple(problem.num_init.get(t) for t in terms)
         self.comparisons: dict[int, tuple] = {}  # atom id -> (op, lhs, rhs) compiled
         self.n_atoms = 0  # set once the atoms are numbered
+        self.comparison_mask = 0  # the comparison atoms' bits, set with n_atoms
         self._decoded: dict[int, tuple] = {}
 
     # ---- grounding ----------------------------------------------------------------------------
@@ -244,12 +245,6 @@ class NumericTask:
                 pass
         return out
 
-    @property
-    def comparison_mask(self) -> int:
-        out = 0
-        for i in self.comparisons:
-            out |= 1 << i
-        return out
 
     def reads_of(self, atoms_mask: int) -> set:
         """The variables the comparison atoms in a mask read."""
