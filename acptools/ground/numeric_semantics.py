@@ -45,20 +45,11 @@ def _apply_op(task, op, state: int) -> int:
     atoms = state & mask
     values = num.values(state)
     new_values = values if op.num is None else num.updated(op.num, atoms, values)
-    new_atoms = _plain_apply(op, atoms)
+    new_atoms = type(task).apply_op(task, op, atoms)  # the class's propositional apply
     if new_values is values:
         return task.close(new_atoms) | (state & ~mask)
     new_atoms = (new_atoms & ~num.comparison_mask) | num.comparison_bits(new_values)
     return task.close(new_atoms) | num.encode(new_values)
-
-
-def _plain_apply(op, atoms: int) -> int:
-    add, dele = op.add, op.dele
-    for cp, cn, ca, cd in op.conds:
-        if atoms & cp == cp and not atoms & cn:
-            add |= ca
-            dele |= cd
-    return (atoms & ~dele) | add
 
 
 def _numeric_ok(task, op, atoms: int, values) -> bool:

@@ -247,6 +247,11 @@ class _Reader:
         return ("add", atom[1], atom[2])
 
 
+def _second(r: _Reader, node, what: str, first) -> PddlError:
+    """The error for `what` written twice, pointing at the first one."""
+    return r.fail(node, what, f"the first is at line {first.line}, column {first.col}: keep one")
+
+
 def _names(args) -> bool:
     """Whether the two arguments of (= a b) are names or variables (object equality), not numbers."""
     return all(isinstance(a, Token) and number(a) is None for a in args)
@@ -373,12 +378,7 @@ def _functions(r: _Reader, items) -> dict[str, Function]:
             raise r.fail(decl, "a function declaration without a name")
         fname = str(r.expect_word(decl[0], "a function name"))
         if fname in out:
-            first = where_declared[fname]
-            raise r.fail(
-                decl,
-                f"a second function named {fname!r}",
-                f"the first is at line {first.line}, column {first.col}: keep one",
-            )
+            raise _second(r, decl, f"a second function named {fname!r}", where_declared[fname])
         out[fname] = Function(fname, tuple(r.typed_list(decl[1:], True)))
         where_declared[fname] = decl
         pending.append(fname)
@@ -472,11 +472,7 @@ def _action(r: _Reader, sec: SList) -> ActionSchema:
             raise r.fail(key, f"{key} has no value in action {name}")
         if isinstance(key, Token) and key in given:
             first = given[key]
-            raise r.fail(
-                key,
-                f"a second {key} in action {name}",
-                f"the first is at line {first.line}, column {first.col}: keep one",
-            )
+            raise _second(r, key, f"a second {key} in action {name}", first)
         if isinstance(key, Token):
             given[key] = key
         val = sec[i + 1]
@@ -706,18 +702,23 @@ def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None
                 f"compare its value, e.g. (> ({pred} ...) 0), or change it with (assign ({pred} ...) v)",
                 pred=pred,
             )
-        close = get_close_matches(pred, list(dom.predicates), 1)
-        raise _Misnamed(
-            f"undeclared predicate {pred!r}",
-            ctx,
-            f"did you mean {close[0]!r}?" if close else "declare it in (:predicates ...)",
-            pred=pred,
-        )
+        raise _undeclared("predicate", pred, dom.predicates, ctx)
     if len(args) != len(dom.predicates[pred].params):
         raise _Misnamed(
             f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx, pred=pred
         )
     _check_bound(dom, pred, args, bound, ctx)
+
+
+def _undeclared(kind: str, name: str, declared, ctx: str) -> _Misnamed:
+    """The error for a predicate or function name that is not declared, with the closest declared one."""
+    close = get_close_matches(name, list(declared), 1)
+    return _Misnamed(
+        f"undeclared {kind} {name!r}",
+        ctx,
+        f"did you mean {close[0]!r}?" if close else f"declare it in (:{kind}s ...)",
+        pred=name,
+    )
 
 
 def _check_term(dom: Domain, term: tuple, bound: set[str], ctx: str, changed_by: str = "") -> None:
@@ -738,13 +739,7 @@ def _check_term(dom: Domain, term: tuple, bound: set[str], ctx: str, changed_by:
                 "numeric expressions and effects use the functions of (:functions ...)",
                 pred=(changed_by, name) if changed_by else name,
             )
-        close = get_close_matches(name, list(dom.functions), 1)
-        raise _Misnamed(
-            f"undeclared function {name!r}",
-            ctx,
-            f"did you mean {close[0]!r}?" if close else "declare it in (:functions ...)",
-            pred=name,
-        )
+        raise _undeclared("function", name, dom.functions, ctx)
     if len(args) != len(decl.params):
         raise _Misnamed(f"({name} ...) takes {len(decl.params)} arguments, got {len(args)}", ctx, pred=name)
     _check_bound(dom, name, args, bound, ctx)
@@ -873,11 +868,7 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
             goal_node = sec[1]
         elif head == ":metric":
             if metric_node is not None:
-                raise r.fail(
-                    sec,
-                    "a second (:metric ...) section",
-                    f"the first is at line {metric_node.line}, column {metric_node.col}: keep one",
-                )
+                raise _second(r, sec, "a second (:metric ...) section", metric_node)
             metric_node = sec
         elif head in _UNSUPPORTED_SECTIONS:
             raise r.fail(
@@ -1033,12 +1024,7 @@ class _ObjectNames:
                 raise r.fail(word, f"the initial value of ({' '.join(term)}) must be a number, found {word!r}")
             key = (str(term[0]), tuple(str(a) for a in term[1:]))
             if key in seen:
-                first = seen[key]
-                raise r.fail(
-                    node,
-                    f"a second initial value for ({' '.join(term)})",
-                    f"the first is at line {first.line}, column {first.col}: keep one",
-                )
+                raise _second(r, node, f"a second initial value for ({' '.join(term)})", seen[key])
             seen[key] = node
             values[key] = value
         return values
