@@ -115,6 +115,11 @@ class _Reader:
                 i += 2
                 continue
             word = self.expect_word(item, "a name")
+            if word.startswith("-") and len(word) > 1 and pending and number(word) is None:
+                out.extend((p, (str(word[1:]),)) for p in pending)  # '?t -person': the type written close
+                pending = []
+                i += 1
+                continue
             if variables and not word.startswith("?"):
                 raise self.fail(word, f"expected a variable starting with '?', found {word!r}")
             if not variables and word.startswith("?"):

@@ -14,7 +14,7 @@ import pytest
 from acptools import examples, load_task
 from acptools.errors import AcpError
 from acptools.ground.grounded import GroundedTask
-from tests.support.numeric_corpus import CORPUS, kind, numeric_families, problems
+from tests.support.numeric_corpus import CORPUS, kind, numeric_families, problems, up_examples
 from tests.support.numeric_oracle import load_task as load_oracle
 from tests.support.numeric_oracle import parse_number
 
@@ -137,3 +137,26 @@ def test_exact_values_survive_where_floats_drift():
     values = {v for ours, _ in walk(task, oracle, 2, steps=30) for v in task.values(ours) if v is not None}
     assert all(isinstance(v, Fraction) for v in values)
     assert parse_number("0.1") == Fraction(1, 10)
+
+
+UP = up_examples()
+
+
+@pytest.mark.parametrize("name, domain, problem", UP, ids=[n for n, _, _ in UP])
+def test_unified_plannings_numeric_examples_agree_with_the_oracle(name, domain, problem):
+    task, oracle = load_task(domain, problem).grounded, load_oracle(domain, problem)
+    for ours, theirs in walk(task, oracle, 0, steps=20):
+        assert {task.action_names[a] for a in task.applicable(ours)} == oracle.applicable(theirs)
+        if task.numeric is not None:
+            assert as_oracle(task, ours) == oracle_view(task, theirs, oracle)
+        assert task.is_goal(ours) == oracle.is_goal(theirs)
+
+
+def test_a_type_written_against_its_dash_is_read():
+    domain = (
+        "(define (domain d) (:types boat -object) (:predicates (at ?b -boat))"
+        " (:action a :parameters (?b -boat) :precondition (at ?b) :effect (not (at ?b))))"
+    )
+    problem = "(define (problem p) (:domain d) (:objects b1 -boat) (:init (at b1)) (:goal (not (at b1))))"
+    task = load_task(domain, problem)
+    assert task.types.objects["b1"] == ("boat",) and task.action_names[task.applicable(task.init)[0]] == "(a b1)"
