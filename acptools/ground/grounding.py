@@ -20,7 +20,7 @@ from ..pddl.model import Domain, Param, Problem
 from ..util.shortrepr import bounded_repr
 from .costs import UNDEFINED, cost_model
 from .effects import simplify
-from .numeric import NumericOp, NumericTask, Undefined, has_numeric_state, variables_of
+from .numeric import NumericOp, NumericTask, Undefined, constant_comparison, has_numeric_state, variables_of
 
 MAX_DISJUNCTS = 256
 MAX_GROUND_OPERATORS = 2_000_000
@@ -176,7 +176,7 @@ class Grounder:
     def _comparison(self, f: tuple, binding: dict, positive: bool) -> list[tuple[int, int]]:
         """A ground comparison as the atom the values decide (numeric.py); one reading an undefined
         static value holds in neither polarity (the action reading it never applies)."""
-        got = self.numeric.comparison(f, binding)
+        got = constant_comparison(f) if self.numeric is None else self.numeric.comparison(f, binding)
         if got is None:
             return []
         if got is True or got is False:
@@ -189,19 +189,27 @@ class Grounder:
 
     def numeric_part(self, effect: tuple, binding: dict, pre: int, neg: int) -> NumericOp | None:
         """The numeric reads and effects of one operator (precondition disjunct pre/neg); raises
-        Undefined when an effect reads an undefined static value."""
+        Undefined when an effect reads an undefined static value. Its reads are what is read whatever
+        the state: the precondition's comparisons, every `when` condition's, the unconditional effects'
+        values and targets (a conditional effect's are read when it fires: NumericTask.updated)."""
         plain: list = []
         conds: list = []
         self._numeric_effects(effect, binding, ((0, 0),), plain, conds)
         num = self.numeric
         reads = num.reads_of(pre | neg)
-        for var, kind, expr in plain + [e for _, e in conds]:
-            variables_of(expr, reads)
-            if kind != "assign":
-                reads.add(var)
         for dnf, _ in conds:
             for p, n in dnf:
                 reads |= num.reads_of(p | n)
+        for found in plain:
+            if isinstance(found, set):  # what an unconditional cost increase reads
+                reads |= found
+            else:
+                var, kind, expr = found
+                variables_of(expr, reads)
+                if kind != "assign":
+                    reads.add(var)
+        plain = [e for e in plain if not isinstance(e, set)]
+        conds = [(c, e) for c, e in conds if not isinstance(e, set)]
         if not plain and not conds and not reads:
             return None
         return NumericOp(frozenset(reads), tuple(plain), tuple(conds))
@@ -210,8 +218,7 @@ class Grounder:
         tag = e[0]
         if tag == "num-eff":
             got = self.numeric.effect(e, binding)
-            if got is not None:
-                (plain if cond == ((0, 0),) else conds).append(got if cond == ((0, 0),) else (cond, got))
+            (plain if cond == ((0, 0),) else conds).append(got if cond == ((0, 0),) else (cond, got))
         elif tag == "and":
             for g in e[1]:
                 self._numeric_effects(g, binding, cond, plain, conds)

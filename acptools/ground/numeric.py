@@ -207,10 +207,11 @@ class NumericTask:
         return (f[1], (self.render_expr(lhs), self.render_expr(rhs))), (f[1], lhs, rhs)
 
     def effect(self, e: tuple, binding: dict):
-        """(var id, kind, compiled value) of a numeric effect on a variable; None for a cost increase."""
+        """(var id, kind, compiled value) of a numeric effect on a variable; for a cost increase, the
+        variables its value reads (they must be defined, though the increase changes no state)."""
         term = e[2]
         if term[1] in self.accumulators:
-            return None
+            return variables_of(self.compile(e[3], binding), set())
         key = (term[1], tuple(binding.get(a, a) for a in term[2]))
         return (self.var_ids[key], e[1], self.compile(e[3], binding))
 
@@ -244,7 +245,6 @@ class NumericTask:
             except (Undefined, ZeroDivisionError):
                 pass
         return out
-
 
     def reads_of(self, atoms_mask: int) -> set:
         """The variables the comparison atoms in a mask read."""
@@ -317,3 +317,21 @@ class NumericTask:
             for i, (a, b) in enumerate(zip(before, after, strict=True))
             if a != b
         ]
+
+
+def constant_comparison(f: tuple) -> bool | None:
+    """A comparison that reads no function: its truth (None when it divides by zero)."""
+
+    def value(e: tuple) -> Fraction:
+        tag = e[0]
+        if tag == "num":
+            return e[1]
+        if tag == "neg":
+            return -value(e[1])
+        a, b = value(e[1]), value(e[2])
+        return a + b if tag == "+" else a - b if tag == "-" else a * b if tag == "*" else a / b
+
+    try:
+        return COMPARE[f[1]](value(f[2]), value(f[3]))
+    except ZeroDivisionError:
+        return None

@@ -160,3 +160,15 @@ def test_a_type_written_against_its_dash_is_read():
     problem = "(define (problem p) (:domain d) (:objects b1 -boat) (:init (at b1)) (:goal (not (at b1))))"
     task = load_task(domain, problem)
     assert task.types.objects["b1"] == ("boat",) and task.action_names[task.applicable(task.init)[0]] == "(a b1)"
+
+
+def test_a_comparison_of_constants_is_decided_at_grounding():
+    domain = (
+        "(define (domain c) (:predicates (p) (q))"
+        " (:action yes :parameters () :precondition (> 2.5 (/ 1 2)) :effect (p))"
+        " (:action no :parameters () :precondition (< 1 (- 1)) :effect (q))"
+        " (:action never :parameters () :precondition (= 1 (/ 1 0)) :effect (q)))"
+    )
+    task = load_task(domain, "(define (problem c1) (:domain c) (:init) (:goal (p)))")
+    assert task.grounded.numeric is None
+    assert [task.action_names[a] for a in task.applicable(task.init)] == ["(yes)"]
