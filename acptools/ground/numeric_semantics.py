@@ -140,6 +140,7 @@ def _parse_state(task, atoms, where: str = "state") -> int:
         if values[i] is not None and values[i] != value:
             raise AcpError(f"two values for {num.var_names[i]}", at, "list each variable once")
         values[i] = value
+    task._check_state_size(len(plain), where)
     listed = type(task)._parse_atoms(task, plain, where)
     state = listed | num.comparison_bits(values)
     state = task._derive(state, where) if task.axioms else state
