@@ -35,6 +35,8 @@ FACE = {
         "footprint",
         "axioms",
         "derived",
+        "metric",
+        "metric_reason",
     ),
     "names": (
         "atoms",

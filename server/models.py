@@ -117,6 +117,7 @@ class ProgressResult(Result):
     negative_effects: list[str]
     unsatisfied_preconditions: list[str]
     goal_reached: bool
+    numeric_effects: list[str] = []  # "(f o): old -> new" on a task with numeric fluents
 
 
 class ValidatePlanResult(Result):

@@ -61,6 +61,7 @@ class Engine:
     when it was built (`generation`); valid for states within `covered` (see grounded.py)."""
 
     def __init__(self, task: GroundedTask, shown: LRUCache | None = None):
+        task.refuse_numeric("reachability, landmarks, h* and plans (their proofs read states as atoms alone)")
         self.task = task
         # atoms and actions shown reachable from a state: facts of the task, so an engine rebuilt
         # after the task grew keeps them (atom and action ids never change)

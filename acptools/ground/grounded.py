@@ -38,12 +38,14 @@ from ..pddl import parse_domain
 from ..pddl.model import Domain, Problem
 from ..pddl.writer import allowed_predicate, write_domain, write_problem
 from ..util.hashing import task_key
+from . import numeric_semantics
 from .bitset import bits
 from .exploration import Exploration
 from .footprint import Footprint
 from .grounding import MAX_GROUND_OPERATORS, Grounder, Operator, SchemaGrounder, TypeTable, fluent_predicates
 from .join import Relation, compile_join
 from .names import did_you_mean, render, split_name, split_plan
+from .unsatisfied import Unsatisfied
 
 __all__ = ["GroundedTask", "Lifted", "Unsatisfied", "bits", "compile_joins", "split_atoms", "task_key"]
 # a parsed domain is read-only, so the tasks of one domain share it (graders load many problems of few domains)
@@ -55,18 +57,6 @@ def split_atoms(text: str) -> list[str]:
     """'(p a b) (q)' -> ['(p a b)', '(q)']; one bare atom stays whole."""
     found = re.findall(r"\([^()]*\)", text)
     return found if len(found) > 1 else [text]
-
-
-@dataclass(frozen=True)
-class Unsatisfied:
-    """Why an action cannot be applied: atoms that must hold but do not, and ones that must not but do."""
-
-    missing: tuple[str, ...]
-    present: tuple[str, ...]
-
-    def describe(self) -> list[str]:
-        """The failed preconditions as PDDL: missing atoms, then `(not a)` for atoms that must not hold."""
-        return list(self.missing) + [f"(not {a})" for a in self.present]
 
 
 @dataclass
@@ -152,7 +142,22 @@ class GroundedTask:
         self.atom_index = g.atom_ids
         self.atom_names = [render(p, a) for p, a in self.atoms]
         self.atom_name_index = {n: i for i, n in enumerate(self.atom_names)}
-        self.init = self.close(sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents))
+        self.numeric = g.numeric  # None without numeric state (numeric.py)
+        # the atoms' bits of a state (every bit for a propositional task; values lie above them)
+        self.atom_mask = -1 if g.numeric is None else g.numeric.atom_mask
+        # the atoms a state shows (its comparison atoms, which the values decide, left out)
+        self.shown_mask = -1 if g.numeric is None else g.numeric.atom_mask & ~g.numeric.comparison_mask
+        init_atoms = sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents)
+        if g.numeric is None:
+            self.init = self.close(init_atoms)
+        else:
+            numeric_semantics.install(self)
+            self.init = numeric_semantics.initial_state(self, init_atoms)
+        costs = g.costs
+        # "cost": plans are measured by the operators' costs; "length": by their length (metric_reason
+        # says why a metric the problem states is not used)
+        self.metric = "length" if costs is None else costs.metric
+        self.metric_reason = "" if costs is None else costs.reason
         self.goal_atoms = 0
         for p, _ in goal:
             self.goal_atoms |= p
@@ -182,7 +187,9 @@ class GroundedTask:
     # ---- kept whole (acptools.ground.snapshot): a restored task rebuilds these on first use -------
     # the lock; the compiled templates; the joins; the exploration's state, most of the bytes and of
     # the time to restore, needed only to ground a state outside `reached`
-    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "apply_op", "caches")
+    REBUILT = ("_lock", "_schemas", "_joins", "_relations", "_exploration", "apply_op", "caches") + tuple(
+        numeric_semantics.METHODS
+    )
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self.REBUILT}
@@ -193,6 +200,26 @@ class GroundedTask:
         self.caches = {}
         if self.axioms:
             self.apply_op = self._apply_and_derive  # type: ignore[method-assign]  # as in __init__
+        if self.numeric is not None:
+            numeric_semantics.install(self)
+
+    def refuse_numeric(self, what: str) -> None:
+        """An AcpError when the task has numeric state: `what` reads states as atoms alone, and would
+        not be sound on it (app, prog, val and just are exact on numeric tasks)."""
+        if self.numeric is not None:
+            raise AcpError(
+                f"unsupported on a task with numeric fluents: {what}",
+                "numeric fluents",
+                "list_applicable, progress, validate_plan and simplify_plan answer numeric tasks exactly",
+            )
+
+    def atoms_of(self, state: int) -> int:
+        """The atoms of a state (its values left out)."""
+        return state & self.atom_mask
+
+    def values(self, state: int) -> tuple:
+        """The numeric variables' values in a state (None where undefined); () without numeric state."""
+        return () if self.numeric is None else self.numeric.values(state)
 
     def __getattr__(self, name: str):
         """Only for a restored task: one of the parts it rebuilds, built under the lock when first read."""
@@ -441,6 +468,11 @@ class GroundedTask:
         """A state from atom strings (closed world: unlisted fluent atoms are false). Static atoms
         that hold may be listed and are skipped; errors say which element is wrong (`state[2]`)."""
         self._check_state_size(atoms.count("(") if isinstance(atoms, str) else len(atoms), where)
+        state = self._parse_atoms(atoms, where)
+        return self._derive(state, where) if self.axioms else state
+
+    def _parse_atoms(self, atoms, where: str) -> int:
+        """The listed atoms of a state as a bit set (derived atoms not yet evaluated)."""
         if isinstance(atoms, str):
             atoms = split_atoms(atoms)
         state = 0
@@ -458,7 +490,7 @@ class GroundedTask:
                     )
                 continue
             state |= 1 << i
-        return self._derive(state, where) if self.axioms else state
+        return state
 
     def _check_state_size(self, listed: int, where: str) -> None:
         """A state that lists more atoms than the task has (fluent atoms and true static facts) must
@@ -528,6 +560,7 @@ class GroundedTask:
     def problem_for(self, state: int, first_actions=None) -> str:
         """PDDL problem text with `state` (plus the static facts) as its initial state. With
         `first_actions` (action ids), for the domain of `gated_domain_text`: only those may come first."""
+        self.refuse_numeric("writing a state as a PDDL problem")
         facts = set(self.static_true) | {self.atoms[i] for i in bits(state & ~self.derived)}
         for a in first_actions or ():
             schema, args = split_name(self.action_names[a])
@@ -538,11 +571,13 @@ class GroundedTask:
     def written_domain_text(self) -> str:
         """The domain as our parser read it, written back for outside planners: costs dropped (plan
         length is the cost) and only what acptools understood, so their translators see our task."""
+        self.refuse_numeric("writing the domain for outside planners")
         return write_domain(self.domain)
 
     @functools.cached_property
     def gated_domain_text(self) -> str:
         """The domain compiled so that a plan may start only with an allowed ground action."""
+        self.refuse_numeric("writing the domain for outside planners")
         return write_domain(self.domain, first_action_gate=True)
 
     @property

@@ -12,12 +12,15 @@ import itertools
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
 from ..util.shortrepr import bounded_repr
+from .costs import UNDEFINED, cost_model
 from .effects import simplify
+from .numeric import NumericOp, NumericTask, Undefined, constant_comparison, has_numeric_state, variables_of
 
 MAX_DISJUNCTS = 256
 MAX_GROUND_OPERATORS = 2_000_000
@@ -35,10 +38,14 @@ class Operator:
     add: int
     dele: int
     conds: tuple  # ((pre, neg, add, dele), ...) conditional effects, evaluated in the old state
+    cost: int | Fraction = 1  # under the metric "cost" (costs.py); 1 under plan length
+    num: NumericOp | None = None  # numeric reads and effects (numeric.py); None for a propositional one
 
     def __reduce__(self):
         """Pickled as its fields (several times faster than the frozen dataclass's own way)."""
-        return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds)
+        if self.cost == 1 and self.num is None:
+            return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds)
+        return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds, self.cost, self.num)
 
 
 class TypeTable:
@@ -86,6 +93,8 @@ class Grounder:
         self.types = types
         self.fluents = fluents
         self.static_true = {f for f in problem.init if f[0] not in fluents}
+        self.costs = cost_model(domain, problem)  # None for a task without numeric functions
+        self.numeric = NumericTask(domain, problem, types) if has_numeric_state(domain, problem) else None
         self.atom_ids: dict[tuple[str, tuple[str, ...]], int] = {}
         self.atoms: list[tuple[str, tuple[str, ...]]] = []
         self.frozen = False  # set once every proposition is numbered: nothing may add one later
@@ -150,6 +159,8 @@ class Grounder:
             return [(0, 0)] if (a == b) == positive else []
         if tag == "not":
             return self.dnf(f[1], binding, not positive)
+        if tag == "cmp":
+            return self._comparison(f, binding, positive)
         if tag == "imply":
             return self.dnf(("or", (("not", f[1]), f[2])), binding, positive)
         if tag in ("forall", "exists"):
@@ -161,6 +172,67 @@ class Grounder:
             conj = (tag == "and") == positive
             return self._combine(parts, conj, positive)
         raise PddlError(f"unsupported formula {tag!r}", "grounding")
+
+    def _comparison(self, f: tuple, binding: dict, positive: bool) -> list[tuple[int, int]]:
+        """A ground comparison as the atom the values decide (numeric.py); one reading an undefined
+        static value holds in neither polarity (the action reading it never applies)."""
+        got = constant_comparison(f) if self.numeric is None else self.numeric.comparison(f, binding)
+        if got is None:
+            return []
+        if got is True or got is False:
+            return [(0, 0)] if got == positive else []
+        atom, compiled = got
+        i = self.atom_id(atom)
+        assert self.numeric is not None  # a comparison is only compiled on a task with numeric state
+        self.numeric.comparisons[i] = compiled
+        bit = 1 << i
+        return [(bit, 0)] if positive else [(0, bit)]
+
+    def numeric_part(self, effect: tuple, binding: dict, pre: int, neg: int) -> NumericOp | None:
+        """The numeric reads and effects of one operator (precondition disjunct pre/neg); raises
+        Undefined when an effect reads an undefined static value. Its reads are what is read whatever
+        the state: the precondition's comparisons, every `when` condition's, the unconditional effects'
+        values and targets (a conditional effect's are read when it fires: NumericTask.updated)."""
+        plain: list = []
+        conds: list = []
+        self._numeric_effects(effect, binding, ((0, 0),), plain, conds)
+        num = self.numeric
+        assert num is not None  # called only on a task with numeric state
+        reads = num.reads_of(pre | neg)
+        for dnf, _ in conds:
+            for p, n in dnf:
+                reads |= num.reads_of(p | n)
+        for found in plain:
+            if isinstance(found, set):  # what an unconditional cost increase reads
+                reads |= found
+            else:
+                var, kind, expr = found
+                variables_of(expr, reads)
+                if kind != "assign":
+                    reads.add(var)
+        plain = [e for e in plain if not isinstance(e, set)]
+        conds = [(c, e) for c, e in conds if not isinstance(e, set)]
+        if not plain and not conds and not reads:
+            return None
+        return NumericOp(frozenset(reads), tuple(plain), tuple(conds))
+
+    def _numeric_effects(self, e: tuple, binding: dict, cond, plain: list, conds: list) -> None:
+        tag = e[0]
+        if tag == "num-eff":
+            assert self.numeric is not None  # a numeric effect is only read on a task with numeric state
+            got = self.numeric.effect(e, binding)
+            (plain if cond == ((0, 0),) else conds).append(got if cond == ((0, 0),) else (cond, got))
+        elif tag == "and":
+            for g in e[1]:
+                self._numeric_effects(g, binding, cond, plain, conds)
+        elif tag == "forall":
+            for b in self._expand(e[1], binding):
+                self._numeric_effects(e[2], b, cond, plain, conds)
+        elif tag == "when":
+            inner = self.dnf(e[1], binding)
+            both = _simplify([(p1 | p2, n1 | n2) for p1, n1 in cond for p2, n2 in inner if not (p1 | p2) & (n1 | n2)])
+            if both:
+                self._numeric_effects(e[2], binding, tuple(both), plain, conds)
 
     def _combine(self, parts, conj: bool, positive: bool) -> list[tuple[int, int]]:
         """The DNF of the conjunction (or disjunction) of `parts`, (formula, binding) pairs made as
@@ -264,9 +336,12 @@ def _flat_literals(f: tuple, positive: bool, out: list) -> bool:
 
 
 def _flat_effects(e: tuple, out: list) -> bool:
-    """Collect the adds and deletes of a plain conjunctive effect; False for `forall` or `when`."""
+    """Collect the adds and deletes of a plain conjunctive effect; False for `forall` or `when`.
+    Numeric effects are skipped: the cost model (costs.py) reads them."""
     if e[0] in ("add", "del"):
         out.append((e[0] == "add", e[1], e[2]))
+        return True
+    if e[0] == "num-eff":
         return True
     return e[0] == "and" and all(_flat_effects(g, out) for g in e[1])
 
@@ -353,14 +428,40 @@ class SchemaGrounder:
         self.template = _Template(schema, grounder)
 
     def possible(self, args: tuple) -> bool:
-        """Can the precondition hold for this binding by the static facts?"""
+        """Can the precondition hold for this binding by the static facts (and static values)?"""
+        costs = self.grounder.costs
+        if costs is not None and costs.cost(self.schema.name, args) is UNDEFINED:
+            return False
         if self.template.ok:
             return self.template.possible(args)
         return bool(self.grounder.dnf(self.schema.precondition, dict(zip(self.order, args, strict=True))))
 
     def ground(self, args: tuple) -> list[tuple]:
-        """[(pre, neg, add, del, conds)], one per precondition disjunct; [] when the static
-        facts (or a contradiction) rule the binding out."""
+        """[(pre, neg, add, del, conds)], one per precondition disjunct, with the cost appended
+        when it is not 1; [] when the static facts (or a contradiction) rule the binding out."""
+        costs = self.grounder.costs
+        if costs is None:
+            return self._masks(args)
+        cost = costs.cost(self.schema.name, args)
+        if cost is UNDEFINED:
+            return []
+        found = self._masks(args)
+        if self.grounder.numeric is not None:
+            return self._with_numeric(found, args, cost)
+        return found if cost == 1 else [m + (cost,) for m in found]
+
+    def _with_numeric(self, found: list[tuple], args: tuple, cost) -> list[tuple]:
+        binding = dict(zip(self.order, args, strict=True))
+        out = []
+        for m in found:
+            try:
+                num = self.grounder.numeric_part(self.schema.effect, binding, m[0], m[1])
+            except Undefined:
+                return []  # an effect reads an undefined static value: never applicable
+            out.append(m + (cost, num))
+        return out
+
+    def _masks(self, args: tuple) -> list[tuple]:
         if self.template.ok:
             masks = self.template.ground(args)
             return [] if masks is None else [masks + ((),)]
@@ -430,3 +531,45 @@ def walk_atoms(f: tuple, scope: dict, visit) -> None:
         walk_atoms(f[2], scope, visit)
     elif tag in ("forall", "exists"):
         walk_atoms(f[2], {**scope, **dict(f[1])}, visit)
+
+
+def number_comparisons(domain: Domain, goal: tuple, types: TypeTable, grounder: Grounder) -> None:
+    """Number every ground comparison a formula of the task can mention (before the atoms are frozen):
+    each comparison under every binding of its variables."""
+
+    def walk(f: tuple, scope: dict) -> None:
+        tag = f[0]
+        if tag == "cmp":
+            free = sorted({a for side in f[2:] for a in _expression_words(side) if a.startswith("?")})
+            for values in itertools.product(*(types.of(scope[v]) for v in free)):
+                grounder._comparison(f, dict(zip(free, values, strict=True)), True)
+        elif tag in ("and", "or"):
+            for g in f[1]:
+                walk(g, scope)
+        elif tag == "not":
+            walk(f[1], scope)
+        elif tag in ("imply", "when"):
+            walk(f[1], scope)
+            walk(f[2], scope)
+        elif tag in ("forall", "exists"):
+            walk(f[2], {**scope, **dict(f[1])})
+
+    for schema in domain.actions.values():
+        walk(schema.precondition, dict(schema.params))
+        walk(schema.effect, dict(schema.params))
+    for ax in domain.axioms:
+        walk(ax.body, dict(ax.params))
+    walk(goal, {})
+    num = grounder.numeric
+    assert num is not None  # the caller grounds numeric tasks only here
+    num.n_atoms = len(grounder.atoms)
+    num.comparison_mask = sum(1 << i for i in num.comparisons)
+
+
+def _expression_words(e: tuple):
+    """The arguments of the function terms of a numeric expression."""
+    if e[0] == "fn":
+        yield from e[2]
+    elif e[0] != "num":
+        for part in e[1:]:
+            yield from _expression_words(part)

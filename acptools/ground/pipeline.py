@@ -23,7 +23,7 @@ from ..pddl import parse_problem
 from .axioms import ground_axioms
 from .footprint import footprint, within_limits
 from .grounded import POSSIBLE_CHECK_EVERY, GroundedTask, Lifted, parsed_domain
-from .grounding import MAX_GROUND_OPERATORS, proposition_atoms
+from .grounding import MAX_GROUND_OPERATORS, number_comparisons, proposition_atoms
 
 STEPS = ("parse", "footprint", "axioms", "ground", "explore")
 log = logging.getLogger("acptools.ground")
@@ -67,12 +67,15 @@ def ground_task(
             if budget is not None and not k % POSSIBLE_CHECK_EVERY:
                 budget.check()
             g.atom_id(atom)
+        if g.numeric is not None:
+            number_comparisons(domain, problem.goal, lifted.types, g)
         g.frozen = True
         with g.spending(budget):
             axioms = ground_axioms(domain, g, max_operators, budget)  # None without derived predicates
             goal = g.dnf(problem.goal, {})
     with step("ground"):
-        lazy = not ground_all and not axioms  # lazy exploration does not follow axioms
+        # lazy exploration follows neither axioms nor values (no operator adds a comparison atom)
+        lazy = not ground_all and not axioms and g.numeric is None
         task = GroundedTask(domain_text, problem_text, lifted, size, axioms, goal, max_operators, lazy)
         if not lazy:
             task.ground_everything(budget)

@@ -52,7 +52,8 @@ def load(
     task = load_task(domain_text, problem_text, **limits)
     if not found.readonly:
         found.remember_task(key, domain_text, problem_text)
-        found.put_grounded(key, version, snapshot.dumps(task.grounded))
+        if task.grounded.numeric is None:  # a numeric task is not kept (snapshot.dumps)
+            found.put_grounded(key, version, snapshot.dumps(task.grounded))
     return task
 
 

@@ -19,6 +19,7 @@ class Progression:
     negative_effects: list[str]  # s \ t
     unsatisfied_preconditions: list[str]
     goal_reached: bool = False  # the returned state satisfies the goal
+    numeric_effects: list[str] = field(default_factory=list)  # "(f o): old -> new" per changed value
 
 
 @dataclass
@@ -62,8 +63,17 @@ def progress(task: GroundedTask, action: int, state: int) -> Progression:
             name, False, task.names(state), [], [], task.unsatisfied(action, state).describe(), task.is_goal(state)
         )
     nxt = task.apply_op(op, state)
+    shown = task.shown_mask  # every bit of a propositional state; a numeric state's values are reported apart
+    changed = [] if task.numeric is None else task.numeric.changes(task.values(state), task.values(nxt))
     return Progression(
-        name, True, task.names(nxt), task.names(nxt & ~state), task.names(state & ~nxt), [], task.is_goal(nxt)
+        name,
+        True,
+        task.names(nxt),
+        task.names(nxt & ~state & shown),
+        task.names(state & ~nxt & shown),
+        [],
+        task.is_goal(nxt),
+        changed,
     )
 
 

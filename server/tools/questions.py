@@ -173,6 +173,7 @@ def progress(ctx: Context, task_id: TaskId, action: ActionArg, state: StateArg =
         negative_effects=p.negative_effects,
         unsatisfied_preconditions=p.unsatisfied_preconditions,
         goal_reached=p.goal_reached,
+        numeric_effects=p.numeric_effects,
     )
 
 
