@@ -6,13 +6,17 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from acptools import Budget, BudgetExceeded, Effort, examples, load_task
 from acptools.answers import parse_answer
+from acptools.budget import EFFORT_WALL_FACTOR
 from acptools.dataset import acpbench_hard
 from acptools.episode import Episode
 from acptools.planners import fd
 from acptools.scoring import batch, clear_caches, score_report
 from acptools.scoring.api import score_answer
+from acptools.truth import truth_for
 from tests.support.effort import cpu_effort
 from tests.support.load import slack
 
@@ -32,6 +36,53 @@ def test_an_effort_budget_counts_cpu_not_waiting():
         raise AssertionError("a spent effort budget must raise")
     except BudgetExceeded as e:
         assert "CPU" in str(e)
+
+
+def test_an_effort_carries_its_cancel_and_its_seconds_into_every_budget():
+    """Ctrl-C stops every proof of a batch: an Effort's cancel reaches each Budget it makes, also once a retry
+    has scaled it, and a cancel given to `budget()` binds too; a retry gets more CPU, never less."""
+    task = load_task(*examples.texts("grid"))
+    stop = threading.Event()
+    stop.set()
+    for budget in (
+        Effort(60, cancel=stop).budget(),
+        Effort(60, cancel=stop).scaled(4).budget(),
+        Effort(60).budget(cancel=stop),
+    ):
+        clear_caches()
+        assert not truth_for(task, task.init).h_star(budget).known
+    clear_caches()
+    assert truth_for(task, task.init).h_star(Effort(60).budget()).known
+    b = Effort(0.5).budget()
+    assert (b.cpu, b.seconds) == (0.5, EFFORT_WALL_FACTOR * 0.5)  # CPU-bound, with the wall-clock safety stop
+    assert Effort(0.5).scaled(4) == Effort(2.0)
+
+
+def test_a_restarted_budget_has_its_whole_allowance_again():
+    """A budget made before its work was queued starts its clocks and counts when the work starts: what was
+    charged before the restart is forgotten, and the limits bind again from zero."""
+    b = Budget(30, states=3, cpu=0.05)
+    b.spend(3)
+    b.charge(1.0)
+    assert b.left() == 0.0
+    b.restart()
+    assert b.left() == 0.05  # the whole allowance again: no CPU spent, the wall clock started afresh
+    b.spend(3)
+    with pytest.raises(BudgetExceeded, match="state budget"):
+        b.spend(1)
+
+
+def test_a_pause_waits_its_time_unless_cancelled():
+    """A pause (a retry's back-off) waits at least its seconds on a budget with time left, and ends at once,
+    saying so, when the budget is cancelled."""
+    started = time.perf_counter()
+    assert Budget(30).pause(0.2) is False
+    assert time.perf_counter() - started >= 0.2
+    stop = threading.Event()
+    stop.set()
+    started = time.process_time()
+    assert Budget(30, cancel=stop).pause(30) is True
+    assert time.process_time() - started < 5  # not a busy wait of 30 s: it ended at once
 
 
 def test_a_cancel_stops_a_search_within_a_few_milliseconds():

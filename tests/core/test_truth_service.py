@@ -6,6 +6,7 @@ from __future__ import annotations
 from acptools import examples, truth
 from acptools.proofs import store
 from acptools.truth import TruthService
+from acptools.verdict import Proof, chained
 
 
 def test_a_task_is_asked_through_the_service_that_holds_it(tmp_path) -> None:
@@ -47,3 +48,14 @@ def test_forgetting_a_task_frees_its_truths() -> None:
     assert service.sizes() == {"tasks": 1, "truths": 4}
     service.forget(task)
     assert service.sizes() == {"tasks": 0, "truths": 0}
+
+
+def test_a_chained_proof_names_each_step_once_in_order() -> None:
+    """A proof built on another reads as its steps joined by '+', each once: an optimal step after a plan
+    replay ends the chain once however often it is chained, and no empty step appears."""
+    replayed = chained(Proof.PLAN_REPLAY, Proof.ASTAR)
+    assert replayed == "plan-replay+astar-hmax"
+    stepped = chained(replayed, Proof.OPTIMAL_STEP)
+    assert stepped == "plan-replay+astar-hmax+optimal-step"
+    assert chained(stepped, Proof.OPTIMAL_STEP) == stepped
+    assert chained("", Proof.SYMK, "symk-bidirectional+") == "symk-bidirectional"
