@@ -67,6 +67,7 @@ class HStar:
     first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
     lower: float = 0  # unknown: a proven lower bound on h* (inf: the goal is unreachable)
     upper_plan: list[int] | None = None  # unknown: the shortest plan found (an upper bound on h*)
+    upper_cost: float | None = None  # unknown, metric "cost": upper_plan's cost (else its length bounds h*)
     from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
     @property
@@ -74,7 +75,9 @@ class HStar:
         """A proven interval lower <= h* <= upper (inf: no plan known, or none exists)."""
         if self.known:
             return (INF, INF) if self.cost is None else (self.cost, self.cost)
-        return self.lower, INF if self.upper_plan is None else len(self.upper_plan)
+        if self.upper_plan is None:
+            return self.lower, INF
+        return self.lower, len(self.upper_plan) if self.upper_cost is None else self.upper_cost
 
 
 @dataclass
@@ -93,12 +96,15 @@ class NextActions:
         """Settled by the quick in-process A* alone (no planner process)."""
         return self.how == Proof.ASTAR
 
-    def after(self, action: int) -> HStar:
-        """h* of the state an optimal `action` leads to (one less), with an optimal plan from it when
-        one is known (the plan, or a gated search's, that starts with `action`)."""
+    def after(self, action: int, cost=1) -> HStar:
+        """h* of the state an optimal `action` of `cost` leads to (h* less that cost), with an optimal
+        plan from it when one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
-        rest = plan[1:] if plan and len(plan) == self.cost else None
-        return HStar(self.cost - 1, rest, chained(self.how, Proof.OPTIMAL_STEP))
+        if cost == 1:
+            rest = plan[1:] if plan and len(plan) == self.cost else None
+        else:  # a cost task's plan is the search's cheapest plan
+            rest = plan[1:] if plan and plan is self.plan else None
+        return HStar(self.cost - cost, rest, chained(self.how, Proof.OPTIMAL_STEP))
 
 
 class SharedRoot:
@@ -149,7 +155,9 @@ def fd_how(res: fd.FdResult) -> str:
 
 class Optimizer:
     """Optimal planning for an engine's task: h* and optimal first actions over the goal-relevant
-    operators, with symmetry."""
+    operators, with symmetry. Plans are measured by their length (cost_optimal.py: by action costs)."""
+
+    metric = "length"
 
     def __init__(self, engine):
         self.engine = engine
@@ -180,6 +188,14 @@ class Optimizer:
         """Rough memory of this optimizer and its caches (operator lists per state, kept answers)."""
         lists = sum(len(ops) for ops in list(self._reachable.values()) if ops is not self.ops)
         return self.base_bytes + 8 * lists + BYTES_PER_STATE * (len(self._progress) + len(self._next))
+
+    def step_cost(self, action: int, state: int) -> int:
+        """What one step adds to a plan's measure: 1."""
+        return 1
+
+    def plan_cost(self, plan: list[int], state: int) -> int | None:
+        """A plan's measure from `state`: its length (None when it is not a plan from there)."""
+        return len(plan) if self.task.is_plan(plan, state) else None
 
     # ---- bounds: what searches that ran out still proved ---------------------------------------
     def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:

@@ -14,6 +14,7 @@ from ..budget import Budget
 from ..engine.hstar_table import INF
 from ..engine.optimal import BOUND_SHARE, HStar, NextActions, Optimizer
 from ..engine.search import greedy_plan
+from ..engine.weighted import exact
 from ..errors import BudgetExceeded
 from ..verdict import Proof, chained
 
@@ -63,6 +64,7 @@ class NextActionReport:
     h_star_upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: a plan h_star_upper long (re-validated), if one was found
     from_store: bool = False  # h* and the optimal actions read from the proof store (acptools.truth)
+    metric: str = "length"  # what h* and regrets measure: "cost" (action costs) or "length" (steps)
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
@@ -74,7 +76,8 @@ class NextActionReport:
 
 
 def _int(x: float) -> int | None:
-    return None if x == INF else int(x)
+    """A bound as it leaves the library: None for inf, an int when whole (a cost may be a Fraction)."""
+    return exact(x)
 
 
 def optimal_next(
@@ -135,40 +138,42 @@ def _values(opt: Optimizer, state: int, res: NextActions, tab, picked: list[int]
             after = (row.lo, row.lo) if row.lo == INF else (row.lo, row.hi)
         else:
             after = _after(opt, state, a, res, budget.share(AFTER_SHARE)).bounds
-        values.append(_value(name, after, (d, d)))
+        values.append(_value(name, after, (d, d), opt.step_cost(a, state)))
     return values
 
 
 def _after(opt: Optimizer, state: int, a: int, res: NextActions, budget: Budget) -> HStar:
-    """h*(s[a]) given h*(s) = d and the complete set of optimal first actions: a optimal means
-    d - 1; otherwise h*(s[a]) >= d, and the optimal plan replayed from s[a] proves <= d."""
+    """h*(s[a]) given h*(s) = d and the complete set of optimal first actions: a (of cost c) optimal
+    means d - c; otherwise h*(s[a]) > d - c, and the optimal plan replayed from s[a] proves <= d."""
     task, d = opt.task, res.cost
+    c = opt.step_cost(a, state)
     t = task.apply_op(task.op_for(a, state), state)
     if a in res.optimal:
-        return HStar(d - 1, None, res.how)
-    if res.plan is not None and task.is_plan(res.plan, t):
+        return HStar(d - c, None, res.how)
+    if res.plan is not None and opt.plan_cost(res.plan, t) == d:
         return HStar(d, res.plan, chained(Proof.PLAN_REPLAY, res.how))
     h = opt.h_star(t, budget)
     if not h.known:
-        h.lower = max(h.lower, d)
+        h.lower = max(h.lower, d - c)
     return h
 
 
-def _value(name: str, after: tuple[float, float], root: tuple[float, float]) -> ActionValue:
+def _value(name: str, after: tuple[float, float], root: tuple[float, float], cost=1) -> ActionValue:
     """An action's value from h*(s[a]) and h*(s), each a proven interval (equal ends: exact; inf:
-    unreachable or no plan known): regret = h*(s[a]) + 1 - h*(s), exact when both are."""
+    unreachable or no plan known): regret = cost(a) + h*(s[a]) - h*(s), exact when both are."""
     lo, hi = after
     lo_s, hi_s = root
     if lo == INF:  # the goal is unreachable after it: never optimal
         return ActionValue(name, None, None, False, True)
+    lo = _int(lo)
     if lo >= hi and lo_s >= hi_s:
-        regret = int(lo) + 1 - int(lo_s)
-        return ActionValue(name, int(lo), regret, regret == 0, True, int(lo), int(lo), regret, regret)
-    # h*(s[a]) >= h*(s) - 1 always, so regret >= 0
-    r_lo = 0 if hi_s == INF else max(0, int(lo) + 1 - int(hi_s))
-    r_hi = None if hi == INF else int(hi) + 1 - int(lo_s)
+        regret = lo + cost - _int(lo_s)
+        return ActionValue(name, lo, regret, regret == 0, True, lo, lo, regret, regret)
+    # h*(s[a]) >= h*(s) - cost(a) always, so regret >= 0
+    r_lo = 0 if hi_s == INF else max(0, lo + cost - _int(hi_s))
+    r_hi = None if hi == INF else _int(hi) + cost - _int(lo_s)
     decided = True if r_hi == 0 else (False if r_lo > 0 else None)
-    return ActionValue(name, int(lo) if lo >= hi else None, None, decided, lo >= hi, int(lo), _int(hi), r_lo, r_hi)
+    return ActionValue(name, lo if lo >= hi else None, None, decided, lo >= hi, lo, _int(hi), r_lo, r_hi)
 
 
 def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> NextActionReport:
@@ -186,7 +191,7 @@ def _unknown(opt: Optimizer, state: int, budget: Budget, picked: list[int]) -> N
             after = (INF, INF)
         else:
             after = _after_bounds(opt, state, a, lo_s, plan, budget)
-        v = _value(task.action_names[a], after, (lo_s, hi_s))
+        v = _value(task.action_names[a], after, (lo_s, hi_s), opt.step_cost(a, state))
         values.append(v)
         if v.optimal:
             optimal.append(v.action)
@@ -202,13 +207,16 @@ def _after_bounds(
     then, while the budget lasts, what a search from s[a] proves. A table has a row per applicable
     action, so once the budget is spent the rows get only what costs a replay."""
     task = opt.task
+    c = opt.step_cost(a, state)
     t = task.apply_op(task.op_for(a, state), state)
-    lo, hi = max(0, lo_s - 1), INF
+    lo, hi = max(0, lo_s - c), INF
     if plan is not None:
-        if plan[:1] == [a] and task.is_plan(plan[1:], t):
-            hi = len(plan) - 1
-        elif task.is_plan(plan, t):
-            hi = len(plan)
+        rest = opt.plan_cost(plan[1:], t) if plan[:1] == [a] else None
+        whole = opt.plan_cost(plan, t) if rest is None else None
+        if rest is not None:
+            hi = rest
+        elif whole is not None:
+            hi = whole
     if not _spent(budget):
         found_lo, found_hi = opt.bounds(t, budget.share(AFTER_SHARE)).bounds
         lo, hi = max(lo, found_lo), min(hi, found_hi)
