@@ -34,6 +34,8 @@ FACE = {
         "footprint",
         "axioms",
         "derived",
+        "metric",
+        "metric_reason",
     ),
     "names": (
         "atoms",

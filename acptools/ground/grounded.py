@@ -152,6 +152,11 @@ class GroundedTask:
         self.atom_names = [render(p, a) for p, a in self.atoms]
         self.atom_name_index = {n: i for i, n in enumerate(self.atom_names)}
         self.init = self.close(sum(1 << self.atom_index[f] for f in self.problem.init if f[0] in self.fluents))
+        costs = g.costs
+        # "cost": plans are measured by the operators' costs; "length": by their length (metric_reason
+        # says why a metric the problem states is not used)
+        self.metric = "length" if costs is None else costs.metric
+        self.metric_reason = "" if costs is None else costs.reason
         self.goal_atoms = 0
         for p, _ in goal:
             self.goal_atoms |= p

@@ -12,11 +12,13 @@ import itertools
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from operator import itemgetter
 
 from ..errors import AcpError, PddlError
 from ..pddl.model import Domain, Param, Problem
 from ..util.shortrepr import bounded_repr
+from .costs import UNDEFINED, cost_model
 from .effects import simplify
 
 MAX_DISJUNCTS = 256
@@ -35,10 +37,13 @@ class Operator:
     add: int
     dele: int
     conds: tuple  # ((pre, neg, add, dele), ...) conditional effects, evaluated in the old state
+    cost: int | Fraction = 1  # under the metric "cost" (costs.py); 1 under plan length
 
     def __reduce__(self):
         """Pickled as its fields (several times faster than the frozen dataclass's own way)."""
-        return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds)
+        if self.cost == 1:
+            return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds)
+        return Operator, (self.action, self.pre, self.neg, self.add, self.dele, self.conds, self.cost)
 
 
 class TypeTable:
@@ -86,6 +91,7 @@ class Grounder:
         self.types = types
         self.fluents = fluents
         self.static_true = {f for f in problem.init if f[0] not in fluents}
+        self.costs = cost_model(domain, problem)  # None for a task without numeric functions
         self.atom_ids: dict[tuple[str, tuple[str, ...]], int] = {}
         self.atoms: list[tuple[str, tuple[str, ...]]] = []
         self.frozen = False  # set once every proposition is numbered: nothing may add one later
@@ -264,9 +270,12 @@ def _flat_literals(f: tuple, positive: bool, out: list) -> bool:
 
 
 def _flat_effects(e: tuple, out: list) -> bool:
-    """Collect the adds and deletes of a plain conjunctive effect; False for `forall` or `when`."""
+    """Collect the adds and deletes of a plain conjunctive effect; False for `forall` or `when`.
+    Numeric effects are skipped: the cost model (costs.py) reads them."""
     if e[0] in ("add", "del"):
         out.append((e[0] == "add", e[1], e[2]))
+        return True
+    if e[0] == "num-eff":
         return True
     return e[0] == "and" and all(_flat_effects(g, out) for g in e[1])
 
@@ -353,14 +362,27 @@ class SchemaGrounder:
         self.template = _Template(schema, grounder)
 
     def possible(self, args: tuple) -> bool:
-        """Can the precondition hold for this binding by the static facts?"""
+        """Can the precondition hold for this binding by the static facts (and static values)?"""
+        costs = self.grounder.costs
+        if costs is not None and costs.cost(self.schema.name, args) is UNDEFINED:
+            return False
         if self.template.ok:
             return self.template.possible(args)
         return bool(self.grounder.dnf(self.schema.precondition, dict(zip(self.order, args))))
 
     def ground(self, args: tuple) -> list[tuple]:
-        """[(pre, neg, add, del, conds)], one per precondition disjunct; [] when the static
-        facts (or a contradiction) rule the binding out."""
+        """[(pre, neg, add, del, conds)], one per precondition disjunct, with the cost appended
+        when it is not 1; [] when the static facts (or a contradiction) rule the binding out."""
+        costs = self.grounder.costs
+        if costs is None:
+            return self._masks(args)
+        cost = costs.cost(self.schema.name, args)
+        if cost is UNDEFINED:
+            return []
+        found = self._masks(args)
+        return found if cost == 1 else [m + (cost,) for m in found]
+
+    def _masks(self, args: tuple) -> list[tuple]:
         if self.template.ok:
             masks = self.template.ground(args)
             return [] if masks is None else [masks + ((),)]

@@ -18,7 +18,9 @@ from __future__ import annotations
 import itertools
 import json
 import zlib
+from fractions import Fraction
 
+from ..pddl import parse_problem
 from ..pddl.model import Problem
 from .axioms import Axioms, Rule
 from .footprint import Footprint
@@ -59,6 +61,8 @@ FIELDS = frozenset(
         "_possible",
         "_possible_names",
         "_explores",
+        "metric",
+        "metric_reason",
     )
 )
 
@@ -104,6 +108,8 @@ def dumps(task: GroundedTask) -> bytes:
         "reached": _hex(task.reached),
         "possible": task._possible,
         "explores": task._explores,
+        "metric": [task.metric, task.metric_reason],
+        "numeric": bool(problem.num_init or problem.metric),
     }
     masks: dict[int, int] = {}
     index = lambda mask: masks.setdefault(mask, len(masks))  # noqa: E731
@@ -128,6 +134,7 @@ def _operator_data(ops_of_action: list[list[Operator]], index) -> dict:
         "op_counts": list(map(len, ops_of_action)),
         "op_masks": [index(m) for op in ops for m in (op.pre, op.neg, op.add, op.dele)],
         "op_conds": [[k, [index(m) for c in op.conds for m in c]] for k, op in enumerate(ops) if op.conds],
+        "op_costs": [[k, str(op.cost)] for k, op in enumerate(ops) if op.cost != 1],
     }
 
 
@@ -153,6 +160,9 @@ def loads(blob: bytes, domain_text: str) -> GroundedTask:
         raise ValueError("the bytes are not a kept grounded task of this format")
     domain = parsed_domain(domain_text)
     problem = _problem(data["problem"])
+    if data["numeric"]:  # the initial values and the metric, read again from the problem's text
+        parsed = parse_problem(str(data["problem_text"]), domain)
+        problem.num_init, problem.metric = parsed.num_init, parsed.metric
     types, fluents = TypeTable(domain, problem), fluent_predicates(domain)
     grounder = Grounder(domain, problem, types, fluents)
     names = list(map(str, data["atom_names"]))
@@ -200,6 +210,8 @@ def loads(blob: bytes, domain_text: str) -> GroundedTask:
             "_possible": None if possible is None else list(map(str, possible)),
             "_possible_names": None,
             "_explores": bool(data["explores"]),
+            "metric": str(data["metric"][0]),
+            "metric_reason": str(data["metric"][1]),
         }
     )
     return task
@@ -249,6 +261,12 @@ def _operators(data: dict, masks: list[int]) -> list[list[Operator]]:
         conds[k] = tuple(zip(four, four, four, four))  # (pre, neg, add, dele) of each conditional effect
     actions = [aid for aid, n in enumerate(counts) for _ in range(n)]
     ops = list(map(Operator, actions, flat[0::4], flat[1::4], flat[2::4], flat[3::4], conds))
+    for k, cost in data["op_costs"]:
+        value = Fraction(cost)
+        old = ops[k]
+        ops[k] = Operator(
+            old.action, old.pre, old.neg, old.add, old.dele, old.conds, int(value) if value.denominator == 1 else value
+        )
     ends = list(itertools.accumulate(counts))
     return list(map(ops.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
@@ -265,5 +283,7 @@ def fingerprint(task: GroundedTask) -> tuple:
         task.init,
         task.goal,
         task.reached,
+        task.metric,
+        task.metric_reason,
         sorted(task.static_true),
     )

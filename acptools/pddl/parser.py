@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from difflib import get_close_matches
+from fractions import Fraction
 
 from ..errors import PddlError
-from .model import ActionSchema, Axiom, Domain, Param, Predicate, Problem
+from .model import (
+    ARITHMETIC,
+    NUMERIC_EFFECTS,
+    ActionSchema,
+    Axiom,
+    Domain,
+    Function,
+    GroundTerm,
+    Param,
+    Predicate,
+    Problem,
+)
 from .sexpr import CHECK_EVERY, SList, Token, read_sexpr, where
 
 _UNSUPPORTED_SECTIONS = {
@@ -14,7 +27,16 @@ _UNSUPPORTED_SECTIONS = {
     ":event": "events",
     ":constraints": "constraints",
 }
-_COST_WORDS = {"increase", "decrease", "assign", "scale-up", "scale-down"}
+_ORDERINGS = ("<", ">", "<=", ">=")
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)\Z")  # PDDL's numbers, and negative ones as planners read them
+_EXPRESSION_HINT = "a numeric expression is a number, a function term such as (fuel ?t), or (+ - * / ...) of them"
+
+
+def number(word: str) -> Fraction | None:
+    """The exact value of a number word ('3', '0.1', '-2.5'), None for any other word."""
+    return Fraction(word) if word[:1] in "0123456789-." and _NUMBER.match(word) else None
+
+
 # the requirement flags of PDDL 1.2 to 3.1 (and PDDL+'s :time): accepted, since a construct acptools does not
 # support is refused where it is written
 REQUIREMENTS = frozenset(
@@ -136,12 +158,50 @@ class _Reader:
             params = tuple(self.typed_list(self.expect_list(args[0], "variables"), True))
             return (str(head), params, self.formula(args[1], ctx))
         if head == "=":
-            if len(args) != 2 or not all(isinstance(a, Token) for a in args):
-                raise self.fail(lst, f"(= a b) compares two names ({ctx})", "numeric fluents are unsupported")
-            return ("=", str(args[0]), str(args[1]))
-        if head in ("<", ">", "<=", ">="):
-            raise self.fail(lst, f"unsupported: numeric comparison in {ctx}")
+            if len(args) != 2:
+                raise self.fail(
+                    lst, f"(= a b) takes two arguments ({ctx})", "compare two names, or two numeric expressions"
+                )
+            if _names(args):
+                return ("=", str(args[0]), str(args[1]))
+            return ("cmp", "=", self.expression(args[0], ctx), self.expression(args[1], ctx))
+        if head in _ORDERINGS:
+            if len(args) != 2:
+                raise self.fail(lst, f"({head} a b) compares two numeric expressions, got {len(args)} ({ctx})")
+            return ("cmp", str(head), self.expression(args[0], ctx), self.expression(args[1], ctx))
         return ("atom", str(head), tuple(str(self.expect_word(a, "an argument")) for a in args))
+
+    def expression(self, node, ctx: str) -> tuple:
+        """A numeric expression (see model.py); n-ary + and * fold to the left."""
+        if isinstance(node, Token):
+            value = number(node)
+            if value is not None:
+                return ("num", value)
+            if node.startswith("?"):
+                raise self.fail(node, f"variable {node} stands for an object, not a number ({ctx})", _EXPRESSION_HINT)
+            raise self.fail(
+                node,
+                f"expected a number or a function term, found {node!r} ({ctx})",
+                f"a function term is written in parentheses: ({node})",
+            )
+        if not node or isinstance(node[0], SList) or number(node[0]) is not None:
+            raise self.fail(node, f"malformed numeric expression ({ctx})", _EXPRESSION_HINT)
+        head, args = node[0], node[1:]
+        if head in ARITHMETIC:
+            arity = "two or more" if head in ("+", "*") else "one or two" if head == "-" else "two"
+            if len(args) < 1 + (head != "-") or (len(args) > 2 and head in ("-", "/")):
+                raise self.fail(node, f"({head} ...) takes {arity} expressions, got {len(args)} ({ctx})")
+            if len(args) == 1:
+                return ("neg", self.expression(args[0], ctx))
+            out = self.expression(args[0], ctx)
+            for arg in args[1:]:
+                out = (str(head), out, self.expression(arg, ctx))
+            return out
+        return (
+            "fn",
+            str(head),
+            tuple(str(self.expect_word(a, "an object or a variable (the argument of a function)")) for a in args),
+        )
 
     def effect(self, node, ctx: str) -> tuple:
         lst = self.expect_list(node, "an effect")
@@ -163,12 +223,33 @@ class _Reader:
             if len(args) != 2:
                 raise self.fail(lst, f"(when condition effect) expected ({ctx})")
             return ("when", self.formula(args[0], ctx), self.effect(args[1], ctx))
-        if head in _COST_WORDS:
-            return ("and", ())  # action costs are accepted and ignored: cost is plan length
+        if head in NUMERIC_EFFECTS:
+            if len(args) != 2:
+                raise self.fail(lst, f"({head} function-term expression) expected ({ctx})")
+            target = args[0]
+            if (
+                not isinstance(target, SList)
+                or not target
+                or not isinstance(target[0], Token)
+                or target[0] in ARITHMETIC
+                or number(target[0]) is not None
+            ):
+                found = repr(target) if isinstance(target, Token) else "another expression"
+                raise self.fail(
+                    target,
+                    f"({head} ...) changes a function term such as (total-cost), found {found} ({ctx})",
+                    f"write ({target})" if isinstance(target, Token) else "",
+                )
+            return ("num-eff", str(head), self.expression(target, ctx), self.expression(args[1], ctx))
         if isinstance(head, SList) or head in ("or", "exists", "imply", "="):
             raise self.fail(lst, f"unsupported: {head if isinstance(head, Token) else 'list'} in the effect of {ctx}")
         atom = self.formula(lst, ctx)
         return ("add", atom[1], atom[2])
+
+
+def _names(args) -> bool:
+    """Whether the two arguments of (= a b) are names or variables (object equality), not numbers."""
+    return all(isinstance(a, Token) and number(a) is None for a in args)
 
 
 def _sections(r: _Reader, root: SList, kind: str):
@@ -190,6 +271,7 @@ def parse_domain(text: str) -> Domain:
     supertypes: dict[str, tuple[str, ...]] = {"object": ()}
     constants: dict[str, tuple[str, ...]] = {}
     predicates: dict[str, Predicate] = {}
+    functions: dict[str, Function] = {}
     actions: dict[str, ActionSchema] = {}
     raw: dict[str, SList] = {}  # action name -> its section as written (to locate errors in it)
     axioms: list[tuple[Axiom, SList]] = []
@@ -200,7 +282,7 @@ def parse_domain(text: str) -> Domain:
         if not sec:
             raise r.fail(sec, "empty section")
         head = sec[0]
-        if head in (":requirements", ":types", ":constants", ":predicates") and head in seen:
+        if head in (":requirements", ":types", ":constants", ":predicates", ":functions") and head in seen:
             raise r.fail(
                 sec,
                 f"a second ({head} ...) section",
@@ -223,7 +305,7 @@ def parse_domain(text: str) -> Domain:
                 pname = str(r.expect_word(p[0], "a predicate name"))
                 predicates[pname] = Predicate(pname, tuple(r.typed_list(p[1:], True)))
         elif head == ":functions":
-            continue  # only total-cost style functions are used, and costs are ignored
+            functions = _functions(r, sec[1:])
         elif head == ":action":
             act = _action(r, sec)
             if act.name in actions:
@@ -239,12 +321,16 @@ def parse_domain(text: str) -> Domain:
             axioms.append((_axiom(r, sec), sec))
         elif head in _UNSUPPORTED_SECTIONS:
             raise r.fail(
-                sec, f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})", "acptools handles STRIPS/ADL actions only"
+                sec,
+                f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
+                "acptools handles STRIPS/ADL actions with numeric fluents (PDDL 2.1 level 2)",
             )
         else:
             raise r.fail(sec, f"unknown domain section {head!r}")
     _check_type_cycles(r, supertypes, declared)
-    dom = Domain(name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms])
+    dom = Domain(
+        name, requirements, supertypes, constants, predicates, actions, [a for a, _ in axioms], functions=functions
+    )
     _check_domain(
         r,
         dom,
@@ -255,6 +341,49 @@ def parse_domain(text: str) -> Domain:
         },
     )
     return dom
+
+
+def _functions(r: _Reader, items) -> dict[str, Function]:
+    """The (:functions ...) declarations: `(f ?x - t) (g) - number (h)`; every result type is
+    `number` (also when left out); any other type declares object fluents, which are refused."""
+    out: dict[str, Function] = {}
+    where_declared: dict[str, SList] = {}
+    pending: list[str] = []  # functions declared since the last '- type'
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, Token) and item == "-":
+            if i + 1 >= len(items) or not pending:
+                raise r.fail(
+                    item, "'-' must stand between function declarations and their type", "write '(f ?x - t) - number'"
+                )
+            result = items[i + 1]
+            if result != "number":
+                shown = result if isinstance(result, Token) else "(either ...)"
+                raise r.fail(
+                    result,
+                    f"unsupported: object fluents ({', '.join(pending)} of type {shown})",
+                    "acptools reads numeric functions only: declare them '- number'",
+                )
+            pending = []
+            i += 2
+            continue
+        decl = r.expect_list(item, "a function declaration such as (fuel ?t - truck)")
+        if not decl:
+            raise r.fail(decl, "a function declaration without a name")
+        fname = str(r.expect_word(decl[0], "a function name"))
+        if fname in out:
+            first = where_declared[fname]
+            raise r.fail(
+                decl,
+                f"a second function named {fname!r}",
+                f"the first is at line {first.line}, column {first.col}: keep one",
+            )
+        out[fname] = Function(fname, tuple(r.typed_list(decl[1:], True)))
+        where_declared[fname] = decl
+        pending.append(fname)
+        i += 1
+    return out
 
 
 def _requirements(r: _Reader, words) -> tuple[str, ...]:
@@ -373,7 +502,7 @@ class _Misnamed(PddlError):
         what: str,
         where: str = "",
         suggestion: str = "",
-        pred: str | None = None,
+        pred: str | tuple | None = None,
         word: str | None = None,
         inside: int | None = None,
     ):
@@ -381,14 +510,20 @@ class _Misnamed(PddlError):
         self.pred, self.word, self.inside = pred, word, inside  # inside: look only in this part of the section
 
 
-def _find(node, pred: str | None, word: str | None):
+def _find(node, pred: str | tuple | None, word: str | None):
     """The first node of `node` (as written) that an error about `pred` / `word` is about: the
-    word inside a (pred ...) list, else the list, else a token equal to `word`; None if none."""
+    word inside a (pred ...) list, else the list, else a token equal to `word`; None if none.
+    A pair (outer, inner) as `pred` finds an (inner ...) list written right inside an (outer ...) one."""
     if isinstance(node, Token):
         return node if word is not None and pred is None and node == word else None
     if not isinstance(node, SList):
         return None
-    if node and pred is not None and node[0] == pred:
+    if isinstance(pred, tuple):  # (outer, inner): the (inner ...) list directly inside an (outer ...) list
+        if node and node[0] == pred[0]:
+            hit = next((c for c in node[1:] if isinstance(c, SList) and c and c[0] == pred[1]), None)
+            if hit is not None:
+                return hit
+    elif node and pred is not None and node[0] == pred:
         if word is None:
             return node
         hit = next((t for t in node[1:] if isinstance(t, Token) and t == word), None)
@@ -429,6 +564,7 @@ def _check_names(dom: Domain) -> None:
             for t in types:
                 if t not in dom.supertypes:
                     raise _Misnamed(f"predicate {p.name} uses undeclared type {t!r}", "domain, :predicates", word=t)
+    _check_functions(dom)
     for a in dom.actions.values():
         ctx = f"domain, action {a.name}"
         for v, types in a.params:
@@ -439,6 +575,22 @@ def _check_names(dom: Domain) -> None:
         _check_formula(dom, a.precondition, bound, ctx)
         _check_effect(dom, a.effect, bound, ctx)
     _check_axioms(dom)
+
+
+def _check_functions(dom: Domain) -> None:
+    """Function declarations name declared types and no predicate."""
+    for f in dom.functions.values():
+        if f.name in dom.predicates:
+            raise _Misnamed(
+                f"{f.name!r} is declared both as a predicate and as a function",
+                "domain, :functions",
+                "rename one of them",
+                pred=f.name,
+            )
+        for _v, types in f.params:
+            for t in types:
+                if t not in dom.supertypes:
+                    raise _Misnamed(f"function {f.name} uses undeclared type {t!r}", "domain, :functions", word=t)
 
 
 def _check_axioms(dom: Domain) -> None:
@@ -547,6 +699,13 @@ def _closure(uses: dict[str, set[str]], start: str) -> set[str]:
 
 def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
     if pred not in dom.predicates:
+        if pred in dom.functions:
+            raise _Misnamed(
+                f"{pred!r} is a function, not a predicate",
+                ctx,
+                f"compare its value, e.g. (> ({pred} ...) 0), or change it with (assign ({pred} ...) v)",
+                pred=pred,
+            )
         close = get_close_matches(pred, list(dom.predicates), 1)
         raise _Misnamed(
             f"undeclared predicate {pred!r}",
@@ -558,6 +717,50 @@ def _check_args(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None
         raise _Misnamed(
             f"({pred} ...) takes {len(dom.predicates[pred].params)} arguments, got {len(args)}", ctx, pred=pred
         )
+    _check_bound(dom, pred, args, bound, ctx)
+
+
+def _check_term(dom: Domain, term: tuple, bound: set[str], ctx: str, changed_by: str = "") -> None:
+    """A function term: a declared function with its number of arguments, bound variables and
+    declared constants. `changed_by`: the numeric effect that changes it, if any."""
+    name, args = term[1], term[2]
+    decl = dom.functions.get(name)
+    if decl is None:
+        if name in dom.predicates:
+            what = (
+                f"({changed_by} ...) changes {name!r}, a predicate"
+                if changed_by
+                else f"{name!r} is a predicate, not a function"
+            )
+            raise _Misnamed(
+                what,
+                ctx,
+                "numeric expressions and effects use the functions of (:functions ...)",
+                pred=(changed_by, name) if changed_by else name,
+            )
+        close = get_close_matches(name, list(dom.functions), 1)
+        raise _Misnamed(
+            f"undeclared function {name!r}",
+            ctx,
+            f"did you mean {close[0]!r}?" if close else "declare it in (:functions ...)",
+            pred=name,
+        )
+    if len(args) != len(decl.params):
+        raise _Misnamed(f"({name} ...) takes {len(decl.params)} arguments, got {len(args)}", ctx, pred=name)
+    _check_bound(dom, name, args, bound, ctx)
+
+
+def _check_expression(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
+    tag = e[0]
+    if tag == "fn":
+        _check_term(dom, e, bound, ctx)
+    elif tag != "num":
+        for part in e[1:]:
+            _check_expression(dom, part, bound, ctx)
+
+
+def _check_bound(dom: Domain, pred: str, args, bound: set[str], ctx: str) -> None:
+    """The arguments of (pred ...) are variables in scope or declared constants."""
     for a in args:
         if a.startswith("?") and a not in bound:
             raise _Misnamed(
@@ -591,6 +794,9 @@ def _check_formula(dom: Domain, f: tuple, bound: set[str], ctx: str) -> None:
         _check_formula(dom, f[2], bound, ctx)
     elif tag in ("forall", "exists"):
         _check_formula(dom, f[2], bound | {v for v, _ in f[1]}, ctx)
+    elif tag == "cmp":
+        _check_expression(dom, f[2], bound, ctx)
+        _check_expression(dom, f[3], bound, ctx)
 
 
 def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
@@ -612,6 +818,9 @@ def _check_effect(dom: Domain, e: tuple, bound: set[str], ctx: str) -> None:
     elif tag == "when":
         _check_formula(dom, e[1], bound, ctx)
         _check_effect(dom, e[2], bound, ctx)
+    elif tag == "num-eff":
+        _check_term(dom, e[2], bound, ctx, changed_by=e[1])
+        _check_expression(dom, e[3], bound, ctx)
 
 
 def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
@@ -622,8 +831,8 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
     objects: dict[str, tuple[str, ...]] = {}
     init: set[tuple[str, tuple[str, ...]]] = set()
     init_nodes: list = []
-    goal_node = None
-    has_metric = False
+    value_nodes: list = []  # the (= (f o) v) of :init
+    goal_node = metric_node = None
     for sec in sections:
         sec = r.expect_list(sec, "a problem section")
         head = sec[0] if sec else None
@@ -645,7 +854,9 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
             for fact in sec[1:]:
                 fact = r.expect_list(fact, "an initial fact")
                 if fact and fact[0] in ("=", "not"):
-                    continue  # numeric initial values (total-cost) are ignored; negative facts are the default
+                    if fact[0] == "=":
+                        value_nodes.append(fact)
+                    continue  # negative facts are the default
                 pred = str(r.expect_word(fact[0], "a predicate name"))
                 if pred in domain.strata:
                     raise r.fail(
@@ -661,7 +872,19 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
                 raise r.fail(sec, "(:goal ...) holds one formula", "wrap several conditions in (and ...)")
             goal_node = sec[1]
         elif head == ":metric":
-            has_metric = True
+            if metric_node is not None:
+                raise r.fail(
+                    sec,
+                    "a second (:metric ...) section",
+                    f"the first is at line {metric_node.line}, column {metric_node.col}: keep one",
+                )
+            metric_node = sec
+        elif head in _UNSUPPORTED_SECTIONS:
+            raise r.fail(
+                sec,
+                f"unsupported: {_UNSUPPORTED_SECTIONS[head]} ({head})",
+                "acptools plans for the goal alone: remove the section",
+            )
         else:
             raise r.fail(sec, f"unknown problem section {head!r}")
     if domain_name and domain_name != domain.name:
@@ -675,8 +898,19 @@ def parse_problem(text: str, domain: Domain, budget=None) -> Problem:
         if budget is not None and not k % CHECK_EVERY:
             budget.check()
         names.check_atom(r, fact, ":init", set())
+    values = names.initial_values(r, value_nodes)
     names.check_goal(r, goal_node, set())
-    return Problem(name, domain_name, objects, init, r.formula(goal_node, "the goal"), has_metric)
+    metric = None if metric_node is None else names.metric(r, metric_node)
+    return Problem(
+        name,
+        domain_name,
+        objects,
+        init,
+        r.formula(goal_node, "the goal"),
+        metric_node is not None,
+        num_init=values,
+        metric=metric,
+    )
 
 
 class _ObjectNames:
@@ -704,17 +938,19 @@ class _ObjectNames:
     def fits(self, obj: str, types) -> bool:
         return any(set(types) & self.ancestors(t) for t in self.objects[obj])
 
-    def check_atom(self, r: _Reader, node, where: str, bound: set[str]) -> None:
+    def check_atom(self, r: _Reader, node, where: str, bound: set[str], kind: str = "predicate") -> None:
+        """An atom (or, with kind "function", a function term) names a declaration and fitting objects."""
         pred = str(node[0])
-        decl = self.domain.predicates.get(pred)
+        declared = self.domain.predicates if kind == "predicate" else self.domain.functions
+        decl = declared.get(pred)
         if decl is None:
-            close = get_close_matches(pred, list(self.domain.predicates), 3, 0.5)
+            close = get_close_matches(pred, list(declared), 3, 0.5)
             raise r.fail(
                 node,
-                f"undeclared predicate {pred!r} in {where}",
+                f"undeclared {kind} {pred!r} in {where}",
                 f"did you mean {' or '.join(map(repr, close))}?"
                 if close
-                else f"predicates: {', '.join(sorted(self.domain.predicates))}",
+                else f"{kind}s: {', '.join(sorted(declared)) or 'none declared'}",
             )
         args = node[1:]
         if len(args) != len(decl.params):
@@ -757,7 +993,7 @@ class _ObjectNames:
         elif head in ("forall", "exists") and len(lst) == 3:
             variables = r.typed_list(r.expect_list(lst[1], "variables"), True)
             self.check_goal(r, lst[2], bound | {v for v, _ in variables})
-        elif head == "=":
+        elif head == "=" and _names(lst[1:]):
             for arg in lst[1:]:
                 a = str(arg)
                 if isinstance(arg, Token) and not a.startswith("?") and a not in self.objects:
@@ -767,5 +1003,53 @@ class _ObjectNames:
                         f"unknown object {a!r} in the goal",
                         f"did you mean {' or '.join(map(repr, close))}?" if close else "",
                     )
-        elif isinstance(head, Token) and head not in ("<", ">", "<=", ">="):
+        elif head == "=" or head in _ORDERINGS:
+            for side in lst[1:]:
+                self.check_expression(r, side, "the goal", bound)
+        elif isinstance(head, Token):
             self.check_atom(r, lst, "the goal", bound)
+
+    def check_expression(self, r: _Reader, node, where: str, bound: set[str]) -> None:
+        """The function terms of a numeric expression as written (numbers and operators pass)."""
+        if not isinstance(node, SList) or not node or not isinstance(node[0], Token):
+            return
+        if node[0] in ARITHMETIC:
+            for part in node[1:]:
+                self.check_expression(r, part, where, bound)
+        else:
+            self.check_atom(r, node, where, bound, kind="function")
+
+    def initial_values(self, r: _Reader, nodes) -> dict[GroundTerm, Fraction]:
+        """The (= (f o...) v) of :init: a declared function over fitting objects, a number, each term once."""
+        values: dict[GroundTerm, Fraction] = {}
+        seen: dict[GroundTerm, SList] = {}
+        for node in nodes:
+            if len(node) != 3 or not isinstance(node[1], SList) or not node[1] or not isinstance(node[2], Token):
+                raise r.fail(node, "an initial value is written (= (f o ...) number)", "for example (= (fuel t1) 10)")
+            term, word = node[1], node[2]
+            self.check_atom(r, term, ":init", set(), kind="function")
+            value = number(word)
+            if value is None:
+                raise r.fail(word, f"the initial value of ({' '.join(term)}) must be a number, found {word!r}")
+            key = (str(term[0]), tuple(str(a) for a in term[1:]))
+            if key in seen:
+                first = seen[key]
+                raise r.fail(
+                    node,
+                    f"a second initial value for ({' '.join(term)})",
+                    f"the first is at line {first.line}, column {first.col}: keep one",
+                )
+            seen[key] = node
+            values[key] = value
+        return values
+
+    def metric(self, r: _Reader, node) -> tuple[str, tuple]:
+        """(:metric minimize|maximize EXPR) with EXPR over ground function terms and total-time."""
+        if len(node) != 3 or node[1] not in ("minimize", "maximize"):
+            raise r.fail(
+                node, "a metric is written (:metric minimize|maximize expression)", "(:metric minimize (total-cost))"
+            )
+        if node[2] == "total-time" or (isinstance(node[2], SList) and list(node[2]) == ["total-time"]):
+            return (str(node[1]), ("total-time",))
+        self.check_expression(r, node[2], "the metric", set())
+        return (str(node[1]), r.expression(node[2], "the metric"))

@@ -60,9 +60,9 @@ def test_problem_for_another_domain_is_rejected():
         load_task(FERRY[0], FERRY[1].replace("(:domain ferry)", "(:domain logistics)"))
 
 
-def test_numeric_conditions_are_rejected_as_unsupported():
+def test_an_undeclared_function_in_a_comparison_is_located():
     dom = FERRY[0].replace("(not-eq ?from ?to)", "(not-eq ?from ?to) (> (fuel) 0)")
-    with pytest.raises(PddlError, match="unsupported: numeric comparison in action sail"):
+    with pytest.raises(PddlError, match=r"line \d+, column \d+: undeclared function 'fuel' \(action sail\)"):
         load_task(dom, FERRY[1])
 
 
