@@ -1,20 +1,26 @@
 """The optimizer of tasks measured by action costs (metric "cost"): the interface of
 optimal.Optimizer (h*, its bounds, the optimal next actions, h* after each action) in cost.
 
-Its exact engine is the in-process A* of weighted.py with h^max over the operators' costs, over the
-goal-relevant operators. When it runs out of budget, the answer is `unknown` with proven bounds:
-the f-layer it completed (or h^max of the state) below, and the cost of a plan the greedy search
-found, replayed, above.
+Exact engines, over the goal-relevant operators: the in-process A* of weighted.py with h^max over
+the operators' costs, alone for a quick slice (it also yields every optimal first action), then
+raced with Fast Downward's A* (LM-cut) on the SAS+ encoding with operator costs. A plan Fast
+Downward returns is replayed and its cost recomputed here. When every engine runs out of budget,
+the answer is `unknown` with proven bounds: the f-layer a search completed (or h^max of the state)
+below, and the cost of a plan the greedy search found, replayed, above. Optimal next actions
+come from the A*'s first-action sets, or else from h* after every applicable action:
+a is optimal iff cost(a) + h*(s[a]) = h*(s).
 """
 
 from __future__ import annotations
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
+from ..planners import fd
 from ..verdict import Proof
 from . import weighted
 from .hstar_table import INF, HStarTable
-from .optimal import BOUND_SHARE, HStar, NextActions, Optimizer
+from .optimal import BOUND_SHARE, QUICK_SECONDS, QUICK_WORK, HStar, NextActions, Optimizer, fd_how
+from .race import race
 from .relaxed import Relaxation
 from .relevance import relevant_operators
 from .search import greedy_plan, satisfies
@@ -74,15 +80,42 @@ class CostOptimizer:
             self._floor[state] = max(self._floor.get(state, 0), getattr(e, "floor", 0))
             return None
 
+    def _astar_h(self, state: int, budget: Budget) -> HStar | None:
+        r = self._search(state, budget)
+        if r is None:
+            return None
+        how = Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR
+        return HStar(r.cost, r.plan, how, first_actions=r.first_actions)
+
+    def _fd_h(self, state: int, budget: Budget) -> HStar | None:
+        """Fast Downward's cost-optimal A*; its plan is replayed and costed here."""
+        res = fd.solve(len(self.task.atoms), self.ops, state, self.task.goal, budget, **self._fd_args)
+        if res.plan is not None:
+            plan = [self.ops[i].action for i in res.plan]
+            cost = self.plan_cost(plan, state)
+            return None if cost is None else HStar(cost, plan, fd_how(res))
+        if res.timed_out and res.floor:
+            self.note(state, res.floor)
+        return HStar(None, None, fd_how(res)) if res.proven_none else None
+
+    @property
+    def _fd_args(self) -> dict:
+        return {"axioms": self.task.axioms, "cache": fd.sas_cache(self.task)}
+
+    def _quick(self, budget: Budget) -> Budget:
+        return budget.child(QUICK_SECONDS, max(10, QUICK_WORK // max(1, len(self.ops))))
+
     def h_star(self, state: int, budget: Budget, quick: bool = True, astar: bool = True, bound: bool = True) -> HStar:
         """The cost of a cheapest plan from `state`; out of budget, known=False with proven bounds."""
         if satisfies(state, self.task.goal):
             return HStar(0, [], Proof.HOLDS)
-        r = self._search(state, budget.share(1 - BOUND_SHARE) if bound else budget)
-        if r is None:
+        share = budget.share(1 - BOUND_SHARE) if bound else budget
+        h = self._astar_h(state, self._quick(share))
+        if h is None:
+            h = race([lambda b: self._fd_h(state, b), lambda b: self._astar_h(state, b)], share)
+        if h is None:
             return self.bounds(state, budget) if bound else HStar(None, None, Proof.UNKNOWN, known=False)
-        how = Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR
-        return HStar(r.cost, r.plan, how, first_actions=r.first_actions)
+        return h
 
     def h_below(self, state: int, bound, budget: Budget) -> HStar:
         """h*(state) when below `bound`, else the proof that it is not (known=False, lower >= bound)."""
@@ -129,12 +162,23 @@ class CostOptimizer:
         `exact`, h* after every applicable action too (`table`). None when the budget ran out."""
         if satisfies(state, self.task.goal):
             return NextActions(0, frozenset(), [], Proof.HOLDS)
-        r = self._search(state, budget)
-        if r is None:
+        root = known if known is not None and known.known and known.first_actions is not None else None
+        root = root or self.h_star(state, budget, bound=False)
+        if not root.known:
             return None
-        res = NextActions(r.cost, r.first_actions, r.plan, Proof.EXHAUSTIVE if r.cost is None else Proof.ASTAR)
-        if exact and r.cost is not None:
-            res.table = self._table(state, res, budget)
+        res = NextActions(root.cost, root.first_actions or frozenset(), root.plan, root.how)
+        if root.cost is None or (root.first_actions is not None and not exact):
+            return res
+        res.table = self._table(state, res, budget)
+        if root.first_actions is None:  # from h* after each action: a optimal iff cost(a) + h*(s[a]) = h*(s)
+            if any(not row.settled for row in res.table.rows.values()):
+                return None
+            res.optimal = frozenset(
+                a
+                for row in res.table.rows.values()
+                for a in row.actions
+                if self.step_cost(a, state) + row.lo == root.cost
+            )
         return res
 
     def _table(self, state: int, res: NextActions, budget: Budget) -> HStarTable:
