@@ -2,7 +2,8 @@
 
 An `Episode` starts in a state and takes one action text at a time. Each step is read leniently,
 classified (applied, inapplicable, unparsed, hallucinated: a name the task does not have) and, when
-applied, graded: regret = h*(after) + 1 - h*(before), optimal when the regret is 0. h* comes from
+applied, graded: regret = cost(a) + h*(after) - h*(before), optimal when the regret is 0 (h* and
+cost(a) in the task's metric: action costs under "cost", else steps, each costing 1). h* comes from
 the per-state truth (`acptools.truth`), so it is computed once per state and a step along a known
 optimal plan costs no search. A step whose optimality could not be decided within the budget stays
 unknown: summaries count it apart and never fold it into 0 or 1.
@@ -14,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 from .answers import parse_answer, vocabulary
 from .budget import Budget
+from .engine import weighted
 from .engine.optimal import HStar
 from .errors import AcpError, UnknownNameError
 from .task import Task
@@ -34,7 +36,7 @@ class Step:
     verdict: str  # applied / inapplicable / unparsed / hallucinated
     reason: str = ""  # why it was not applied ('' when it was)
     optimal: bool | None = None
-    regret: int | None = None  # h*(after) + 1 - h*(before); None when unknown or unsolvable
+    regret: int | None = None  # cost(a) + h*(after) - h*(before); None when unknown or unsolvable
     h_star_before: int | None = None
     h_star_after: int | None = None
     known: bool = True  # False: the budget ran out before optimality was decided
@@ -90,6 +92,8 @@ class Summary:
     solved: bool
     excess_length: int | None  # plan_length - h*(start), once solved
     length_ratio: float | None  # plan_length / h*(start), once solved (h*(start) > 0)
+    metric: str = "length"  # what h*, regrets, excess_length and length_ratio measure: "cost" or "length"
+    plan_cost: int | None = None  # metric "cost": the plan's cost (excess_length, length_ratio compare it)
 
     @property
     def invalid_steps(self) -> int:
@@ -190,6 +194,7 @@ class Episode:
             )
         before = self._h_star(self.state, budget)
         nxt = truth.successor(action)
+        cost = weighted.step_cost(self.task, action, self.state)
         after = None
         if before.known and before.cost:
             stuck = self._exhausted_at is not None and allowance(budget) <= self._exhausted_at
@@ -210,7 +215,7 @@ class Episode:
         )
         if not before.known and truth_for(self.task, nxt).h_known:
             after = truth_for(self.task, nxt).h_star(budget)
-        _bounds(step, before, after)
+        _bounds(step, before, after, cost)
         if not before.known or (after is not None and not after.known):
             step.known = False  # the values are open; `optimal` may still be decided by the bounds
         elif before.cost is None:
@@ -219,7 +224,7 @@ class Episode:
             step.optimal = False  # a dead end from a solvable state
             step.h_star_after = None
         else:
-            step.h_star_after, step.regret = after.cost, after.cost + 1 - before.cost
+            step.h_star_after, step.regret = after.cost, weighted.exact(after.cost + cost - before.cost)
             step.optimal = step.regret == 0
         self.state = nxt
         self.plan.append(action)
@@ -254,6 +259,9 @@ class Episode:
             if not s.applied:
                 invalid[s.verdict] += 1
         n, h0 = len(self.plan), self.h_star_start
+        metric = weighted.metric_of(self.task)
+        cost = weighted.plan_cost(self.task, self.plan, self.start, to_goal=False) if metric == "cost" else None
+        measure = n if cost is None else cost
         solved = self.solved
         return Summary(
             steps=len(self.history),
@@ -268,25 +276,27 @@ class Episode:
             h_star_start=h0,
             h_star_known=self.h_star_known,
             solved=solved,
-            excess_length=n - h0 if solved and h0 is not None else None,
-            length_ratio=n / h0 if solved and h0 else None,
+            excess_length=weighted.exact(measure - h0) if solved and h0 is not None else None,
+            length_ratio=float(measure / h0) if solved and h0 else None,
+            metric=metric,
+            plan_cost=weighted.exact(cost),
         )
 
 
-def _bounds(step: Step, before: HStar, after: HStar | None) -> None:
+def _bounds(step: Step, before: HStar, after: HStar | None, cost=1) -> None:
     """The step's proven intervals on h* before and after and on its regret; when h* before or
     after is unknown, optimality decided from them where they suffice (optimal when
-    1 + upper(after) <= lower(before), not when 1 + lower(after) > upper(before))."""
+    cost + upper(after) <= lower(before), not when cost + lower(after) > upper(before))."""
     inf = float("inf")
     lo_b, hi_b = before.bounds
     lo_a, hi_a = after.bounds if after is not None else (0, inf)
-    lo_a = max(lo_a, lo_b - 1)  # one step gains at most one
+    lo_a = max(lo_a, lo_b - cost)  # one step gains at most its cost
     step.h_star_before_lower, step.h_star_before_upper = _finite(lo_b), _finite(hi_b)
     step.h_star_after_lower, step.h_star_after_upper = _finite(lo_a), _finite(hi_a)
     if lo_b == inf or lo_a == inf:
         return
-    step.regret_lower = 0 if hi_b == inf else max(0, int(lo_a + 1 - hi_b))
-    step.regret_upper = _finite(hi_a + 1 - lo_b)
+    step.regret_lower = 0 if hi_b == inf else max(0, _finite(lo_a + cost - hi_b))
+    step.regret_upper = _finite(hi_a + cost - lo_b)
     if before.known and after is not None and after.known:
         return  # graded exactly by the caller
     if step.regret_upper == 0:
@@ -296,5 +306,6 @@ def _bounds(step: Step, before: HStar, after: HStar | None) -> None:
 
 
 def _finite(x: float) -> int | None:
-    """A bound as an int, None for infinity (no plan known, or no finite bound)."""
-    return None if x == float("inf") else int(x)
+    """A bound as an int (a Fraction for a cost that is not whole), None for infinity (no plan
+    known, or no finite bound)."""
+    return weighted.exact(x)

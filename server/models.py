@@ -219,6 +219,7 @@ class OptimalNextResult(Result):
     detail: str = ""
     budget_seconds: float
     from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
+    metric: str = "length"  # what h* and regrets measure: "cost" (the task's action costs) or "length"
 
 
 class PlanResult(Result):
@@ -234,6 +235,7 @@ class PlanResult(Result):
     detail: str = ""
     budget_seconds: float
     from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
+    metric: str = "length"  # what h* measures: "cost" (the task's action costs) or "length"
 
 
 # ---- scoring -----------------------------------------------------------------------------------

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from ..budget import Budget
 from ..ground.grounded import GroundedTask
 from ..util.shortrepr import bounded_repr
 
 INF = float("inf")
+Cost = int | Fraction  # h* and a plan's cost: whole, or exact when action costs are written as decimals
+Bound = float | Cost  # a proven bound on h*: a cost, or INF
 
 
 @bounded_repr
@@ -32,8 +35,8 @@ class Row:
     key: int  # the successor's symmetry key
     state: int  # one successor of the class
     actions: list[int]  # the applicable actions leading into the class
-    lo: float
-    hi: float = INF
+    lo: Bound
+    hi: Bound = INF
 
     @property
     def settled(self) -> bool:
@@ -48,7 +51,7 @@ class Gated:
     the search stopped early (the budget ran out), so the floor is all it proved."""
 
     plan: list[int] | None
-    floor: float
+    floor: Bound
     complete: bool = True
     how: str = ""  # the search that proved it
 
@@ -61,7 +64,7 @@ class HStarTable:
     task: GroundedTask
     canon: object  # state -> symmetry key (symmetric states share h*)
     state: int
-    d: int
+    d: Cost
     rows: dict[int, Row] = field(default_factory=dict)
     row_of: dict[int, int] = field(default_factory=dict)  # action id -> row key
     after: dict[int, int] = field(default_factory=dict)  # action id -> its successor of s
@@ -88,7 +91,7 @@ class HStarTable:
                 table.plans[a] = [a]
         return table
 
-    def set_root(self, d: int, plan: list[int] | None, optimal=None, not_optimal=frozenset()) -> HStarTable:
+    def set_root(self, d: Cost, plan: list[int] | None, optimal=None, not_optimal=frozenset()) -> HStarTable:
         """d = h*(s) with an optimal plan. `optimal`: the complete set of optimal first actions,
         when known; `not_optimal`: actions known not to start an optimal plan."""
         self.d = d
@@ -120,12 +123,12 @@ class HStarTable:
         """The actions whose successor's h* is proven at most d - 1: they start an optimal plan."""
         return {a for r in self.rows.values() if r.hi <= self.d - 1 for a in r.actions}
 
-    def value(self, action: int) -> tuple[bool, float]:
+    def value(self, action: int) -> tuple[bool, Bound]:
         """(settled, h* after the action; inf: the goal is unreachable after it)."""
         row = self.rows[self.row_of[action]]
         return row.settled, (row.lo if row.lo == INF else row.hi)
 
-    def stop_floor(self, rows: list[Row], exact: bool = True) -> float:
+    def stop_floor(self, rows: list[Row], exact: bool = True) -> Bound:
         """The floor a gated search over `rows` must prove to decide all of them (inf: it must
         find a plan or prove there is none)."""
         if not exact:
@@ -133,7 +136,7 @@ class HStarTable:
         return max(r.hi for r in rows) + 1
 
     # ---- learning -----------------------------------------------------------------------------
-    def _upper(self, row: Row, hi: float) -> None:
+    def _upper(self, row: Row, hi: Bound) -> None:
         row.hi = min(row.hi, hi)
 
     def learn_plan(self, plan: list[int] | None) -> None:
@@ -172,7 +175,7 @@ class HStarTable:
                 self._upper(row, len(plan))
                 self._keep([row.actions[0]] + plan)
 
-    def learn_value(self, row: Row, cost: int | None, plan: list[int] | None) -> None:
+    def learn_value(self, row: Row, cost: Cost | None, plan: list[int] | None) -> None:
         """An exact h* of a row's state (cost None: the goal is unreachable from it)."""
         if cost is None:
             row.lo = INF
@@ -197,9 +200,9 @@ class HStarTable:
         `exact` False only the rows still open for optimality are looked at (a step that rejoins an
         optimal plan shows its row optimal). States are matched as they are (symmetry keys cost
         more than the rest of this together)."""
-        known: dict[int, tuple[float, list[int] | None]] = {}  # state -> (bound on h*, a plan that long)
+        known: dict[int, tuple[Bound, list[int] | None]] = {}  # state -> (bound on h*, a plan that long)
 
-        def note(state: int, cost: float, rest: list[int] | None) -> None:
+        def note(state: int, cost: Bound, rest: list[int] | None) -> None:
             if cost < known.get(state, (INF, None))[0]:
                 known[state] = (cost, rest)
 

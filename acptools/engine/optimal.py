@@ -25,7 +25,7 @@ from ..ground.grounding import Operator
 from ..planners import fd, symk
 from ..util.lru import CacheMiss, LRUCache
 from ..verdict import Proof, chained
-from .hstar_table import INF, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
+from .hstar_table import INF, Bound, Cost, Gated, HStarTable, Row, settle, settle_each, side_by_side, split
 from .lmcut import LmCut
 from .race import race
 from .relaxed import Relaxation
@@ -60,28 +60,31 @@ log = logging.getLogger("acptools.engine")  # each search it starts, at DEBUG
 class HStar:
     """h*(s) with an optimal plan (action ids); cost None and known: no plan exists."""
 
-    cost: int | None
+    cost: Cost | None
     plan: list[int] | None
     how: str  # which engine proved it
     known: bool = True
     first_actions: frozenset[int] | None = None  # all optimal first actions, when computed
-    lower: float = 0  # unknown: a proven lower bound on h* (inf: the goal is unreachable)
+    lower: Bound = 0  # unknown: a proven lower bound on h* (inf: the goal is unreachable)
     upper_plan: list[int] | None = None  # unknown: the shortest plan found (an upper bound on h*)
+    upper_cost: Bound | None = None  # unknown, metric "cost": upper_plan's cost (else its length bounds h*)
     from_store: bool = field(default=False, compare=False)  # read from the proof store (acptools.truth)
 
     @property
-    def bounds(self) -> tuple[float, float]:
+    def bounds(self) -> tuple[Bound, Bound]:
         """A proven interval lower <= h* <= upper (inf: no plan known, or none exists)."""
         if self.known:
             return (INF, INF) if self.cost is None else (self.cost, self.cost)
-        return self.lower, INF if self.upper_plan is None else len(self.upper_plan)
+        if self.upper_plan is None:
+            return self.lower, INF
+        return self.lower, len(self.upper_plan) if self.upper_cost is None else self.upper_cost
 
 
 @dataclass
 class NextActions:
     """h* of a state, its optimal first actions and a plan, with how they were proven."""
 
-    cost: int | None  # h*(s); None when the goal is unreachable
+    cost: Cost | None  # h*(s); None when the goal is unreachable
     optimal: frozenset[int]  # action ids a with h*(s[a]) = h*(s) - 1
     plan: list[int] | None
     how: str
@@ -93,13 +96,16 @@ class NextActions:
         """Settled by the quick in-process A* alone (no planner process)."""
         return self.how == Proof.ASTAR
 
-    def after(self, action: int) -> HStar:
-        """h* of the state an optimal `action` leads to (one less), with an optimal plan from it when
-        one is known (the plan, or a gated search's, that starts with `action`)."""
+    def after(self, action: int, cost=1) -> HStar:
+        """h* of the state an optimal `action` of `cost` leads to (h* less that cost), with an optimal
+        plan from it when one is known (the plan, or a gated search's, that starts with `action`)."""
         plan = self.plan if self.plan and self.plan[0] == action else self.plans.get(action)
-        rest = plan[1:] if plan and len(plan) == self.cost else None
         assert self.cost is not None, "only an optimal action of a solvable state has a state after it"
-        return HStar(self.cost - 1, rest, chained(self.how, Proof.OPTIMAL_STEP))
+        if cost == 1:
+            rest = plan[1:] if plan and len(plan) == self.cost else None
+        else:  # a cost task's plan is the search's cheapest plan
+            rest = plan[1:] if plan and plan is self.plan else None
+        return HStar(self.cost - cost, rest, chained(self.how, Proof.OPTIMAL_STEP))
 
 
 class SharedRoot:
@@ -150,7 +156,9 @@ def fd_how(res: fd.FdResult) -> str:
 
 class Optimizer:
     """Optimal planning for an engine's task: h* and optimal first actions over the goal-relevant
-    operators, with symmetry."""
+    operators, with symmetry. Plans are measured by their length (cost_optimal.py: by action costs)."""
+
+    metric = "length"
 
     def __init__(self, engine):
         self.engine = engine
@@ -172,7 +180,7 @@ class Optimizer:
         own = 0 if self.gen is engine.gen else operators_bytes(self.ops)
         self.base_bytes = BYTES_PER_OPERATOR * len(self.ops) + own
         self._reachable: dict[int, list[Operator]] = {}
-        self._progress: dict[int, tuple[float, list[int] | None]] = {}  # state -> (floor, best plan)
+        self._progress: dict[int, tuple[Bound, list[int] | None]] = {}  # state -> (floor, best plan)
         self._progress_lock = threading.Lock()
         self._next: LRUCache[int, NextActions] = LRUCache(NEXT_CACHE, remember_evicted=0, kind="state")
 
@@ -182,8 +190,16 @@ class Optimizer:
         lists = sum(len(ops) for ops in list(self._reachable.values()) if ops is not self.ops)
         return self.base_bytes + 8 * lists + BYTES_PER_STATE * (len(self._progress) + len(self._next))
 
+    def step_cost(self, action: int, state: int) -> int:
+        """What one step adds to a plan's measure: 1."""
+        return 1
+
+    def plan_cost(self, plan: list[int], state: int) -> int | None:
+        """A plan's measure from `state`: its length (None when it is not a plan from there)."""
+        return len(plan) if self.task.is_plan(plan, state) else None
+
     # ---- bounds: what searches that ran out still proved ---------------------------------------
-    def note(self, state: int, floor: float = 0, plan: list[int] | None = None) -> None:
+    def note(self, state: int, floor: Bound = 0, plan: list[int] | None = None) -> None:
         """Keep a proven lower bound on h*(state) and a plan from it (the shortest seen)."""
         with self._progress_lock:
             old_floor, old_plan = self._progress.pop(state, (0, None))
@@ -286,7 +302,7 @@ class Optimizer:
     def new_table(
         self,
         state: int,
-        d: int,
+        d: Cost,
         plan: list[int] | None,
         optimal=None,
         rows: HStarTable | None = None,

@@ -193,4 +193,4 @@ def _forbid_conditions(op: Operator, banned_add: int) -> list[Operator]:
                     new.append((p | bit, n))
         variants = [(p, n) for p, n in set(new) if not p & n]
     conds = tuple(c for c in op.conds if not c[2] & banned_add)
-    return [Operator(op.action, p, n, op.add, op.dele, conds) for p, n in variants]
+    return [Operator(op.action, p, n, op.add, op.dele, conds, op.cost) for p, n in variants]

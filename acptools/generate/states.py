@@ -83,8 +83,9 @@ def optimal_path(task: Task, start: int, rng: random.Random, seconds: float, kno
             quick_failed = res.cost
         a = rng.choice(sorted(res.optimal, key=task.action_names.__getitem__))
         path.append(a)
+        cost = opt.step_cost(a, s)
         s = step(task, s, a)
-        known = res.after(a)
+        known = res.after(a, cost)
 
 
 MAX_PLANS = 4  # optimal plans followed per task: from the initial state and from a few walk states

@@ -57,4 +57,4 @@ def _variants(op: Operator) -> list[Operator] | None:
         variants = {v for v in grown if not v[0] & v[1]}
         if len(variants) > MAX_VARIANTS:
             return None
-    return [Operator(op.action, pre, neg, add, dele, ()) for pre, neg, add, dele in sorted(variants)]
+    return [Operator(op.action, pre, neg, add, dele, (), op.cost) for pre, neg, add, dele in sorted(variants)]

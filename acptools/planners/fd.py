@@ -3,7 +3,7 @@
 We hand the search binary (shipped in the `up-fast-downward` wheel) our own grounded task as a
 SAS+ file with one binary variable per atom, so its Python translator (~100 ms) never runs and
 Fast Downward answers about exactly the task we grounded (negative preconditions, conditional
-effects and disjunctive goals included). Plan length is the cost: every action costs 1.
+effects and disjunctive goals included). Each operator costs its `cost` (1 under plan length).
 Axioms (derived predicates) go in as SAS+ axiom rules, one layer per stratum; Fast Downward's
 relaxation heuristics are not safe with negated derived conditions written this way, so tasks
 with axioms are searched with A* and the blind heuristic (exhaustive, hence still proofs).
@@ -391,8 +391,16 @@ def _sas_operator_body(
         pre = pre_val.get(v, -1) if v not in stated else -1  # an operator precondition, stated once
         stated.add(v)
         lines.append(" ".join([str(len(cond))] + [f"{cv} {cx}" for cv, cx in cond] + [str(v), str(pre), str(post)]))
-    lines += ["1", "end_operator"]
+    lines += [_cost_text(op), "end_operator"]
     return "\n".join(lines)
+
+
+def _cost_text(op: Operator) -> str:
+    """The operator's cost as SAS+ states it (1 under plan length): Fast Downward takes whole costs."""
+    cost = getattr(op, "cost", 1)
+    if getattr(cost, "denominator", 1) != 1:
+        raise Unsupported("Fast Downward takes only whole action costs")
+    return str(int(cost))
 
 
 def run_search(

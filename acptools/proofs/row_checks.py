@@ -70,9 +70,15 @@ def hstar_problem(task: Task, state: int, row: dict) -> str:
     ids, why = _plan_ids(task, plan)
     if why:
         return why
-    if len(ids) != cost:
+    if task.questions.metric == "cost":
+        measured = task.questions.plan_cost(ids, state)
+        if measured is None:
+            return "the optimal plan does not reach the goal"
+        if measured != cost:
+            return f"a plan of cost {measured} for h* {cost}"
+    elif len(ids) != cost:
         return f"a plan of {len(ids)} steps for h* {cost}"
-    if not task.is_plan(ids, state):
+    elif not task.is_plan(ids, state):
         return "the optimal plan does not reach the goal"
     if first is not None:
         firsts, why = _plan_ids(task, first)

@@ -43,7 +43,7 @@ from urllib.parse import quote
 from ..errors import AcpError
 from .signing_key import load_key
 
-ENGINE_VERSION = "acptools-proofs-3"  # bump when an engine may prove something different, or rows change form
+ENGINE_VERSION = "acptools-proofs-4"  # bump when an engine may prove something different, or rows change form
 APPLICATION_ID = 0x41435054  # 'ACPT': marks the file as ours
 GRADES_PER_QUERY = 500  # keys per query of get_grades (SQLite allows 999 parameters)
 GRADE_KIND = "grade-memo"  # the kind a stored grade's MAC names (no fact row has it)

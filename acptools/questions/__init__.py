@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..budget import DEFAULT_SECONDS, Budget, Effort
-from ..engine.hstar_table import INF
+from ..engine import weighted
+from ..engine.cost_optimal import CostOptimizer
 from ..engine.optimal import HStar, Optimizer
 from ..engine.reachability import Engine
+from ..engine.weighted import exact
 from ..errors import AcpError
 from ..ground.grounded import GroundedTask
 from ..verdict import Proof, Verdict
@@ -59,6 +61,7 @@ class HStarReport:
     upper: int | None = None
     upper_plan: list[str] | None = None  # unknown: the shortest plan found (upper long), re-validated
     from_store: bool = False  # read from the proof store (acptools.truth), not proven by this call
+    metric: str = "length"  # what h* measures: "cost" (the task's action costs) or "length" (steps)
 
     def bounds(self) -> dict:
         """What an unknown h* is proven to be: {h_star_lower, h_star_upper, upper_plan}; {} when known."""
@@ -79,7 +82,7 @@ class Questions:
     def __init__(self, task: GroundedTask):
         self.task = task
         self._engine: Engine | None = None
-        self._optimizer: Optimizer | None = None
+        self._optimizer: Optimizer | CostOptimizer | None = None
 
     @property
     def engine(self) -> Engine:
@@ -90,13 +93,23 @@ class Questions:
         return engine
 
     @property
-    def optimizer(self) -> Optimizer:
-        """The optimal planner of this task (built on first use)."""
+    def optimizer(self) -> Optimizer | CostOptimizer:
+        """The optimal planner of this task (built on first use): by action costs when the task's
+        metric is "cost", else by plan length."""
         engine = self.engine
         opt = self._optimizer
         if opt is None or opt.engine is not engine:
-            opt = self._optimizer = Optimizer(engine)
+            opt = self._optimizer = (CostOptimizer if weighted.metric_of(self.task) == "cost" else Optimizer)(engine)
         return opt
+
+    @property
+    def metric(self) -> str:
+        """What h*, plans and regrets measure: "cost" (the task's action costs) or "length"."""
+        return weighted.metric_of(self.task)
+
+    def plan_cost(self, plan: list[int], state: int):
+        """A plan's cost from `state` under the task's action costs (None: not a plan from there)."""
+        return weighted.plan_cost(self.task, plan, state)
 
     @property
     def approx_bytes(self) -> int:
@@ -217,7 +230,9 @@ class Questions:
         come as proven intervals. `root`: h* of the state proven already (see nexta.optimal_next)."""
         s = self.state(state)
         picked = self.applicable_ids(actions, s)
-        return nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table, root)
+        report = nexta.optimal_next(self.optimizer, s, self.as_budget(budget), picked, table, root)
+        report.metric = self.metric
+        return report
 
     def applicable_ids(self, actions, state: int) -> list[int]:
         """Action names (or ids) that must be applicable in the state, as ids; a clear error for an
@@ -253,24 +268,27 @@ class Questions:
     def plan_of(self, h: HStar) -> Verdict:
         """The optimal plan an h* search found, as `plan` answers it."""
         if not h.known:
-            return Verdict(None, Proof.UNKNOWN, extra=self._report(h).bounds())
+            return Verdict(None, Proof.UNKNOWN, extra={**self._report(h).bounds(), "metric": self.metric})
         if h.cost is None:
             return Verdict(False, h.how, detail="the goal is unreachable from this state")
-        return Verdict(True, h.how, self.task.action_list(h.plan), extra={"h_star": h.cost})
+        return Verdict(
+            True, h.how, self.task.action_list(h.plan), extra={"h_star": exact(h.cost), "metric": self.metric}
+        )
 
     def _report(self, h) -> HStarReport:
         plan = None if h.plan is None else self.task.action_list(h.plan)
         upper = None if h.upper_plan is None else self.task.action_list(h.upper_plan)
         lo, hi = h.bounds
         return HStarReport(
-            h.cost if h.known else None,
+            exact(h.cost) if h.known else None,
             plan,
             h.how,
             h.known,
-            None if lo == INF else int(lo),
-            None if hi == INF else int(hi),
+            exact(lo),
+            exact(hi),
             upper,
             h.from_store,
+            self.metric,
         )
 
     def plan(self, state=None, optimal: bool = True, budget: float | Budget | None = None) -> Verdict:

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from ..budget import Budget, Effort
+from ..engine import weighted
+from ..engine.hstar_table import Cost
 from ..engine.optimal import HStar
 from ..proofs import store
 from ..proofs.row_checks import floor_problem, hstar_problem, list_problem, verdict_problem
@@ -137,6 +140,8 @@ class StateTruth:
 
     def _store(self, kind: str, key: str, value: dict) -> None:
         found = self.service.store
+        if any(isinstance(v, Fraction) for v in value.values()):
+            return  # a cost that is not whole: the store's rows are JSON
         if found is not None:
             if not self._remembered:
                 found.remember_task(self.task.key, self.task.domain_text, self.task.problem_text)
@@ -452,7 +457,7 @@ class StateTruth:
         t = self.successor(action)
         if t is None:
             return None
-        if root is None or not root.known or not root.cost or root.plan is None:
+        if root is None or not root.known or not root.cost or root.plan is None or self._by_cost:
             return self.h_after(action, budget)
         canon = self.questions.optimizer.sym.canonical
         key = canon(t)
@@ -484,7 +489,7 @@ class StateTruth:
             self.service.truth(self.task, t).seed_h_star(hit)
         return hit
 
-    def _below(self, t: int, key, d: int, plan: list[int], budget: float | None) -> HStar:
+    def _below(self, t: int, key, d: Cost, plan: list[int], budget: float | None) -> HStar:
         """h*(t) for t = s[a] when it is below d = h*(s); else the proof that h*(t) >= d (known=False,
         or exactly d when pi replays from t): a search that stops at that f-layer (`Optimizer.h_below`)."""
         with self.lock:
@@ -520,19 +525,28 @@ class StateTruth:
             if root is not None and root.known and root.plan and root.cost is not None:
                 first = self.successor(root.plan[0])
                 if first is not None:
-                    along = HStar(root.cost - 1, root.plan[1:], root.how)
+                    along = HStar(root.cost - self._cost(root.plan[0]), root.plan[1:], root.how)
                     self._after.setdefault(canon(first), (first, along))
                     self.service.truth(self.task, first).seed_h_star(along)
             hit = self._known_after(key, t)
             if hit is None and root is not None and root.known and root.cost and action in (root.first_actions or ()):
                 # a is one of the optimal first actions the in-process A* found: h*(s[a]) = h*(s) - 1
-                hit = HStar(root.cost - 1, None, root.how)
+                hit = HStar(root.cost - self._cost(action), None, root.how)
             if hit is None:
                 after = self.service.truth(self.task, t)
                 hit = after.h_star(budget)  # computed once per state, shared with that state's truth
                 if hit.known:
                     self._after[key] = (t, hit)
         return hit
+
+    @property
+    def _by_cost(self) -> bool:
+        """Whether h* measures action costs (the bound arguments of `regret` count steps)."""
+        return weighted.metric_of(self.task) == "cost"
+
+    def _cost(self, action: int):
+        """What `action` adds to a plan's measure from this state."""
+        return weighted.step_cost(self.task, action, self.state)
 
     def _known_after(self, key, t: int) -> HStar | None:
         """h* of the successor t found before, for t or for a symmetric successor (same key): the
@@ -564,4 +578,9 @@ def _verdict_row(v: Verdict) -> dict:
 
 def _hstar_row(task: Task, h: HStar) -> dict:
     first = None if h.first_actions is None else sorted(task.action_list(h.first_actions))
-    return {"cost": h.cost, "plan": None if h.plan is None else task.action_list(h.plan), "how": h.how, "first": first}
+    return {
+        "cost": weighted.exact(h.cost),
+        "plan": None if h.plan is None else task.action_list(h.plan),
+        "how": h.how,
+        "first": first,
+    }

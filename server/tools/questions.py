@@ -357,6 +357,7 @@ async def optimal_next_action(
         detail=a.detail(_bounds_detail(bounds), r.known),
         budget_seconds=seconds,
         from_store=r.from_store,
+        metric=a.task.questions.metric,
     )
 
 
@@ -380,8 +381,8 @@ def _bounds_detail(bounds: dict) -> str:
 async def plan(
     ctx: Context, task_id: TaskId, state: StateArg = None, optimal: bool = True, budget: BudgetArg = None
 ) -> PlanResult:
-    """A plan from the state to the goal: a shortest one (default) or, with optimal=false, the first greedy
-    search finds. Inputs: task_id, state, optimal, budget."""
+    """A plan from the state to the goal: an optimal one (default; cheapest under action costs) or, with
+    optimal=false, the first greedy search finds. Inputs: task_id, state, optimal, budget."""
     a = asked(ctx, task_id, state)
     v, seconds = await a.search(budget, lambda truth, b: truth.plan(optimal, b))
     bounds = v.extra if optimal and v.answer is None else {}  # Questions.plan: the proven bounds
@@ -397,6 +398,7 @@ async def plan(
         detail=a.detail(detail, v.answer is not None),
         budget_seconds=seconds,
         from_store=v.from_store,
+        metric=a.task.questions.metric,
     )
 
 
