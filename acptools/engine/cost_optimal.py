@@ -19,7 +19,7 @@ from ..planners import fd
 from ..verdict import Proof
 from . import weighted
 from .hstar_table import INF, Bound, HStarTable
-from .optimal import BOUND_SHARE, QUICK_SECONDS, QUICK_WORK, HStar, NextActions, fd_how
+from .optimal import BOUND_SHARE, QUICK_SECONDS, QUICK_WORK, HStar, NextActions, fd_how, h_star_after
 from .race import race
 from .relaxed import Relaxation
 from .relevance import relevant_operators
@@ -202,7 +202,4 @@ class CostOptimizer:
 
     def action_value(self, state: int, action: int, budget: Budget) -> HStar | None:
         """h*(s[a]) for one applicable action (None if `action` is not applicable)."""
-        op = self.task.op_for(action, state)
-        if op is None:
-            return None
-        return self.h_star(self.task.apply_op(op, state), budget)
+        return h_star_after(self.task, self.h_star, state, action, budget)

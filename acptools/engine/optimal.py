@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..budget import Budget
 from ..errors import BudgetExceeded
+from ..ground.grounded import GroundedTask
 from ..ground.grounding import Operator
 from ..planners import fd, symk
 from ..util.lru import CacheMiss, LRUCache
@@ -785,7 +787,14 @@ class Optimizer:
 
     def action_value(self, state: int, action: int, budget: Budget) -> HStar | None:
         """h*(s[a]) for one applicable action (None if `action` is not applicable)."""
-        op = self.task.op_for(action, state)
-        if op is None:
-            return None
-        return self.h_star(self.task.apply_op(op, state), budget)
+        return h_star_after(self.task, self.h_star, state, action, budget)
+
+
+def h_star_after(
+    task: GroundedTask, h_star: Callable[[int, Budget], HStar], state: int, action: int, budget: Budget
+) -> HStar | None:
+    """h*(s[a]) by an optimizer's `h_star`, of either metric (None if `action` is not applicable in `state`)."""
+    op = task.op_for(action, state)
+    if op is None:
+        return None
+    return h_star(task.apply_op(op, state), budget)
