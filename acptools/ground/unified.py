@@ -19,8 +19,8 @@ from unified_planning.plans import ActionInstance
 from ..errors import AcpError, UnknownNameError
 from .names import render, split_name
 
-# the Problem features acptools reads (costs are accepted and ignored: a plan's cost is its length)
-SUPPORTED_FEATURES = {
+# the Problem features acptools reads; action costs are the task's metric (`task.metric`)
+SUPPORTED_FEATURES: dict[str, list[str]] = {
     "PROBLEM_CLASS": ["ACTION_BASED"],
     "TYPING": ["FLAT_TYPING", "HIERARCHICAL_TYPING"],
     "CONDITIONS_KIND": [
@@ -43,6 +43,20 @@ SUPPORTED_FEATURES = {
         "REAL_NUMBERS_IN_ACTIONS_COST",
     ],
 }
+# numeric fluents (PDDL 2.1 level 2): exact for simulation and validation; a fluent's bounds (a
+# BOUNDED_TYPES kind) are not PDDL, so such a Problem is refused rather than read without them
+NUMERIC_FEATURES: dict[str, list[str]] = {
+    "PROBLEM_TYPE": ["SIMPLE_NUMERIC_PLANNING", "GENERAL_NUMERIC_PLANNING"],
+    "NUMBERS": ["CONTINUOUS_NUMBERS", "DISCRETE_NUMBERS"],
+    "FLUENTS_TYPE": ["INT_FLUENTS", "REAL_FLUENTS", "NUMERIC_FLUENTS"],
+    "EFFECTS_KIND": [
+        "INCREASE_EFFECTS",
+        "DECREASE_EFFECTS",
+        "STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS",
+        "FLUENTS_IN_NUMERIC_ASSIGNMENTS",
+    ],
+    "INITIAL_STATE": ["UNDEFINED_INITIAL_NUMERIC"],
+}
 
 # how a refused feature is named to the user (the rest: the feature's own name, in words)
 FEATURE_WORDS = {
@@ -59,24 +73,38 @@ FEATURE_WORDS = {
     "SIMULATED_EFFECTS": "simulated effects",
     "STATE_INVARIANTS": "state invariants",
     "TRAJECTORY_CONSTRAINTS": "trajectory constraints",
-    "INCREASE_EFFECTS": "numeric increase effects",
-    "DECREASE_EFFECTS": "numeric decrease effects",
+    "BOUNDED_TYPES": "bounded numeric types (PDDL has no bounds; declare the fluents unbounded)",
     "FLUENTS_IN_ACTIONS_COST": "action costs that depend on changing fluents",
 }
 
 
-def supported_kind() -> ProblemKind:
-    """The ProblemKind acptools supports (what an engine's `supported_kind` returns)."""
+def supported_kind(numeric: bool = True) -> ProblemKind:
+    """The ProblemKind acptools supports (what an engine's `supported_kind` returns); without
+    `numeric`: the classical part alone."""
     kind = ProblemKind(version=LATEST_PROBLEM_KIND_VERSION)
-    for category, features in SUPPORTED_FEATURES.items():
+    for category, features in _features(numeric).items():
         for feature in features:
             getattr(kind, f"set_{category.lower()}")(feature)
     return kind
 
 
+def _features(numeric: bool) -> dict[str, list[str]]:
+    if not numeric:
+        return SUPPORTED_FEATURES
+    merged = {c: list(f) for c, f in SUPPORTED_FEATURES.items()}
+    for category, features in NUMERIC_FEATURES.items():
+        merged.setdefault(category, []).extend(features)
+    return merged
+
+
+def is_numeric(kind: ProblemKind) -> bool:
+    """Whether a Problem kind has numeric fluents."""
+    return any(f in kind.features for f in NUMERIC_FEATURES["FLUENTS_TYPE"])
+
+
 def unsupported_features(kind: ProblemKind) -> list[str]:
     """The features of a Problem kind outside acptools' fragment, in words (empty: supported)."""
-    allowed = {f for features in SUPPORTED_FEATURES.values() for f in features}
+    allowed = {f for features in _features(True).values() for f in features}
     return sorted(
         {f"{FEATURE_WORDS.get(f, f.lower().replace('_', ' '))} ({f})" for f in kind.features if f not in allowed}
     )
@@ -92,8 +120,8 @@ def convert(problem) -> tuple[str, str, UPNames]:
         raise AcpError(
             f"unsupported: the Problem {problem.name!r} has {', '.join(refused)}",
             "problem",
-            "acptools reads classical planning: STRIPS with types, negative, disjunctive and quantified "
-            "conditions, equality, conditional and universal effects (action costs are ignored)",
+            "acptools reads STRIPS with types, negative, disjunctive and quantified conditions, equality, "
+            "conditional and universal effects, action costs, and numeric fluents (PDDL 2.1 level 2)",
         )
     try:
         domain_text, problem_text = writer.get_domain(), writer.get_problem()

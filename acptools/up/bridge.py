@@ -1,12 +1,15 @@
 """A loaded task seen from unified-planning: states as `State`s, atoms as fluent expressions,
 ground actions as the Problem's actions with their parameters.
 
-acptools keeps a state as one int (bit i: atom i holds); `AcpState` wraps that int, so stepping
-costs a few big-int operations, and answers `get_value` like any unified-planning State (UP's own
+acptools keeps a state as one int (bit i: atom i holds; a numeric task packs its values above the
+atoms); `AcpState` wraps that int, so stepping costs a few big-int operations, and answers
+`get_value` like any unified-planning State (UP's own
 evaluators work on it). States from other simulators (`UPState`) are read fluent by fluent.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 from unified_planning.exceptions import UPUsageError
 from unified_planning.model import State
@@ -25,6 +28,9 @@ class Bridge:
         self._atom_exps: dict[int, object] = {}  # atom id -> fluent expression
         self._atom_of: dict[object, int | None] = {}  # fluent expression -> atom id (None: a static atom)
         self._moves: dict[int, tuple] = {}  # action id -> (Action, parameters)
+        self.grounded = getattr(task, "grounded", task)
+        num = self.numeric = self.grounded.numeric
+        self._var_of = {} if num is None else {n: i for i, n in enumerate(num.var_names)}
 
     # ---- atoms and states ---------------------------------------------------------------------
     def atom_exp(self, i: int):
@@ -42,15 +48,41 @@ class Bridge:
         return i
 
     def value(self, bits: int, exp):
-        """The value (TRUE/FALSE FNode) of a fluent expression in the state `bits`."""
+        """The value of a fluent expression in the state `bits`: TRUE/FALSE, or a number constant."""
         if not exp.is_fluent_exp():
             raise UPUsageError(f"an acptools state holds fluent expressions; {exp} is not one")
+        if not exp.fluent().type.is_bool_type():
+            return self._number(bits, exp)
         i = self.atom_id(exp)
         if i is None:
             holds = split_name(self.names.atom_name(exp)) in self.task.static_true
         else:
             holds = bits >> i & 1
         return self.true if holds else self.false
+
+    def _number(self, bits: int, exp):
+        name = self.names.atom_name(exp)
+        i = self._var_of.get(name)
+        if i is not None:
+            v = self.grounded.values(bits)[i]
+        else:  # a static function (or a cost accumulator, which is the plan's cost, not state)
+            num = self.numeric
+            v = None if num is None else num.static_values.get(split_name(name))
+        if v is None:
+            raise UPUsageError(f"{exp} has no value in this acptools state")
+        return self.names.em.Int(v.numerator) if v.denominator == 1 else self.names.em.Real(v)
+
+    def _values(self, state) -> tuple:
+        """The numeric variables' values in a foreign State (None where it has none)."""
+        out = []
+        for name in self.numeric.var_names:
+            try:
+                c = state.get_value(self.names.fluent_exp(name))
+            except Exception:  # UP's states raise on an undefined value
+                out.append(None)
+                continue
+            out.append(Fraction(c.constant_value()))
+        return tuple(out)
 
     def state(self, bits: int) -> AcpState:
         """The acptools state `bits` as a unified-planning state."""
@@ -62,17 +94,26 @@ class Bridge:
             return state.bits
         if not isinstance(state, State):
             raise UPUsageError(f"expected a unified-planning State, got {type(state).__name__}")
+        num = self.numeric
+        skipped = 0 if num is None else num.comparison_mask
         bits = 0
         for i in range(len(self.task.atoms)):
-            if state.get_value(self.atom_exp(i)).bool_constant_value():
+            if not skipped >> i & 1 and state.get_value(self.atom_exp(i)).bool_constant_value():
                 bits |= 1 << i
-        return bits
+        if num is None:
+            return bits
+        values = self._values(state)
+        return self.grounded.close(bits | num.comparison_bits(values)) | num.encode(values)
 
     def exps(self, atoms: list[str]) -> list:
-        """Atom names (and '(not x)' for atoms that must not hold) as the Problem's expressions."""
+        """Atom names (and '(not x)' for atoms that must not hold) as the Problem's expressions. A
+        numeric reason ('(<= (fuel) 3)', an undefined value) has no fluent expression: it is given as
+        FALSE (its text stays in the caller's metrics)."""
         out = []
         for name in atoms:
-            if name.startswith("(not "):
+            if not _is_atom(name):
+                out.append(self.false)
+            elif name.startswith("(not "):
                 out.append(self.names.em.Not(self.names.fluent_exp(name[5:-1])))
             else:
                 out.append(self.names.fluent_exp(name))
@@ -95,6 +136,12 @@ class Bridge:
         """The unified-planning ActionInstance of an action id."""
         action, parameters = self.move(aid)
         return ActionInstance(action, parameters)
+
+
+def _is_atom(name: str) -> bool:
+    """Whether a reason names an atom (or its negation) rather than a numeric condition."""
+    inner = name[5:-1] if name.startswith("(not ") else name
+    return inner.count("(") == 1 and not inner.startswith(("(<", "(>", "(= "))
 
 
 class AcpState(State):

@@ -1,9 +1,9 @@
 """The one-shot planner's answer as a unified-planning PlanGenerationResult.
 
-An optimal plan is a proven shortest plan (its length is h*, with the proof's kind in the
-metrics). unified-planning calls a plan SOLVED_OPTIMALLY only against the Problem's quality
-metric, so that status needs a metric that plan length decides: plan length, or action costs that
-are one positive constant. Otherwise the plan is SOLVED_SATISFICING and the log says it is shortest.
+An optimal plan is proven optimal in the task's metric (h* is its cost, or its length without
+action costs; the proof's kind is in the metrics). unified-planning calls a plan SOLVED_OPTIMALLY
+only against the Problem's quality metric, so that status needs a metric acptools optimises: plan
+length, or fixed action costs. Otherwise the plan is SOLVED_SATISFICING and the log says why.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def plan_result(name: str, bridge, problem, optimal: bool, timeout, started: flo
     status = Status.SOLVED_SATISFICING
     if "h_star" in verdict.extra:
         metrics["h_star"] = str(verdict.extra["h_star"])
-        if length_decides_metric(problem):
+        if length_decides_metric(problem) or _costs_decide_metric(bridge, problem):
             status = Status.SOLVED_OPTIMALLY
         else:
             logs.append(
@@ -83,7 +83,13 @@ def length_decides_metric(problem) -> bool:
     return len(costs) <= 1
 
 
+def _costs_decide_metric(bridge, problem) -> bool:
+    """Whether the task's h* is the Problem's action-cost metric (fixed costs acptools read)."""
+    metrics = problem.quality_metrics
+    return len(metrics) == 1 and metrics[0].is_minimize_action_costs() and bridge.task.metric == "cost"
+
+
 def _why_not_optimal(problem) -> str:
     if not problem.quality_metrics:
         return "the Problem has no quality metric (add MinimizeSequentialPlanLength() for SOLVED_OPTIMALLY)"
-    return "acptools minimises plan length, not the Problem's action costs"
+    return "acptools minimises plan length here: the Problem's action costs are not fixed non-negative numbers"

@@ -1,0 +1,125 @@
+"""Numeric unified-planning Problems built in code: acptools loads them, and its simulator and
+validator agree with unified-planning's own (SequentialSimulator, PlanValidator) on every state
+reached and on valid and broken plans; its planner refuses them by status."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+pytest.importorskip("unified_planning")
+
+from unified_planning import shortcuts as S  # noqa: E402
+from unified_planning.engines.results import PlanGenerationResultStatus, ValidationResultStatus  # noqa: E402
+from unified_planning.plans import ActionInstance, SequentialPlan  # noqa: E402
+
+import acptools.up  # noqa: E402,F401  registers the engine
+from acptools import load_task  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_cache(monkeypatch):
+    monkeypatch.setenv("ACPTOOLS_CACHE", "off")
+
+
+def fuel_problem():
+    """Drive between places: fuel (real) falls by the distance, refuelling adds 2.5 up to a cap; an
+    int counter of trips; action costs by distance."""
+    Loc = S.UserType("Loc")
+    at = S.Fluent("at", S.BoolType(), l=Loc)
+    fuel, trips = S.Fluent("fuel", S.RealType()), S.Fluent("trips", S.IntType())
+    dist = S.Fluent("dist", S.RealType(), a=Loc, b=Loc)
+    go = S.InstantaneousAction("go", a=Loc, b=Loc)
+    a, b = go.parameters
+    go.add_precondition(at(a))
+    go.add_precondition(S.GE(fuel, dist(a, b)))
+    go.add_effect(at(a), False)
+    go.add_effect(at(b), True)
+    go.add_decrease_effect(fuel, dist(a, b))
+    go.add_increase_effect(trips, 1)
+    refuel = S.InstantaneousAction("refuel")
+    refuel.add_precondition(S.LE(fuel, 3))
+    refuel.add_increase_effect(fuel, Fraction(5, 2))
+    p = S.Problem("fuel")
+    p.add_fluent(at, default_initial_value=False)
+    p.add_fluent(fuel)
+    p.add_fluent(trips)
+    p.add_fluent(dist, default_initial_value=Fraction(3, 2))
+    p.add_actions([go, refuel])
+    places = [S.Object(f"l{i}", Loc) for i in range(3)]
+    p.add_objects(places)
+    p.set_initial_value(at(places[0]), True)
+    p.set_initial_value(fuel, Fraction(2))
+    p.set_initial_value(trips, 0)
+    p.set_initial_value(dist(places[0], places[2]), 4)
+    p.add_goal(at(places[2]))
+    p.add_goal(S.LE(trips, 3))
+    p.add_quality_metric(S.MinimizeActionCosts({go: dist(a, b), refuel: 1}))
+    return p
+
+
+def _key(problem, state) -> tuple:
+    return tuple(str(state.get_value(f)) for f in problem.initial_values)
+
+
+def test_a_numeric_problem_loads_with_its_costs():
+    task = load_task(fuel_problem())
+    assert task.metric == "cost"
+    assert "(= (fuel) 2)" in task.names(task.init) and "(= (trips) 0)" in task.names(task.init)
+
+
+def test_the_simulator_agrees_with_unified_plannings_on_every_reachable_state():
+    problem = fuel_problem()
+    theirs = S.SequentialSimulator(problem, name="sequential_simulator")
+    ours = S.SequentialSimulator(problem, name="acptools")
+    frontier = [(theirs.get_initial_state(), ours.get_initial_state())]
+    seen = {_key(problem, frontier[0][0])}
+    assert _key(problem, frontier[0][1]) == _key(problem, frontier[0][0])
+    while frontier and len(seen) < 200:
+        t, o = frontier.pop()
+        assert theirs.is_goal(t) == ours.is_goal(o)
+        moves_t = sorted(str(ActionInstance(a, p)) for a, p in theirs.get_applicable_actions(t))
+        moves_o = sorted(str(ActionInstance(a, p)) for a, p in ours.get_applicable_actions(o))
+        assert moves_t == moves_o
+        for action, params in theirs.get_applicable_actions(t):
+            t2, o2 = theirs.apply(t, action, params), ours.apply(o, action, params)
+            assert _key(problem, o2) == _key(problem, t2)
+            assert _key(problem, ours.apply(t, action, params)) == _key(problem, t2)  # from UP's own state
+            if _key(problem, t2) not in seen:
+                seen.add(_key(problem, t2))
+                frontier.append((t2, o2))
+    assert len(seen) > 10
+
+
+def _plan(problem, *steps) -> SequentialPlan:
+    objects = {o.name: o for o in problem.all_objects}
+    return SequentialPlan([ActionInstance(problem.action(a), [objects[x] for x in args]) for a, *args in steps])
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [("refuel",), ("refuel",), ("go", "l0", "l2")],  # 2 + 2.5 = 4.5 >= 4
+        [("go", "l0", "l1"), ("refuel",), ("go", "l1", "l2")],
+        [("go", "l0", "l2")],  # fuel 2 < 4
+        [("go", "l0", "l1")],  # misses the goal
+        [("refuel",), ("refuel",), ("refuel",)],  # fuel 7 > 3: the third refuel does not apply
+    ],
+)
+def test_the_validator_agrees_with_unified_plannings(steps):
+    problem = fuel_problem()
+    plan = _plan(problem, *steps)
+    with S.PlanValidator(name="sequential_plan_validator") as theirs, S.PlanValidator(name="acptools") as ours:
+        expected, got = theirs.validate(problem, plan), ours.validate(problem, plan)
+    assert got.status == expected.status
+    if expected.status == ValidationResultStatus.INVALID:
+        assert got.reason == expected.reason
+        assert str(got.inapplicable_action) == str(expected.inapplicable_action)
+
+
+def test_the_planner_refuses_numeric_problems_by_status():
+    with S.OneshotPlanner(name="acptools") as planner:
+        result = planner.solve(fuel_problem())
+    assert result.status == PlanGenerationResultStatus.UNSUPPORTED_PROBLEM and result.plan is None
+    assert "numeric" in result.log_messages[0].message
