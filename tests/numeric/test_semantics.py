@@ -176,10 +176,7 @@ def test_a_comparison_of_constants_is_decided_at_grounding():
 
 @pytest.mark.parametrize(
     "ask",
-    [
-        lambda q, t: t.grounded.problem_for(t.init),
-        lambda q, t: t.grounded.written_domain_text,
-    ],
+    [lambda q, t: t.grounded.problem_for(t.init), lambda q, t: t.grounded.written_domain_text],
     ids=["problem_for", "writer"],
 )
 def test_outside_planners_never_see_a_numeric_task(ask):
