@@ -117,6 +117,7 @@ class Episode:
         self._exhausted_at: float | None = None  # the allowance with which an h* search ran out
         h = self._h_star(self.start, budget)
         self.h_star_start = h.cost if h.known else None
+        self.start_plan_length = len(h.plan) if h.known and h.plan is not None else None  # an optimal plan's
         self.h_star_known = h.known
         self.how = h.how
         lo, hi = h.bounds
