@@ -12,14 +12,14 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from acptools.ground.numeric import number_text
+from acptools.task import cost_text
 
 
 def exact(value: Any) -> Any:
     """A cost on the wire, exactly: an int when whole, else its exact decimal text ("1.25"), or "n/d"
     when it has none; never a float. Lists and dicts (bounds) are converted item by item."""
     if isinstance(value, Fraction):
-        return int(value) if value.denominator == 1 else number_text(value)
+        return int(value) if value.denominator == 1 else cost_text(value)
     if isinstance(value, dict):
         return {k: exact(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
