@@ -28,12 +28,18 @@ def scripted_detour() -> tuple[list[str], list[Fraction]]:
     return [first, detour, *rest], regrets + [Fraction(0)] * len(rest)
 
 
-def test_rollout_reports_cost(tmp_path):
-    oracle = task_from_text(DECIMAL_DOMAIN, DECIMAL_PROBLEM)
+def task_folder(tmp_path):
+    """A folder of the decimal-cost task, as `acptools rollout --tasks` reads one."""
     folder = tmp_path / "tasks"
     folder.mkdir()
     (folder / "domain.pddl").write_text(DECIMAL_DOMAIN)
     (folder / "p1.pddl").write_text(DECIMAL_PROBLEM)
+    return folder
+
+
+def test_rollout_reports_cost(tmp_path):
+    oracle = task_from_text(DECIMAL_DOMAIN, DECIMAL_PROBLEM)
+    folder = task_folder(tmp_path)
     plan, regrets = scripted_detour()
     policy = tmp_path / "script.py"
     policy.write_text(f"PLAN = {json.dumps(plan)}\n\ndef act(obs):\n    return PLAN[obs.step - 1]\n")
@@ -56,10 +62,7 @@ def test_rollout_reports_cost(tmp_path):
 
 def test_optimal_policy_pays_h_star(tmp_path):
     oracle = task_from_text(DECIMAL_DOMAIN, DECIMAL_PROBLEM)
-    folder = tmp_path / "tasks"
-    folder.mkdir()
-    (folder / "domain.pddl").write_text(DECIMAL_DOMAIN)
-    (folder / "p1.pddl").write_text(DECIMAL_PROBLEM)
+    folder = task_folder(tmp_path)
     result = rollout.run([str(folder)], "optimal")
     (end,) = result.episodes
     assert end["solved"] and Fraction(str(end["plan_cost"])) == oracle.h_star() == oracle.plan_cost(end["plan"])
