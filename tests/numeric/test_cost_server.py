@@ -55,7 +55,7 @@ def number(wire) -> Fraction | None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with StdioServer(tmp_path_factory.mktemp("cost-server")) as s:
+    with StdioServer(tmp_path_factory.mktemp("cost-server"), ACPTOOLS_CACHE="off") as s:
         yield s
 
 
