@@ -12,6 +12,7 @@ unknown: summaries count it apart and never fold it into 0 or 1.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 
 from .answers import parse_answer, vocabulary
 from .budget import Budget
@@ -49,6 +50,7 @@ class Step:
     h_star_after_upper: int | None = None
     regret_lower: int | None = None
     regret_upper: int | None = None
+    cost: int | Fraction = 1  # an applied action's cost in the task's metric (1 under "length")
 
     @property
     def applied(self) -> bool:
@@ -117,6 +119,7 @@ class Episode:
         self._exhausted_at: float | None = None  # the allowance with which an h* search ran out
         h = self._h_star(self.start, budget)
         self.h_star_start = h.cost if h.known else None
+        self.start_plan_length = len(h.plan) if h.known and h.plan is not None else None  # an optimal plan's
         self.h_star_known = h.known
         self.how = h.how
         lo, hi = h.bounds
@@ -212,6 +215,7 @@ class Episode:
             positive_effects=sorted(effects[0]),
             negative_effects=sorted(effects[1]),
             h_star_before=before.cost if before.known else None,
+            cost=weighted.exact(cost),
         )
         if not before.known and truth_for(self.task, nxt).h_known:
             after = truth_for(self.task, nxt).h_star(budget)

@@ -7,6 +7,7 @@ itself. `load_task` grounds through acptools.ground.pipeline, one named and time
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cached_property
 from itertools import chain
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import AcpError
 from .ground.grounded import GroundedTask, task_key
 from .ground.grounding import MAX_GROUND_OPERATORS
+from .ground.numeric import number_text
 from .ground.pipeline import ground_task
 from .questions import Questions
 
@@ -104,6 +106,11 @@ class Task:
 
     def __repr__(self) -> str:
         return f"<Task {self.grounded.domain.name}/{self.grounded.problem.name} {self.grounded.id}>"
+
+
+def cost_text(value: Fraction) -> str:
+    """A cost or numeric value as exact text: its decimal when it has one ("1.25"), else "n/d"."""
+    return number_text(value)
 
 
 def _read_through(name: str) -> property:

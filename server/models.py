@@ -7,9 +7,28 @@ schemas short (server.schema).
 
 from __future__ import annotations
 
-from typing import Any
+from fractions import Fraction
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
+
+from acptools.task import cost_text
+
+
+def exact(value: Any) -> Any:
+    """A cost on the wire, exactly: an int when whole, else its exact decimal text ("1.25"), or "n/d"
+    when it has none; never a float. Lists and dicts (bounds) are converted item by item."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else cost_text(value)
+    if isinstance(value, dict):
+        return {k: exact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [exact(v) for v in value]
+    return value
+
+
+Cost = Annotated[int | str | None, BeforeValidator(exact)]  # h*, a regret: a step count or an action cost
+Bounds = Annotated[dict, BeforeValidator(exact)]
 
 
 class Result(BaseModel):
@@ -198,24 +217,24 @@ class ActionValue(Result):
     """One action's h* after it and regret; unknown: proven bounds."""
 
     action: str
-    h_star_after: int | None
-    regret: int | None
+    h_star_after: Cost
+    regret: Cost
     optimal: bool | None
     known: bool
-    bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals
+    bounds: Bounds = Field(default_factory=dict)  # unknown values: proven intervals
 
 
 class OptimalNextResult(Result):
     """optimal_next_action: h*, every optimal next action, values asked for and a plan."""
 
-    h_star: int | None
+    h_star: Cost
     optimal_actions: list[str]
     actions: list[ActionValue]
     plan: list[str] | None
     how: str
     known: bool
     goal_reached: bool
-    bounds: dict = Field(default_factory=dict)  # unknown: h_star_lower, h_star_upper, upper_plan (that long)
+    bounds: Bounds = Field(default_factory=dict)  # unknown: h_star_lower, h_star_upper, upper_plan (that long)
     detail: str = ""
     budget_seconds: float
     from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
@@ -229,9 +248,10 @@ class PlanResult(Result):
     how: str
     plan: list[str] | None
     length: int | None
+    cost: Cost = None  # the plan's cost in the metric (its length under "length")
     optimal: bool
-    h_star: int | None
-    bounds: dict = Field(default_factory=dict)  # unknown optimal plan: h_star_lower, h_star_upper, upper_plan
+    h_star: Cost
+    bounds: Bounds = Field(default_factory=dict)  # unknown optimal plan: h_star_lower, h_star_upper, upper_plan
     detail: str = ""
     budget_seconds: float
     from_store: bool = False  # read from the proof store (--cache): proven by an earlier call or run
@@ -265,15 +285,16 @@ class StartEpisodeResult(Result):
     task_id: str
     state: list[str]
     goal_reached: bool
-    h_star: int | None
+    h_star: Cost
     h_star_known: bool
     how: str
     applicable_actions: list[str]
     applicable_total: int
     done: bool
     done_reason: str | None  # goal, dead_end (the goal proven out of reach), or None while it goes on
-    bounds: dict = Field(default_factory=dict)  # h* unknown: h_star_lower, h_star_upper (None: no plan found)
+    bounds: Bounds = Field(default_factory=dict)  # h* unknown: h_star_lower, h_star_upper (None: no plan found)
     evicted_episode_ids: list[str] = Field(default_factory=list)
+    metric: str = "length"  # what h*, regrets and excess_length measure: "cost" or "length"
 
 
 class StepEpisodeResult(Result):
@@ -289,11 +310,11 @@ class StepEpisodeResult(Result):
     positive_effects: list[str]
     negative_effects: list[str]
     optimal: bool | None
-    regret: int | None
-    h_star_before: int | None
-    h_star_after: int | None
+    regret: Cost
+    h_star_before: Cost
+    h_star_after: Cost
     h_star_known: bool
-    bounds: dict = Field(default_factory=dict)  # unknown values: proven intervals on h* before/after and regret
+    bounds: Bounds = Field(default_factory=dict)  # unknown values: proven intervals on h* before/after and regret
     goal_reached: bool
     applicable_actions: list[str]
     applicable_total: int
@@ -309,7 +330,7 @@ class EpisodeStep(Result):
     verdict: str
     applied: bool
     optimal: bool | None
-    regret: int | None
+    regret: Cost
     reason: str = ""
 
 
@@ -328,8 +349,10 @@ class EpisodeSummaryResult(Result):
     mean_regret: float | None
     plan: list[str]
     plan_length: int
-    h_star_start: int | None
-    excess_length: int | None
+    h_star_start: Cost
+    excess_length: Cost  # plan_length (plan_cost under metric "cost") - h_star_start
+    plan_cost: Cost = None  # metric "cost": the plan's cost
+    metric: str = "length"
     length_ratio: float | None
     solved: bool
     dead_end: bool  # the goal is proven out of reach from the episode's state

@@ -2,7 +2,8 @@
 sends only what a caller needs (validation still uses the full pydantic models).
 
 Everywhere: no titles (they repeat the names) and ``"type": [t, "null"]`` instead of an ``anyOf`` for
-an optional simple value. Arguments: no ``"default": null`` (``required`` already says it is optional)
+an optional simple value (``"type": [t1, t2, ...]`` for a union of bare types, e.g. a cost: integer or
+string). Arguments: no ``"default": null`` (``required`` already says it is optional)
 and no length caps (they guard the server against huge inputs; no caller plans around them). Results:
 only their shape (a result always carries every field, already validated).
 """
@@ -16,11 +17,19 @@ _ARGUMENT_NOISE = ("maxLength",)
 _RESULT_NOISE = ("required", "default", "minimum", "exclusiveMinimum")
 
 
+def _bare_type(option: Any) -> bool:
+    """An anyOf option that only names a simple type, such as {"type": "integer"}."""
+    return isinstance(option, dict) and list(option) == ["type"] and isinstance(option["type"], str)
+
+
 def _walk(node: Any, drop: tuple[str, ...], drop_null_default: bool) -> None:
     if not isinstance(node, dict):
         return
     options = node.get("anyOf")
-    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+    if isinstance(options, list) and all(_bare_type(o) for o in options):
+        del node["anyOf"]
+        node["type"] = [o["type"] for o in options]
+    elif isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
         value = next(o for o in options if o != {"type": "null"})
         if isinstance(value.get("type"), str) and "$ref" not in value:
             del node["anyOf"]

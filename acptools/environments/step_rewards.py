@@ -2,10 +2,12 @@
 endings every policy environment shares (the Gymnasium and OpenEnv environments; the verifiers
 policy environment ends its episodes the same way).
 
-Rewards (`Rewards.kind`), for an applied step of known regret (h*(after) + 1 - h*(before)):
-  * "progress" (default): h*(before) - h*(after) = 1 - regret; an optimal episode returns h*(start);
+Rewards (`Rewards.kind`), for an applied step of known regret (cost(a) + h*(after) - h*(before), where
+cost(a) is the action's cost under a task's action costs and 1 otherwise):
+  * "progress" (default): h*(before) - h*(after) = cost(a) - regret; an optimal episode returns h*(start);
   * "regret": -regret; an optimal episode returns 0;
-  * "cost": -1 for every attempt; an optimal episode returns -h*(start).
+  * "cost": -cost(a) for an applied step, -1 for an attempt not applied; an optimal episode returns
+    -h*(start).
 An attempt that is not applied (inapplicable / unparsed / hallucinated) gets -invalid_penalty
 ("cost": -1). A step into a dead end (the goal unreachable afterwards) gets -dead_end_penalty and
 ends the episode. A step whose regret the budget could not decide gets 0: an unknown is never scored
@@ -46,12 +48,12 @@ class Rewards:
         if dead_end:
             return -self.dead_end_penalty
         if self.kind == "cost":
-            return -1.0
+            return -float(step.cost) if step.verdict == APPLIED else -1.0
         if step.verdict != APPLIED:
             return -self.invalid_penalty
         if step.regret is None:
             return 0.0  # unknown (the budget ran out): neither right nor wrong
-        return float(1 - step.regret) if self.kind == "progress" else float(-step.regret)
+        return float(step.cost - step.regret) if self.kind == "progress" else float(-step.regret)
 
 
 def entered_dead_end(episode: Episode, step: Step) -> bool:

@@ -6,12 +6,18 @@ Step rates pool the steps of all episodes (each step counts once). Steps whose o
 unknown (their grading ran out of budget) are left out of optimal_step_rate and mean_regret and
 counted in unknown_steps; episodes whose start h* is unknown are left out of plan_length_ratio
 and counted in unknown_start.
+
+Episodes of tasks with action costs (metric "cost") are measured in cost: their regrets are in
+cost, and their solved plans' cost / h*(start) goes to plan_cost_ratio (never plan_length_ratio);
+the figures of a run with such episodes carry "metric" ("cost", or "mixed" beside unit-cost ones).
+A trace keeps a cost that is not whole as the exact text "n/d".
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from fractions import Fraction
 from pathlib import Path
 
 from ..episode import APPLIED, VERDICTS
@@ -24,9 +30,10 @@ DEFINITIONS = {
     "solved_rate": "episodes that reached the goal / episodes",
     "dead_end_episodes": "episodes that ended at a dead end (no action applies, or the goal is proven out of reach)",
     "optimal_step_rate": "applied steps with regret 0 / applied steps whose optimality is known",
-    "mean_regret": "mean of h*(after) + 1 - h*(before) over applied steps with a known regret (a step into "
-    "a dead end has none: see dead_end_steps)",
+    "mean_regret": "mean of cost(action) + h*(after) - h*(before) over applied steps with a known regret (each "
+    "action costs 1 unless the task has action costs; a step into a dead end has none: see dead_end_steps)",
     "plan_length_ratio": "mean of plan length / h*(start) over solved episodes with h*(start) known and > 0",
+    "plan_cost_ratio": "tasks with action costs: mean of plan cost / h*(start) over such solved episodes",
     "invalid": "replies not applied, by kind: inapplicable, unparsed (no action found), hallucinated (a name "
     "the task does not have)",
     "unknown_steps": "applied steps whose optimality could not be decided within the grading budget",
@@ -47,6 +54,22 @@ def _median(values) -> float | None:
     return round(statistics.median(values), 6) if values else None
 
 
+def _number(value) -> float:
+    """A cost from a trace row (an int, a Fraction, or its text "n/d") as a float for the figures."""
+    return float(Fraction(str(value)))
+
+
+def _metric_figures(ran: list[dict]) -> dict:
+    """The metric and plan_cost_ratio of a run with cost episodes ({} without: unit-cost reports stay as they are)."""
+    costed = [e for e in ran if e.get("metric") == "cost"]
+    if not costed:
+        return {}
+    return {
+        "metric": "cost" if len(costed) == len(ran) else "mixed",
+        "plan_cost_ratio": _mean(_number(e["length_ratio"]) for e in costed if e.get("length_ratio") is not None),
+    }
+
+
 def _stats(episodes: list[dict], steps: list[dict]) -> dict:
     ran = [e for e in episodes if e.get("ended") != ERROR]
     applied = [s for s in steps if s["verdict"] == APPLIED]
@@ -64,9 +87,12 @@ def _stats(episodes: list[dict], steps: list[dict]) -> dict:
         "applied_steps": len(applied),
         "optimal_steps": sum(1 for s in decided if s["optimal"]),
         "optimal_step_rate": round(sum(1 for s in decided if s["optimal"]) / len(decided), 6) if decided else None,
-        "mean_regret": _mean(s["regret"] for s in decided if s["regret"] is not None),
+        "mean_regret": _mean(_number(s["regret"]) for s in decided if s["regret"] is not None),
         "dead_end_steps": sum(1 for s in decided if s["regret"] is None and s["optimal"] is False),
-        "plan_length_ratio": _mean(e["length_ratio"] for e in ran if e.get("length_ratio") is not None),
+        "plan_length_ratio": _mean(
+            e["length_ratio"] for e in ran if e.get("length_ratio") is not None and e.get("metric") != "cost"
+        ),
+        **_metric_figures(ran),
         "invalid": {v: verdicts.get(v, 0) for v in INVALID},
         "invalid_rate": round(sum(verdicts.get(v, 0) for v in INVALID) / len(steps), 6) if steps else None,
         "unknown_steps": len(applied) - len(decided),
@@ -131,7 +157,7 @@ def table(summary: dict) -> str:
             f"{name[:20]:20} {st['episodes']:>4} {_pct(st['solved_rate']):>7} "
             f"{st.get('dead_end_episodes', 0):>4} {_pct(st['optimal_step_rate']):>6} "
             f"{_num(st['mean_regret'], '.2f'):>6} "
-            f"{_num(st['plan_length_ratio'], '.2f'):>6} {inv['inapplicable']:>5} {inv['unparsed']:>6} "
+            f"{_num(_ratio(st), '.2f'):>6} {inv['inapplicable']:>5} {inv['unparsed']:>6} "
             f"{inv['hallucinated']:>6} {st['unknown_steps']:>4} {tok:>9} "
             f"{_num(st['seconds_per_step'], '.3f'):>7}"
         )
@@ -140,7 +166,14 @@ def table(summary: dict) -> str:
         "regret: mean over applied steps; "
         "len/h*: plan length / h* of solved episodes; unk: applied steps of unknown optimality"
     )
+    if "metric" in summary["overall"]:
+        lines.append("tasks with action costs: regret and len/h* are in cost (plan cost / h*)")
     return "\n".join(lines)
+
+
+def _ratio(st: dict) -> float | None:
+    """A row's plan / h* figure: in cost when all its episodes are measured in cost."""
+    return st.get("plan_cost_ratio") if st.get("metric") == "cost" else st["plan_length_ratio"]
 
 
 # ---- plots ---------------------------------------------------------------------------------------
@@ -208,7 +241,9 @@ def _verdicts(ax, summary: dict, rows: list[dict]) -> None:
 def _regret(ax, summary: dict, rows: list[dict]) -> None:
     steps = [r for r in rows if r.get("kind") == STEP and r["verdict"] == APPLIED and r.get("known")]
     counts = Counter("dead end" if s["regret"] is None else str(s["regret"]) for s in steps)
-    labels = sorted((k for k in counts if k != "dead end"), key=int) + (["dead end"] if "dead end" in counts else [])
+    labels = sorted((k for k in counts if k != "dead end"), key=Fraction) + (
+        ["dead end"] if "dead end" in counts else []
+    )
     from ..util.barplots import labelled_bars
 
     labelled_bars(
@@ -216,6 +251,6 @@ def _regret(ax, summary: dict, rows: list[dict]) -> None:
     )
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels)
-    ax.set_xlabel("regret of the step (h* after + 1 - h* before)")
+    ax.set_xlabel("regret of the step (cost of the action + h* after - h* before)")
     ax.set_ylabel("applied steps")
     ax.set_title(f"Regret of applied steps (unknown: {summary['overall']['unknown_steps']})")

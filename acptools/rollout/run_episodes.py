@@ -141,7 +141,10 @@ class _Run:
         return Episode(task.load(), task.state, budget=Budget(None, cpu=self.config.budget, cancel=self.cancel))
 
     def max_steps(self, ep: Episode) -> int:
-        return self.config.max_steps or default_max_steps(ep.h_star_start)
+        """The step limit: given, or from the optimal plan's length (h* counts steps only under "length")."""
+        if self.config.max_steps:
+            return self.config.max_steps
+        return default_max_steps(ep.start_plan_length if ep.task.questions.metric == "cost" else ep.h_star_start)
 
     async def steps(self, task: RolloutTask, ep: Episode, domain: str, stats: dict) -> tuple[str, str | None]:
         history: list[dict] = []

@@ -58,8 +58,8 @@ def _unsendable(app: ServerState, result: BaseModel, undone: str) -> ToolError |
 async def start_episode(
     ctx: Context, task_id: TaskId, state: StateArg = None, budget: BudgetArg = None, limit: LimitArg = None
 ) -> StartEpisodeResult:
-    """Start an episode in which step_episode grades each action against h*: its episode_id, h*, the
-    applicable actions (the first limit) and done. Inputs: task_id, state, budget, limit."""
+    """Start an episode (step_episode grades each action against h*): its episode_id, h*, applicable actions
+    (the first limit), done. Inputs: task_id, state, budget, limit."""
     app = state_of(ctx)
     task = app.tasks.get(task_id)
     start = read_state(task, state, app.config.limits)
@@ -83,6 +83,7 @@ async def start_episode(
         done=over is not None,
         done_reason=over,
         bounds=episode.start_bounds,
+        metric=task.questions.metric,
     )
     error = _unsendable(app, result, "no episode was started")
     if error is not None:
@@ -107,8 +108,8 @@ def _history_entry(step: Step) -> EpisodeStep:
 async def step_episode(
     ctx: Context, episode_id: EpisodeId, action: ActionArg, budget: BudgetArg = None, limit: LimitArg = None
 ) -> StepEpisodeResult:
-    """Take one action in an episode: the new state, whether it was optimal and its regret, or applied=false and
-    why; done once the goal holds or is out of reach. Inputs: episode_id, action, budget, limit."""
+    """Take one action in an episode: the new state, optimal or not and its regret, or applied=false and why;
+    done at the goal or a dead end. Inputs: episode_id, action, budget, limit."""
     app = state_of(ctx)
     live = app.episodes.get(episode_id)
     async with live.lock:
@@ -161,7 +162,7 @@ async def step_episode(
 @tool("Summarize an episode")
 async def episode_summary(ctx: Context, episode_id: EpisodeId) -> EpisodeSummaryResult:
     """Summarize an episode: steps, invalid actions, optimal-step rate (unknown steps apart), plan length
-    against h*, solved or dead end. Input: episode_id."""
+    or cost against h*, solved or dead end. Input: episode_id."""
     live = state_of(ctx).episodes.get(episode_id)
     async with live.lock:
         episode = live.episode
@@ -177,11 +178,13 @@ async def episode_summary(ctx: Context, episode_id: EpisodeId) -> EpisodeSummary
             optimal_steps=s.optimal_steps,
             unknown_optimality_steps=s.unknown_steps,
             optimal_step_rate=s.optimal_step_rate,
-            mean_regret=s.mean_regret,
+            mean_regret=None if s.mean_regret is None else float(s.mean_regret),
             plan=s.plan,
             plan_length=s.plan_length,
             h_star_start=s.h_star_start,
             excess_length=s.excess_length,
+            plan_cost=s.plan_cost,
+            metric=s.metric,
             length_ratio=s.length_ratio,
             solved=s.solved,
             dead_end=episode.over == DEAD_END,

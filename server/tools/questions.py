@@ -265,7 +265,7 @@ async def unreachable_atoms(
     ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
 ) -> ItemListResult:
     """Fluent atoms that can never become true from the state (reach), with proofs. Inputs: task_id, state,
-    limit (default 200), budget."""
+    limit, budget."""
     a = asked(ctx, task_id, state)
     r, seconds = await a.search(budget, lambda truth, b: truth.unreachable_atoms(b))
     return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
@@ -288,7 +288,7 @@ async def unreachable_actions(
     ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
 ) -> ItemListResult:
     """Ground actions that can never become applicable from the state (areach), with proofs. Inputs: task_id,
-    state, limit (default 200), budget."""
+    state, limit, budget."""
     a = asked(ctx, task_id, state)
     lim = limit or DEFAULT_LIST_LIMIT
     r, seconds = await a.search(budget, lambda truth, b: truth.unreachable_actions(b, limit=lim))
@@ -310,8 +310,8 @@ async def is_landmark(
 async def landmarks(
     ctx: Context, task_id: TaskId, state: StateArg = None, limit: LimitArg = None, budget: BudgetArg = None
 ) -> ItemListResult:
-    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, limit (default
-    200), budget."""
+    """Every non-trivial fact landmark of the state (land), with proofs. Inputs: task_id, state, limit,
+    budget."""
     a = asked(ctx, task_id, state)
     r, seconds = await a.search(budget, lambda truth, b: truth.landmarks(b))
     return _items(a, r, limit or DEFAULT_LIST_LIMIT, seconds)
@@ -381,8 +381,8 @@ def _bounds_detail(bounds: dict) -> str:
 async def plan(
     ctx: Context, task_id: TaskId, state: StateArg = None, optimal: bool = True, budget: BudgetArg = None
 ) -> PlanResult:
-    """A plan from the state to the goal: an optimal one (default; cheapest under action costs) or, with
-    optimal=false, the first greedy search finds. Inputs: task_id, state, optimal, budget."""
+    """A plan from the state to the goal and its cost: optimal (default; cheapest under action costs) or,
+    with optimal=false, greedy. Inputs: task_id, state, optimal, budget."""
     a = asked(ctx, task_id, state)
     v, seconds = await a.search(budget, lambda truth, b: truth.plan(optimal, b))
     bounds = v.extra if optimal and v.answer is None else {}  # Questions.plan: the proven bounds
@@ -392,6 +392,7 @@ async def plan(
         how=v.how,
         plan=v.witness,
         length=None if v.witness is None else len(v.witness),
+        cost=None if v.witness is None else _plan_cost(a, v.witness),
         optimal=optimal,
         h_star=v.extra.get("h_star"),
         bounds=bounds,
@@ -400,6 +401,13 @@ async def plan(
         from_store=v.from_store,
         metric=a.task.questions.metric,
     )
+
+
+def _plan_cost(a: Asked, plan: list[str]):
+    """A found plan's cost in the task's metric (its length when that is "length")."""
+    if a.task.questions.metric != "cost":
+        return len(plan)
+    return a.task.questions.plan_cost([read_action(a.task, name) for name in plan], a.state)
 
 
 TOOLS = (

@@ -85,8 +85,8 @@ def example_infos() -> tuple[ExampleInfo, ...]:
 
 @tool("Bundled examples")
 def list_examples() -> ListExamplesResult:
-    """The bundled example tasks, one per domain, with task_ids that work without load_task and their PDDL
-    resources. No inputs."""
+    """The bundled example tasks (one per domain): task_ids that work without load_task, PDDL resources.
+    No inputs."""
     return ListExamplesResult(examples=list(example_infos()))
 
 
@@ -97,7 +97,7 @@ async def load_task(
     problem: Annotated[str | None, Field(description="PDDL text (or a path below --root).")] = None,
     example: Annotated[str | None, Field(max_length=200)] = None,
 ) -> LoadTaskResult:
-    """Parse and ground a PDDL task: its task_id (a content hash) and a summary (objects, predicates, actions,
+    """Parse and ground a PDDL task: its task_id and a summary (objects, predicates, actions,
     init, goal; long lists cut). Inputs: domain and problem, or example."""
     state = state_of(ctx)
     tasks = state.tasks
