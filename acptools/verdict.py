@@ -35,6 +35,9 @@ class Proof(str, Enum):
     ASTAR = "astar-hmax"  # the in-process A* with h^max
     ASTAR_SYMMETRY = "astar-hmax-symmetry"  # the same, over states up to interchangeable objects
     SYMK = "symk-bidirectional"  # SymK's bidirectional symbolic search
+    PROJECTION = "numeric-projection"  # on the propositional projection of a numeric task (its comparisons
+    # taken as satisfiable, its numeric effects dropped): every real plan is a plan of the projection
+    NUMERIC_ASTAR = "numeric-astar-hmax"  # A* over exact numeric states with h^max of the projection
     PLAN_REPAIR = "plan-repair"  # an optimal plan with the action taken out still reaches the goal
     # steps of a chained proof, each followed by the proof it builds on
     PLAN_REPLAY = "plan-replay"  # the optimal plan from the state before replays from this one

@@ -34,11 +34,16 @@ def cost_relaxation(num_atoms: int, ops, axioms) -> Relaxation:
     """A Relaxation whose entries cost their operator's cost (axioms stay free): its h^max is an
     admissible, consistent estimate of the cheapest plan's cost."""
     relax = Relaxation(num_atoms, ops, axioms)
-    ends = relax.entry_of_op[1:] + [len(relax.costs) - len(axioms)]
+    charge_costs(relax, ops, len(axioms))
+    return relax
+
+
+def charge_costs(relax: Relaxation, ops, num_axioms: int) -> None:
+    """Give each relaxed entry its operator's cost (an operator's conditional entries follow its own)."""
+    ends = relax.entry_of_op[1:] + [len(relax.costs) - num_axioms]
     for i, op in enumerate(ops):
         for e in range(relax.entry_of_op[i], ends[i]):
             relax.costs[e] = weighted.op_cost(op)
-    return relax
 
 
 class CostOptimizer:
@@ -72,10 +77,14 @@ class CostOptimizer:
     def _hmax(self, state: int, budget: Budget | None = None) -> float:
         return self.relax.hmax(state, self.task.goal, budget=budget)
 
+    def goal_test(self):
+        """The goal as the A* tests it: the task's goal DNF."""
+        return self.task.goal
+
     def _search(self, state: int, budget: Budget):
         """The A*'s result, or None when the budget ran out (its floor kept for the bounds)."""
         try:
-            return cheapest_first_actions(self.gen, state, self.task.goal, self._hmax, budget, self.engine.gen)
+            return cheapest_first_actions(self.gen, state, self.goal_test(), self._hmax, budget, self.engine.gen)
         except BudgetExceeded as e:
             self._floor[state] = max(self._floor.get(state, 0), getattr(e, "floor", 0))
             return None

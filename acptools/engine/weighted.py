@@ -82,7 +82,7 @@ def cheapest_first_actions(gen, start: int, goal, heuristic, budget: Budget, fir
     first actions at the same g, and such a state is expanded again to pass them on (the sets only
     grow, so this ends). Every state with f <= h* is expanded, so the goal states reached at cost
     h* carry every optimal first action. On BudgetExceeded, `floor` is a proven lower bound on h*:
-    the f of the last state taken."""
+    the f of the last state taken. `goal`: a DNF over atoms, or the goal test itself (a callable)."""
     floor = [0]
     try:
         return _cheapest_search(gen, start, goal, heuristic, budget, floor, first_gen or gen)
@@ -128,7 +128,8 @@ class _Frontier:
 
 
 def _cheapest_search(gen, start, goal, heuristic, budget: Budget, floor: list, first_gen) -> CheapestResult:
-    if satisfies(start, goal):
+    is_goal = goal if callable(goal) else lambda s: satisfies(s, goal)
+    if is_goal(start):
         return CheapestResult(0, frozenset(), [])
     h0 = heuristic(start)
     if h0 == INF:
@@ -147,7 +148,7 @@ def _cheapest_search(gen, start, goal, heuristic, budget: Budget, floor: list, f
         if s in front.closed or gs != front.g[s]:
             continue
         front.closed.add(s)
-        if satisfies(s, goal):
+        if is_goal(s):
             if best is None:
                 best, best_state = gs, s
             optimal |= front.first[s]

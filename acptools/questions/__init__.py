@@ -23,13 +23,15 @@ from dataclasses import dataclass
 from ..budget import DEFAULT_SECONDS, Budget, Effort
 from ..engine import weighted
 from ..engine.cost_optimal import CostOptimizer
+from ..engine.numeric_optimal import NumericOptimizer
+from ..engine.numeric_search import NumericEngine
 from ..engine.optimal import HStar, Optimizer
 from ..engine.reachability import Engine
 from ..engine.weighted import exact
 from ..errors import AcpError
 from ..ground.grounded import GroundedTask
 from ..verdict import Proof, Verdict
-from . import basic, landmarks, nexta, reach
+from . import basic, landmarks, nexta, numeric_reach, reach
 from .basic import Progression, Removal, Validation
 from .nexta import ActionValue, NextActionReport
 from .results import Item, ItemList
@@ -89,7 +91,8 @@ class Questions:
         """The reachability engine of this task (built on first use)."""
         engine = self._engine
         if engine is None or engine.generation != self.task.generation:
-            engine = self._engine = Engine(self.task, shown=engine.shown if engine else None)
+            make = Engine if self.task.numeric is None else NumericEngine  # numeric: search over real states
+            engine = self._engine = make(self.task, shown=engine.shown if engine else None)
         return engine
 
     @property
@@ -99,7 +102,12 @@ class Questions:
         engine = self.engine
         opt = self._optimizer
         if opt is None or opt.engine is not engine:
-            opt = self._optimizer = (CostOptimizer if weighted.metric_of(self.task) == "cost" else Optimizer)(engine)
+            if isinstance(engine, NumericEngine):
+                opt = self._optimizer = NumericOptimizer(engine)
+            else:
+                opt = self._optimizer = (CostOptimizer if weighted.metric_of(self.task) == "cost" else Optimizer)(
+                    engine
+                )
         return opt
 
     @property
@@ -188,20 +196,27 @@ class Questions:
     def unreachable_atoms(self, state=None, budget: float | Budget | None = None, limit: int | None = None) -> ItemList:
         """reach: every proposition that can never hold, each with its proof; `complete` says
         every other one was shown reachable."""
-        s = self.state(state)
-        return reach.unreachable_atoms(self.engine, s, self.as_budget(budget), limit)
+        s, engine = self.state(state), self.engine
+        if isinstance(engine, NumericEngine):
+            return numeric_reach.unreachable_atoms(engine, s, self.as_budget(budget), limit)
+        return reach.unreachable_atoms(engine, s, self.as_budget(budget), limit)
 
     def is_action_reachable(self, action, state=None, budget: float | Budget | None = None) -> Verdict:
         """areach: can the ground action ever become applicable? (witness, proof, or unknown)"""
         a, s = self._action(action), self.state(state)
-        return reach.is_action_reachable(self.engine, a, s, self.as_budget(budget))
+        engine = self.engine
+        if isinstance(engine, NumericEngine):
+            return numeric_reach.is_action_reachable(engine, a, s, self.as_budget(budget))
+        return reach.is_action_reachable(engine, a, s, self.as_budget(budget))
 
     def unreachable_actions(
         self, state=None, budget: float | Budget | None = None, limit: int | None = None
     ) -> ItemList:
         """areach: every type-correct ground action that can never become applicable, with proofs."""
-        s = self.state(state)
-        return reach.unreachable_actions(self.engine, s, self.as_budget(budget), limit)
+        s, engine = self.state(state), self.engine
+        if isinstance(engine, NumericEngine):
+            return numeric_reach.unreachable_actions(engine, s, self.as_budget(budget), limit)
+        return reach.unreachable_actions(engine, s, self.as_budget(budget), limit)
 
     # ---- land --------------------------------------------------------------------------------
     def is_landmark(self, atom, state=None, budget: float | Budget | None = None) -> Verdict:
@@ -300,7 +315,8 @@ class Questions:
         b = self.as_budget(budget)
         if optimal:
             return self.plan_of(self.optimizer.h_star(s, b))
-        p = nexta.satisficing_plan(self.optimizer, s, b)
+        opt = self.optimizer
+        p = opt.satisficing(s, b) if isinstance(opt, NumericOptimizer) else nexta.satisficing_plan(opt, s, b)
         if p is False:
             return Verdict(None, Proof.UNKNOWN)
         if p is None:

@@ -115,7 +115,7 @@ def landmarks(engine: Engine, state: int, budget: Budget) -> ItemList:
     first plan (it refutes every candidate it never makes true), the cheap landmark proofs
     (relaxation and first achievers, see engine/landmark_graph.py), then a search per candidate."""
     task = engine.task
-    candidates = ((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms
+    candidates = task.shown_mask & ((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms
     try:
         reached, _ = engine.relax.reachable(state, budget)
     except BudgetExceeded as e:
@@ -173,6 +173,8 @@ def first_plan(engine: Engine, state: int, budget: Budget) -> Verdict:
     here, and it finds one far sooner on large tasks), then the engine's complete search."""
     task = engine.task
     left = budget.left()
+    if task.numeric is not None:  # Fast Downward would read the atoms alone
+        return engine.reach(state, task.goal, budget.child(None if left is None else FIRST_PLAN_SHARE * left))
     # a wall-clock share: a CPU slice would not bound the subprocess
     res = fd.solve(
         len(task.atoms),
