@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .ground.bitset import bits
 from .ground.names import render, split_name
 from .pddl.parser import parse_domain
-from .pddl.writer import effect, formula, typed_list
+from .pddl.writer import effect, expression, formula, typed_list, write_problem
 from .task import Task
 
 # the name and formula writers a reader of PDDL needs (question rendering, prompts), from the one place
@@ -128,3 +129,23 @@ def describe(task: Task) -> TaskSummary:
         goal=task.names(task.goal_atoms),
         goal_formula=_text(formula, task.problem.goal) or "",
     )
+
+
+def state_problem(task: Task, state: int) -> str:
+    """The PDDL problem with `state` as its initial state; on a numeric task with its atoms, the
+    values it defines and the problem's values of the functions no action changes."""
+    g = task.grounded
+    if g.numeric is None:
+        return task.problem_for(state)
+    names = task.names(state)
+    facts = set(g.static_true) | {g.atoms[i] for i in bits(g.atoms_of(state) & ~g.derived & ~g.numeric.comparison_mask)}
+    init = " ".join("(" + " ".join((p,) + tuple(a)) + ")" for p, a in sorted(facts))
+    defined = [n for n in names if n.startswith("(= ")]
+    changing = {n[len("(= ") :].rsplit(" ", 1)[0] for n in defined}
+    static = [
+        f"(= ({' '.join((f,) + tuple(args))}) {expression(('num', v))})"
+        for (f, args), v in sorted(g.problem.num_init.items())
+        if f"({' '.join((f,) + tuple(args))})" not in changing
+    ]
+    text = write_problem(g.problem, g.domain.name, ())
+    return text.replace(" (:init )", " (:init " + " ".join(x for x in [init, *defined, *static] if x) + ")", 1)

@@ -67,13 +67,19 @@ def _app(item: Item, need_no: bool = True) -> Pool:
     )
 
 
+def _atoms_of(task, state: int) -> int:
+    """A state's atoms: without its values and the atoms a numeric task keeps for comparisons."""
+    g = task.grounded
+    return state if g.numeric is None else g.atoms_of(state) & ~g.numeric.comparison_mask
+
+
 def _prog(item: Item, need_no: bool = True) -> Pool:
     task, s = item.task, item.state
     a = item.pick(task.applicable(s))[0]
     name = task.action_names[a]
-    t = step(task, s, a)
+    s, t = _atoms_of(task, s), _atoms_of(task, step(task, s, a))
     added, deleted = t & ~s, s & ~t
-    unchanged_true, other_false = t & s, ~t & ~s & ((1 << len(task.atoms)) - 1)
+    unchanged_true, other_false = t & s, _atoms_of(task, ~t & ~s & ((1 << len(task.atoms)) - 1))
     cands = []
     for mask, hint, k in (
         (added, True, SAMPLE),

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from ..dataset import FIELDS
+from ..describe import state_problem
 from ..task import Task
 from .base import Draft
 
@@ -29,7 +30,7 @@ def make_record(task: Task, draft: Draft) -> dict:
         "question": draft.question,
         "answer": draft.answer,
         "PDDL_domain": task.domain_text,
-        "PDDL_problem": task.problem_for(draft.state),
+        "PDDL_problem": state_problem(task, draft.state),
     }
     body.update(draft.extra)
     record = {"id": record_id(body)}

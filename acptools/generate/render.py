@@ -132,11 +132,30 @@ class Renderer:
         )
 
     def state(self, state: int, lead: str = "Currently") -> str:
-        """A state in natural language."""
+        """A state in natural language; on a numeric task its values follow ('the fuel of van1 is 3.5')."""
         names = self.task.names(state)
-        if not names:
-            return f"{lead}, none of the facts that can change holds."
-        return f"{lead}, the following facts hold: {self.atoms(names)}; all other facts that can change are false."
+        numeric = self.task.grounded.numeric is not None
+        atoms = [n for n in names if not (numeric and n.startswith("(= "))]
+        values = self.values(n for n in names if numeric and n.startswith("(= "))
+        if not atoms:
+            return f"{lead}, none of the facts that can change holds.{values}"
+        return (
+            f"{lead}, the following facts hold: {self.atoms(atoms)}; all other facts that can change are false."
+            + values
+        )
+
+    @staticmethod
+    def values(entries) -> str:
+        """' The fuel of van1 is 10 and ...; all other quantities are undefined.' from `(= (f o) v)`
+        entries (the state text's form); '' when there are none."""
+        said = []
+        for entry in entries:
+            term, value = entry[len("(= ") : -1].rsplit(" ", 1)
+            fn, *args = term.strip("()").split()
+            said.append(f"the {fn} of {' and '.join(args)} is {value}" if args else f"the {fn} is {value}")
+        if not said:
+            return ""
+        return f" The values: {join(said)}; any other quantity is undefined."
 
     def goal(self) -> str:
         """The goal in natural language."""

@@ -78,13 +78,15 @@ class Options:
 class Generated:
     """The records (task by task, in order) and, per task, how many were made, how many attempts
     were dropped and why, the seconds spent, and for each task that fell short of N, why (the states
-    tried and what retired them)."""
+    tried and what retired them). `skipped`: the tasks asked for that cannot be asked of these
+    problems (a numeric task's reach, areach, land, nexta, ...) and why."""
 
     records: list[dict]
     made: dict[str, int]
     dropped: dict[str, Counter]
     seconds: dict[str, float]
     short: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 def check_tasks(form: str, tasks) -> tuple[str, ...]:
@@ -102,6 +104,30 @@ def check_tasks(form: str, tasks) -> tuple[str, ...]:
             )
         out.append(name)
     return tuple(dict.fromkeys(out))
+
+
+# the questions generated on a task with numeric fluents: those answered by exact numeric semantics
+# alone (applicability, progression, and the ARB families built on them); the others need proofs or
+# plans that read states as atoms alone
+NUMERIC_TASKS = {"hard": ("app", "prog"), "bool": ("app", "prog"), "mcq": ("app", "prog"), "arb": ()}
+NUMERIC_REASON = "unsupported on a task with numeric fluents (its answer needs proofs or plans over atoms alone)"
+
+
+def numeric_tasks(form: str, wanted: tuple[str, ...], tasks) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The wanted tasks that can be asked of `tasks`, and {task: why} for those skipped (a numeric
+    problem's questions that need proofs or plans); AcpError when none of them can be asked."""
+    if all(t.grounded.numeric is None for t in tasks):
+        return wanted, {}
+    kept = tuple(name for name in wanted if name in NUMERIC_TASKS[form])
+    skipped = {name: NUMERIC_REASON for name in wanted if name not in kept}
+    if not kept:
+        raise AcpError(
+            f"none of the {form} tasks asked for ({', '.join(wanted)}) can be asked of a task with numeric fluents",
+            "--tasks",
+            f"on numeric tasks the {form} form asks: {', '.join(NUMERIC_TASKS[form]) or 'nothing yet'}"
+            + ("" if NUMERIC_TASKS[form] else "; use --form hard, bool or mcq"),
+        )
+    return kept, skipped
 
 
 def _text(x, what: str) -> tuple[str, str]:
@@ -170,6 +196,7 @@ def generate(
         raise AcpError(f"-n must be at least 1, got {opt.n}", "-n")
     dtext, ptexts = read_texts(domain, problems)
     tasks = [_load(dtext, ptext, where) for ptext, where in ptexts]  # here too: bad PDDL fails early
+    tasks_wanted, skipped = numeric_tasks(opt.form, tasks_wanted, tasks)
     marks: list = [None] * len(tasks)
     ramified = None
     if opt.ramifications:
@@ -198,6 +225,8 @@ def generate(
     order = sorted(range(len(tasks)), key=lambda k: -len(ptexts[k][0]))  # largest first
     pools: list = [None] * len(tasks)
     report = _Report(progress, opt.n * len(tasks_wanted), sum(len(made) for made in done.values()))
+    for name, why in skipped.items():
+        report.note(f"  {name}: skipped: {why}")
     report.note(
         f"drawing the states of {len(tasks)} problem(s), then {opt.n} {opt.form} records for each of "
         f"{len(tasks_wanted)} task(s)"
@@ -228,7 +257,7 @@ def generate(
         report.finished(name, len(made), sum(dropped.values()), seconds, short)
         if on_task:
             on_task(name, made)
-    out = Generated([], {}, {}, {})
+    out = Generated([], {}, {}, {}, skipped=skipped)
     for name in tasks_wanted:  # the tasks' order, whichever unit finished first
         made, out.dropped[name], out.seconds[name], short = done[name]
         out.records.extend(made)

@@ -96,10 +96,11 @@ def sample_states(task: Task, count: int, rng: random.Random, difficulty: Diffic
     out = [Sampled(task.init, "init")]
     seen = {task.init}
     plans: list[tuple[int, list[int]]] = []
+    plan_share = difficulty.plan_share if task.grounded.numeric is None else 0.0  # no optimal plans on numeric tasks
     for _ in range(20 * count):
         if len(out) >= count:
             break
-        if rng.random() < difficulty.plan_share:
+        if rng.random() < plan_share:
             if not plans or (len(plans) < MAX_PLANS and rng.random() < 0.5):
                 start = task.init if not plans else replay(task, task.init, _walk(task, difficulty, rng))
                 plans.append((start, optimal_path(task, start, rng, seconds) or []))
@@ -111,10 +112,24 @@ def sample_states(task: Task, count: int, rng: random.Random, difficulty: Diffic
         else:
             walk = _walk(task, difficulty, rng)
             s, origin = replay(task, task.init, walk), f"walk:{len(walk)}"
-        if s not in seen:
+        if s not in seen and writable(task, s):
             seen.add(s)
             out.append(Sampled(s, origin))
     return out
+
+
+def writable(task: Task, state: int) -> bool:
+    """Can a record write the state as a PDDL problem: each value a finite decimal (PDDL's initial
+    values are numbers; a value such as 1/3 has no exact one)?"""
+    return task.grounded.numeric is None or all(v is None or _finite_decimal(v) for v in task.grounded.values(state))
+
+
+def _finite_decimal(v) -> bool:
+    d = v.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
 
 
 def _walk(task: Task, difficulty: Difficulty, rng: random.Random) -> list[int]:

@@ -3,6 +3,8 @@ task compiled so that only some ground actions may come first)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 
 def typed_list(params) -> str:
     """Typed names (variables, objects or constants): `a - t b - (either t1 t2)`."""
@@ -26,7 +28,34 @@ def formula(f: tuple) -> str:
         return f"(imply {formula(f[1])} {formula(f[2])})"
     if tag in ("forall", "exists"):
         return f"({tag} ({typed_list(f[1])}) {formula(f[2])})"
+    if tag == "cmp":
+        return f"({f[1]} {expression(f[2])} {expression(f[3])})"
     raise ValueError(f"cannot write formula {tag!r}")
+
+
+def expression(e: tuple) -> str:
+    """A numeric expression as PDDL text (a constant with no finite decimal as a division)."""
+    tag = e[0]
+    if tag == "num":
+        return _number(e[1])
+    if tag == "fn":
+        return "(" + " ".join((e[1],) + tuple(e[2])) + ")"
+    if tag == "neg":
+        return f"(- {expression(e[1])})"
+    return f"({tag} {expression(e[1])} {expression(e[2])})"
+
+
+def _number(v: Fraction) -> str:
+    """An exact decimal (2.5, -0.125) when the value has one, else `(/ n d)`."""
+    places = 0
+    while (v * 10**places).denominator != 1:
+        places += 1
+        if places > v.denominator.bit_length():  # not a finite decimal
+            return f"(/ {v.numerator} {v.denominator})"
+    scaled = abs(v.numerator) * 10**places // v.denominator
+    whole, frac = divmod(scaled, 10**places)
+    sign = "-" if v < 0 else ""
+    return f"{sign}{whole}" if not places else f"{sign}{whole}.{str(frac).rjust(places, '0')}"
 
 
 def effect(e: tuple) -> str:
