@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..budget import Budget
-from ..errors import BudgetExceeded
+from ..planners import enhsp
 from ..verdict import Proof
 from . import weighted
 from .cost_optimal import CostOptimizer
@@ -89,21 +89,14 @@ class NumericOptimizer(CostOptimizer):
         return super().next_actions(state, budget, exact, known, quick)
 
     def satisficing(self, state: int, budget: Budget) -> list[int] | None | bool:
-        """A plan found fast, replayed; None: proven unsolvable; False: the budget ran out. Greedy
-        best-first over real states with the projection's h^add on GREEDY_SHARE of the budget, then
-        the A* (greedy search may follow an unbounded numeric variable forever). This is the one
-        place where an outside numeric planner (ENHSP) may race the searches: its plans go through
-        `plan_cost` (a replay) before use, exactly as theirs do."""
-        goal = self.task.goal
-        try:
-            plan = greedy_search(
-                self.gen,
-                state,
-                self.task.is_goal,
-                lambda s: self.engine.relax.hmax(s, goal, combine=sum),
-                budget.share(GREEDY_SHARE),
-            )
-        except BudgetExceeded:
+        """A plan found fast, replayed; None: proven unsolvable; False: the budget ran out.
+
+        Greedy best-first over real states with the projection's h^add runs on GREEDY_SHARE of the
+        budget, raced by ENHSP (enhsp.race: its numeric heuristics follow numeric goals that the
+        projection cannot see); when neither finds a plan, the A* gets the rest (greedy search may
+        follow an unbounded numeric variable forever). Every plan is replayed before it is returned."""
+        plan = enhsp.race(self.task, state, budget, self._greedy, GREEDY_SHARE)
+        if plan is False:
             h = self.h_star(state, budget, bound=False)
             if not h.known:
                 return False
@@ -111,3 +104,10 @@ class NumericOptimizer(CostOptimizer):
         if plan is None:
             return None
         return plan if self.plan_cost(plan, state) is not None else False
+
+    def _greedy(self, state: int, budget: Budget) -> list[int] | None:
+        """Greedy best-first search with the projection's h^add (raises BudgetExceeded)."""
+        goal = self.task.goal
+        return greedy_search(
+            self.gen, state, self.task.is_goal, lambda s: self.engine.relax.hmax(s, goal, combine=sum), budget
+        )

@@ -15,15 +15,21 @@ import logging
 import os
 import re
 import shutil
+import threading
+from collections.abc import Callable
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from typing import Literal
 
 from ..budget import Budget
+from ..errors import BudgetExceeded
 from . import process
 
 log = logging.getLogger(__name__)
 MEMORY_MB = 4096
 HEAP = "-Xmx1g"
+SHARE = 0.75  # of a raced search's budget, for ENHSP
+HEAD_START = 0.2  # seconds the own search runs alone before ENHSP starts
 DIGITS = 40  # significant digits of a value with no finite decimal (ENHSP reads doubles anyway)
 
 
@@ -45,6 +51,53 @@ def enhsp_plan(task, state: int, budget: Budget | float) -> list[int] | None:
     (ENHSP missing, out of budget, no plan, or a plan that does not hold; the reason is logged).
     `task`: a GroundedTask or a Task wrapping one."""
     task = getattr(task, "grounded", task)
+    names = enhsp_names(task, state, budget)
+    return None if names is None else checked_plan(task, state, names)
+
+
+def race(
+    task, state: int, budget: Budget, search: Callable[[int, Budget], list[int] | None], share: float
+) -> list[int] | None | Literal[False]:
+    """Run acptools' own `search(state, budget)` on `share` of the budget while ENHSP (when
+    installed; a separate process, so the two use both cores) races it on SHARE of the budget,
+    starting after HEAD_START seconds so that the many tasks the own search solves at once never
+    start a JVM. Whichever plan comes first stops the other. Returns the own search's answer (a
+    plan, or None: proven unsolvable), else ENHSP's plan replayed (checked_plan), else False."""
+    task = getattr(task, "grounded", task)
+    found, done = threading.Event(), threading.Event()
+    outside: list[list[str] | None] = [None]
+
+    def run_enhsp() -> None:
+        if done.wait(HEAD_START):
+            return
+        outside[0] = enhsp_names(task, state, budget.share(SHARE).child(cancel=done))
+        if outside[0] is not None:
+            found.set()
+
+    racer = threading.Thread(target=run_enhsp, name="acptools-enhsp", daemon=True)
+    racer.start()
+    plan: list[int] | None | Literal[False] = False
+    try:
+        plan = search(state, budget.share(share).child(cancel=found))
+    except BudgetExceeded:
+        pass  # its share is spent, or ENHSP found a plan first: ENHSP's answer is awaited below
+    except BaseException:
+        done.set()
+        raise
+    finally:
+        if plan is not False:
+            done.set()
+        racer.join()
+    if plan is False and outside[0] is not None:
+        return checked_plan(task, state, outside[0]) or False
+    return plan
+
+
+def enhsp_names(task, state: int, budget: Budget | float) -> list[str] | None:
+    """ENHSP's plan from `state` as action names, not yet checked (checked_plan does that), or None
+    with the reason logged. Reads the task and writes only its own work folder, so it may run in a
+    thread beside a search over the same task."""
+    task = getattr(task, "grounded", task)
     budget = budget if isinstance(budget, Budget) else Budget(budget)
     jar, why = enhsp_jar()
     if jar is None:
@@ -52,12 +105,9 @@ def enhsp_plan(task, state: int, budget: Budget | float) -> list[int] | None:
         return None
     folder = process.work_folder("enhsp")
     try:
-        names = _run(task, state, budget, jar, folder)
+        return _run(task, state, budget, jar, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    if names is None:
-        return None
-    return checked_plan(task, state, names)
 
 
 def _run(task, state: int, budget: Budget, jar: str, folder: str) -> list[str] | None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..budget import Budget
+from ..engine import weighted
 from ..engine.cost_optimal import CostOptimizer
 from ..engine.hstar_table import INF, Bound, Cost, HStarTable
 from ..engine.optimal import BOUND_SHARE, HStar, NextActions, Optimizer
 from ..engine.search import greedy_plan
 from ..engine.weighted import exact
 from ..errors import BudgetExceeded
+from ..planners import enhsp
 from ..verdict import Proof, chained
 
 AFTER_SHARE = 0.5  # of what is left, for the h* after one named action (the rest for the others)
@@ -252,17 +254,20 @@ def _spent(budget: Budget) -> bool:
 
 
 def satisficing_plan(opt: Optimizer | CostOptimizer, state: int, budget: Budget) -> list[int] | None | bool:
-    """A fast plan (greedy best-first with h^add); None: proven unsolvable; False: budget ran out."""
+    """A fast plan (greedy best-first with h^add); None: proven unsolvable; False: budget ran out.
+    On a task with action costs, ENHSP races the greedy search (enhsp.race), as on numeric tasks."""
     task = opt.task
     relax = opt.engine.relax
+
+    def greedy(s: int, b: Budget) -> list[int] | None:
+        def hadd(t: int) -> float:
+            return relax.hmax(t, task.goal, combine=sum, budget=b)
+
+        return greedy_plan(opt.engine.gen, s, task.goal, hadd, b, canon=opt.sym.canonical)
+
+    if weighted.metric_of(task) == "cost":
+        return enhsp.race(task, state, budget, greedy, 1.0)
     try:
-        return greedy_plan(
-            opt.engine.gen,
-            state,
-            task.goal,
-            lambda s: relax.hmax(s, task.goal, combine=sum, budget=budget),
-            budget,
-            canon=opt.sym.canonical,
-        )
+        return greedy(state, budget)
     except BudgetExceeded:
         return False

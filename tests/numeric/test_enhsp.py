@@ -150,3 +150,52 @@ def test_missing_java_returns_none_with_a_reason(monkeypatch, caplog):
     with caplog.at_level("INFO", logger=enhsp.__name__):
         assert enhsp.enhsp_plan(t, t.grounded.init, Budget(10)) is None
     assert "Java" in caplog.text
+
+
+# the race of acptools' own search with ENHSP (enhsp.race), as `plan(optimal=False)` runs it
+
+
+def _stuck(state, budget):
+    """An own search that never finds a plan: it spends its budget until stopped."""
+    while True:
+        budget.spend()
+
+
+def _zenotravel():
+    t = load_task((CORPUS / "zenotravel" / "domain.pddl").read_text(), (CORPUS / "zenotravel" / "p01.pddl").read_text())
+    return t.grounded
+
+
+def test_a_stuck_search_is_stopped_by_enhsps_plan():
+    g = _zenotravel()
+    started = time.perf_counter()
+    plan = enhsp.race(g, g.init, Budget(120), _stuck, 1.0)
+    assert plan and g.is_plan(plan, g.init)
+    assert time.perf_counter() - started < slack(60)  # far below the 120 s the stuck search had
+    assert process.running() == 0 and _java_children() == []
+    _up_checks(CORPUS / "zenotravel" / "domain.pddl", CORPUS / "zenotravel" / "p01.pddl", g.action_list(plan))
+
+
+def test_a_quick_own_answer_never_starts_java(monkeypatch):
+    calls = []
+    monkeypatch.setattr(enhsp, "enhsp_names", lambda *a: calls.append(a))
+    g = _zenotravel()
+    assert enhsp.race(g, g.init, Budget(60), lambda s, b: [], 1.0) == []
+    assert enhsp.race(g, g.init, Budget(60), lambda s, b: None, 1.0) is None  # own proof of unsolvability
+    assert calls == []
+
+
+def test_a_wrong_enhsp_plan_in_the_race_is_dropped(monkeypatch):
+    monkeypatch.setattr(enhsp, "enhsp_names", lambda *a: ["(refuel plane1 c1)"])
+    g = _zenotravel()
+    assert enhsp.race(g, g.init, Budget(2), _stuck, 1.0) is False
+
+
+@pytest.mark.parametrize("name", ["counters/problem2.pddl", "citycar/problem.pddl"])
+def test_satisficing_plans_on_hard_examples_replay(name):
+    """counters' numeric goals and citycar's costs are where greedy search struggles; ENHSP races it."""
+    [(_, domain, problem)] = [e for e in up_examples() if e[0] == name]
+    t = load_task(domain.read_text(), problem.read_text())
+    v = t.questions.plan(optimal=False, budget=60)
+    assert v.answer is True, v.how
+    _up_checks(domain, problem, v.witness)
