@@ -242,7 +242,7 @@ def _union(masks) -> int:
 
 
 def _atoms(texts) -> list[tuple[str, tuple[str, ...]]]:
-    """'at truck1 depot' -> ('at', ('truck1', 'depot')) for each text: PDDL names hold no spaces."""
+    """'p o1 o2' -> ('p', ('o1', 'o2')) for each text: PDDL names hold no spaces."""
     return [(words[0], tuple(words[1:])) for words in (text.split(" ") for text in texts)]
 
 
