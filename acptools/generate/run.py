@@ -106,11 +106,14 @@ def check_tasks(form: str, tasks) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-# the questions generated on a task with numeric fluents: those answered by exact numeric semantics
-# alone (applicability, progression, and the ARB families built on them); the others need proofs or
-# plans that read states as atoms alone
-NUMERIC_TASKS = {"hard": ("app", "prog"), "bool": ("app", "prog"), "mcq": ("app", "prog"), "arb": ()}
-NUMERIC_REASON = "unsupported on a task with numeric fluents (its answer needs proofs or plans over atoms alone)"
+# the questions generated on a task with numeric fluents: every ACPBench task, its answers proven by
+# exact numeric semantics (app, prog, val, just), witnesses from search over real states or proofs from
+# the propositional projection or exhaustion (reach, areach, land, nexta, plan; unknown drops the
+# attempt); the ActionReasoningBench families classify and track fluents as atoms alone
+NUMERIC_TASKS = {"hard": TASKS["hard"], "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ()}
+NUMERIC_REASON = (
+    "unsupported on a task with numeric fluents (ActionReasoningBench families read fluents as atoms alone)"
+)
 
 
 def numeric_tasks(form: str, wanted: tuple[str, ...], tasks) -> tuple[tuple[str, ...], dict[str, str]]:
