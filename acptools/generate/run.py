@@ -79,7 +79,7 @@ class Generated:
     """The records (task by task, in order) and, per task, how many were made, how many attempts
     were dropped and why, the seconds spent, and for each task that fell short of N, why (the states
     tried and what retired them). `skipped`: the tasks asked for that cannot be asked of these
-    problems (a numeric task's reach, areach, land, nexta, ...) and why."""
+    problems, and why (empty unless a form asks tasks a numeric problem cannot have)."""
 
     records: list[dict]
     made: dict[str, int]
@@ -117,8 +117,8 @@ NUMERIC_REASON = (
 
 
 def numeric_tasks(form: str, wanted: tuple[str, ...], tasks) -> tuple[tuple[str, ...], dict[str, str]]:
-    """The wanted tasks that can be asked of `tasks`, and {task: why} for those skipped (a numeric
-    problem's questions that need proofs or plans); AcpError when none of them can be asked."""
+    """The wanted tasks that can be asked of `tasks`, and {task: why} for those skipped (on a numeric
+    problem, those NUMERIC_TASKS leaves out); AcpError when none of them can be asked."""
     if all(t.grounded.numeric is None for t in tasks):
         return wanted, {}
     kept = tuple(name for name in wanted if name in NUMERIC_TASKS[form])
