@@ -296,6 +296,34 @@ def test_every_hard_kind_made_on_the_corpus():
     assert all(made.values()), made
 
 
+def test_answers_and_candidates_are_facts_not_comparisons():
+    """A comparison atom (decided by the values) is never asked about nor listed as an answer."""
+    comparison = re.compile(r"^\(?(<=|>=|<|>|=) ")
+    listed = 0
+    for family in FINITE:
+        for r in _generate(family, "hard", HARD_PROVEN, n=2, budget=3.0).records:
+            if r["group"] in ("reachable_atom_gen", "landmarks_gen"):
+                entries = r["answer"] if isinstance(r["answer"], list) else r["answer"]["yes"] + r["answer"]["no"]
+                listed += len(entries)
+                assert not [e for e in entries if comparison.match(e)], entries
+        for form in ("bool", "mcq"):
+            for r in _generate(family, form, CHOICE_PROVEN, n=2, budget=3.0).records:
+                for claim, _ in _claims(r):
+                    atoms = claim.get("atoms", []) + ([claim["atom"]] if "atom" in claim else [])
+                    assert not [a for a in atoms if comparison.match(a)], claim
+    assert listed > 0
+
+
+def test_goal_comparisons_phrased_and_metric_kept():
+    """jugs-decimal's goal (= (amount j3) 0.3) reads as a sentence; zenotravel's records keep its
+    metric, so their PDDL measures plans by fuel used, as the generator did."""
+    goals = [r["context"] for r in _generate("jugs-decimal", "hard", HARD_PROVEN, n=2, budget=3.0).records]
+    assert any("the following facts hold: the amount of j3 is 0.3." in c for c in goals)
+    zeno = _generate("zenotravel", "hard", HARD_PROVEN, n=2, budget=3.0).records
+    assert zeno and all("(:metric minimize (fuel-used))" in r["PDDL_problem"] for r in zeno)
+    assert {task_for(r["PDDL_domain"], r["PDDL_problem"]).metric for r in zeno} == {"cost"}
+
+
 @pytest.mark.parametrize("family", FINITE)
 @pytest.mark.parametrize("form", ["bool", "mcq"])
 def test_choice_proven_records_rechecked_by_oracle(family, form):
