@@ -88,6 +88,11 @@ def _signature(name: str, params) -> str:
     return f"({name} {typed_list(params)})" if params else f"({name})"
 
 
+def numeric_effect(e: tuple) -> str:
+    """An effect as PDDL text, numeric effects included (the summary is for reading)."""
+    return effect(e, numeric=True)
+
+
 def _text(write, part) -> str | None:
     """PDDL text of a formula or effect; None when the writer has no form for a construct (the
     summary is for reading, so an exotic construct leaves its text out rather than failing)."""
@@ -117,7 +122,7 @@ def describe(task: Task) -> TaskSummary:
                 _parameters(a.params),
                 _signature(a.name, a.params),
                 _text(formula, a.precondition),
-                _text(effect, a.effect),
+                _text(numeric_effect, a.effect),
             )
             for a in domain.actions.values()
         ],

@@ -54,6 +54,7 @@ TESTS_BY_MODULE = {
         "tests/core/test_episode.py",
     ],
     "acptools/budget.py": [
+        "tests/core/test_budget_accounting.py",
         "tests/core/test_budgets.py",
         "tests/core/test_reach_walks.py",
         "tests/core/test_partial_lists.py",

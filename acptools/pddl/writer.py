@@ -58,19 +58,22 @@ def _number(v: Fraction) -> str:
     return f"{sign}{whole}" if not places else f"{sign}{whole}.{str(frac).rjust(places, '0')}"
 
 
-def effect(e: tuple) -> str:
-    """An effect as PDDL text."""
+def effect(e: tuple, numeric: bool = False) -> str:
+    """An effect as PDDL text. Numeric effects only with `numeric` (text for reading): a domain
+    written for outside planners must never carry them, so there they raise ValueError."""
     tag = e[0]
     if tag == "add":
         return "(" + " ".join((e[1],) + tuple(e[2])) + ")"
     if tag == "del":
         return "(not (" + " ".join((e[1],) + tuple(e[2])) + "))"
     if tag == "and":
-        return f"(and {' '.join(effect(x) for x in e[1])})"
+        return f"(and {' '.join(effect(x, numeric) for x in e[1])})"
     if tag == "forall":
-        return f"(forall ({typed_list(e[1])}) {effect(e[2])})"
+        return f"(forall ({typed_list(e[1])}) {effect(e[2], numeric)})"
     if tag == "when":
-        return f"(when {formula(e[1])} {effect(e[2])})"
+        return f"(when {formula(e[1])} {effect(e[2], numeric)})"
+    if tag == "num-eff" and numeric:
+        return f"({e[1]} {expression(e[2])} {expression(e[3])})"
     raise ValueError(f"cannot write effect {tag!r}")
 
 
