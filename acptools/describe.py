@@ -138,7 +138,7 @@ def describe(task: Task) -> TaskSummary:
 
 def state_problem(task: Task, state: int) -> str:
     """The PDDL problem with `state` as its initial state; on a numeric task with its atoms, the
-    values it defines and the problem's values of the functions no action changes."""
+    values it defines, the problem's values of the functions no action changes, and its metric."""
     g = task.grounded
     if g.numeric is None:
         return task.problem_for(state)
@@ -153,4 +153,12 @@ def state_problem(task: Task, state: int) -> str:
         if f"({' '.join((f,) + tuple(args))})" not in changing
     ]
     text = write_problem(g.problem, g.domain.name, ())
-    return text.replace(" (:init )", " (:init " + " ".join(x for x in [init, *defined, *static] if x) + ")", 1)
+    text = text.replace(" (:init )", " (:init " + " ".join(x for x in [init, *defined, *static] if x) + ")", 1)
+    return _with_metric(text, g.problem.metric)
+
+
+def _with_metric(text: str, metric) -> str:
+    """A problem's text with its metric written back (plans are measured as the task measures them)."""
+    if metric is None or metric[1] == ("total-time",):
+        return text
+    return text.rstrip()[:-1] + f"\n (:metric {metric[0]} {expression(metric[1])}))\n"

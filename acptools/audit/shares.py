@@ -20,15 +20,16 @@ PICK_ONE = ("reach", "areach", "land", "nexta")
 
 
 def candidates(kind: str, task, state: int) -> int:
-    """How many items a question of `kind` allows: reach, any atom of the task; areach, any
+    """How many items a question of `kind` allows: reach, any atom of the task (not a comparison); areach, any
     type-correct ground action; land, any atom that neither holds nor is a goal fact (the question
     asks for a non-trivial one); nexta, any applicable action."""
+    facts = task.grounded.shown_mask & ((1 << len(task.atoms)) - 1)  # a numeric task's comparisons left out
     if kind == "reach":
-        return len(task.atoms)
+        return bin(facts).count("1")
     if kind == "areach":
         return task.num_actions
     if kind == "land":
-        return bin(((1 << len(task.atoms)) - 1) & ~state & ~task.goal_atoms).count("1")
+        return bin(facts & ~state & ~task.goal_atoms).count("1")
     if kind == "nexta":
         return len(task.applicable(state))
     raise ValueError(f"{kind} is not answered by any one of a set of items")

@@ -18,7 +18,7 @@ from ..kinds import ACP_STEMS, ACP_TASKS
 from .balance import GOAL_SHOWN, choice_shapes, mixed, pick_options, placed, yes_no_shape
 from .base import NO_LANDMARK, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, some_sequence
-from .states import random_walk, replay, step
+from .states import all_facts, facts, random_walk, replay, step
 
 LABELS = ("A", "B", "C", "D")
 SAMPLE = 12  # candidates offered per hint
@@ -67,19 +67,13 @@ def _app(item: Item, need_no: bool = True) -> Pool:
     )
 
 
-def _atoms_of(task, state: int) -> int:
-    """A state's atoms: without its values and the atoms a numeric task keeps for comparisons."""
-    g = task.grounded
-    return state if g.numeric is None else g.atoms_of(state) & ~g.numeric.comparison_mask
-
-
 def _prog(item: Item, need_no: bool = True) -> Pool:
     task, s = item.task, item.state
     a = item.pick(task.applicable(s))[0]
     name = task.action_names[a]
-    s, t = _atoms_of(task, s), _atoms_of(task, step(task, s, a))
+    s, t = facts(task, s), facts(task, step(task, s, a))
     added, deleted = t & ~s, s & ~t
-    unchanged_true, other_false = t & s, _atoms_of(task, ~t & ~s & ((1 << len(task.atoms)) - 1))
+    unchanged_true, other_false = t & s, all_facts(task) & ~t & ~s
     cands = []
     for mask, hint, k in (
         (added, True, SAMPLE),
@@ -105,10 +99,10 @@ def _reach_pairs(item: Item, unreachable: set[str]) -> list[tuple[list[str], boo
     out: list[tuple[list[str], bool | None]] = []
     for _ in range(4):  # two facts a walk makes true together, neither of them true in the state
         t = replay(task, s, random_walk(task, s, rng.randint(1, 10), rng))
-        new = task.names(t & ~s)
+        new = task.names(facts(task, t & ~s))
         if len(new) >= 2:
             out.append((sorted(rng.sample(new, 2)), True))
-    atoms = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
+    atoms = [n for n in task.names(all_facts(task) & ~s) if n not in unreachable]
     for p in _sample(item, atoms, SAMPLE):
         pred, args = task.atoms[task.atom_name_index[p]]
         near = [
@@ -156,7 +150,7 @@ def _reach(item: Item, need_no: bool = True) -> Pool:
     """One fact or two facts at once (ACPBench's two-fact questions), in a seeded mix."""
     task, s = item.task, item.state
     unreachable = set(task.names(_cheap_unreachable(item, need_no)[0]))
-    others = [n for n in task.names(((1 << len(task.atoms)) - 1) & ~s) if n not in unreachable]
+    others = [n for n in task.names(all_facts(task) & ~s) if n not in unreachable]
     singles = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
     pairs = _reach_pairs(item, unreachable)
     cands = pairs + singles if item.rng.random() < 0.5 else singles + pairs
@@ -205,12 +199,12 @@ def _land(item: Item, need_no: bool = True) -> Pool:
         s = step(task, s, a)
         on_path |= s
     s = item.state
-    candidates = ((1 << len(task.atoms)) - 1) & ~s & ~task.goal_atoms
+    candidates = all_facts(task) & ~s & ~task.goal_atoms
     if not candidates & on_path and not item.trivial_landmarks:
         raise Skip(NO_LANDMARK)  # every landmark is on every plan: this one shows there is none to ask
     cands = [(n, None) for n in _sample(item, task.names(candidates & on_path))]
     if item.trivial_landmarks:
-        cands += [(n, True) for n in _sample(item, task.names(task.goal_atoms & ~s), 2)]
+        cands += [(n, True) for n in _sample(item, task.names(facts(task, task.goal_atoms) & ~s), 2)]
     cands += [(n, False) for n in _sample(item, task.names(candidates & ~on_path))]
     return Pool(
         "Is the following fact a landmark (must hold at some point along any plan) for the current state? {}",

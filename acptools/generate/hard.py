@@ -21,6 +21,7 @@ from ..kinds import PLAN_GROUP
 from .base import AT_GOAL, DEAD_END, NOTHING, UNPROVEN, Draft, Item, Skip
 from .sequences import corrupted, redundant_plan, removal_code, some_sequence
 from .spread import Spread
+from .states import all_facts
 
 LIST_CAP = 50
 
@@ -139,7 +140,7 @@ def land(item: Item) -> Draft:
         raise Skip(UNPROVEN)
     task = item.task
     yes = set(res.names)
-    candidates = ((1 << len(task.atoms)) - 1) & ~item.state & ~task.goal_atoms
+    candidates = all_facts(task) & ~item.state & ~task.goal_atoms
     no = [n for n in task.names(candidates) if n not in yes][:LIST_CAP]
     _spread(item).take(sorted(yes) or ["None"], share("land", task, item.state, len(yes)))
     return _draft(item, "land", LAND, {"yes": sorted(yes), "no": no}, goal=True, atoms=True)
@@ -164,15 +165,16 @@ def nexta(item: Item) -> Draft:
 
 def plan(item: Item) -> Draft:
     """A plan question (a plan that reaches the goal) about the item's state, its answer proven."""
-    if item.h_star() == 0:
-        raise Skip(AT_GOAL)
+    h_star = item.h_star()
     path = item.names(item.optimal_plan())
+    if not path:
+        raise Skip(AT_GOAL)
     context = item.render.context(item.state, goal=True, actions=True)
     return Draft(
         PLAN_GROUP,
         context,
         PLAN,
-        {"opt": str(len(path)), "plan": path},
+        {"opt": str(h_star), "plan": path},
         item.state,
         {"form": "hard", "spec": {"answer_type": "plan"}},
     )

@@ -8,9 +8,17 @@ question needs it, and the PDDL names of the actions or propositions an answer i
 
 from __future__ import annotations
 
+import re
+
 from ..dataset import PDDL_PROMISE
 from ..describe import split_name
 from .templates import PLACEHOLDER, Templates
+
+# a ground comparison atom of a numeric task, as it is named: '(>= (fuel t1) 5)'
+COMPARISON = re.compile(r"^\((<=|>=|<|>|=) (.+)\)$")
+# a comparison of one numeric variable with a number: '(fuel t1) 5'
+SIMPLE_SIDES = re.compile(r"^\(([^()]+)\) (-?[\d./]+)$")
+RELATIONS = {"=": "is", "<": "is less than", ">": "is more than", "<=": "is at most", ">=": "is at least"}
 
 
 def join(items, word: str = "and") -> str:
@@ -40,6 +48,8 @@ class Renderer:
 
     def atom(self, name: str, negated: bool = False) -> str:
         """'(at c0 l1)' -> 'car c0 is at location l1' (or 'at(c0, l1)' without a phrase)."""
+        if self.task.grounded.numeric is not None and COMPARISON.match(name):
+            return self.comparison(name, negated)
         pred, args = split_name(name)
         params = self.domain.predicates[pred].params if pred in self.domain.predicates else ()
         if negated and pred in self.templates.negated:
@@ -49,6 +59,21 @@ class Renderer:
         if negated:
             return f"it is not the case that {text}" if phrase else f"not {text}"
         return text
+
+    @staticmethod
+    def comparison(name: str, negated: bool = False) -> str:
+        """A numeric goal's comparison atom: '(>= (fuel t1) 5)' -> 'the fuel of t1 is at least 5' (a
+        comparison of expressions stays PDDL: '(>= (+ (a) (b)) 5) holds')."""
+        found = COMPARISON.match(name)
+        assert found is not None, name
+        op, sides = found.groups()
+        simple = SIMPLE_SIDES.match(sides)
+        if simple is None:
+            text = f"{name} holds"
+        else:
+            fn, *args = simple.group(1).split()
+            text = f"the {fn}{' of ' + ' and '.join(args) if args else ''} {RELATIONS[op]} {simple.group(2)}"
+        return f"it is not the case that {text}" if negated else text
 
     def action(self, name: str) -> str:
         """'(sail l0 l1)' -> 'sail from location l0 to location l1' (or 'sail(l0, l1)')."""

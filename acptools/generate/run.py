@@ -79,7 +79,7 @@ class Generated:
     """The records (task by task, in order) and, per task, how many were made, how many attempts
     were dropped and why, the seconds spent, and for each task that fell short of N, why (the states
     tried and what retired them). `skipped`: the tasks asked for that cannot be asked of these
-    problems (a numeric task's reach, areach, land, nexta, ...) and why."""
+    problems, and why (empty unless a form asks tasks a numeric problem cannot have)."""
 
     records: list[dict]
     made: dict[str, int]
@@ -106,16 +106,19 @@ def check_tasks(form: str, tasks) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-# the questions generated on a task with numeric fluents: those answered by exact numeric semantics
-# alone (applicability, progression, and the ARB families built on them); the others need proofs or
-# plans that read states as atoms alone
-NUMERIC_TASKS = {"hard": ("app", "prog"), "bool": ("app", "prog"), "mcq": ("app", "prog"), "arb": ()}
-NUMERIC_REASON = "unsupported on a task with numeric fluents (its answer needs proofs or plans over atoms alone)"
+# the questions generated on a task with numeric fluents: every ACPBench task, its answers proven by
+# exact numeric semantics (app, prog, val, just), witnesses from search over real states or proofs from
+# the propositional projection or exhaustion (reach, areach, land, nexta, plan; unknown drops the
+# attempt); the ActionReasoningBench families classify and track fluents as atoms alone
+NUMERIC_TASKS = {"hard": TASKS["hard"], "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ()}
+NUMERIC_REASON = (
+    "unsupported on a task with numeric fluents (ActionReasoningBench families read fluents as atoms alone)"
+)
 
 
 def numeric_tasks(form: str, wanted: tuple[str, ...], tasks) -> tuple[tuple[str, ...], dict[str, str]]:
-    """The wanted tasks that can be asked of `tasks`, and {task: why} for those skipped (a numeric
-    problem's questions that need proofs or plans); AcpError when none of them can be asked."""
+    """The wanted tasks that can be asked of `tasks`, and {task: why} for those skipped (on a numeric
+    problem, those NUMERIC_TASKS leaves out); AcpError when none of them can be asked."""
     if all(t.grounded.numeric is None for t in tasks):
         return wanted, {}
     kept = tuple(name for name in wanted if name in NUMERIC_TASKS[form])

@@ -41,6 +41,17 @@ def step(task: Task, state: int, action: int) -> int:
     return task.apply_op(task.op_for(action, state), state)
 
 
+def facts(task: Task, state: int) -> int:
+    """The facts of a state or mask: its atoms without the values a numeric task packs above them and
+    without the comparison atoms the values decide (the state itself on a propositional task)."""
+    return state & task.grounded.shown_mask
+
+
+def all_facts(task: Task) -> int:
+    """Every fact of the task as a mask (comparison atoms left out: they are not questions' facts)."""
+    return facts(task, (1 << len(task.atoms)) - 1)
+
+
 def random_walk(task: Task, start: int, steps: int, rng: random.Random) -> list[int]:
     """Up to `steps` actions drawn uniformly among the applicable ones (fewer at a dead end)."""
     actions, s = [], start
@@ -63,7 +74,8 @@ def replay(task: Task, start: int, actions) -> int:
 
 
 def optimal_path(task: Task, start: int, rng: random.Random, seconds: float, known=None) -> list[int] | None:
-    """An optimal plan from `start` (action ids), each step drawn among all optimal next actions;
+    """An optimal plan from `start` (action ids), each step drawn among all optimal next actions
+    (under a cost metric, among those leading to a state the path has not visited);
     [] when the goal holds; None when the goal is unreachable or the budget (CPU seconds for the
     whole path) ran out. `known`: h*(start), when already proven. Each step after the first knows
     h* of its state (one less), so only the searches for the other optimal actions run."""
@@ -72,19 +84,27 @@ def optimal_path(task: Task, start: int, rng: random.Random, seconds: float, kno
     path, s = [], start
     known = known if known is not None and known.known else None
     quick_failed = float("inf")  # h* of a state where the quick in-process A* ran out: tried again at half that
+    by_cost = task.grounded.metric == "cost"  # actions may cost 0: h* 0 is no goal, and a path may cycle
+    seen = {start}
     while True:
         quick = known is None or known.cost <= quick_failed / 2
         res = opt.next_actions(s, budget, known=known, quick=quick)
         if res is None or res.cost is None:
             return None
-        if res.cost == 0:
+        if res.cost == 0 and (not by_cost or task.is_goal(s)):
             return path
         if quick and not res.quick:
             quick_failed = res.cost
-        a = rng.choice(sorted(res.optimal, key=task.action_names.__getitem__))
+        options = sorted(res.optimal, key=task.action_names.__getitem__)
+        if by_cost:  # some optimal path visits no state twice: a zero-cost cycle is never needed
+            options = [a for a in options if step(task, s, a) not in seen]
+            if not options:
+                return None
+        a = rng.choice(options)
         path.append(a)
         cost = opt.step_cost(a, s)
         s = step(task, s, a)
+        seen.add(s)
         known = res.after(a, cost)
 
 

@@ -540,7 +540,7 @@ def nexta(q: Question, parsed, budget, exact_regret: bool = False) -> Outcome:
             witness=names(root.plan),
             metrics=m,
         )
-    regret = after.cost + 1 - root.cost
+    regret = after.cost + _step_cost(q, aid) - root.cost
     m.update(h_star_after=after.cost, regret=regret)
     if regret == 0:
         if after.plan is None:  # known from the set of all optimal first actions (one A* search)
@@ -571,27 +571,35 @@ def nexta(q: Question, parsed, budget, exact_regret: bool = False) -> Outcome:
     )
 
 
+def _step_cost(q: Question, aid: int):
+    """What the applicable action adds to a plan's measure in the state: 1, or its cost when the task
+    measures plans by their actions' costs."""
+    return q.task.questions.optimizer.step_cost(aid, q.state)
+
+
 def _nexta_from_bounds(q: Question, aid: int, action: str, root, budget, after=None) -> Outcome:
-    """nexta when h*(s) or h*(s[a]) is only known as a proven interval: a is optimal when
-    1 + upper(s[a]) <= lower(s) (a plan through a of at most h*(s) steps), and not optimal when
-    1 + lower(s[a]) > upper(s) (a plan from s shorter than any through a); else undecided."""
+    """nexta when h*(s) or h*(s[a]) is only known as a proven interval: with c the action's cost (1
+    when plans are measured by length), a is optimal when c + upper(s[a]) <= lower(s) (a plan through
+    a of at most h*(s)), and not optimal when c + lower(s[a]) > upper(s) (a plan from s cheaper than
+    any through a); else undecided."""
     task = q.task
     lo_s, hi_s = root.bounds
     if after is None:
         after = q.truth.regret(aid, budget, exact=False)
     lo_a, hi_a = after.bounds
-    lo_a = max(lo_a, lo_s - 1)  # one step gains at most one
+    c = _step_cost(q, aid)
+    lo_a = max(lo_a, lo_s - c)  # one step gains at most its cost
     m = {
         "h_star": root.cost,
         "h_star_lower": _finite(lo_s),
         "h_star_upper": _finite(hi_s),
         "h_star_after_lower": _finite(lo_a),
         "h_star_after_upper": _finite(hi_a),
-        "regret_lower": 0 if hi_s == float("inf") else _finite(max(0, lo_a + 1 - hi_s)),
-        "regret_upper": _finite(hi_a + 1 - lo_s),
+        "regret_lower": 0 if hi_s == float("inf") else _finite(max(0, lo_a + c - hi_s)),
+        "regret_upper": _finite(hi_a + c - lo_s),
     }
     shown = f"h*(s) in [{_finite(lo_s)}, {_finite(hi_s)}], h* after {action} in [{_finite(lo_a)}, {_finite(hi_a)}]"
-    if hi_a + 1 <= lo_s:
+    if hi_a + c <= lo_s:
         plan = after.plan if after.known else after.upper_plan
         witness = [action] + [task.action_names[a] for a in plan or ()]
         m["regret"] = 0
@@ -602,7 +610,7 @@ def _nexta_from_bounds(q: Question, aid: int, action: str, root, budget, after=N
             witness=witness,
             metrics=m,
         )
-    if lo_a + 1 > hi_s:
+    if lo_a + c > hi_s:
         best = root.plan if root.known else root.upper_plan
         witness = [task.action_names[a] for a in best or ()]
         m["regret"] = "dead-end" if lo_a == float("inf") else None
