@@ -6,9 +6,11 @@ all (PDDL 2.1's undefined values: no effect undefines a variable, so one defined
 Starting from the state's point values, every operator whose comparison preconditions are possibly
 true (propositional preconditions are ignored, which only over-approximates) applies its numeric
 effects in interval arithmetic, each `when` effect as possibly firing, and the result joins the old
-interval. A bound that moved on more than WIDEN_AFTER updates goes to infinity in its direction, so
-the fixpoint ends after a few rounds. Every value a real state reachable from the start can hold lies
-in the final intervals, so a comparison that no values in them satisfy never holds.
+interval. A bound that moved on more than WIDEN_AFTER updates jumps to the next threshold in its
+direction (0 and the constants the comparisons read), then to infinity, so the fixpoint ends after a
+few rounds; the thresholds keep what a bound never crosses (a halving stays above 0). The loop ends
+only when no operator changes an interval, so every value a real state reachable from the start can
+hold lies in the final intervals, and a comparison no values in them satisfy never holds.
 """
 
 from __future__ import annotations
@@ -124,6 +126,15 @@ def possibly_false(comparison: tuple, box: Sequence[Interval | None], undefined:
     return d.lo <= 0
 
 
+def _constants(e: tuple, out: set[Fraction]) -> set[Fraction]:
+    if e[0] == "c":
+        out.add(e[1])
+    elif e[0] != "v":
+        for part in e[1:]:
+            _constants(part, out)
+    return out
+
+
 def _reads(comparison: tuple) -> set[int]:
     return variables_of(comparison[2], variables_of(comparison[1], set()))
 
@@ -134,6 +145,10 @@ class IntervalRelaxation:
     def __init__(self, num: NumericTask, operators: list[Operator]):
         self.num = num
         self.ops = [(op.pre, op.neg, op.num) for op in operators if op.num is not None]
+        found = {Fraction(0)}
+        for _, lhs, rhs in num.comparisons.values():
+            _constants(rhs, _constants(lhs, found))
+        self.thresholds = sorted(found)
 
     def possible(self, values: Sequence[Fraction | None]) -> int:
         """The comparison atoms that can hold in some state reachable from one with these values."""
@@ -196,9 +211,9 @@ class IntervalRelaxation:
             out.append((var, _add(old, d)))
         return out
 
-    @staticmethod
-    def _join(box: list[Interval | None], moves: list[list[int]], var: int, got: Interval) -> bool:
-        """Join `got` into the variable's interval, widening a bound that keeps moving."""
+    def _join(self, box: list[Interval | None], moves: list[list[int]], var: int, got: Interval) -> bool:
+        """Join `got` into the variable's interval, widening a bound that keeps moving (to the next
+        threshold past it, or infinity)."""
         old = box[var]
         if old is None:
             box[var] = got
@@ -206,10 +221,12 @@ class IntervalRelaxation:
         lo, hi = old
         if got.lo < lo:
             moves[var][0] += 1
-            lo = -INF if moves[var][0] > WIDEN_AFTER else got.lo
+            below = [t for t in self.thresholds if t <= got.lo]
+            lo = got.lo if moves[var][0] <= WIDEN_AFTER else below[-1] if below else -INF
         if got.hi > hi:
             moves[var][1] += 1
-            hi = INF if moves[var][1] > WIDEN_AFTER else got.hi
+            above = [t for t in self.thresholds if t >= got.hi]
+            hi = got.hi if moves[var][1] <= WIDEN_AFTER else above[0] if above else INF
         if (lo, hi) == old:
             return False
         box[var] = Interval(lo, hi)

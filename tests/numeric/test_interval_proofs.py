@@ -17,6 +17,7 @@ from tests.support.numeric_oracle import load_task as load_oracle
 
 LIMIT = 20_000  # states the oracle enumerates: a problem it enumerates completely is finite
 WALKS, STEPS = 3, 6  # random walks per problem, and their length
+LONG_WALKS, LONG_STEPS = 12, 20  # the slow sweep's
 CASES = [(f, p) for f in numeric_families() for p in problems(f)]
 FINITE = [pytest.param(f, p, id=f"{f}/{p.stem}") for f, p in CASES if kind(p) in ("solvable", "unsolvable")]
 
@@ -34,13 +35,13 @@ def relaxed_claims(task, state: int, intervals: bool = True) -> tuple[set[str], 
     return atoms, actions, set(bits(num.comparison_mask & ~reached))
 
 
-def walk_states(task, oracle, seed: int) -> list[tuple[int, object]]:
+def walk_states(task, oracle, seed: int, walks: int, steps: int) -> list[tuple[int, object]]:
     """(our state, the oracle's) at the start and along random walks, stepped in both."""
     g, rng = task.grounded, random.Random(seed)
     out = [(g.init, oracle.init)]
-    for _ in range(WALKS):
+    for _ in range(walks):
         ours, theirs = g.init, oracle.init
-        for _ in range(STEPS):
+        for _ in range(steps):
             moves = oracle.transitions(theirs)
             if not moves:
                 break
@@ -58,12 +59,12 @@ def true_comparisons(num, state) -> int:
     return num.comparison_bits([values.get(name) for name in num.var_names])
 
 
-@pytest.mark.parametrize("family, problem", FINITE)
-def test_interval_claims_hold_on_every_reachable_state(family, problem):
+def check_claims_along_walks(family: str, problem, walks: int, steps: int) -> None:
+    """Every claim of the relaxation from each walk state holds on every state the oracle reaches."""
     domain = CORPUS / family / "domain.pddl"
     task, oracle = load_task(domain, problem), load_oracle(domain, problem)
     num = task.grounded.numeric
-    for ours, theirs in walk_states(task, oracle, seed=len(str(problem))):
+    for ours, theirs in walk_states(task, oracle, len(problem.stem) + walks, walks, steps):
         explored = oracle.explore(theirs, limit=LIMIT)
         if not explored.complete:
             pytest.skip("the oracle does not enumerate this state space within its limit")
@@ -76,6 +77,17 @@ def test_interval_claims_hold_on_every_reachable_state(family, problem):
             assert not any(oracle.is_applicable(s, a) for a in actions), (family, problem.stem)
             held = true_comparisons(num, s)
             assert not any(held >> i & 1 for i in comparisons), [task.grounded.atom_names[i] for i in comparisons]
+
+
+@pytest.mark.parametrize("family, problem", FINITE)
+def test_interval_claims_hold_on_every_reachable_state(family, problem):
+    check_claims_along_walks(family, problem, WALKS, STEPS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family, problem", FINITE)
+def test_interval_claims_hold_along_long_walks(family, problem):
+    check_claims_along_walks(family, problem, LONG_WALKS, LONG_STEPS)
 
 
 DOMAIN = """(define (domain fuel-trip)
@@ -130,3 +142,37 @@ def test_fuel_that_can_be_refilled_reaches_the_destination(tmp_path, monkeypatch
     assert v.answer is True, v
     oracle = load_oracle(tmp_path / "domain.pddl", tmp_path / "problem.pddl")
     assert oracle.holds(oracle.trajectory(v.witness)[-1], "(at shop)")
+
+
+COUNTER = """(define (domain counter)
+  (:requirements :strips :numeric-fluents)
+  (:predicates (done))
+  (:functions (x) (y) (z))
+  (:action tick :parameters () :precondition (< (x) 1000000) :effect (increase (x) 1))
+  (:action halve :parameters () :precondition (> (y) 0) :effect (scale-down (y) 2))
+  (:action start :parameters () :precondition (>= (x) 3) :effect (assign (z) (/ 1 (- (x) 3))))
+  (:action finish :parameters () :precondition (and (> (x) 999999) (< (y) 0)) :effect (done))
+  (:action spend :parameters () :precondition (>= (z) -1000) :effect (decrease (z) 1)))
+"""
+COUNTER_PROBLEM = "(define (problem c) (:domain counter) (:init (= (x) 0) (= (y) 8)) (:goal (done)))"
+
+
+def test_widening_ends_the_fixpoint_and_keeps_what_can_grow(tmp_path, monkeypatch):
+    """A counter with a million steps is widened (the comparison it can reach stays possible), a
+    halving that never goes below 0 forbids `(< (y) 0)`, and `z`, undefined at the start, gets a
+    value through a division whose divisor may be 0."""
+    monkeypatch.setenv("ACPTOOLS_CACHE", "off")
+    (tmp_path / "d.pddl").write_text(COUNTER)
+    (tmp_path / "p.pddl").write_text(COUNTER_PROBLEM)
+    task = load_task(tmp_path / "d.pddl", tmp_path / "p.pddl")
+    g = task.grounded
+    atoms, actions, comparisons = relaxed_claims(task, g.init)
+    assert {g.atom_names[i] for i in comparisons} == {"(< (y) 0)"}
+    assert actions == {"(finish)"} and atoms == {"(done)"}
+    box, undefined = task.questions.engine.relax.intervals.fixpoint(g.numeric.values(g.init))
+    x, y, z = (g.numeric.var_ids[(name, ())] for name in ("x", "y", "z"))
+    assert box[x] is not None and box[x].lo == 0 and box[x].hi == float("inf")
+    assert box[y] is not None and box[y].lo >= 0 and box[y].hi == 8
+    assert box[z] is not None and box[z].lo == float("-inf") and undefined == {z}
+    v = task.questions.is_reachable("(done)", budget=5)
+    assert v.answer is False and v.how == INTERVAL_RELAXED, v
