@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import random
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters, stdio_client
 
 from acptools import load_task
 from acptools.engine.numeric_proofs import INTERVAL_RELAXED
 from acptools.ground.grounded import bits
+from tests.numeric.test_server_numeric import call
+from tests.server.test_server_transports import REPO, server_command
+from tests.support.load import slack
 from tests.support.numeric_corpus import CORPUS, kind, numeric_families, problems
 from tests.support.numeric_oracle import load_task as load_oracle
+from tests.support.server_procs import clean_env
 
 LIMIT = 20_000  # states the oracle enumerates: a problem it enumerates completely is finite
 WALKS, STEPS = 3, 6  # random walks per problem, and their length
@@ -176,3 +182,27 @@ def test_widening_ends_the_fixpoint_and_keeps_what_can_grow(tmp_path, monkeypatc
     assert box[z] is not None and box[z].lo == float("-inf") and undefined == {z}
     v = task.questions.is_reachable("(done)", budget=5)
     assert v.answer is False and v.how == INTERVAL_RELAXED, v
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_tools_say_the_intervals_proved_it() -> None:
+    cmd = server_command()
+    params = StdioServerParameters(
+        command=cmd[0], args=[*cmd[1:], "--log-level", "WARNING"], cwd=str(REPO), env=clean_env(ACPTOOLS_CACHE="off")
+    )
+    with anyio.fail_after(slack(120)):
+        async with Client(stdio_client(params)) as client:
+            ok, loaded = await call(client, "load_task", domain=DOMAIN % "", problem=PROBLEM)
+            assert ok, loaded
+            tid = loaded["task_id"]
+            ok, reach = await call(client, "is_reachable", task_id=tid, atom="(at shop)", budget=10)
+            assert ok and reach["answer"] is False and reach["how"] == INTERVAL_RELAXED, reach
+            ok, actions = await call(client, "unreachable_actions", task_id=tid, budget=10)
+            assert ok, actions
+            hows = {item["name"]: item["how"] for item in actions["items"]}
+            assert hows.get("(drive home shop)") == INTERVAL_RELAXED, actions
