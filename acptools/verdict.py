@@ -37,6 +37,8 @@ class Proof(str, Enum):
     SYMK = "symk-bidirectional"  # SymK's bidirectional symbolic search
     PROJECTION = "numeric-projection"  # on the propositional projection of a numeric task (its comparisons
     # taken as satisfiable, its numeric effects dropped): every real plan is a plan of the projection
+    INTERVALS = "numeric-intervals"  # the projection with only the comparisons an interval relaxation of the
+    # values allows from the state (a sound over-approximation of every reachable value)
     NUMERIC_ASTAR = "numeric-astar-hmax"  # A* over exact numeric states with h^max of the projection
     PLAN_REPAIR = "plan-repair"  # an optimal plan with the action taken out still reaches the goal
     # steps of a chained proof, each followed by the proof it builds on

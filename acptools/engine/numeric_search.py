@@ -29,7 +29,6 @@ from .weighted import metric_of
 
 INF = float("inf")
 SWEEP_STATES = 20_000  # states a list's breadth-first sweep visits before the searches per item
-PROJECTED_RELAXED = chained(Proof.PROJECTION, Proof.RELAXED)
 REAL_EXHAUSTIVE = chained(Proof.EXHAUSTIVE, Proof.PROJECTION)  # every real state visited (projection-pruned)
 
 
@@ -124,6 +123,8 @@ class NumericEngine(Engine):
     search over real states (witnesses, and proofs once a search runs out of states) and by the
     projection's delete relaxation (proofs)."""
 
+    relax: ProjectedRelaxation
+
     def __init__(self, task: GroundedTask, shown: LRUCache | None = None):
         self.task = task
         self.shown = shown if shown is not None else LRUCache(SHOWN_STATES, kind="state")
@@ -169,7 +170,7 @@ class NumericEngine(Engine):
         try:
             reached, _ = self.relax.reachable(state, budget, banned=banned_add)
             if not any(p & reached == p for p, _ in goal):
-                return Verdict(False, PROJECTED_RELAXED)
+                return Verdict(False, self.relax.how(state, goal, budget, banned_add))
             plan = greedy_search(
                 self.gen, state, test, lambda s: self.relax.hmax(s, goal, combine=sum), budget, banned_add
             )

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..budget import Budget
-from ..engine.numeric_search import PROJECTED_RELAXED, REAL_EXHAUSTIVE, NumericEngine
+from ..engine.numeric_proofs import INTERVAL_RELAXED, PROJECTED_RELAXED
+from ..engine.numeric_search import REAL_EXHAUSTIVE, NumericEngine
 from ..errors import BudgetExceeded
 from ..ground.grounded import bits
 from ..verdict import Proof, Verdict
@@ -61,10 +62,12 @@ def unreachable_atoms(engine: NumericEngine, state: int, budget: Budget, limit: 
     candidates = every & ~state
     try:
         relaxed, _ = engine.relax.reachable(state, budget)
+        plain, _ = engine.relax.reachable(state, budget, intervals=False)
         seen, _, exhausted = engine.sweep(state, budget.share(SWEEP_SHARE))
     except BudgetExceeded as e:
         return ItemList([], False, 0, task.names(candidates), str(e), held)
-    found = [Item(n, PROJECTED_RELAXED) for n in task.names(candidates & ~relaxed)]
+    found = [Item(n, PROJECTED_RELAXED) for n in task.names(candidates & ~plain)]
+    found += [Item(n, INTERVAL_RELAXED) for n in task.names(candidates & plain & ~relaxed)]
     todo = candidates & relaxed & ~seen
     shown = task.names(candidates & relaxed & seen)
     if exhausted:
@@ -91,6 +94,7 @@ def unreachable_actions(engine: NumericEngine, state: int, budget: Budget, limit
     try:
         static = _statically_impossible(task, task.possible_set(), budget, limit)
         relaxed, _ = engine.relax.reachable(state, budget)
+        plain, _ = engine.relax.reachable(state, budget, intervals=False)
         _, applicable, exhausted = engine.sweep(state, budget.share(SWEEP_SHARE))
     except BudgetExceeded as e:
         return ItemList([], False, 0, sorted(possible)[:STATIC_LISTED], str(e))
@@ -101,8 +105,10 @@ def unreachable_actions(engine: NumericEngine, state: int, budget: Budget, limit
     for name in possible:
         a = task.action_index.get(name)
         ops = task.ops_of_action[a] if a is not None else ()
-        if a is None or not any(op.pre & relaxed == op.pre for op in ops):
+        if a is None or not any(op.pre & plain == op.pre for op in ops):
             proven.append(Item(name, PROJECTED_RELAXED))
+        elif not any(op.pre & relaxed == op.pre for op in ops):
+            proven.append(Item(name, INTERVAL_RELAXED))
         elif a in applicable:
             shown.append(name)
         elif exhausted:
