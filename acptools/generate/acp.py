@@ -149,7 +149,7 @@ def _together(pairs: list[int], mask: int) -> bool:
 def _reach(item: Item, need_no: bool = True) -> Pool:
     """One fact or two facts at once (ACPBench's two-fact questions), in a seeded mix."""
     task, s = item.task, item.state
-    unreachable = set(task.names(_cheap_unreachable(item, need_no)[0]))
+    unreachable = set(task.names(facts(task, _cheap_unreachable(item, need_no)[0])))  # comparisons: no questions
     others = [n for n in task.names(all_facts(task) & ~s) if n not in unreachable]
     singles = [([n], False) for n in _sample(item, unreachable)] + [([n], None) for n in _sample(item, others)]
     pairs = _reach_pairs(item, unreachable)
