@@ -78,33 +78,26 @@ FEATURE_WORDS = {
 }
 
 
-def supported_kind(numeric: bool = True) -> ProblemKind:
-    """The ProblemKind acptools supports (what an engine's `supported_kind` returns); without
-    `numeric`: the classical part alone."""
+def supported_kind() -> ProblemKind:
+    """The ProblemKind acptools supports (what an engine's `supported_kind` returns)."""
     kind = ProblemKind(version=LATEST_PROBLEM_KIND_VERSION)
-    for category, features in _features(numeric).items():
+    for category, features in _features().items():
         for feature in features:
             getattr(kind, f"set_{category.lower()}")(feature)
     return kind
 
 
-def _features(numeric: bool) -> dict[str, list[str]]:
-    if not numeric:
-        return SUPPORTED_FEATURES
+def _features() -> dict[str, list[str]]:
+    """The classical features and the numeric ones, by category."""
     merged = {c: list(f) for c, f in SUPPORTED_FEATURES.items()}
     for category, features in NUMERIC_FEATURES.items():
         merged.setdefault(category, []).extend(features)
     return merged
 
 
-def is_numeric(kind: ProblemKind) -> bool:
-    """Whether a Problem kind has numeric fluents."""
-    return any(f in kind.features for f in NUMERIC_FEATURES["FLUENTS_TYPE"])
-
-
 def unsupported_features(kind: ProblemKind) -> list[str]:
     """The features of a Problem kind outside acptools' fragment, in words (empty: supported)."""
-    allowed = {f for features in _features(True).values() for f in features}
+    allowed = {f for features in _features().values() for f in features}
     return sorted(
         {f"{FEATURE_WORDS.get(f, f.lower().replace('_', ' '))} ({f})" for f in kind.features if f not in allowed}
     )

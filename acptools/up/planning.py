@@ -55,8 +55,8 @@ def plan_result(name: str, bridge, problem, optimal: bool, timeout, started: flo
             logs.append(
                 LogMessage(
                     LogLevel.INFO,
-                    f"a shortest plan: h* = {verdict.extra['h_star']} "
-                    f"(proof: {verdict.how}); {_why_not_optimal(problem)}",
+                    f"{_which_optimum(bridge)}: h* = {verdict.extra['h_star']} "
+                    f"(proof: {verdict.how}); {_why_not_optimal(bridge, problem)}",
                 )
             )
     return PlanGenerationResult(status, plan, name, metrics, logs)
@@ -89,7 +89,16 @@ def _costs_decide_metric(bridge, problem) -> bool:
     return len(metrics) == 1 and metrics[0].is_minimize_action_costs() and bridge.task.metric == "cost"
 
 
-def _why_not_optimal(problem) -> str:
+def _which_optimum(bridge) -> str:
+    return "a cheapest plan under the task's metric" if bridge.task.metric == "cost" else "a shortest plan"
+
+
+def _why_not_optimal(bridge, problem) -> str:
     if not problem.quality_metrics:
         return "the Problem has no quality metric (add MinimizeSequentialPlanLength() for SOLVED_OPTIMALLY)"
+    if bridge.task.metric == "cost":
+        return (
+            "acptools minimised the metric of the task's PDDL (cost accumulators increased by the actions); "
+            "SOLVED_OPTIMALLY is reported for a plan-length or action-cost metric only"
+        )
     return "acptools minimises plan length here: the Problem's action costs are not fixed non-negative numbers"

@@ -22,7 +22,7 @@ from unified_planning.exceptions import UPUnsupportedProblemTypeError, UPUsageEr
 from unified_planning.plans import PlanKind, SequentialPlan
 
 from .. import AcpError, load_task, task_key
-from ..ground.unified import convert, is_numeric, supported_kind
+from ..ground.unified import convert, supported_kind
 from ..questions.basic import unmet_goals
 from ..util.lru import LRUCache
 from .bridge import Bridge
@@ -42,7 +42,8 @@ CREDITS = Credits(
     "acptools parses and grounds a task in milliseconds (states are bitsets) and answers with proofs: plan "
     "validation naming the failing step and its unsatisfied preconditions, a sequential simulator, and plans "
     "that are proven optimal (A*, Fast Downward, SymK) or a witness. Classical planning: STRIPS with types, "
-    "negative, disjunctive and quantified conditions, equality, conditional and universal effects.",
+    "negative, disjunctive and quantified conditions, equality, conditional and universal effects, action "
+    "costs, and numeric fluents (PDDL 2.1 level 2) in exact arithmetic.",
 )
 
 
@@ -54,7 +55,6 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
 
     def __init__(self, problem=None, error_on_failed_checks: bool = True, optimal: bool = True):
         Engine.__init__(self)
-        self.supports = self.supports_here  # type: ignore[method-assign]  # the mixins' checks ask the instance
         OneshotPlannerMixin.__init__(self)
         self._optimal = optimal
         self._tasks = LRUCache(TASKS_KEPT)
@@ -70,21 +70,14 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
 
     @staticmethod
     def supported_kind():
-        """The problem kinds the engine handles in every mode (what the factory selects by). Numeric
-        fluents are not among them: the planner does not plan numeric Problems, and one class serves
-        every mode; an engine made by name (`PlanValidator(name="acptools")`, `SequentialSimulator(p,
-        name="acptools")`) accepts them too (`supports_here`), as simulation and validation are exact."""
-        return supported_kind(numeric=False)
+        """The problem kinds the engine handles in every mode (what the factory selects by), numeric
+        fluents included: the planner plans numeric Problems (search over exact states, raced by
+        ENHSP where installed), and simulation and validation are exact."""
+        return supported_kind()
 
     @staticmethod
     def supports(problem_kind) -> bool:
         """Whether the engine handles problems of `problem_kind` in every mode."""
-        return problem_kind <= supported_kind(numeric=False)
-
-    @staticmethod
-    def supports_here(problem_kind) -> bool:
-        """Whether an engine made by name handles `problem_kind` (numeric fluents included; its planner
-        answers a numeric Problem with UNSUPPORTED_PROBLEM)."""
         return problem_kind <= supported_kind()
 
     @staticmethod
@@ -185,14 +178,6 @@ class AcptoolsEngine(Engine, OneshotPlannerMixin, PlanValidatorMixin, Sequential
                 None,
                 NAME,
                 log_messages=[LogMessage(LogLevel.ERROR, str(e))],
-            )
-        if is_numeric(problem.kind):
-            why = "acptools simulates and validates numeric Problems; it does not plan them (try name='enhsp')"
-            return PlanGenerationResult(
-                PlanGenerationResultStatus.UNSUPPORTED_PROBLEM,
-                None,
-                NAME,
-                log_messages=[LogMessage(LogLevel.ERROR, why)],
             )
         optimal = self._optimal or self.optimality_metric_required
         return plan_result(self.name, b, problem, optimal, timeout, started)

@@ -1,6 +1,6 @@
 """Numeric unified-planning Problems built in code: acptools loads them, and its simulator and
 validator agree with unified-planning's own (SequentialSimulator, PlanValidator) on every state
-reached and on valid and broken plans; its planner refuses them by status."""
+reached and on valid and broken plans; its planner's plans validate in unified-planning's validator."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from unified_planning import shortcuts as S  # noqa: E402
 from unified_planning.engines.results import PlanGenerationResultStatus, ValidationResultStatus  # noqa: E402
 from unified_planning.plans import ActionInstance, SequentialPlan  # noqa: E402
 
-import acptools.up  # noqa: E402,F401  registers the engine
+import acptools.up  # noqa: E402  registers the engine
 from acptools import load_task  # noqa: E402
 
 
@@ -118,8 +118,32 @@ def test_the_validator_agrees_with_unified_plannings(steps):
         assert str(got.inapplicable_action) == str(expected.inapplicable_action)
 
 
-def test_the_planner_refuses_numeric_problems_by_status():
-    with S.OneshotPlanner(name="acptools") as planner:
-        result = planner.solve(fuel_problem())
-    assert result.status == PlanGenerationResultStatus.UNSUPPORTED_PROBLEM and result.plan is None
-    assert "numeric" in result.log_messages[0].message
+@pytest.mark.parametrize("optimal", [True, False])
+def test_the_planner_plans_numeric_problems_and_unified_planning_validates_them(optimal):
+    problem = fuel_problem()
+    with S.OneshotPlanner(name="acptools", params={"optimal": optimal}) as planner:
+        result = planner.solve(problem, timeout=60)
+    assert result.plan is not None, result.log_messages
+    with S.PlanValidator(name="sequential_plan_validator") as theirs:
+        assert theirs.validate(problem, result.plan).status == ValidationResultStatus.VALID
+    if optimal:  # the action costs (distances) are the Problem's metric: h* is proven in them
+        assert result.status == PlanGenerationResultStatus.SOLVED_OPTIMALLY
+        assert Fraction(result.metrics["h_star"]) == _cost(problem, result.plan)
+    else:
+        assert result.status == PlanGenerationResultStatus.SOLVED_SATISFICING
+
+
+def _cost(problem, plan) -> Fraction:
+    """The plan's action costs under the Problem's metric, summed by unified-planning's own terms."""
+    metric = problem.quality_metrics[0]
+    total = Fraction(0)
+    for step in plan.actions:
+        cost = metric.get_action_cost(step.action)
+        subst = dict(zip(step.action.parameters, step.actual_parameters, strict=True))
+        value = problem.initial_value(cost.substitute(subst)) if not cost.is_constant() else cost
+        total += Fraction(str(value.constant_value()))
+    return total
+
+
+def test_the_factory_may_pick_acptools_for_numeric_problems():
+    assert acptools.up.AcptoolsEngine.supports(fuel_problem().kind)
