@@ -25,6 +25,7 @@ from tests.support.numeric_corpus import (
 from tests.support.numeric_oracle import NumericTask, OracleError, format_number, load_task, make_state, parse_number
 from tests.support.numeric_pddl import PddlRewriteError, needs_rewrite, rewrite_domain
 from tests.support.numeric_planners import enhsp_available, plan_with, up_trajectory, up_validates
+from tests.support.up_engines import up_simulator
 
 SMALL = [(f, p) for f, p in all_problems() if kind(p) in ("solvable", "unsolvable")]
 SOLVABLE = [(f, p) for f, p in SMALL if kind(p) == "solvable"]
@@ -179,10 +180,8 @@ def test_division_by_zero_makes_an_action_inapplicable():
 
 def test_unified_plannings_simulator_raises_on_division_by_zero():
     """Why UP's simulator cannot be the oracle: it calls the split applicable and then fails."""
-    from unified_planning.shortcuts import SequentialSimulator
-
     t = task("sharing-divzero", "p02")
-    sim = SequentialSimulator(t.up_problem)
+    sim = up_simulator(t.up_problem)
     split = t.up_problem.action("split")
     state = sim.get_initial_state()
     assert sim.is_applicable(state, split, [t.up_problem.object("j1")])

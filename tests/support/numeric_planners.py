@@ -12,10 +12,11 @@ import warnings
 from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.engines import ValidationResultStatus
 from unified_planning.plans import ActionInstance, SequentialPlan
-from unified_planning.shortcuts import OneshotPlanner, PlanValidator, SequentialSimulator
+from unified_planning.shortcuts import OneshotPlanner
 
 from tests.support.numeric_compile import fluent_key
 from tests.support.numeric_oracle import NumericTask, State, normalize, state_of
+from tests.support.up_engines import up_simulator, up_validator
 
 SOLVED = {Status.SOLVED_OPTIMALLY, Status.SOLVED_SATISFICING}
 
@@ -44,7 +45,7 @@ def from_up_plan(plan) -> list[str]:
 def up_validates(task: NumericTask, plan: list[str]) -> bool:
     """UP's PlanValidator on the plan (raises where UP cannot validate the task, e.g. undefined fluents)."""
     problem = task.up_problem
-    with PlanValidator(problem_kind=problem.kind) as validator:
+    with up_validator(problem) as validator:
         return validator.validate(problem, to_up_plan(task, plan)).status == ValidationResultStatus.VALID
 
 
@@ -52,7 +53,7 @@ def up_trajectory(task: NumericTask, plan: list[str]) -> list[State]:
     """The states UP's SequentialSimulator visits along a plan, in the oracle's format (UP's numbers
     are Fractions or ints; they are not rounded here)."""
     problem = task.up_problem
-    simulator = SequentialSimulator(problem)
+    simulator = up_simulator(problem)
     state = simulator.get_initial_state()
     out = [_as_state(problem, state)]
     for step in to_up_plan(task, plan).actions:

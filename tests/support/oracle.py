@@ -10,10 +10,11 @@ from itertools import product
 
 from unified_planning.io import PDDLReader
 from unified_planning.model.state import UPState
-from unified_planning.shortcuts import SequentialSimulator, get_environment
+from unified_planning.shortcuts import get_environment
 
 from tests.support.data import records
 from tests.support.derived import WRITER, DerivedRules
+from tests.support.up_engines import up_simulator
 
 get_environment().credits_stream = None
 get_environment().error_used_name = False
@@ -32,7 +33,7 @@ class Oracle:
     def __init__(self, domain_text: str, problem_text: str):
         self.rules = DerivedRules(domain_text)
         self.problem = PDDLReader().parse_problem_string(self.rules.domain_text, problem_text)
-        self.sim = SequentialSimulator(self.problem)
+        self.sim = up_simulator(self.problem)
         self.fluents = {_name(f): f for f in self.problem.initial_values}
         em = get_environment().expression_manager
         self.true, self.false = em.TRUE(), em.FALSE()

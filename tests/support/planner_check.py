@@ -12,7 +12,9 @@ from functools import lru_cache
 
 from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.io import PDDLReader
-from unified_planning.shortcuts import And, Not, OneshotPlanner, SequentialSimulator, get_environment
+from unified_planning.shortcuts import And, Not, OneshotPlanner, get_environment
+
+from tests.support.up_engines import up_simulator
 
 get_environment().credits_stream = None
 get_environment().error_used_name = False
@@ -61,7 +63,7 @@ def solvable(
 
 def _check_plan(problem, plan) -> None:
     """The plan reaches the (changed) goal in unified-planning's simulator."""
-    sim = SequentialSimulator(problem)
+    sim = up_simulator(problem)
     state = sim.get_initial_state()
     for a in plan.actions:
         assert sim.is_applicable(state, a.action, a.actual_parameters), a
