@@ -4,6 +4,7 @@ reached and on valid and broken plans; its planner's plans validate in unified-p
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import pytest
@@ -11,11 +12,13 @@ import pytest
 pytest.importorskip("unified_planning")
 
 from unified_planning import shortcuts as S  # noqa: E402
+from unified_planning.engines import OptimalityGuarantee  # noqa: E402
 from unified_planning.engines.results import PlanGenerationResultStatus, ValidationResultStatus  # noqa: E402
 from unified_planning.plans import ActionInstance, SequentialPlan  # noqa: E402
 
-import acptools.up  # noqa: E402  registers the engine
+import acptools.up  # noqa: E402,F401  registers the engine
 from acptools import load_task  # noqa: E402
+from tests.support.numeric_planners import enhsp_available  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -73,10 +76,16 @@ def test_the_simulator_agrees_with_unified_plannings_on_every_reachable_state():
     problem = fuel_problem()
     theirs = S.SequentialSimulator(problem, name="sequential_simulator")
     ours = S.SequentialSimulator(problem, name="acptools")
+    assert _states_where_they_agree(problem, ours, theirs, limit=200) > 10
+
+
+def _states_where_they_agree(problem, ours, theirs, limit: int) -> int:
+    """Walk the states `theirs` reaches (up to `limit`), asserting at each that `ours` gives the same goal
+    test, applicable actions and successors (from its own state and from theirs); returns the count."""
     frontier = [(theirs.get_initial_state(), ours.get_initial_state())]
     seen = {_key(problem, frontier[0][0])}
     assert _key(problem, frontier[0][1]) == _key(problem, frontier[0][0])
-    while frontier and len(seen) < 200:
+    while frontier and len(seen) < limit:
         t, o = frontier.pop()
         assert theirs.is_goal(t) == ours.is_goal(o)
         moves_t = sorted(str(ActionInstance(a, p)) for a, p in theirs.get_applicable_actions(t))
@@ -89,7 +98,7 @@ def test_the_simulator_agrees_with_unified_plannings_on_every_reachable_state():
             if _key(problem, t2) not in seen:
                 seen.add(_key(problem, t2))
                 frontier.append((t2, o2))
-    assert len(seen) > 10
+    return len(seen)
 
 
 def _plan(problem, *steps) -> SequentialPlan:
@@ -145,5 +154,50 @@ def _cost(problem, plan) -> Fraction:
     return total
 
 
-def test_the_factory_may_pick_acptools_for_numeric_problems():
-    assert acptools.up.AcptoolsEngine.supports(fuel_problem().kind)
+def with_an_undefined_fluent():
+    """The fuel problem plus a real fluent with no initial value that no action reads: unified-planning's
+    own simulator and validator do not declare undefined initial values, so they answer only by name."""
+    problem = fuel_problem()
+    problem.add_fluent(S.Fluent("spare", S.RealType()))
+    return problem
+
+
+def test_the_factory_picks_acptools_for_an_optimal_numeric_plan():
+    problem = fuel_problem()
+    optimal = OptimalityGuarantee.SOLVED_OPTIMALLY
+    with S.OneshotPlanner(problem_kind=problem.kind, optimality_guarantee=optimal) as planner:
+        assert planner.name == "acptools"
+        result = planner.solve(problem, timeout=60)
+    assert result.status == PlanGenerationResultStatus.SOLVED_OPTIMALLY
+    assert Fraction(result.metrics["h_star"]) == _cost(problem, result.plan)
+    with S.PlanValidator(name="sequential_plan_validator") as theirs:
+        assert theirs.validate(problem, result.plan).status == ValidationResultStatus.VALID
+
+
+@pytest.mark.parametrize("make", [fuel_problem, with_an_undefined_fluent])
+def test_a_planner_chosen_by_kind_plans_numeric_problems(make):
+    problem = make()
+    with S.OneshotPlanner(problem_kind=problem.kind) as planner:
+        assert planner.name in {"acptools", "enhsp"}  # the numeric planners installed, in the factory's order
+        if planner.name == "enhsp" and not enhsp_available():
+            pytest.skip("the factory prefers ENHSP, which needs Java here")
+        result = planner.solve(problem, timeout=60)
+    assert result.plan is not None, result.log_messages
+    with warnings.catch_warnings():  # named, UP's validator only warns on the undefined (unread) fluent
+        warnings.simplefilter("ignore", UserWarning)
+        with S.PlanValidator(name="sequential_plan_validator") as theirs:
+            assert theirs.validate(problem, result.plan).status == ValidationResultStatus.VALID
+
+
+def test_a_simulator_chosen_by_kind_answers_like_unified_plannings():
+    problem = with_an_undefined_fluent()
+    chosen = S.SequentialSimulator(problem)
+    assert chosen.name == "acptools"  # unified-planning's own simulator does not declare the kind
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        theirs = S.SequentialSimulator(problem, name="sequential_simulator")
+    assert _states_where_they_agree(problem, chosen, theirs, limit=40) > 10
+
+
+def test_for_a_plain_numeric_problem_the_factory_keeps_unified_plannings_own_simulator():
+    assert S.SequentialSimulator(fuel_problem()).name == "sequential_simulator"
