@@ -335,7 +335,7 @@ def _cover(
                 engine, state, atoms, actions, budget.child(LONG_WALK_SECONDS, LONG_WALK_STEPS), seed=1
             )
             continue
-        if pairs is not None:  # conjunctive
+        if conjunctive and pairs is not None:  # a batch: a witness for many at once (never a proof)
             goal = [_compatible_batch(engine, pairs, atoms, actions)]
         else:
             goal = [(1 << a, 0) for a in bits(atoms)]

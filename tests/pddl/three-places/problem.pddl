@@ -1,0 +1,5 @@
+(define (problem three-places-1)
+  (:domain three-places)
+  (:objects t1 t2 - token x y z - place)
+  (:init (at t1 x) (at t2 y) (occupied x) (occupied y) (free z))
+  (:goal (seen x z)))
