@@ -28,12 +28,17 @@ Queries (`evaluate` -> the value; every query is answered by simulation, so none
     {"query": "applicable"}                                  sorted applicable actions
     {"query": "effects", "action": a, "predicates": [...] (optional)}   {"pos": [...], "neg": [...]}
     {"query": "count", "of": COUNTED}                        an int
+    {"query": "value", "fluent": "(f o)"}                    a numeric fluent's exact value as text ('3',
+                                                             '2.5', '1/3'; see ground.numeric.number_text),
+                                                             None when it has no value
     {"query": "first_failure", "plan": [...]}                the 1-based step of the first action that
                                                              cannot be applied, or None
     {"query": "steps_before_failure", "plan": [...]}         how many actions apply before the first that fails
     {"query": "undefined", "names": [...], "what": ...}      the first name not in the task, or None
 
-COUNTED is one of `true_atoms`, `false_atoms`, `executable_actions`, `inexecutable_actions`.
+COUNTED is one of `true_atoms`, `false_atoms`, `executable_actions`, `inexecutable_actions`; on a
+task with numeric fluents the atoms counted are its facts (the comparison atoms its values decide
+are not counted).
 Any claim or query may say which state it is about, relative to the question's state: `"after":
 [actions]` (all must apply) or `"before_failure": [actions]` (replayed up to the first that fails).
 """
@@ -45,6 +50,7 @@ from .engine.h2 import pair_reachable
 from .errors import AcpError, BudgetExceeded, UnknownNameError
 from .ground.grounded import bits
 from .ground.names import split_name
+from .ground.numeric import number_text
 from .task import Task
 from .truth import truth_for
 from .verdict import Proof, Verdict
@@ -118,17 +124,38 @@ def _of_predicates(names: list[str], query: dict) -> list[str]:
 
 
 def count(task: Task, state: int, of: str) -> int:
-    """A counting query in `state`: true atoms, false atoms, or (in)executable actions."""
+    """A counting query in `state`: true atoms, false atoms, or (in)executable actions. The atoms are
+    the facts: a numeric task's comparison atoms and the values packed above them are not counted."""
+    shown = task.grounded.shown_mask
     if of == "true_atoms":
-        return bin(state).count("1")
+        return bin(state & shown).count("1")
     if of == "false_atoms":
-        return len(task.atoms) - bin(state).count("1")
+        return bin(((1 << len(task.atoms)) - 1) & shown & ~state).count("1")
     applicable = len(task.applicable(state))
     if of == "executable_actions":
         return applicable
     if of == "inexecutable_actions":
         return task.num_actions - applicable
     raise AcpError(f"unknown count {of!r}", "claim", f"counts: {', '.join(COUNTED)}")
+
+
+def fluent_index(task: Task, fluent: str) -> int:
+    """The numeric variable a fluent names ('(fuel t1)'); AcpError when the task has no such variable."""
+    numeric = task.grounded.numeric
+    name = "(" + " ".join(str(fluent).strip().lower().strip("()").split()) + ")"
+    if numeric is None or name not in numeric.var_names:
+        raise AcpError(
+            f"{fluent!r} is no numeric fluent of the task that can change",
+            "fluent",
+            "name a ground fluent such as (fuel t1) whose value the actions change",
+        )
+    return numeric.var_names.index(name)
+
+
+def value_text(task: Task, state: int, fluent: str) -> str | None:
+    """A numeric fluent's exact value in `state` as text ('3', '2.5', '1/3'), None when it has none."""
+    v = task.grounded.values(state)[fluent_index(task, fluent)]
+    return None if v is None else number_text(v)
 
 
 def atoms_of(task: Task, state: int, sign: str, obj: str | None = None) -> list[str]:
@@ -314,4 +341,6 @@ def evaluate(task: Task, state: int, query: dict):
         return {"pos": _of_predicates(sorted(eff[0]), query), "neg": _of_predicates(sorted(eff[1]), query)}
     if kind == "count":
         return count(task, s, query["of"])
+    if kind == "value":
+        return value_text(task, s, query["fluent"])
     raise AcpError(f"unknown query {kind!r}", "query", "see acptools.claims for the queries")

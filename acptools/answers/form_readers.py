@@ -13,12 +13,16 @@ when nothing usable was found. They never raise on model text.
 * a count: the integer `parse_answer('val', ...)` reads ("Answer: 3", "3 actions").
 * a step or None: an integer, or a none phrase ("None", "every action can be executed" is not read:
   write None).
+* an exact number: an integer, a decimal or a fraction ("3", "-2.50", "5/4"), read exactly as a
+  Fraction (never through a float); in a marked answer the first number of its first line, else the
+  last number of the response.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .clean import NONE_PHRASE, UNMARKED, clean_text, first_line, regions, search_word
 from .decisions import parse_answer
@@ -35,6 +39,8 @@ _LETTER = re.compile(
     r"(?:\b(?:option|choice|answer)\s+(?:is\s*:?\s*)?\(?([a-d])\)?" + _END + r"|\(([a-d])\)|^[\s>*-]*([a-d])[.)]?\s*$)",
     re.M,
 )
+# an exact number: 3, -2.5, 5/4 (not part of a name such as t1 or a version such as 1.2.3)
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?(?![\w]|\.\d)")
 _VALUES = {"yes": True, "true": True, "no": False, "false": False}
 
 
@@ -122,3 +128,26 @@ def read_step(text: str) -> Reading:
     if p.ok and p.index is not None:
         return Reading(True, p.index)
     return Reading(False, error="no step found: answer with the step number, or None")
+
+
+def _numbers(region: str) -> list[Fraction]:
+    out = []
+    for m in _NUMBER.finditer(region):
+        try:
+            out.append(Fraction(re.sub(r"\s+", "", m.group())))
+        except ZeroDivisionError:
+            continue
+    return out
+
+
+def read_value(text: str) -> Reading:
+    """An exact number (a Fraction): an integer, a decimal or a fraction such as 5/4."""
+    if not isinstance(text, str) or not text.strip():
+        return Reading(False, error="the response is empty")
+    for region, level in regions(clean_text(text)):
+        marked = level != UNMARKED
+        found = _numbers(first_line(region)) if marked else []
+        found = found or _numbers(region)
+        if found:
+            return Reading(True, found[0] if marked else found[-1])
+    return Reading(False, error="no number found: answer with the exact value, e.g. 'Answer: 2.5' or 'Answer: 5/4'")

@@ -23,6 +23,7 @@ HOW_TO_ANSWER = {
     "choice": "Answer with the letter of the one correct option.",
     "count": "Answer with a number.",
     "index": "Answer with the step number, or None.",
+    "value": "Answer with the exact number: an integer, a decimal or a fraction such as 5/4.",
     "name": "Answer with the name, or None.",
     "plan": "Answer with the plan: one action per line, in PDDL syntax such as (name arg1 arg2).",
 }

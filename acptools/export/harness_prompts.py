@@ -17,6 +17,7 @@ ANSWER_SHAPES = {
     "effects": "Answer with two lists: the positive effects, then the negative effects, e.g. [(a x)] [(b y)].",
     "count": "Answer with a number.",
     "index": "Answer with the number of the first step that cannot be executed, or None if every step can.",
+    "value": "Answer with the exact number: an integer, a decimal or a fraction such as 5/4.",
     "name": "Answer with the name, or None.",
     "plan": "Answer with the plan: one action per line, for example (a x y).",
 }

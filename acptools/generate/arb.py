@@ -265,10 +265,34 @@ def _changed_count(item: Item, state: int) -> str:
     raise Skip(NOTHING)
 
 
+def _value(item: Item, seq: Seq) -> Draft:
+    """'What is the value of (f o)?' after the actions: a numeric fluent they changed, its exact value
+    by the task's numeric semantics (so the initial value is never the answer)."""
+    task = item.task
+    before, after = task.grounded.values(item.state), task.grounded.values(seq.end)
+    changed = [i for i, (old, new) in enumerate(zip(before, after, strict=True)) if new is not None and new != old]
+    if not changed:
+        raise Skip(NOTHING)
+    fluent = task.grounded.numeric.var_names[item.rng.choice(changed)]
+    query = {"query": "value", "fluent": fluent, "after": seq.names}
+    return _draft(
+        item,
+        "numerical_reasoning",
+        f"{seq.head} what is the value of {item.render.quantity(fluent)}, {fluent}? Write the exact number: "
+        "an integer, a decimal or a fraction such as 5/4.",
+        evaluate(task, item.state, query),
+        {"answer_type": "value", "query": query},
+    )
+
+
 def numerical_reasoning(item: Item) -> Draft:
-    """Numerical reasoning: how many properties or executable actions there are after the actions."""
-    variant = item.rng.randrange(3)
-    seq = Seq(item, least=1 if variant == 2 else 0)
+    """Numerical reasoning: how many properties or executable actions there are after the actions
+    and, on a task with numeric fluents, the value of a fluent after them."""
+    numeric = item.task.grounded.numeric is not None
+    variant = item.rng.randrange(4 if numeric else 3)
+    seq = Seq(item, least=1 if variant >= 2 else 0)
+    if variant == 3:
+        return _value(item, seq)
     if variant == 0:
         return _count_claim(item, seq)
     if variant == 1:

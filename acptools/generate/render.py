@@ -170,14 +170,19 @@ class Renderer:
         )
 
     @staticmethod
+    def quantity(term: str) -> str:
+        """A ground numeric fluent as the state text names it: '(fuel van1)' -> 'the fuel of van1'."""
+        fn, *args = term.strip("()").split()
+        return f"the {fn} of {' and '.join(args)}" if args else f"the {fn}"
+
+    @staticmethod
     def values(entries) -> str:
         """' The fuel of van1 is 10 and ...; all other quantities are undefined.' from `(= (f o) v)`
         entries (the state text's form); '' when there are none."""
         said = []
         for entry in entries:
             term, value = entry[len("(= ") : -1].rsplit(" ", 1)
-            fn, *args = term.strip("()").split()
-            said.append(f"the {fn} of {' and '.join(args)} is {value}" if args else f"the {fn} is {value}")
+            said.append(f"{Renderer.quantity(term)} is {value}")
         if not said:
             return ""
         return f" The values: {join(said)}; any other quantity is undefined."

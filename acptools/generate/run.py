@@ -109,10 +109,12 @@ def check_tasks(form: str, tasks) -> tuple[str, ...]:
 # the questions generated on a task with numeric fluents: every ACPBench task, its answers proven by
 # exact numeric semantics (app, prog, val, just), witnesses from search over real states or proofs from
 # the propositional projection or exhaustion (reach, areach, land, nexta, plan; unknown drops the
-# attempt); the ActionReasoningBench families classify and track fluents as atoms alone
-NUMERIC_TASKS = {"hard": TASKS["hard"], "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ()}
+# attempt); of the ActionReasoningBench families, numerical reasoning (counts of facts and actions, and
+# fluent values, by exact simulation); the others classify and track fluents as atoms alone
+NUMERIC_TASKS = {"hard": TASKS["hard"], "bool": ACP_TASKS, "mcq": ACP_TASKS, "arb": ("numerical_reasoning",)}
 NUMERIC_REASON = (
-    "unsupported on a task with numeric fluents (ActionReasoningBench families read fluents as atoms alone)"
+    "unsupported on a task with numeric fluents (of the ActionReasoningBench families only numerical_reasoning "
+    "is asked there: the others read fluents as atoms alone)"
 )
 
 

@@ -15,6 +15,8 @@ type (the record's `spec.answer_type`):
 * effects: positive and negative effects, as prog.
 * count: exact, with abs_error. index (first inexecutable step, 1-based, or None): exact, with the
   signed index_error. name (hallucination): the one name not in the task, or None.
+* value (a numeric fluent's value): exact, as a fraction ("5/4", "1.25" and "1.250" are one value;
+  "1.2500001" is another), with abs_error.
 * plan: valid (every action applies), reaches the goal; metrics length, h_star, length_ratio
   (length / h*), optimal, and the partial credit of `plan_credit` (valid_prefix, h_star_after_prefix,
   goal_distance_closed, action_distance). Correct: a valid plan that reaches the goal.
@@ -23,10 +25,11 @@ type (the record's `spec.answer_type`):
 from __future__ import annotations
 
 import time
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 from ..answers import parse_answer, vocabulary
-from ..answers.form_readers import read_bool, read_choice, read_count, read_step
+from ..answers.form_readers import read_bool, read_choice, read_count, read_step, read_value
 from ..claims import atom_ids, atoms_of, decide, evaluate, state_of
 from ..dataset import domain_name
 from ..errors import AcpError, UnknownNameError
@@ -222,6 +225,34 @@ def _number(q: Question, record: dict, spec: dict, response, semantics: str, bud
     }
 
 
+def _exact(text, record: dict) -> Fraction:
+    """A value answer ('3', '2.5', '1/3') as an exact number; AcpError when it is none."""
+    try:
+        return Fraction(str(text).strip())
+    except (ValueError, ZeroDivisionError):
+        raise AcpError(
+            f"the record's value answer {text!r} is no number", record_where(record), "write it as 3, 2.5 or 1/3"
+        ) from None
+
+
+def _value(q: Question, record: dict, spec: dict, response, semantics: str, budget):
+    """value: the exact number (no float round-off), with abs_error."""
+    r = read_value(response)
+    if not r.ok:
+        return _unparsed(r.error), {"ok": False, "error": r.error}
+    answered = cast(Fraction, r.value)
+    truth = _truth(q, record, spec, semantics)
+    exact = None if truth is None else _exact(truth, record)
+    m = {"answered": str(answered), "expected": truth}
+    m["abs_error"] = None if exact is None else float(abs(answered - exact))
+    ok = exact is not None and answered == exact
+    said = f"the value is {truth}" if truth is not None else "the fluent has no value"
+    return Outcome(int(ok), Grade.CORRECT if ok else Grade.INCORRECT, said, metrics=m), {
+        "ok": True,
+        "answer": str(answered),
+    }
+
+
 def _name(q: Question, record: dict, spec: dict, response, semantics: str, budget):
     p = parse_answer("reach", response, known=vocabulary(q.task))
     if not p.ok:
@@ -292,6 +323,7 @@ GRADERS = {
     "effects": _effects,
     "count": _number,
     "index": _number,
+    "value": _value,
     "name": _name,
     "plan": _plan,
 }

@@ -3,7 +3,8 @@ just, land, nexta, plan) is generated in the hard, bool and mcq forms with value
 the problem; gold answers score 1, corrupted ones 0, and every gold answer is re-checked by the
 independent oracle (tests/support/numeric_oracle.py) reading the record's own PDDL problem: plans
 replayed, reachability and landmark claims by its exhaustive search (small finite problems), h* and
-optimal next actions by its uniform-cost search. The ActionReasoningBench form is refused."""
+optimal next actions by its uniform-cost search. The ActionReasoningBench form (numerical reasoning
+alone) is tested in test_generate_arb_numeric.py."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from acptools.errors import AcpError
 from acptools.generate.run import Options, generate
 from acptools.scoring import gold_response, score_response
 from acptools.truth import task_for
@@ -180,17 +180,6 @@ def _wrong_answer(record: dict) -> str:
     if record["spec"].get("answer_type") == "bool":
         return "no" if record["answer"] == "yes" else "yes"
     return next(label for label in record["choices"]["label"] if label != record["answer"])
-
-
-def test_arb_refused_with_reason():
-    with pytest.raises(AcpError, match="numeric fluents"):
-        _generate(FAMILIES[0], "arb")
-
-
-def test_refused_family_alone_is_a_clear_error():
-    with pytest.raises(AcpError, match="effects") as e:
-        _generate(FAMILIES[0], "arb", tasks=("effects",))
-    assert "use --form hard, bool or mcq" in e.value.suggestion
 
 
 @pytest.mark.parametrize("form", ["hard", "bool", "mcq"])
