@@ -7,10 +7,15 @@ replaying the sequence from the record's own PDDL problem. The other ARB familie
 from __future__ import annotations
 
 import functools
+import json
+import os
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
 
+from acptools.answers.form_readers import read_value
 from acptools.errors import AcpError
 from acptools.generate.run import NUMERIC_REASON, Options, generate
 from acptools.scoring import gold_response, score_response
@@ -137,3 +142,36 @@ def test_other_arb_families_skipped_with_reason():
     with pytest.raises(AcpError, match="effects") as e:
         _generated(FAMILIES[0], ("effects",))
     assert "numerical_reasoning" in e.value.suggestion
+
+
+def test_cli_arb_on_numeric_skips_other_families_with_reason(tmp_path):
+    family = "delivery-fuel"
+    out = tmp_path / "records.jsonl"
+    run = subprocess.run(
+        [sys.executable, "-m", "acptools.cli", "generate", "--domain", str(CORPUS / family / "domain.pddl")]
+        + ["--problem", str(problems(family)[0]), "--form", "arb", "--tasks", "numerical,effects", "-n", "3"]
+        + ["--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, ACPTOOLS_CACHE="off"),
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 3 and {r["group"] for r in records} == {"arb_numerical_reasoning"}
+    assert all(score_response(r, gold_response(r)).score == 1.0 for r in records)
+    assert f"effects: skipped: {NUMERIC_REASON}" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("t1 is at 3", Fraction(3)), ("Answer: -0.50", Fraction(-1, 2)), ("so it is 7/2.", Fraction(7, 2))],
+)
+def test_value_reader_reads_exact_numbers(text, value):
+    assert read_value(text).value == value
+
+
+@pytest.mark.parametrize("text", ["", "no idea", "version 1.2.3"])
+def test_value_reader_says_when_there_is_no_number(text):
+    r = read_value(text)
+    assert not r.ok and r.error
