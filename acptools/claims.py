@@ -49,7 +49,7 @@ from .budget import Budget
 from .engine.h2 import pair_reachable
 from .errors import AcpError, BudgetExceeded, UnknownNameError
 from .ground.grounded import bits
-from .ground.names import split_name
+from .ground.names import render, split_name
 from .ground.numeric import number_text
 from .task import Task
 from .truth import truth_for
@@ -142,7 +142,7 @@ def count(task: Task, state: int, of: str) -> int:
 def fluent_index(task: Task, fluent: str) -> int:
     """The numeric variable a fluent names ('(fuel t1)'); AcpError when the task has no such variable."""
     numeric = task.grounded.numeric
-    name = "(" + " ".join(str(fluent).strip().lower().strip("()").split()) + ")"
+    name = render(*split_name(fluent, "fluent", "fluent"))
     if numeric is None or name not in numeric.var_names:
         raise AcpError(
             f"{fluent!r} is no numeric fluent of the task that can change",
